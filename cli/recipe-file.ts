@@ -1,0 +1,153 @@
+// Loads a recipe: YAML file → `--set dotted.key=value` overrides (typed by the schema) → `--method` → zod.
+// Every problem becomes an OpenclawRlError naming the YAML path; nothing here prints or exits.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseDocument } from "yaml";
+import { z } from "zod";
+import { OpenclawRlError, OpenclawRlErrorList } from "../contracts/errors.ts";
+import { recipeObjectSchema, recipeSchema, type Recipe } from "../contracts/recipe.ts";
+
+export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const DEFAULT_RECIPE = path.join(PACKAGE_ROOT, "configs", "rehearsal.yaml");
+
+export interface RecipeSource {
+  recipe?: string;
+  method?: string;
+  set?: string[];
+}
+
+export interface LoadedRecipe {
+  recipe: Recipe;
+  file: string;
+}
+
+export function loadRecipe(source: RecipeSource): LoadedRecipe {
+  const file = path.resolve(source.recipe ?? DEFAULT_RECIPE);
+  const raw = readRecipeYaml(file);
+  for (const assignment of source.set ?? []) applySet(raw, assignment);
+  if (source.method !== undefined) raw.method = source.method;
+  return { recipe: parseRecipe(raw, file), file };
+}
+
+export function parseRecipe(raw: unknown, file = "<recipe>"): Recipe {
+  const result = recipeSchema.safeParse(raw, { reportInput: true });
+  if (result.success) return result.data;
+  throw new OpenclawRlErrorList(result.error.issues.map((issue) => issueToError(issue, file)));
+}
+
+function readRecipeYaml(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (cause) {
+    throw new OpenclawRlError("RECIPE_NOT_FOUND", `recipe file not found: ${file}`, {
+      path: file,
+      cause,
+      hint: "pass --recipe with a YAML file, e.g. configs/qwen3-4b-combine.yaml",
+    });
+  }
+  const document = parseDocument(text, { prettyErrors: true });
+  if (document.errors.length > 0) {
+    throw new OpenclawRlErrorList(
+      document.errors.map((error) => new OpenclawRlError("RECIPE_YAML", `malformed YAML: ${error.message.split("\n")[0]}`, { path: file })),
+    );
+  }
+  const value = document.toJS() ?? {};
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw new OpenclawRlError("RECIPE_INVALID", "a recipe must be a YAML mapping (key: value lines)", { path: file });
+  }
+  return value as Record<string, unknown>;
+}
+
+/** `training.lr=2e-5` → raw.training.lr = 2e-5, typed by what the schema expects at that path. */
+export function applySet(raw: Record<string, unknown>, assignment: string): void {
+  const equals = assignment.indexOf("=");
+  if (equals <= 0) {
+    throw new OpenclawRlError("RECIPE_INVALID", `--set expects dotted.key=value, got "${assignment}"`, { path: "--set" });
+  }
+  const key = assignment.slice(0, equals).trim();
+  const text = assignment.slice(equals + 1);
+  const keys = key.split(".");
+  const schema = schemaAt(keys);
+  if (!schema) {
+    throw new OpenclawRlError("RECIPE_INVALID", `unknown recipe key "${key}"`, { path: key, hint: "see the recipe reference in the README" });
+  }
+  let target = raw;
+  for (const part of keys.slice(0, -1)) {
+    const next = target[part];
+    if (next === undefined || next === null) target[part] = {};
+    else if (typeof next !== "object" || Array.isArray(next)) {
+      throw new OpenclawRlError("RECIPE_INVALID", `cannot set "${key}": "${part}" is not a mapping`, { path: key });
+    }
+    target = target[part] as Record<string, unknown>;
+  }
+  target[keys[keys.length - 1]!] = coerce(text, schema);
+}
+
+function schemaAt(keys: string[]): z.ZodType | null {
+  let schema: z.ZodType = recipeObjectSchema;
+  for (const key of keys) {
+    const object = unwrap(schema);
+    if (!(object instanceof z.ZodObject)) return null;
+    const child = (object.shape as Record<string, z.ZodType>)[key];
+    if (!child) return null;
+    schema = child;
+  }
+  return schema;
+}
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let current: z.ZodType = schema;
+  for (let depth = 0; depth < 10; depth++) {
+    const def = (current as unknown as { def: { type: string; innerType?: z.ZodType; in?: z.ZodType } }).def;
+    if (def.innerType) current = def.innerType;
+    else if (def.type === "pipe" && def.in) current = def.in;
+    else break;
+  }
+  return current;
+}
+
+function coerce(text: string, schema: z.ZodType): unknown {
+  const inner = unwrap(schema);
+  if (inner instanceof z.ZodNumber) {
+    const value = Number(text);
+    return text.trim() === "" || Number.isNaN(value) ? text : value;
+  }
+  if (inner instanceof z.ZodBoolean) {
+    if (/^(true|yes|on|1)$/i.test(text)) return true;
+    if (/^(false|no|off|0)$/i.test(text)) return false;
+    return text;
+  }
+  if (inner instanceof z.ZodArray || inner instanceof z.ZodObject || inner instanceof z.ZodRecord) {
+    const document = parseDocument(text);
+    return document.errors.length > 0 ? text : document.toJS();
+  }
+  return text;
+}
+
+function issueToError(issue: z.core.$ZodIssue, file: string): OpenclawRlError {
+  const dotted = issue.path.map(String).join(".");
+  if (issue.code === "unrecognized_keys") {
+    const keys = issue.keys.map((key) => (dotted ? `${dotted}.${key}` : key));
+    return new OpenclawRlError("RECIPE_INVALID", `unknown key${keys.length > 1 ? "s" : ""} ${keys.join(", ")}`, {
+      path: keys[0] ?? file,
+      hint: "check the spelling against the recipe reference in the README",
+    });
+  }
+  return new OpenclawRlError("RECIPE_INVALID", describeIssue(issue), { path: dotted || file });
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === "invalid_type") return `expected ${issue.expected}, got ${describeValue(issue.input)}`;
+  if (issue.code === "invalid_value") return `expected one of ${issue.values.map((value) => JSON.stringify(value)).join(" | ")}, got ${describeValue(issue.input)}`;
+  return issue.message;
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  return `${typeof value} ${JSON.stringify(value)}`;
+}

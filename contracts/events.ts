@@ -1,0 +1,53 @@
+// Typed events of a run: one discriminated union with noun-verb names. The orchestrator emits them on its
+// event bus; the status API streams them over ws; the dashboard and `status --watch` render them.
+
+export const EVENT_VERSION = 1 as const;
+
+interface EventBase {
+  at: number; // ms epoch
+}
+
+export type EngineState = "starting" | "ready" | "degraded" | "down" | "stopped" | "failed";
+
+export type RunEvent = EventBase &
+  (
+    | { type: "turn-start"; sessionId: string; turn: number; turnType: "main" | "side"; decidedBy: string }
+    | {
+        type: "turn-end";
+        sessionId: string;
+        turn: number;
+        turnType: "main" | "side";
+        finishReason: string;
+        promptTokens: number;
+        responseTokens: number;
+        ttftMs: number | null;
+        totalMs: number;
+        weightVersions: string[];
+        continuedAfterAbort: number;
+      }
+    | { type: "turn-closed"; sessionId: string; turn: number; closedBy: string; nextStateRole: "user" | "tool" | null }
+    | { type: "judge-vote"; sessionId: string; turn: number; purpose: "eval" | "hint"; vote: number | null; ok: boolean; error?: string }
+    | {
+        type: "turn-judged";
+        sessionId: string;
+        turn: number;
+        method: "binary" | "opd" | "combine";
+        score: number | null;
+        hintAccepted: boolean | null;
+        sample: { kind: string; reward: number; why: string } | null;
+        skipped: string | null;
+      }
+    | { type: "sample-ready"; sampleId: string; sessionId: string; turn: number; kind: string; reward: number; ready: number; batchSize: number }
+    | { type: "sample-dropped"; sampleId: string; reason: "stale" | "invalid"; detail: string }
+    | { type: "batch-delivered"; rolloutId: number; batchId: string; size: number; meanReward: number; evalScore: number | null; counts: { positive: number; zero: number; negative: number } }
+    | { type: "batch-acknowledged"; rolloutId: number; batchId: string }
+    | { type: "weights-update-start"; fromVersion: string }
+    | { type: "weights-update-end"; toVersion: string; durationMs: number }
+    | { type: "engine-state"; name: string; state: EngineState; detail: string }
+    | { type: "error"; source: string; code: string; message: string }
+  );
+
+export type RunEventType = RunEvent["type"];
+
+/** Omit `at` from a union member while keeping the union distributed. */
+export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "at"> : never) : never;

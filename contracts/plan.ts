@@ -1,0 +1,42 @@
+// What `plan` computes and `start` runs: the GPU placement per node and every process with argv, env, cwd.
+
+export interface NodePlacement {
+  node: number; // 0 = head
+  actor: number[]; // GPU ids on this node
+  rollout: number[];
+  prm: number[];
+  idle: number[];
+}
+
+export interface EngineSlot {
+  role: "rollout" | "prm";
+  node: number;
+  gpus: number[]; // tp consecutive ids on that node
+}
+
+export interface Placement {
+  nodes: NodePlacement[];
+  engines: EngineSlot[];
+  totalGpus: number;
+}
+
+export interface ProcessSpec {
+  /** Stable name used in logs and status: ray-head, slime-job, judge, rehearsal-policy, ... */
+  name: string;
+  argv: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** Which node runs it (0 = head); worker-node commands are printed for `openclaw-rl join`. */
+  node: number;
+  /** Env keys whose values are secrets (shown as *** by `plan`). */
+  secretEnv?: string[];
+}
+
+export interface LaunchPlan {
+  method: "binary" | "opd" | "combine";
+  engine: "slime" | "external" | "rehearsal";
+  placement: Placement | null; // null for engines without GPUs
+  processes: ProcessSpec[];
+  /** Things `start` cannot do on this machine yet (e.g. "rehearsal engine not built"). */
+  notes: string[];
+}

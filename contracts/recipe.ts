@@ -1,0 +1,290 @@
+// The recipe schema: every key, its default and its description live here and nowhere else.
+// Cross-field checks that need only the recipe are here too; GPU placement checks live in launchers/placement.ts.
+import { z } from "zod";
+
+const positiveInt = z.number().int().positive();
+const port = z.number().int().min(1).max(65535);
+
+export const methodSchema = z.enum(["binary", "opd", "combine"]).describe(
+  "Training signal: binary (judge votes +1/0/-1, PPO), opd (hindsight-hint on-policy distillation), combine (both, weighted).",
+);
+export type Method = z.infer<typeof methodSchema>;
+
+export const modelSchema = z
+  .object({
+    path: z
+      .string()
+      .default("/models/Qwen3-4B-Thinking-2507")
+      .describe("Hugging Face checkpoint folder of the policy (config, tokenizer.json, tokenizer_config.json with the chat template)."),
+    tokenizer_path: z
+      .string()
+      .optional()
+      .describe("Folder holding tokenizer.json and tokenizer_config.json when it differs from model.path; `builtin:qwen3` uses the Qwen3 files shipped with openclaw-rl."),
+    served_name: z.string().default("qwen3-4b").describe("Model id the proxy answers to and lists in /v1/models."),
+    reasoning_parser: z.enum(["qwen3", "none"]).default("qwen3").describe("How reasoning is split from the answer: qwen3 = <think>…</think>."),
+    tool_call_parser: z.enum(["qwen25", "none"]).default("qwen25").describe("How tool calls are parsed: qwen25 = <tool_call>{json}</tool_call>."),
+    context_length: positiveInt.default(32768).describe("Context length of the policy engines (--sglang-context-length)."),
+    max_response_tokens: positiveInt.default(8192).describe("Longest response (--rollout-max-response-len); caps the client's max_tokens."),
+  })
+  .strict()
+  .prefault({});
+
+export const samplingSchema = z
+  .object({
+    temperature: z.number().min(0).max(2).default(0.6).describe("Sampling temperature when the client sends none (the reference serves at 0.6)."),
+    top_p: z.number().gt(0).max(1).default(1.0).describe("Nucleus sampling when the client sends none."),
+    top_k: z.number().int().default(-1).describe("Top-k sampling (-1 = off)."),
+  })
+  .strict()
+  .prefault({});
+
+export const judgeSchema = z
+  .object({
+    path: z.string().optional().describe("Judge (PRM / teacher) checkpoint; defaults to model.path (a frozen copy of the policy, as the reference)."),
+    tokenizer_path: z.string().optional().describe("Judge tokenizer folder when it differs from judge.path; `builtin:qwen3` uses the shipped Qwen3 files."),
+    votes: positiveInt.max(64).default(3).describe("m: judge votes per turn, run in parallel (--prm-m)."),
+    temperature: z.number().min(0).max(2).default(0.6).describe("Judge sampling temperature (--prm-temperature)."),
+    max_new_tokens: positiveInt.default(4096).describe("Judge max new tokens (--prm-max-new-tokens)."),
+    launch: z
+      .enum(["slime", "standalone", "external"])
+      .default("slime")
+      .describe("Who runs the judge: slime (the OpenClaw-RL fork's --prm-* flags), standalone (sglang.launch_server on the PRM GPUs), external (judge.url)."),
+    url: z.string().url().optional().describe("Judge base URL when judge.launch is external (an SGLang server)."),
+    port: port.default(31000).describe("Port of the standalone judge server."),
+    timeout_s: z.number().positive().default(180).describe("Timeout of one judge call, in seconds."),
+    retries: z.number().int().min(0).max(10).default(2).describe("Retries of a failed judge call (timeouts, 5xx), with backoff."),
+    concurrency: positiveInt.default(8).describe("Most judge and teacher calls in flight at once."),
+  })
+  .strict()
+  .prefault({});
+
+export const clusterSchema = z
+  .object({
+    nodes: positiveInt.default(1).describe("Number of nodes (the head plus workers that `openclaw-rl join`)."),
+    gpus_per_node: positiveInt.default(8).describe("GPUs on each node."),
+    actor_gpus: positiveInt.default(4).describe("GPUs for the Megatron/FSDP trainer (in total, across nodes)."),
+    rollout_gpus: positiveInt.default(2).describe("GPUs for the policy SGLang engines."),
+    prm_gpus: z.number().int().min(0).default(2).describe("GPUs for the judge engines (0 when the judge is external)."),
+    actor_tp: positiveInt.default(4).describe("Megatron tensor parallel size of the trainer."),
+    actor_pp: positiveInt.default(1).describe("Megatron pipeline parallel size."),
+    actor_cp: positiveInt.default(1).describe("Megatron context parallel size."),
+    rollout_tp: positiveInt.default(2).describe("Tensor parallel size of each policy engine (--rollout-num-gpus-per-engine)."),
+    prm_tp: positiveInt.default(2).describe("Tensor parallel size of each judge engine (--prm-num-gpus-per-engine)."),
+    head_address: z.string().default("127.0.0.1").describe("IP of the head node (Ray --node-ip-address; workers join it)."),
+    ray_port: port.default(6379).describe("Ray GCS port on the head."),
+    dashboard_port: port.default(8265).describe("Ray dashboard / job API port on the head."),
+  })
+  .strict()
+  .prefault({});
+
+export const loraSchema = z
+  .object({
+    rank: positiveInt.default(16).describe("LoRA rank."),
+    alpha: positiveInt.default(32).describe("LoRA alpha."),
+    targets: z
+      .array(z.string())
+      .default(["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"])
+      .describe("Modules that get adapters."),
+  })
+  .strict();
+
+export const trainingSchema = z
+  .object({
+    batch_size: positiveInt.default(16).describe("Samples per training step (--rollout-batch-size; one optimizer step per batch)."),
+    lr: z.number().positive().default(1e-5).describe("Adam learning rate."),
+    eps_clip: z.number().positive().default(0.2).describe("PPO clip epsilon (low side)."),
+    eps_clip_high: z.number().positive().default(0.28).describe("PPO clip epsilon (high side)."),
+    kl_coef: z.number().min(0).default(0.0).describe("KL loss coefficient against the reference model (0.0 in the reference scripts, 0.02 in the paper)."),
+    kl_loss_type: z.enum(["k1", "k2", "k3", "low_var_kl"]).default("low_var_kl").describe("KL estimator."),
+    entropy_coef: z.number().min(0).default(0.0).describe("Entropy bonus coefficient."),
+    max_staleness: z
+      .number()
+      .int()
+      .min(0)
+      .default(2)
+      .describe("Samples whose oldest token is more than this many weight versions behind the current policy are not delivered (counted as stale)."),
+    backend: z.enum(["megatron", "fsdp"]).optional().describe("Trainer backend; defaults to megatron, fsdp when training.lora is set."),
+    lora: loraSchema.optional().describe("Train LoRA adapters instead of full weights."),
+    save_dir: z.string().default("checkpoints").describe("Checkpoint folder (--save); relative paths are inside records.dir."),
+    save_interval: positiveInt.default(100).describe("Save every N training steps."),
+    load_dir: z.string().optional().describe("Resume from this checkpoint folder (--load)."),
+    ref_load: z.string().optional().describe("Reference model checkpoint (--ref-load); defaults to model.path."),
+    max_tokens_per_gpu: positiveInt.optional().describe("--max-tokens-per-gpu; default 32768 (megatron) or 8192 (fsdp)."),
+    optimizer_cpu_offload: z.boolean().default(true).describe("Megatron optimizer CPU offload (as the reference)."),
+    restart_on_crash: z.boolean().default(false).describe("Restart a crashed slime job from its last checkpoint."),
+  })
+  .strict()
+  .prefault({});
+
+export const combineSchema = z
+  .object({
+    w_rl: z.number().min(0).default(1.0).describe("Weight of the judge reward term in the combined advantage."),
+    w_opd: z.number().min(0).default(1.0).describe("Weight of the teacher − old log-prob term in the combined advantage."),
+  })
+  .strict()
+  .prefault({});
+
+export const opdSchema = z
+  .object({
+    topk: z.number().int().min(0).max(1000).default(0).describe("Teacher top-K log-probs per position for the K+1-bin reverse-KL loss (0 = token-level OPD)."),
+    min_hint_chars: z.number().int().min(0).default(10).describe("A hint must be longer than this to be kept (the reference's 10)."),
+  })
+  .strict()
+  .prefault({});
+
+export const proxySchema = z
+  .object({
+    host: z.string().default("127.0.0.1").describe("Bind address of the OpenAI-compatible proxy; any non-loopback address requires an API key."),
+    port: port.default(30000).describe("Port of the proxy (point OpenClaw here)."),
+    api_key_env: z.string().default("OPENCLAW_RL_API_KEY").describe("Name of the environment variable that holds the proxy's Bearer key."),
+    admin_port: port.default(30001).describe("Loopback port of the status API, event stream and dashboard."),
+    mode: z
+      .enum(["tokens", "passthrough"])
+      .default("tokens")
+      .describe("tokens: render + tokenize here and call /generate (token-exact); passthrough: forward to /v1/chat/completions (approximate samples)."),
+    max_body_bytes: positiveInt.default(32 * 1024 * 1024).describe("Largest request body accepted."),
+    request_timeout_s: z.number().positive().default(900).describe("Longest time one chat request may take end to end."),
+    session_idle_timeout_s: z.number().positive().default(1800).describe("A session's last turn is closed (with no next state) after this long without a request."),
+    max_sessions: positiveInt.default(10000).describe("Sessions kept in memory; the least recently used are closed beyond this."),
+    utility_models: z.array(z.string()).default([]).describe("Model ids whose requests are side requests (OpenClaw's agents.defaults.utilityModel)."),
+    side_system_prefixes: z
+      .array(z.string())
+      .default(["You are a context summarization assistant", "Write an Activity recap"])
+      .describe("A request whose system prompt starts with one of these is a side request."),
+  })
+  .strict()
+  .prefault({});
+
+export const slimeSchema = z
+  .object({
+    root: z.string().default("/opt/slime").describe("slime checkout (holds train_async.py)."),
+    megatron_root: z.string().default("/opt/Megatron-LM").describe("Megatron-LM checkout (added to PYTHONPATH)."),
+    model_args: z.string().optional().describe("slime scripts/models/*.sh file whose MODEL_ARGS describe the architecture (read by sourcing it in bash); default <root>/scripts/models/qwen3-4B.sh."),
+    python: z.string().default("python3").describe("Python interpreter of the slime environment."),
+    ray: z.string().default("ray").describe("ray executable of the slime environment."),
+    mem_fraction_static: z.number().gt(0).lt(1).default(0.8).describe("--sglang-mem-fraction-static."),
+    extra_args: z.array(z.string()).default([]).describe("More train_async.py flags, appended last."),
+    env: z.record(z.string(), z.string()).default({}).describe("More environment variables for every slime process."),
+  })
+  .strict()
+  .prefault({});
+
+export const rehearsalSchema = z
+  .object({
+    policy_port: port.default(31100).describe("Port of the stand-in policy server."),
+    judge_port: port.default(31101).describe("Port of the stand-in judge server."),
+    learn: z.enum(["auto", "on", "off"]).default("auto").describe("Stand-in trainer updates the stand-in policy with native/ losses when torch imports (auto), always (on) or never (off)."),
+    train_seconds: z.number().min(0).default(1).describe("How long the stand-in trainer 'trains' on a batch."),
+    seed: z.number().int().default(0).describe("Seed of the stand-in policy."),
+  })
+  .strict()
+  .prefault({});
+
+export const engineSchema = z
+  .object({
+    kind: z.enum(["slime", "external", "rehearsal"]).default("slime").describe("slime: launch Ray + slime + SGLang; external: attach to running SGLang servers; rehearsal: CPU stand-ins (the model is a stand-in)."),
+    policy_url: z.string().url().optional().describe("Policy SGLang (router) base URL for engine.kind external."),
+    judge_url: z.string().url().optional().describe("Judge SGLang base URL for engine.kind external (or judge.url)."),
+    slime: slimeSchema,
+    rehearsal: rehearsalSchema,
+  })
+  .strict()
+  .prefault({});
+
+export const sinkSchema = z
+  .object({
+    kind: z.enum(["bridge", "jsonl"]).default("bridge").describe("bridge: hand samples to the trainer; jsonl: append them to sink.path (train later)."),
+    path: z.string().optional().describe("JSONL file for sink.kind jsonl (relative paths are inside records.dir)."),
+  })
+  .strict()
+  .prefault({});
+
+export const recordsSchema = z
+  .object({
+    dir: z.string().default(".openclaw-rl/run").describe("Run folder: turn and judgement records, the sample store, logs, the resolved recipe."),
+  })
+  .strict()
+  .prefault({});
+
+export const wandbSchema = z
+  .object({
+    enabled: z.boolean().default(false).describe("Log training to Weights & Biases."),
+    project: z.string().default("openclaw_rl").describe("W&B project."),
+    group: z.string().optional().describe("W&B group; defaults to <served_name>-<method>."),
+    key_env: z.string().default("WANDB_API_KEY").describe("Variable holding the W&B key; passed through the environment, never on a command line."),
+  })
+  .strict()
+  .prefault({});
+
+export const recipeObjectSchema = z
+  .object({
+    name: z.string().optional().describe("Recipe name shown in status and the banner."),
+    method: methodSchema.default("binary"),
+    model: modelSchema,
+    sampling: samplingSchema,
+    judge: judgeSchema,
+    cluster: clusterSchema,
+    training: trainingSchema,
+    combine: combineSchema,
+    opd: opdSchema,
+    proxy: proxySchema,
+    engine: engineSchema,
+    sink: sinkSchema,
+    records: recordsSchema,
+    wandb: wandbSchema,
+  })
+  .strict();
+
+/** Checks that need several keys at once; each message names the YAML path it is about. */
+export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => {
+  const issue = (path: (string | number)[], message: string) => context.addIssue({ code: "custom", path, message });
+
+  const rehearsal = recipe.engine.kind === "rehearsal"; // stand-ins replace every engine and the judge
+  if (!rehearsal && recipe.judge.launch === "external" && !recipe.judge.url && !recipe.engine.judge_url) {
+    issue(["judge", "url"], "judge.launch is external, so judge.url (an SGLang base URL) is required");
+  }
+  if (recipe.engine.kind === "external" && !recipe.engine.policy_url) {
+    issue(["engine", "policy_url"], "engine.kind is external, so engine.policy_url (the policy SGLang base URL) is required");
+  }
+  if (recipe.engine.kind === "external" && recipe.judge.launch !== "external" && !recipe.engine.judge_url) {
+    issue(["judge", "launch"], "engine.kind is external, so the judge must be external too: set judge.launch: external and judge.url");
+  }
+  if (recipe.sink.kind === "jsonl" && !recipe.sink.path) {
+    issue(["sink", "path"], "sink.kind is jsonl, so sink.path (a JSONL file) is required");
+  }
+  if (recipe.training.eps_clip_high < recipe.training.eps_clip) {
+    issue(["training", "eps_clip_high"], `must be >= training.eps_clip (${recipe.training.eps_clip})`);
+  }
+  if (recipe.method === "binary" && recipe.opd.topk > 0) {
+    issue(["opd", "topk"], "top-K distillation needs method opd (binary has no teacher)");
+  }
+  if (recipe.method === "combine" && recipe.opd.topk > 0) {
+    issue(["opd", "topk"], "top-K distillation is an opd loss; combine uses token-level teacher log-probs (set opd.topk: 0 or method: opd)");
+  }
+  if (recipe.method === "combine" && recipe.combine.w_rl === 0 && recipe.combine.w_opd === 0) {
+    issue(["combine"], "combine.w_rl and combine.w_opd are both 0: nothing would be learned");
+  }
+  const backend = recipe.training.backend ?? (recipe.training.lora ? "fsdp" : "megatron");
+  if (backend === "megatron" && recipe.training.lora) {
+    issue(["training", "backend"], "LoRA needs the fsdp backend in slime (set training.backend: fsdp or remove training.lora)");
+  }
+  if (backend === "fsdp" && recipe.method !== "binary") {
+    issue(
+      ["training", "backend"],
+      `slime's FSDP backend ignores custom losses and teacher fields, so method ${recipe.method} would silently train plain GRPO; use training.backend: megatron (full weights) or method: binary`,
+    );
+  }
+});
+
+export type Recipe = z.output<typeof recipeSchema>;
+export type RecipeInput = z.input<typeof recipeSchema>;
+
+/** The backend that will actually train (the schema leaves it implicit). */
+export function trainingBackend(recipe: Recipe): "megatron" | "fsdp" {
+  return recipe.training.backend ?? (recipe.training.lora ? "fsdp" : "megatron");
+}
+
+/** The judge's checkpoint: judge.path, else the policy's. */
+export function judgePath(recipe: Recipe): string {
+  return recipe.judge.path ?? recipe.model.path;
+}

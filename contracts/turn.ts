@@ -1,0 +1,58 @@
+// A captured main-line turn: what the engine produced, token for token, and how the proxy decided it was
+// a main turn of this session. Judging reads closed turns; it never sees HTTP.
+import type { AssistantMessage, ChatMessage, Tool } from "./chat.ts";
+
+export const TURN_RECORD_VERSION = 1 as const;
+
+/** How the session id and the turn type were determined, so a user can see why a turn was (not) trained. */
+export interface TurnDecision {
+  session: "header:x-session-id" | "header:session_id" | "header:x-session-affinity" | "body:session_id" | "openclaw-runtime-marker" | "history-prefix" | "new-session";
+  turnType: "header:x-turn-type" | "body:turn_type" | "utility-model" | "side-system-prompt" | "no-tools-side" | "agent-conversation" | "default-main";
+  /** Free text: e.g. "extends 5 of 7 messages of session abc". */
+  reason: string;
+}
+
+/** Token span produced by one weight version (a generation continued after a weight update has two). */
+export interface WeightVersionSpan {
+  version: string;
+  start: number; // index into response ids, inclusive
+  end: number; // exclusive
+}
+
+export type FinishReason = "stop" | "length" | "tool_calls" | "abort";
+
+export interface CapturedTurn {
+  version: typeof TURN_RECORD_VERSION;
+  sessionId: string;
+  turn: number; // 0-based main-turn index within the session
+  decidedBy: TurnDecision;
+  messages: ChatMessage[]; // the request's messages, ephemeral context blocks included (as sent)
+  tools: Tool[] | null;
+  promptIds: number[];
+  responseIds: number[];
+  responseLogProbs: number[]; // one per response id, exactly as the engine returned them
+  response: AssistantMessage;
+  finishReason: FinishReason;
+  weightVersions: WeightVersionSpan[];
+  /** True for passthrough mode: ids re-tokenized from text, log-probs aligned approximately. */
+  approximate: boolean;
+  startedAt: number; // ms epoch
+  firstTokenAt: number | null;
+  endedAt: number;
+}
+
+export type NextStateRole = "user" | "tool";
+
+export interface NextState {
+  role: NextStateRole;
+  /** The messages that follow the turn's assistant message in the next history (user reply, or tool results). */
+  messages: ChatMessage[];
+  /** Their text joined, as the judge sees it. */
+  text: string;
+}
+
+/** A turn handed to judging: closed by the next request of its session, by X-Session-Done, or by idle timeout. */
+export interface ClosedTurn extends CapturedTurn {
+  nextState: NextState | null;
+  closedBy: "next-request" | "session-done" | "idle-timeout" | "evicted" | "shutdown";
+}

