@@ -1,0 +1,146 @@
+// HTTP client of one SGLang server or router: /generate (whole or streamed), health probes and the
+// pause/continue/weight-version endpoints. Timeouts on every call; errors say whether a retry can help.
+import { OpenclawRlError } from "../../contracts/errors.ts";
+import { generateResponseSchema, streamErrorSchema, type GenerateRequest, type GenerateResponse } from "../../contracts/sglang.ts";
+
+export interface SglangClientOptions {
+  baseUrl: string;
+  /** Default timeout of a whole non-streamed call, and of the gap between two streamed chunks. */
+  timeoutMs?: number;
+  apiKey?: string;
+}
+
+export class SglangClient {
+  readonly baseUrl: string;
+  private readonly timeoutMs: number;
+  private readonly apiKey: string | undefined;
+
+  constructor(options: SglangClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.timeoutMs = options.timeoutMs ?? 600_000;
+    this.apiKey = options.apiKey;
+  }
+
+  async generate(request: GenerateRequest, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<GenerateResponse> {
+    const response = await this.post("/generate", { ...request, stream: false }, options);
+    const body = await readJson(response, this.baseUrl);
+    const parsed = generateResponseSchema.safeParse(body);
+    if (!parsed.success) {
+      throw new OpenclawRlError("ENGINE_ERROR", `unexpected /generate response from ${this.baseUrl}: ${parsed.error.issues[0]?.message}`, { path: this.baseUrl });
+    }
+    return parsed.data;
+  }
+
+  /** Streams /generate chunks (default SGLang mode: cumulative text, output_ids and output log-probs). */
+  async *generateStream(request: GenerateRequest, options: { signal?: AbortSignal } = {}): AsyncGenerator<GenerateResponse> {
+    const response = await this.post("/generate", { ...request, stream: true }, { ...options, timeoutMs: this.timeoutMs, streaming: true });
+    if (!response.body) throw new OpenclawRlError("ENGINE_ERROR", `empty stream from ${this.baseUrl}`, { retryable: true });
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let boundary: number;
+      while ((boundary = buffer.indexOf("\n\n")) >= 0) {
+        const event = buffer.slice(0, boundary);
+        buffer = buffer.slice(boundary + 2);
+        const data = event
+          .split("\n")
+          .filter((line) => line.startsWith("data:"))
+          .map((line) => line.slice(5).trimStart())
+          .join("\n");
+        if (data.length === 0) continue;
+        if (data === "[DONE]") return;
+        yield parseStreamChunk(data, this.baseUrl);
+      }
+    }
+  }
+
+  async health(path: "/health" | "/health_generate" = "/health", timeoutMs = 5000): Promise<boolean> {
+    try {
+      const response = await fetch(this.baseUrl + path, { signal: AbortSignal.timeout(timeoutMs), headers: this.headers() });
+      await response.arrayBuffer();
+      return response.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  async weightVersion(): Promise<string | null> {
+    try {
+      const response = await fetch(this.baseUrl + "/get_weight_version", { signal: AbortSignal.timeout(5000), headers: this.headers() });
+      if (!response.ok) return null;
+      const body = (await response.json()) as { weight_version?: unknown };
+      return body.weight_version === undefined || body.weight_version === null ? null : String(body.weight_version);
+    } catch {
+      return null;
+    }
+  }
+
+  private headers(): Record<string, string> {
+    return this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {};
+  }
+
+  private async post(path: string, body: unknown, options: { signal?: AbortSignal; timeoutMs?: number; streaming?: boolean }): Promise<Response> {
+    const timeout = AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    let response: Response;
+    try {
+      response = await fetch(this.baseUrl + path, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...this.headers() },
+        body: JSON.stringify(body),
+        signal: options.streaming ? options.signal : signal,
+      });
+    } catch (cause) {
+      const timedOut = timeout.aborted;
+      throw new OpenclawRlError(timedOut ? "TIMEOUT" : "ENGINE_UNAVAILABLE", `${timedOut ? "timed out calling" : "cannot reach"} ${this.baseUrl}${path}`, {
+        path: this.baseUrl,
+        cause,
+        retryable: true,
+      });
+    }
+    if (!response.ok) {
+      const text = await response.text().catch(() => "");
+      throw new OpenclawRlError("ENGINE_ERROR", `${this.baseUrl}${path} answered ${response.status}: ${engineMessage(text)}`, {
+        path: this.baseUrl,
+        retryable: response.status >= 500 || response.status === 499 || response.status === 429,
+      });
+    }
+    return response;
+  }
+}
+
+function parseStreamChunk(data: string, baseUrl: string): GenerateResponse {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch (cause) {
+    throw new OpenclawRlError("ENGINE_ERROR", `malformed stream chunk from ${baseUrl}`, { cause, path: baseUrl });
+  }
+  const error = streamErrorSchema.safeParse(value);
+  if (error.success) {
+    const code = Number(error.data.error.code);
+    throw new OpenclawRlError("ENGINE_ERROR", `engine error mid-stream: ${error.data.error.message}`, { path: baseUrl, retryable: code === 499 || code >= 500 });
+  }
+  const parsed = generateResponseSchema.safeParse(value);
+  if (!parsed.success) throw new OpenclawRlError("ENGINE_ERROR", `unexpected stream chunk from ${baseUrl}: ${parsed.error.issues[0]?.message}`, { path: baseUrl });
+  return parsed.data;
+}
+
+async function readJson(response: Response, baseUrl: string): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new OpenclawRlError("ENGINE_ERROR", `non-JSON answer from ${baseUrl}: ${text.slice(0, 200)}`, { cause, path: baseUrl });
+  }
+}
+
+function engineMessage(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: { message?: string }; detail?: string; message?: string };
+    return body.error?.message ?? body.detail ?? body.message ?? text.slice(0, 300);
+  } catch {
+    return text.slice(0, 300) || "(empty body)";
+  }
+}
