@@ -40,3 +40,13 @@ export interface LaunchPlan {
   /** Things `start` cannot do on this machine yet (e.g. "rehearsal engine not built"). */
   notes: string[];
 }
+
+/** What the plan needs besides the recipe; `plan` fills placeholders, `start` the real values. */
+export interface PlanContext {
+  packageRoot: string; // the openclaw-rl package folder (native/ lives here)
+  runDir: string; // absolute records.dir
+  bridgeUrl: string; // OPENCLAW_RL_BRIDGE
+  bridgeToken: string; // OPENCLAW_RL_BRIDGE_TOKEN (secret)
+  /** The caller's environment, read only for secrets the recipe names (e.g. wandb.key_env). */
+  environment: Record<string, string | undefined>;
+}
