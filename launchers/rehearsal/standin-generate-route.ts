@@ -1,0 +1,104 @@
+// POST /generate of the stand-in: parse, wait while paused, prepare the generation, answer whole or as SGLang's
+// default (cumulative) SSE stream. Owns the response bodies; the finish rules live in standin-generation.ts.
+import type { ServerResponse } from "node:http";
+import type { StandinGeneration } from "./standin-generation.ts";
+import { endSse, sendError, sendJson, startSse, writeSse, zodMessage } from "./standin-http.ts";
+import type { PreparedGeneration, StandinSglangServer } from "./standin-sglang-server.ts";
+import { generateRequestSchema, inputLogprobFields, metaInfo, outputLogprobFields, type LogprobView, type StandinGenerateRequest } from "./standin-wire.ts";
+
+interface Admitted {
+  request: StandinGenerateRequest;
+  inputIds: number[];
+  view: LogprobView;
+}
+
+function admit(server: StandinSglangServer, body: unknown): Admitted | string {
+  const parsed = generateRequestSchema.safeParse(body);
+  if (!parsed.success) return zodMessage(parsed.error);
+  const request = parsed.data;
+  const inputIds = request.input_ids ?? server.tokenizer.encode(request.text ?? "");
+  if (inputIds.length === 0) return "the prompt is empty";
+  if (request.return_logprob && request.logprob_start_len > inputIds.length) {
+    return `logprob_start_len (${request.logprob_start_len}) is larger than the input length (${inputIds.length})`;
+  }
+  const tokenizer = server.tokenizer;
+  const view: LogprobView = {
+    returnLogprob: request.return_logprob,
+    logprobStartLen: request.logprob_start_len,
+    topLogprobsNum: request.top_logprobs_num,
+    tokenText: request.return_text_in_logprobs ? (id) => tokenizer.decode([id], { skipSpecialTokens: false }) : null,
+  };
+  return { request, inputIds, view };
+}
+
+class ChunkBuilder {
+  private first = true;
+  private inputFields: Record<string, unknown> | null = null;
+
+  constructor(
+    private readonly server: StandinSglangServer,
+    private readonly admitted: Admitted,
+    private readonly prepared: PreparedGeneration,
+  ) {}
+
+  async loadInputScores(): Promise<void> {
+    const { view, inputIds } = this.admitted;
+    if (!view.returnLogprob) return;
+    const scores = view.logprobStartLen >= 0 ? await this.server.score(inputIds) : [];
+    this.inputFields = inputLogprobFields(inputIds, scores, view);
+  }
+
+  chunk(generation: StandinGeneration): Record<string, unknown> {
+    const logprobs = this.admitted.view.returnLogprob ? { ...this.inputFields, ...outputLogprobFields(generation.outputIds, generation.outputLogprobs, this.admitted.view) } : null;
+    const meta = metaInfo(
+      {
+        rid: generation.rid,
+        finishReason: generation.finishReason,
+        promptTokens: this.admitted.inputIds.length,
+        completionTokens: generation.outputIds.length,
+        cachedTokens: this.prepared.cachedTokens,
+        weightVersion: this.server.state.weightVersion,
+        first: this.first,
+        startedAt: generation.startedAt,
+      },
+      logprobs,
+    );
+    this.first = false;
+    return { text: generation.text(), output_ids: [...generation.outputIds], meta_info: meta };
+  }
+}
+
+export async function wholeGenerate(server: StandinSglangServer, body: unknown, response: ServerResponse): Promise<void> {
+  const admitted = admit(server, body);
+  if (typeof admitted === "string") return sendError(response, 400, admitted);
+  await server.state.whenUnpaused();
+  const prepared = await server.prepare(admitted.inputIds, admitted.request.sampling_params, admitted.request.rid);
+  const builder = new ChunkBuilder(server, admitted, prepared);
+  await builder.loadInputScores();
+  response.on("close", () => {
+    if (!response.writableFinished) prepared.generation.requestAbort();
+  });
+  for await (const _ of server.run(prepared)) {
+    // whole answers are sent once, at the finish
+  }
+  sendJson(response, 200, builder.chunk(prepared.generation));
+}
+
+export async function streamGenerate(server: StandinSglangServer, body: unknown, response: ServerResponse): Promise<void> {
+  const admitted = admit(server, body);
+  if (typeof admitted === "string") return sendError(response, 400, admitted);
+  startSse(response); // SGLang answers 200 at once; while paused the body just stalls
+  await server.state.whenUnpaused();
+  if (response.destroyed) return;
+  const prepared = await server.prepare(admitted.inputIds, admitted.request.sampling_params, admitted.request.rid);
+  const builder = new ChunkBuilder(server, admitted, prepared);
+  await builder.loadInputScores();
+  response.on("close", () => prepared.generation.requestAbort());
+  let sent = 0;
+  for await (const generation of server.run(prepared)) {
+    writeSse(response, builder.chunk(generation));
+    sent += 1;
+  }
+  if (sent === 0) writeSse(response, builder.chunk(prepared.generation)); // prefill-only: one final chunk
+  endSse(response);
+}
