@@ -1,0 +1,55 @@
+// judgements.jsonl: one line per judged turn (votes with their raw text, the decision, the kept hint, the sample
+// made or the reason none was), append-only, mode 0600, in the run folder. Writing only; analysis reads the file.
+import path from "node:path";
+import { JsonlAppendFile } from "../sinks/jsonl-sink.ts";
+
+export const JUDGEMENT_RECORD_VERSION = 1 as const;
+
+export interface RecordedVote {
+  index: number;
+  score: number | null;
+  hint?: string;
+  raw: string;
+  error: string | null;
+  attempts: number;
+  ms: number;
+}
+
+export interface JudgementRecord {
+  version: typeof JUDGEMENT_RECORD_VERSION;
+  at: number;
+  sessionId: string;
+  turn: number;
+  method: "binary" | "opd" | "combine";
+  attempt: number;
+  closedBy: string;
+  nextStateRole: "user" | "tool" | null;
+  explicit: { score: number | null; hint: string | null; source: string } | null;
+  evaluation: { votes: RecordedVote[]; score: number | null; valid: number; failed: number; counts: Record<string, number> } | null;
+  hint: { votes: RecordedVote[]; kept: string | null; fromVote: number | null; reason: string | null } | null;
+  teacher: { ok: boolean; reason: string | null; promptLength: number | null; logprobStartLen: number | null; topk: number } | null;
+  evalScore: number | null;
+  sample: { id: string; kind: string; reward: number; why: string; masked: boolean } | null;
+  /** Why no sample was made (null when one was). */
+  skipped: string | null;
+}
+
+export class JudgementRecords {
+  private readonly file: JsonlAppendFile;
+
+  constructor(recordsDir: string) {
+    this.file = new JsonlAppendFile(path.join(recordsDir, "judgements.jsonl"));
+  }
+
+  get path(): string {
+    return this.file.file;
+  }
+
+  write(record: JudgementRecord): Promise<void> {
+    return this.file.append(record);
+  }
+
+  close(): Promise<void> {
+    return this.file.close();
+  }
+}

@@ -1,0 +1,32 @@
+// The teacher's prompt: the turn's messages with the hint appended to the last user message (a
+// `[user's hint / instruction]` block, as the reference), rendered with the policy's template and tokenized.
+import type { ChatMessage, Tool } from "../../contracts/chat.ts";
+import type { ChatTemplate } from "../tokenizer/chat-template.ts";
+import { flattenContent } from "../tokenizer/chat-template.ts";
+import type { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
+
+export const HINT_HEADER = "[user's hint / instruction]";
+
+/** A copy of `messages` with the hint appended to the last user message (or to the last message when none is a user's). */
+export function appendHint(messages: readonly ChatMessage[], hint: string): ChatMessage[] {
+  const block = `${HINT_HEADER}\n${hint.trim()}`;
+  const copy = messages.map((message) => ({ ...message }) as ChatMessage);
+  if (copy.length === 0) return [{ role: "user", content: block }];
+  let target = copy.length - 1;
+  for (let index = copy.length - 1; index >= 0; index -= 1) {
+    if (copy[index]!.role === "user") {
+      target = index;
+      break;
+    }
+  }
+  const message = copy[target]!;
+  const content = flattenContent(message.content as ChatMessage["content"]);
+  copy[target] = { ...message, content: `${content}\n\n${block}`.trim() } as ChatMessage;
+  return copy;
+}
+
+/** Token ids of the hinted prompt, ending with the generation prompt, ready to be followed by the response ids. */
+export function hintedPromptIds(messages: readonly ChatMessage[], tools: Tool[] | null, hint: string, template: ChatTemplate, tokenizer: ModelTokenizer): number[] {
+  const text = template.render(appendHint(messages, hint), { tools, addGenerationPrompt: true });
+  return tokenizer.encode(text);
+}

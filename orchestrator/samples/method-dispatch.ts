@@ -1,0 +1,96 @@
+// The decision table of binary / opd / combine: from the judged signals of one turn to "which sample, if any".
+// Pure: no I/O, no teacher calls; the pipeline carries the decision out.
+import type { Method } from "../../contracts/recipe.ts";
+import type { SampleKind } from "../../contracts/sample.ts";
+
+export interface JudgedSignals {
+  method: Method;
+  hasNextState: boolean;
+  /** The evaluation score (explicit feedback or majority of votes); null when none was asked for or none exists. */
+  evalScore: number | null;
+  evalSource: "explicit" | "votes" | null;
+  /** Every evaluation vote failed (after retries): there is no evaluation. */
+  evalFailed: boolean;
+  /** e.g. "2 of 3 votes +1". */
+  evalDetail: string;
+  hint: string | null;
+  hintSource: "explicit" | "votes" | null;
+  hintFailed: boolean;
+  /** Why no hint was kept (from the hint choice), when none was. */
+  hintReason: string | null;
+  /** binary: the session already has a sample with a non-zero loss mask. */
+  sessionHasEffectiveSample: boolean;
+}
+
+export type TeacherNeed = "engine" | "rollout" | "none";
+
+export type Decision =
+  | { make: true; kind: SampleKind; reward: number; teacher: TeacherNeed; masked: boolean; promoted: boolean; why: string }
+  | { make: false; reason: string; judgeFailed: boolean };
+
+export function decideSample(signals: JudgedSignals): Decision {
+  switch (signals.method) {
+    case "binary":
+      return decideBinary(signals);
+    case "opd":
+      return decideOpd(signals);
+    case "combine":
+      return decideCombine(signals);
+  }
+}
+
+function scoreText(score: number): string {
+  return score > 0 ? `+${score}` : String(score);
+}
+
+function decideBinary(signals: JudgedSignals): Decision {
+  if (signals.evalSource === "explicit" && signals.evalScore !== null) {
+    return binaryFromScore(signals, signals.evalScore, `explicit feedback ${scoreText(signals.evalScore)}`);
+  }
+  if (signals.evalFailed) return { make: false, reason: "judge failed: every evaluation vote failed", judgeFailed: true };
+  if (!signals.hasNextState || signals.evalScore === null) {
+    return { make: true, kind: "rl", reward: 0, teacher: "none", masked: true, promoted: false, why: "binary: no next state (loss mask 0)" };
+  }
+  return binaryFromScore(signals, signals.evalScore, `majority ${scoreText(signals.evalScore)} (${signals.evalDetail})`);
+}
+
+function binaryFromScore(signals: JudgedSignals, score: number, detail: string): Decision {
+  if (score !== 0) return { make: true, kind: "rl", reward: score, teacher: "none", masked: false, promoted: false, why: `binary: ${detail}` };
+  if (!signals.sessionHasEffectiveSample) {
+    return { make: true, kind: "rl", reward: 0, teacher: "none", masked: false, promoted: true, why: `binary: ${detail}, kept by the at-least-one guarantee (first judged turn of its session)` };
+  }
+  return { make: true, kind: "rl", reward: 0, teacher: "none", masked: true, promoted: false, why: `binary: ${detail} (loss mask 0)` };
+}
+
+function hintText(signals: JudgedSignals): string {
+  return signals.hintSource === "explicit" ? "explicit hint" : "hint from the judge";
+}
+
+function decideOpd(signals: JudgedSignals): Decision {
+  if (signals.hint !== null) return { make: true, kind: "opd", reward: 1, teacher: "engine", masked: false, promoted: false, why: `opd: ${hintText(signals)}` };
+  if (signals.hintFailed) return { make: false, reason: "judge failed: every hint vote failed", judgeFailed: true };
+  if (!signals.hasNextState) return { make: false, reason: "opd: no next state and no explicit hint", judgeFailed: false };
+  return { make: false, reason: `opd: ${signals.hintReason ?? "no hint"}`, judgeFailed: false };
+}
+
+function decideCombine(signals: JudgedSignals): Decision {
+  if (signals.evalFailed || signals.hintFailed) {
+    const which = signals.evalFailed && signals.hintFailed ? "evaluation and hint" : signals.evalFailed ? "evaluation" : "hint";
+    return { make: false, reason: `judge failed: every ${which} vote failed`, judgeFailed: true };
+  }
+  const rl = signals.evalScore === 1 || signals.evalScore === -1 ? signals.evalScore : null;
+  const evalText = signals.evalSource === "explicit" ? "explicit feedback" : "evaluation";
+  if (signals.hint !== null && rl !== null) {
+    return { make: true, kind: "combined", reward: rl, teacher: "engine", masked: false, promoted: false, why: `combine: ${hintText(signals)} + ${evalText} ${scoreText(rl)}` };
+  }
+  if (signals.hint !== null) {
+    return { make: true, kind: "combined", reward: 0, teacher: "engine", masked: false, promoted: false, why: `combine: ${hintText(signals)}, ${evalText} ${signals.evalScore === null ? "none" : scoreText(signals.evalScore)} → reward 0` };
+  }
+  if (rl !== null) {
+    return { make: true, kind: "combined", reward: rl, teacher: "rollout", masked: false, promoted: false, why: `combine: ${evalText} ${scoreText(rl)}, no hint → teacher = rollout log-probs` };
+  }
+  if (!signals.hasNextState && signals.evalSource !== "explicit" && signals.hintSource !== "explicit") {
+    return { make: false, reason: "combine: no next state and no explicit feedback", judgeFailed: false };
+  }
+  return { make: false, reason: `combine: no hint (${signals.hintReason ?? "none"}) and ${evalText} ${signals.evalScore === null ? "none" : scoreText(signals.evalScore)}`, judgeFailed: false };
+}

@@ -1,0 +1,86 @@
+// Builds the Sample record of one closed turn from a decision: exact engine tokens and log-probs, the loss mask,
+// per-token weight versions, teacher fields. Refuses (with a reason) instead of padding, truncating or guessing.
+import { SAMPLE_VERSION, type Sample } from "../../contracts/sample.ts";
+import type { ClosedTurn, WeightVersionSpan } from "../../contracts/turn.ts";
+import type { Decision } from "./method-dispatch.ts";
+import type { TeacherValues } from "./teacher-alignment.ts";
+
+export type BuildResult = { ok: true; sample: Sample } | { ok: false; reason: string };
+
+export function sampleId(sessionId: string, turn: number): string {
+  return `${sessionId}:${turn}`;
+}
+
+/** Why a turn can never become a sample, before any judging (null when it can). */
+export function unusableTurnReason(turn: ClosedTurn): string | null {
+  if (turn.finishReason === "abort") return "the generation was aborted (finish reason abort)";
+  if (turn.responseIds.length === 0) return "empty response";
+  if (turn.promptIds.length === 0) return "empty prompt";
+  if (turn.responseLogProbs.length !== turn.responseIds.length) {
+    return `the turn has ${turn.responseLogProbs.length} log-probs for ${turn.responseIds.length} response tokens`;
+  }
+  if (!turn.responseLogProbs.every(Number.isFinite)) return "the turn holds a non-finite rollout log-prob";
+  const versions = expandWeightVersions(turn.weightVersions, turn.responseIds.length);
+  if (typeof versions === "string") return versions;
+  return null;
+}
+
+/** One weight version per response token, or a reason when the spans do not cover every token exactly once. */
+export function expandWeightVersions(spans: readonly WeightVersionSpan[], length: number): string[] | string {
+  const versions: (string | undefined)[] = new Array(length).fill(undefined);
+  for (const span of spans) {
+    if (span.start < 0 || span.end > length || span.start > span.end) return `weight version span [${span.start}, ${span.end}) is outside the ${length} response tokens`;
+    for (let index = span.start; index < span.end; index += 1) {
+      if (versions[index] !== undefined) return `response token ${index} has two weight versions`;
+      versions[index] = span.version;
+    }
+  }
+  const missing = versions.indexOf(undefined);
+  if (missing >= 0) return `response token ${missing} has no weight version`;
+  return versions as string[];
+}
+
+export interface BuildInput {
+  turn: ClosedTurn;
+  decision: Extract<Decision, { make: true }>;
+  teacher: TeacherValues | null;
+  evalScore: number | null;
+  now: number;
+}
+
+export function buildSample({ turn, decision, teacher, evalScore, now }: BuildInput): BuildResult {
+  const unusable = unusableTurnReason(turn);
+  if (unusable) return { ok: false, reason: unusable };
+  const length = turn.responseIds.length;
+  const weightVersions = expandWeightVersions(turn.weightVersions, length) as string[];
+  const sample: Sample = {
+    version: SAMPLE_VERSION,
+    id: sampleId(turn.sessionId, turn.turn),
+    sessionId: turn.sessionId,
+    turn: turn.turn,
+    kind: decision.kind,
+    tokens: [...turn.promptIds, ...turn.responseIds],
+    responseLength: length,
+    lossMask: new Array<number>(length).fill(decision.masked ? 0 : 1),
+    rolloutLogProbs: [...turn.responseLogProbs],
+    reward: decision.reward,
+    weightVersions,
+    status: turn.finishReason === "length" ? "truncated" : "completed",
+    why: decision.why,
+    approximate: turn.approximate,
+    createdAt: now,
+    evalScore,
+  };
+  if (decision.teacher === "rollout") sample.teacherLogProbs = [...turn.responseLogProbs];
+  if (decision.teacher === "engine") {
+    if (!teacher) return { ok: false, reason: "the decision needs teacher log-probs and none were computed" };
+    if (teacher.logProbs.length !== length) return { ok: false, reason: `${teacher.logProbs.length} teacher log-probs for ${length} response tokens` };
+    sample.teacherLogProbs = teacher.logProbs;
+    if (teacher.topk) {
+      if (teacher.topk.logProbs.length !== length || teacher.topk.indices.length !== length) return { ok: false, reason: "teacher top-K rows do not match the response length" };
+      sample.teacherTopkLogProbs = teacher.topk.logProbs;
+      sample.teacherTopkIndices = teacher.topk.indices;
+    }
+  }
+  return { ok: true, sample };
+}
