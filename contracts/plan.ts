@@ -32,11 +32,20 @@ export interface ProcessSpec {
   secretEnv?: string[];
 }
 
+/** A file `start` writes before it starts the processes (e.g. slime's --custom-config-path YAML). */
+export interface PlanFile {
+  path: string; // absolute
+  content: string;
+  mode?: number; // default 0o644
+}
+
 export interface LaunchPlan {
   method: "binary" | "opd" | "combine";
   engine: "slime" | "external" | "rehearsal";
   placement: Placement | null; // null for engines without GPUs
   processes: ProcessSpec[];
+  /** Files the processes read; `start` writes them, `plan` only lists them. */
+  files?: PlanFile[];
   /** Things `start` cannot do on this machine yet (e.g. "rehearsal engine not built"). */
   notes: string[];
 }
@@ -49,4 +58,6 @@ export interface PlanContext {
   bridgeToken: string; // OPENCLAW_RL_BRIDGE_TOKEN (secret)
   /** The caller's environment, read only for secrets the recipe names (e.g. wandb.key_env). */
   environment: Record<string, string | undefined>;
+  /** Id of this run, used for Ray's --submission-id (`openclaw-rl-<runId>`); `plan` uses "plan". */
+  runId?: string;
 }

@@ -96,6 +96,10 @@ export const trainingSchema = z
     eps_clip_high: z.number().positive().default(0.28).describe("PPO clip epsilon (high side)."),
     kl_coef: z.number().min(0).default(0.0).describe("KL loss coefficient against the reference model (0.0 in the reference scripts, 0.02 in the paper)."),
     kl_loss_type: z.enum(["k1", "k2", "k3", "low_var_kl"]).default("low_var_kl").describe("KL estimator."),
+    use_kl_loss: z
+      .boolean()
+      .default(true)
+      .describe("Load a reference model and add the KL loss term (--use-kl-loss; the reference scripts set it with coefficient 0.0, except top-K OPD)."),
     entropy_coef: z.number().min(0).default(0.0).describe("Entropy bonus coefficient."),
     max_staleness: z
       .number()
@@ -160,6 +164,9 @@ export const slimeSchema = z
     root: z.string().default("/opt/slime").describe("slime checkout (holds train_async.py)."),
     megatron_root: z.string().default("/opt/Megatron-LM").describe("Megatron-LM checkout (added to PYTHONPATH)."),
     model_args: z.string().optional().describe("slime scripts/models/*.sh file whose MODEL_ARGS describe the architecture (read by sourcing it in bash); default <root>/scripts/models/qwen3-4B.sh."),
+    rotary_base: positiveInt
+      .optional()
+      .describe("--rotary-base of the policy; replaces the value in the model-args file (Qwen3-4B-Thinking-2507: 5000000, the model file says 1000000)."),
     python: z.string().default("python3").describe("Python interpreter of the slime environment."),
     ray: z.string().default("ray").describe("ray executable of the slime environment."),
     mem_fraction_static: z.number().gt(0).lt(1).default(0.8).describe("--sglang-mem-fraction-static."),
@@ -263,6 +270,9 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
   }
   if (recipe.method === "combine" && recipe.combine.w_rl === 0 && recipe.combine.w_opd === 0) {
     issue(["combine"], "combine.w_rl and combine.w_opd are both 0: nothing would be learned");
+  }
+  if (recipe.training.kl_coef > 0 && !recipe.training.use_kl_loss) {
+    issue(["training", "kl_coef"], "training.kl_coef > 0 needs training.use_kl_loss: true (the KL term needs the reference model)");
   }
   const backend = recipe.training.backend ?? (recipe.training.lora ? "fsdp" : "megatron");
   if (backend === "megatron" && recipe.training.lora) {

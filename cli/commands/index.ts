@@ -1,6 +1,8 @@
 // Registers every subcommand; each lives in its own file named after the command.
 import type { Command } from "commander";
+import { registerPlanCommand } from "./plan.ts";
 
 export function registerCommands(program: Command): void {
   void program;
+  registerPlanCommand(program);
 }

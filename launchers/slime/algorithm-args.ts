@@ -1,0 +1,72 @@
+// train_async.py flags that depend on the method and the backend: advantage estimator and loss, KL and clipping,
+// optimizer, trainer parallelism / memory, LoRA. Ignores cluster sizes, checkpoints, SGLang and the judge.
+import { trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+
+/** Loss functions of native/openclaw_rl that slime imports by dotted path (fixed names). */
+export const COMBINE_LOSS_PATH = "openclaw_rl.losses.combine_loss_function";
+export const TOPK_LOSS_PATH = "openclaw_rl.losses.topk_distillation_loss_function";
+
+export function algorithmArgs(recipe: Recipe): string[] {
+  const training = recipe.training;
+  const kl = training.use_kl_loss ? ["--use-kl-loss", "--kl-loss-coef", String(training.kl_coef), "--kl-loss-type", training.kl_loss_type] : [];
+  const clip = ["--entropy-coef", String(training.entropy_coef), "--eps-clip", String(training.eps_clip), "--eps-clip-high", String(training.eps_clip_high)];
+  switch (recipe.method) {
+    case "binary":
+      return ["--advantage-estimator", "grpo", "--disable-rewards-normalization", ...kl, ...clip];
+    case "combine":
+      return ["--advantage-estimator", "grpo", "--disable-rewards-normalization", "--loss-type", "custom_loss", "--custom-loss-function-path", COMBINE_LOSS_PATH, ...kl, ...clip];
+    case "opd":
+      if (recipe.opd.topk > 0) {
+        // The reference omits --disable-rewards-normalization here, so GRPO's constant-group drop discards samples.
+        return ["--loss-type", "custom_loss", "--custom-loss-function-path", TOPK_LOSS_PATH, "--disable-compute-advantages-and-returns", "--disable-rewards-normalization", ...kl, ...clip];
+      }
+      return ["--advantage-estimator", "on_policy_distillation", ...kl, ...clip];
+  }
+}
+
+export function optimizerArgs(recipe: Recipe): string[] {
+  const args = ["--optimizer", "adam", "--lr", formatRate(recipe.training.lr), "--lr-decay-style", "constant", "--weight-decay", "0.1", "--adam-beta1", "0.9", "--adam-beta2", "0.98"];
+  if (trainingBackend(recipe) === "megatron" && recipe.training.optimizer_cpu_offload) {
+    args.push("--optimizer-cpu-offload", "--overlap-cpu-optimizer-d2h-h2d", "--use-precision-aware-optimizer");
+  }
+  return args;
+}
+
+/** Trainer parallelism, recomputation and batch sizing; Megatron's precision flags (the reference's MISC_ARGS). */
+export function performanceArgs(recipe: Recipe): string[] {
+  const cluster = recipe.cluster;
+  if (trainingBackend(recipe) === "fsdp") {
+    return ["--use-dynamic-batch-size", "--max-tokens-per-gpu", String(recipe.training.max_tokens_per_gpu ?? 8192), "--gradient-checkpointing"];
+  }
+  return [
+    "--tensor-model-parallel-size", String(cluster.actor_tp),
+    ...(cluster.actor_tp > 1 ? ["--sequence-parallel"] : []),
+    "--pipeline-model-parallel-size", String(cluster.actor_pp),
+    "--context-parallel-size", String(cluster.actor_cp),
+    "--expert-model-parallel-size", "1",
+    "--expert-tensor-parallel-size", "1",
+    "--recompute-granularity", "full",
+    "--recompute-method", "uniform",
+    "--recompute-num-layers", "1",
+    "--use-dynamic-batch-size",
+    "--max-tokens-per-gpu", String(recipe.training.max_tokens_per_gpu ?? 32768),
+    "--log-probs-chunk-size", "1024",
+    "--attention-dropout", "0.0",
+    "--hidden-dropout", "0.0",
+    "--accumulate-allreduce-grads-in-fp32",
+    "--attention-softmax-in-fp32",
+    "--attention-backend", "flash",
+  ];
+}
+
+export function loraArgs(recipe: Recipe): string[] {
+  const lora = recipe.training.lora;
+  if (!lora) return [];
+  return ["--use-lora", "--lora-rank", String(lora.rank), "--lora-alpha", String(lora.alpha), "--lora-target-modules", lora.targets.join(",")];
+}
+
+
+/** 1e-5, not 0.00001: the learning rate as the reference scripts write it (slime parses either). */
+function formatRate(value: number): string {
+  return value < 1e-3 ? value.toExponential() : String(value);
+}

@@ -1,0 +1,72 @@
+// The launch plan of engine `slime`: placement → Ray head and workers → the slime job → the standalone judge,
+// plus the custom-config file and notes on what this machine lacks. Starts nothing and writes nothing.
+import path from "node:path";
+import { stringify } from "yaml";
+import { BRIDGE_TOKEN_ENV } from "../../contracts/bridge.ts";
+import { OpenclawRlError } from "../../contracts/errors.ts";
+import type { LaunchPlan, PlanContext } from "../../contracts/plan.ts";
+import { trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+import { standaloneJudgeProcess, standaloneJudgeUrl } from "../judge/judge-server.ts";
+import { planPlacement } from "../placement.ts";
+import { readModelArgs } from "./model-args.ts";
+import { rayHeadProcess, rayWorkerProcesses, type NodeEnvironment } from "./ray-cluster.ts";
+import { slimeJobProcess } from "./slime-job.ts";
+import { CUSTOM_CONFIG_FILE, customConfig, trainArgs } from "./train-args.ts";
+
+export interface SlimePlanOptions {
+  /** `start` needs every input present: a missing model-args file is an error instead of a note. */
+  strict?: boolean;
+}
+
+export async function slimePlan(recipe: Recipe, context: PlanContext, options: SlimePlanOptions = {}): Promise<LaunchPlan> {
+  const placement = planPlacement(recipe);
+  const notes: string[] = [];
+  const modelArgs = await megatronModelArgs(recipe, notes, options);
+  const environment = nodeEnvironment(recipe, context, notes);
+  const processes = [
+    rayHeadProcess(recipe, placement, environment),
+    ...rayWorkerProcesses(recipe, placement, environment),
+    slimeJobProcess(recipe, context, trainArgs({ recipe, runDir: context.runDir, modelArgs })),
+  ];
+  if (recipe.judge.launch === "standalone") {
+    processes.push(standaloneJudgeProcess(recipe, placement));
+    notes.push(`standalone judge serves at ${standaloneJudgeUrl(recipe, placement)}`);
+  }
+  if (recipe.judge.launch === "external" && recipe.cluster.prm_gpus > 0) {
+    notes.push(`judge.launch is external, so cluster.prm_gpus (${recipe.cluster.prm_gpus}) is not used`);
+  }
+  if (recipe.cluster.nodes > 1) {
+    notes.push(
+      `multi-node: run each ray-worker-N command on node N (\`openclaw-rl join\`); slime's rollout manager may land on any node, so the bridge (${context.bridgeUrl}) must be reachable from every node`,
+    );
+  }
+  const files = [{ path: path.join(context.runDir, CUSTOM_CONFIG_FILE), content: stringify(customConfig(recipe)) }];
+  return { method: recipe.method, engine: "slime", placement, processes, files, notes };
+}
+
+async function megatronModelArgs(recipe: Recipe, notes: string[], options: SlimePlanOptions): Promise<string[]> {
+  if (trainingBackend(recipe) !== "megatron") return [];
+  const modelArgs = await readModelArgs(recipe);
+  if (modelArgs.kind === "found") return modelArgs.args;
+  const message = `model-args file ${modelArgs.file} not found, so MODEL_ARGS (the Megatron architecture flags) are missing from train_async.py's argv`;
+  const hint = "set engine.slime.root to your slime checkout, or engine.slime.model_args to its scripts/models/<model>.sh";
+  if (options.strict) throw new OpenclawRlError("RECIPE_INVALID", message, { path: "engine.slime.model_args", hint });
+  notes.push(`${message} (${hint})`);
+  return [];
+}
+
+/** Secrets reach slime through the environment Ray's processes inherit, never through argv. */
+function nodeEnvironment(recipe: Recipe, context: PlanContext, notes: string[]): NodeEnvironment {
+  const shared: Record<string, string> = { ...recipe.engine.slime.env, [BRIDGE_TOKEN_ENV]: context.bridgeToken };
+  const secretKeys = [BRIDGE_TOKEN_ENV];
+  if (recipe.wandb.enabled) {
+    const key = context.environment[recipe.wandb.key_env];
+    if (key) {
+      shared.WANDB_API_KEY = key;
+      secretKeys.push("WANDB_API_KEY");
+    } else {
+      notes.push(`wandb.enabled is true but $${recipe.wandb.key_env} is not set: W&B will not be able to log in`);
+    }
+  }
+  return { shared, secretKeys };
+}

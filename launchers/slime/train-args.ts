@@ -1,0 +1,125 @@
+// The exact argv of slime's train_async.py for a recipe, in the reference scripts' order: cluster, model,
+// checkpoints, rollout, optimizer, algorithm, perf, SGLang, W&B, our Python hooks, judge, LoRA, extras.
+import path from "node:path";
+import { judgePath, trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+import { actorLayout, gpuSlices } from "../placement.ts";
+import { algorithmArgs, loraArgs, optimizerArgs, performanceArgs } from "./algorithm-args.ts";
+
+/** Python entry points of native/openclaw_rl that slime imports by dotted path (fixed names). */
+export const ROLLOUT_FUNCTION_PATH = "openclaw_rl.rollout.generate_rollout";
+export const GENERATE_SHIM_PATH = "openclaw_rl.shims.generate";
+export const REWARD_SHIM_PATH = "openclaw_rl.shims.reward";
+
+/** Slime sets every key of this YAML as an attribute of args (--custom-config-path). */
+export const CUSTOM_CONFIG_FILE = "slime-custom-config.yaml";
+
+export interface TrainArgsInput {
+  recipe: Recipe;
+  runDir: string;
+  /** MODEL_ARGS already read from the model-args file (empty for FSDP, or when the file is missing). */
+  modelArgs: string[];
+}
+
+export function trainArgs({ recipe, runDir, modelArgs }: TrainArgsInput): string[] {
+  return [
+    ...clusterArgs(recipe),
+    ...modelArgs,
+    ...checkpointArgs(recipe, runDir),
+    ...rolloutArgs(recipe),
+    ...optimizerArgs(recipe),
+    ...algorithmArgs(recipe),
+    ...performanceArgs(recipe),
+    ...sglangArgs(recipe),
+    ...wandbArgs(recipe),
+    "--custom-generate-function-path", GENERATE_SHIM_PATH,
+    "--custom-rm-path", REWARD_SHIM_PATH,
+    "--custom-config-path", path.join(runDir, CUSTOM_CONFIG_FILE),
+    ...judgeArgs(recipe),
+    ...loraArgs(recipe),
+    ...recipe.engine.slime.extra_args,
+  ];
+}
+
+/** Keys slime copies onto args for our losses: combine weights and top-K (one source: the recipe). */
+export function customConfig(recipe: Recipe): Record<string, number> {
+  return { openclaw_rl_w_rl: recipe.combine.w_rl, openclaw_rl_w_opd: recipe.combine.w_opd, openclaw_rl_topk: recipe.opd.topk };
+}
+
+/** A relative recipe path (training.save_dir, load_dir) lives inside the run folder. */
+export function insideRunDir(runDir: string, folder: string): string {
+  return path.resolve(runDir, folder);
+}
+
+function clusterArgs(recipe: Recipe): string[] {
+  const actor = actorLayout(recipe);
+  const backend = trainingBackend(recipe) === "fsdp" ? ["--train-backend", "fsdp"] : [];
+  return [
+    ...backend,
+    "--actor-num-nodes", String(actor.numNodes),
+    "--actor-num-gpus-per-node", String(actor.gpusPerNode),
+    "--rollout-num-gpus", String(gpuSlices(recipe).rollout),
+    "--num-gpus-per-node", String(recipe.cluster.gpus_per_node),
+  ];
+}
+
+function checkpointArgs(recipe: Recipe, runDir: string): string[] {
+  const training = recipe.training;
+  const bridge = trainingBackend(recipe) === "megatron" ? ["--megatron-to-hf-mode", "bridge"] : [];
+  const load = training.load_dir ? ["--load", insideRunDir(runDir, training.load_dir)] : [];
+  return [
+    ...bridge,
+    "--hf-checkpoint", recipe.model.path,
+    "--ref-load", training.ref_load ?? recipe.model.path,
+    ...load,
+    "--save", insideRunDir(runDir, training.save_dir),
+    "--save-interval", String(training.save_interval),
+  ];
+}
+
+function rolloutArgs(recipe: Recipe): string[] {
+  return [
+    "--disable-rollout-global-dataset",
+    "--rollout-function-path", ROLLOUT_FUNCTION_PATH,
+    "--num-rollout", "100000000",
+    "--rollout-batch-size", String(recipe.training.batch_size),
+    "--n-samples-per-prompt", "1",
+    "--rollout-max-response-len", String(recipe.model.max_response_tokens),
+    "--rollout-max-context-len", String(recipe.model.context_length),
+    "--rollout-temperature", String(recipe.sampling.temperature),
+    "--reward-key", "score",
+    "--num-steps-per-rollout", "1",
+  ];
+}
+
+function sglangArgs(recipe: Recipe): string[] {
+  const model = recipe.model;
+  return [
+    "--rollout-num-gpus-per-engine", String(recipe.cluster.rollout_tp),
+    ...(model.tool_call_parser === "none" ? [] : ["--sglang-tool-call-parser", model.tool_call_parser]),
+    "--sglang-mem-fraction-static", String(recipe.engine.slime.mem_fraction_static),
+    "--sglang-context-length", String(model.context_length),
+    ...(model.reasoning_parser === "none" ? [] : ["--sglang-reasoning-parser", model.reasoning_parser]),
+  ];
+}
+
+/** The key travels in the environment (wandb reads WANDB_API_KEY), never here. */
+function wandbArgs(recipe: Recipe): string[] {
+  const wandb = recipe.wandb;
+  if (!wandb.enabled) return [];
+  return ["--use-wandb", "--wandb-project", wandb.project, "--wandb-group", wandb.group ?? `${recipe.model.served_name}-${recipe.method}`];
+}
+
+/** slime's PRM engines (the OpenClaw-RL fork): only when slime launches the judge. */
+function judgeArgs(recipe: Recipe): string[] {
+  if (recipe.judge.launch !== "slime") return [];
+  const judge = recipe.judge;
+  return [
+    "--prm-enable",
+    "--prm-num-gpus", String(gpuSlices(recipe).prm),
+    "--prm-num-gpus-per-engine", String(recipe.cluster.prm_tp),
+    "--prm-model-path", judgePath(recipe),
+    "--prm-m", String(judge.votes),
+    "--prm-temperature", String(judge.temperature),
+    "--prm-max-new-tokens", String(judge.max_new_tokens),
+  ];
+}
