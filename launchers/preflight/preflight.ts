@@ -1,0 +1,93 @@
+// Checks before `start` launches anything: a Ray cluster already running, ports already taken, a previous
+// run's orchestrator or children still alive. Reports problems with the fix; never kills anything.
+import { OpenclawRlError } from "../../contracts/errors.ts";
+import type { LaunchPlan } from "../../contracts/plan.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
+import { findLeftovers } from "../supervisor/pid-registry.ts";
+import { rayControlFor } from "../supervisor/child-definitions.ts";
+import { checkPort } from "./port-check.ts";
+
+export interface PreflightReport {
+  problems: OpenclawRlError[];
+  /** Worth saying, not worth refusing (leftover children of an earlier run that hold none of our ports). */
+  warnings: string[];
+}
+
+export interface PreflightOptions {
+  recipe: Recipe;
+  plan: LaunchPlan;
+  runDir: string;
+  environment: Record<string, string | undefined>;
+  /** Ports the orchestrator itself will bind besides the recipe's (e.g. a fixed bridge port). */
+  extraPorts?: Array<{ port: number; what: string; path: string }>;
+}
+
+export async function runPreflight(options: PreflightOptions): Promise<PreflightReport> {
+  const { recipe, plan } = options;
+  const problems: OpenclawRlError[] = [];
+  const warnings: string[] = [];
+
+  const leftovers = findLeftovers(options.runDir);
+  if (leftovers.orchestratorPid !== null) {
+    problems.push(
+      new OpenclawRlError("PORT_IN_USE", `another openclaw-rl start (pid ${leftovers.orchestratorPid}) is running with this run folder`, {
+        path: "records.dir",
+        hint: `stop it first (Ctrl-C in its terminal, or kill -TERM ${leftovers.orchestratorPid}), or use another records.dir`,
+      }),
+    );
+  }
+  for (const child of leftovers.children) {
+    warnings.push(`pid ${child.pid} (${child.name}, started by an earlier openclaw-rl run) is still alive: ${child.commandLine}; if it is not wanted, stop it with kill -TERM -${child.pid}`);
+  }
+
+  if (plan.engine === "slime") await checkRay(options, problems);
+
+  const ports: Array<{ port: number; what: string; path: string; host?: string }> = [
+    { port: recipe.proxy.port, what: "the proxy", path: "proxy.port", host: recipe.proxy.host },
+    { port: recipe.proxy.admin_port, what: "the status API", path: "proxy.admin_port" },
+    ...(options.extraPorts ?? []),
+  ];
+  if (plan.engine === "rehearsal") {
+    ports.push({ port: recipe.engine.rehearsal.policy_port, what: "the rehearsal policy", path: "engine.rehearsal.policy_port" });
+    ports.push({ port: recipe.engine.rehearsal.judge_port, what: "the rehearsal judge", path: "engine.rehearsal.judge_port" });
+  }
+  if (plan.engine === "slime" && recipe.judge.launch === "standalone") ports.push({ port: recipe.judge.port, what: "the standalone judge", path: "judge.port" });
+  const seen = new Map<number, string>();
+  for (const entry of ports) {
+    const clash = seen.get(entry.port);
+    if (clash) {
+      problems.push(new OpenclawRlError("PORT_IN_USE", `port ${entry.port} is given to both ${clash} and ${entry.what}`, { path: entry.path, hint: "give each a different port" }));
+      continue;
+    }
+    seen.set(entry.port, entry.what);
+    const check = await checkPort(entry.port, entry.host ?? "127.0.0.1");
+    if (!check.free) problems.push(portProblem(entry.port, entry.what, entry.path, check.code));
+  }
+  return { problems, warnings };
+}
+
+async function checkRay(options: PreflightOptions, problems: OpenclawRlError[]): Promise<void> {
+  const { recipe } = options;
+  const ray = rayControlFor(recipe, options.environment, options.plan.processes);
+  const status = await ray.status(20_000, null).catch(() => ({ running: false, nodes: 0, output: "" }));
+  const hint = "openclaw-rl starts its own Ray head: stop the running one with `ray stop` if it is yours, or set cluster.ray_port / cluster.dashboard_port to free ports";
+  if (status.running) {
+    problems.push(new OpenclawRlError("RAY_RUNNING", "a Ray cluster is already running on this machine (`ray status` answers)", { path: "cluster.ray_port", hint }));
+    return;
+  }
+  for (const [port, key] of [
+    [recipe.cluster.ray_port, "cluster.ray_port"],
+    [recipe.cluster.dashboard_port, "cluster.dashboard_port"],
+  ] as const) {
+    const check = await checkPort(port, "127.0.0.1");
+    if (!check.free) problems.push(new OpenclawRlError("RAY_RUNNING", `port ${port} is in use (${check.code}); Ray may already be running`, { path: key, hint }));
+  }
+}
+
+function portProblem(port: number, what: string, path: string, code: string): OpenclawRlError {
+  const message = code === "EACCES" ? `port ${port} for ${what} needs privileges` : `port ${port} for ${what} is already in use`;
+  return new OpenclawRlError("PORT_IN_USE", message, {
+    path,
+    hint: `stop whatever listens there (see \`ss -ltnp 'sport = :${port}'\`) or choose another port with --set ${path}=<port>`,
+  });
+}

@@ -1,0 +1,44 @@
+// What the supervisor needs to know about one child besides its argv: how to tell it is ready, how long to
+// wait, whether it restarts, what it waits for, and the graceful stop it needs before signals.
+import type { EngineState } from "../../contracts/events.ts";
+import type { ProcessSpec } from "../../contracts/plan.ts";
+import type { ChildResult } from "./child-result.ts";
+import type { ReadinessProbe } from "./readiness-probe.ts";
+import type { RestartPolicy } from "./restart-policy.ts";
+
+export interface ChildDefinition {
+  name: string;
+  /** null: nothing to launch, only an endpoint to watch (engine.kind external). */
+  spec: ProcessSpec | null;
+  /** service: runs until stopped; oneshot: exits 0 once its work is handed off (`ray start` without --block). */
+  lifetime: "service" | "oneshot";
+  probe: ReadinessProbe;
+  readyTimeoutMs: number;
+  /** How often a ready child is probed again (a hung judge turns "down"); 0 = never. */
+  recheckMs: number;
+  restart: RestartPolicy;
+  /** While this child is not ready, the proxy answers 503. */
+  gatesTraffic: boolean;
+  /** Names of children that must be ready before this one starts (the slime job waits for the Ray head). */
+  after: string[];
+  /** Rewrites the spec before restart number `attempt` (a new submission id, --load from the last checkpoint). */
+  respawn?: (spec: ProcessSpec, attempt: number) => ProcessSpec;
+  /** A graceful stop that runs before any signal (`ray job stop` and wait, `ray stop`). */
+  gracefulStop?: () => Promise<void>;
+  /** The forced variant (second Ctrl-C): e.g. `ray stop --force`. */
+  forcedStop?: () => Promise<void>;
+  /** A command the orphan watchdog runs if the orchestrator dies without stopping (e.g. [ray, stop]). */
+  orphanCommand?: string[];
+}
+
+export interface ChildStatus {
+  name: string;
+  state: EngineState;
+  detail: string;
+  pid: number | undefined;
+  restarts: number;
+  ready: boolean;
+  gatesTraffic: boolean;
+  lastResult: ChildResult | undefined;
+  logFile: string | undefined;
+}

@@ -1,0 +1,222 @@
+// Plan → supervised children: which readiness probe, restart policy, dependencies and stop hooks each
+// planned process gets (Ray head, slime job, standalone judge, rehearsal stand-ins), plus the endpoints
+// watched for engine.kind external. Argv and env come from the plan untouched, except for restarts.
+import path from "node:path";
+import type { ProcessSpec, LaunchPlan } from "../../contracts/plan.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
+import type { ChildDefinition } from "./child-definition.ts";
+import { allOf, aliveForProbe, httpProbe, type ProbeResult, type ReadinessProbe } from "./readiness-probe.ts";
+import { backoffPolicy, NEVER_RESTART } from "./restart-policy.ts";
+import { RayControl } from "./ray-control.ts";
+
+/** What the native rollout function told the bridge when it said hello (router base URLs). */
+export interface BridgeHelloInfo {
+  policyRouter?: string | null;
+  prmRouter?: string | null;
+}
+
+export interface DefinitionHooks {
+  /** The latest hello on the bridge, or null before any. */
+  bridgeHello: () => BridgeHelloInfo | null | Promise<BridgeHelloInfo | null>;
+  baseEnvironment: Record<string, string | undefined>;
+  /** Readiness timeouts (ms); slime loads a model and Megatron, so its default is long. */
+  timeouts?: Partial<Record<"rayHead" | "slimeJob" | "judge" | "rehearsal" | "external", number>>;
+  recheckMs?: number;
+  /** Backoff of restarting children (tests shorten it). */
+  restartInitialMs?: number;
+}
+
+export function defineChildren(plan: LaunchPlan, recipe: Recipe, hooks: DefinitionHooks): ChildDefinition[] {
+  if (plan.engine === "external") return externalEndpoints(recipe, hooks);
+  const ray = rayControlFor(recipe, hooks.baseEnvironment, plan.processes);
+  const definitions: ChildDefinition[] = [];
+  for (const spec of plan.processes.filter((process) => process.node === 0)) {
+    if (isRayHead(spec)) definitions.push(rayHead(spec, recipe, ray, hooks));
+    else if (isJobSubmit(spec)) definitions.push(slimeJob(withSubmissionId(spec), recipe, ray, hooks, definitions));
+    else if (spec.argv.includes("sglang.launch_server")) definitions.push(standaloneJudge(spec, recipe, hooks));
+    else definitions.push(standIn(spec, hooks));
+  }
+  return definitions;
+}
+
+export function rayControlFor(recipe: Recipe, environment: Record<string, string | undefined>, processes: ProcessSpec[] = []): RayControl {
+  const head = processes.find(isRayHead);
+  return new RayControl({
+    ray: head?.argv[0] ?? recipe.engine.slime.ray,
+    gcsAddress: `${recipe.cluster.head_address}:${recipe.cluster.ray_port}`,
+    dashboardUrl: `http://127.0.0.1:${recipe.cluster.dashboard_port}`,
+    environment: { ...environment, ...(head?.env ?? {}) },
+    cwd: head?.cwd,
+  });
+}
+
+export function isRayHead(spec: ProcessSpec): boolean {
+  return spec.argv.includes("start") && spec.argv.includes("--head");
+}
+
+export function isJobSubmit(spec: ProcessSpec): boolean {
+  const job = spec.argv.indexOf("job");
+  return job >= 0 && spec.argv[job + 1] === "submit";
+}
+
+/** The `--submission-id` of a `ray job submit` argv (either `--submission-id X` or `--submission-id=X`). */
+export function submissionIdOf(argv: string[]): string | undefined {
+  const end = argv.indexOf("--") < 0 ? argv.length : argv.indexOf("--");
+  for (let index = 0; index < end; index++) {
+    if (argv[index] === "--submission-id") return argv[index + 1];
+    if (argv[index]!.startsWith("--submission-id=")) return argv[index]!.slice("--submission-id=".length);
+  }
+  return undefined;
+}
+
+function withSubmissionId(spec: ProcessSpec): ProcessSpec {
+  if (submissionIdOf(spec.argv)) return spec;
+  const submit = spec.argv.indexOf("submit");
+  const argv = [...spec.argv.slice(0, submit + 1), "--submission-id", `openclaw-rl-${Date.now()}`, ...spec.argv.slice(submit + 1)];
+  return { ...spec, argv };
+}
+
+function rayHead(spec: ProcessSpec, recipe: Recipe, ray: RayControl, hooks: DefinitionHooks): ChildDefinition {
+  const nodes = recipe.cluster.nodes;
+  const probe: ReadinessProbe = async () => {
+    if (!(await ray.dashboardAnswers())) return { ready: false, detail: `Ray dashboard ${ray.options.dashboardUrl} not answering` };
+    if (nodes <= 1) return { ready: true, detail: "Ray head answers" };
+    const status = await ray.status();
+    if (status.nodes < nodes) return { ready: false, detail: `${status.nodes}/${nodes} nodes joined; run \`openclaw-rl join --head ${recipe.cluster.head_address}\` on each worker` };
+    return { ready: true, detail: `Ray head answers, ${status.nodes}/${nodes} nodes joined` };
+  };
+  return {
+    name: spec.name,
+    spec,
+    lifetime: spec.argv.includes("--block") ? "service" : "oneshot",
+    probe,
+    readyTimeoutMs: hooks.timeouts?.rayHead ?? (nodes > 1 ? 30 * 60_000 : 120_000),
+    recheckMs: hooks.recheckMs ?? 5000,
+    restart: NEVER_RESTART,
+    gatesTraffic: true,
+    after: [],
+    gracefulStop: async () => void (await ray.stop(false)),
+    forcedStop: async () => void (await ray.stop(true, 15_000)),
+    orphanCommand: [ray.options.ray, "stop"],
+  };
+}
+
+function slimeJob(spec: ProcessSpec, recipe: Recipe, ray: RayControl, hooks: DefinitionHooks, earlier: ChildDefinition[]): ChildDefinition {
+  let current = spec;
+  const probe: ReadinessProbe = async () => {
+    const id = submissionIdOf(current.argv)!;
+    const job = await ray.jobStatus(id);
+    if (job.status !== "RUNNING") return { ready: false, detail: `job ${id} is ${job.status}${job.message ? `: ${job.message}` : ""}` };
+    const hello = await hooks.bridgeHello();
+    if (!hello) return { ready: false, detail: `job ${id} is RUNNING; waiting for the rollout function's hello on the bridge` };
+    const routers = [hello.policyRouter, hello.prmRouter].filter((url): url is string => typeof url === "string" && url.length > 0);
+    for (const router of routers) {
+      const health = await httpProbe(`${router.replace(/\/+$/, "")}/health`)();
+      if (!health.ready) return { ready: false, detail: `router not healthy: ${health.detail}` };
+    }
+    return { ready: true, detail: `job ${id} RUNNING, hello received, routers healthy (${routers.join(", ") || "none announced"})` };
+  };
+  return {
+    name: spec.name,
+    spec,
+    lifetime: "service",
+    probe,
+    readyTimeoutMs: hooks.timeouts?.slimeJob ?? 60 * 60_000,
+    recheckMs: hooks.recheckMs ?? 5000,
+    restart: recipe.training.restart_on_crash ? backoffPolicy({ initialMs: hooks.restartInitialMs ?? 10_000, maxRestarts: 3, stableAfterMs: 30 * 60_000 }) : NEVER_RESTART,
+    gatesTraffic: true,
+    after: earlier.filter((definition) => definition.spec && isRayHead(definition.spec)).map((definition) => definition.name),
+    respawn: (previous, attempt) => (current = resumeFromCheckpoint(previous, recipe, attempt)),
+    gracefulStop: async () => {
+      const id = submissionIdOf(current.argv)!;
+      const status = await ray.stopJob(id);
+      if (status !== "STOPPED" && status !== "FAILED" && status !== "SUCCEEDED" && status !== "UNKNOWN") throw new Error(`job ${id} still ${status}`);
+    },
+  };
+}
+
+/** A restarted slime job: a new submission id and `--load` pointing at the run's checkpoint folder (`--save`). */
+export function resumeFromCheckpoint(spec: ProcessSpec, recipe: Recipe, attempt: number): ProcessSpec {
+  const argv = [...spec.argv];
+  const base = (submissionIdOf(argv) ?? "openclaw-rl").replace(/-r\d+$/, "");
+  const separator = argv.indexOf("--");
+  for (let index = 0; index < (separator < 0 ? argv.length : separator); index++) {
+    if (argv[index] === "--submission-id") argv[index + 1] = `${base}-r${attempt}`;
+    else if (argv[index]!.startsWith("--submission-id=")) argv[index] = `--submission-id=${base}-r${attempt}`;
+  }
+  const entrypointStart = separator < 0 ? 0 : separator;
+  const saveIndex = argv.indexOf("--save", entrypointStart);
+  const saveDir = saveIndex > 0 ? argv[saveIndex + 1] : path.resolve(recipe.records.dir, recipe.training.save_dir);
+  const loadIndex = argv.indexOf("--load", entrypointStart);
+  if (loadIndex > 0) argv[loadIndex + 1] = saveDir!;
+  else argv.push("--load", saveDir!);
+  return { ...spec, argv };
+}
+
+function standaloneJudge(spec: ProcessSpec, recipe: Recipe, hooks: DefinitionHooks): ChildDefinition {
+  const port = flagValue(spec.argv, "--port") ?? String(recipe.judge.port);
+  return {
+    name: spec.name,
+    spec,
+    lifetime: "service",
+    probe: httpProbe(`http://127.0.0.1:${port}/health_generate`, 25_000),
+    readyTimeoutMs: hooks.timeouts?.judge ?? 20 * 60_000,
+    recheckMs: hooks.recheckMs ?? 10_000,
+    restart: backoffPolicy({ initialMs: hooks.restartInitialMs ?? 2000, maxRestarts: 20 }),
+    gatesTraffic: true,
+    after: [],
+  };
+}
+
+/** Rehearsal stand-ins: HTTP servers answer /health on their --port; the stand-in trainer says hello on the bridge. */
+function standIn(spec: ProcessSpec, hooks: DefinitionHooks): ChildDefinition {
+  const port = flagValue(spec.argv, "--port");
+  let startedAt = Date.now();
+  const trainer = /trainer/.test(spec.name);
+  const probe: ReadinessProbe = port
+    ? httpProbe(`http://127.0.0.1:${port}/health`)
+    : trainer
+      ? async (): Promise<ProbeResult> => ((await hooks.bridgeHello()) ? { ready: true, detail: "said hello on the bridge" } : { ready: false, detail: "waiting for its hello on the bridge" })
+      : aliveForProbe(() => startedAt, 500);
+  return {
+    name: spec.name,
+    spec,
+    lifetime: "service",
+    probe,
+    readyTimeoutMs: hooks.timeouts?.rehearsal ?? 60_000,
+    recheckMs: hooks.recheckMs ?? 2000,
+    restart: backoffPolicy({ initialMs: hooks.restartInitialMs ?? 500, maxRestarts: 10 }),
+    gatesTraffic: !trainer,
+    after: [],
+    respawn: (previous) => {
+      startedAt = Date.now();
+      return previous;
+    },
+  };
+}
+
+function externalEndpoints(recipe: Recipe, hooks: DefinitionHooks): ChildDefinition[] {
+  const endpoint = (name: string, url: string, probePath: string): ChildDefinition => ({
+    name,
+    spec: null,
+    lifetime: "service",
+    probe: httpProbe(`${url.replace(/\/+$/, "")}${probePath}`),
+    readyTimeoutMs: hooks.timeouts?.external ?? Number.POSITIVE_INFINITY,
+    recheckMs: hooks.recheckMs ?? 5000,
+    restart: NEVER_RESTART,
+    gatesTraffic: true,
+    after: [],
+  });
+  const definitions = [endpoint("policy", recipe.engine.policy_url!, "/health")];
+  const judgeUrl = recipe.judge.url ?? recipe.engine.judge_url;
+  if (judgeUrl) definitions.push(endpoint("judge", judgeUrl, "/health"));
+  return definitions;
+}
+
+function flagValue(argv: string[], flag: string): string | undefined {
+  for (let index = 0; index < argv.length; index++) {
+    if (argv[index] === flag) return argv[index + 1];
+    if (argv[index]!.startsWith(`${flag}=`)) return argv[index]!.slice(flag.length + 1);
+  }
+  return undefined;
+}

@@ -1,0 +1,74 @@
+// One child's log: pino JSON lines in <run>/logs/<name>.log (its own output forwarded line by line, with its
+// name and stream), a short readable form for the terminal, and the last lines kept for exit results.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { pino, type Logger } from "pino";
+
+export type TerminalWriter = (line: string) => void;
+
+export interface ChildLogOptions {
+  logsDir: string;
+  name: string;
+  terminal?: TerminalWriter;
+  /** Echo every child line on the terminal (otherwise only lifecycle lines and warnings reach it). */
+  echoLines?: boolean;
+  tailLines?: number;
+}
+
+export class ChildLog {
+  readonly file: string;
+  private readonly logger: Logger;
+  private readonly destination: ReturnType<typeof pino.destination>;
+  private readonly tailLimit: number;
+  private stderrLines: string[] = [];
+  private outputLines: string[] = [];
+  private closed = false;
+
+  constructor(private readonly options: ChildLogOptions) {
+    mkdirSync(options.logsDir, { recursive: true });
+    this.file = path.join(options.logsDir, `${options.name}.log`);
+    this.destination = pino.destination({ dest: this.file, sync: true, append: true });
+    this.logger = pino({ base: { child: options.name }, timestamp: pino.stdTimeFunctions.isoTime }, this.destination);
+    this.tailLimit = options.tailLines ?? 40;
+  }
+
+  /** A line the child printed. */
+  line(stream: "stdout" | "stderr", text: string): void {
+    if (!this.closed) this.logger.info({ stream }, text);
+    this.outputLines = pushBounded(this.outputLines, text, this.tailLimit);
+    if (stream === "stderr") this.stderrLines = pushBounded(this.stderrLines, text, this.tailLimit);
+    if (this.options.echoLines) this.options.terminal?.(`${this.options.name} │ ${text}`);
+  }
+
+  /** Something the supervisor did or saw (started, ready, exited, restarting). */
+  lifecycle(level: "info" | "warn" | "error", message: string, fields: Record<string, unknown> = {}): void {
+    if (!this.closed) this.logger[level]({ supervisor: true, ...fields }, message);
+    const mark = level === "info" ? "·" : level === "warn" ? "!" : "✗";
+    this.options.terminal?.(`${mark} ${this.options.name}: ${message}`);
+  }
+
+  stderrTail(count = 20): string[] {
+    return this.stderrLines.slice(-count);
+  }
+
+  outputTail(count = 20): string[] {
+    return this.outputLines.slice(-count);
+  }
+
+  /** Forget the tail of a previous incarnation (after a restart). */
+  resetTail(): void {
+    this.stderrLines = [];
+    this.outputLines = [];
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.destination.end();
+  }
+}
+
+function pushBounded(lines: string[], line: string, limit: number): string[] {
+  lines.push(line);
+  return lines.length > limit * 2 ? lines.slice(-limit) : lines;
+}

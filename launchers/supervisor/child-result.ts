@@ -1,0 +1,59 @@
+// How a supervised child ended, as one result object (like execa's): exit code, signal, timed out, killed by
+// us, the last lines it printed and a one-line summary. Ignores why it was started or whether it restarts.
+
+export interface ChildResult {
+  name: string;
+  pid: number | undefined;
+  exitCode: number | undefined;
+  signal: string | undefined;
+  /** It never became ready within its readiness timeout (we then stopped it). */
+  timedOut: boolean;
+  /** We sent the signal (a stop, a forced stop, a readiness timeout), so the end is not a crash. */
+  killedByUs: boolean;
+  durationMs: number;
+  /** Last stderr lines, and the last lines of both streams together (a Ray job prints its traceback on stdout). */
+  stderrTail: string[];
+  outputTail: string[];
+  /** `judge exited with code 1 after 12.3s: torch.OutOfMemoryError: CUDA out of memory` */
+  summary: string;
+  /** True when the end was planned: exit 0 of a one-shot child, or a stop we asked for. */
+  ok: boolean;
+}
+
+export interface ChildEnd {
+  name: string;
+  pid: number | undefined;
+  exitCode: number | undefined;
+  signal: string | undefined;
+  timedOut: boolean;
+  killedByUs: boolean;
+  startedAt: number;
+  stderrTail: string[];
+  outputTail: string[];
+  expectedToExit: boolean;
+}
+
+export function childResult(end: ChildEnd): ChildResult {
+  const durationMs = Date.now() - end.startedAt;
+  const ok = end.killedByUs || (end.expectedToExit && end.exitCode === 0 && !end.timedOut);
+  return { ...end, durationMs, ok, summary: summarize(end, durationMs) };
+}
+
+function summarize(end: ChildEnd, durationMs: number): string {
+  const after = `after ${(durationMs / 1000).toFixed(1)}s`;
+  let how: string;
+  if (end.timedOut) how = `was not ready in time and was stopped ${after}`;
+  else if (end.killedByUs) how = `was stopped by openclaw-rl (${end.signal ?? `exit ${end.exitCode}`}) ${after}`;
+  else if (end.signal) how = `was killed by ${end.signal} ${after}`;
+  else if (end.exitCode === undefined) how = `failed to start`;
+  else how = `exited with code ${end.exitCode} ${after}`;
+  const reason = lastMeaningfulLine(end.stderrTail.length > 0 ? end.stderrTail : end.outputTail);
+  return reason && !end.killedByUs ? `${end.name} ${how}: ${reason}` : `${end.name} ${how}`;
+}
+
+/** The line that most likely says why: the last exception-looking line, else the last non-empty one. */
+export function lastMeaningfulLine(lines: string[]): string | undefined {
+  const trimmed = lines.map((line) => line.trim()).filter((line) => line.length > 0);
+  const error = [...trimmed].reverse().find((line) => /(Error|Exception|error:|failed|Killed)/.test(line) && !line.startsWith("File "));
+  return (error ?? trimmed[trimmed.length - 1])?.slice(0, 300);
+}

@@ -1,0 +1,285 @@
+// One supervised child across its restarts: spawns it with execa in its own process group, forwards its
+// lines to its log, polls readiness, turns its end into a ChildResult and applies the restart policy.
+// Knows nothing of other children or of stop order (supervisor.ts).
+import { existsSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { execa } from "execa";
+import type { EngineState } from "../../contracts/events.ts";
+import type { ProcessSpec } from "../../contracts/plan.ts";
+import type { ChildDefinition, ChildStatus } from "./child-definition.ts";
+import { ChildLog, type TerminalWriter } from "./child-log.ts";
+import { childResult, type ChildResult } from "./child-result.ts";
+import type { OrphanWatchdog } from "./orphan-watchdog.ts";
+import type { PidRegistry } from "./pid-registry.ts";
+import { isGroupAlive, terminateGroup } from "./process-group.ts";
+import { restartDelay } from "./restart-policy.ts";
+
+export interface ChildContext {
+  logsDir: string;
+  /** Base environment of every child (PATH, HOME, ...); the spec's env goes on top. */
+  baseEnvironment: Record<string, string | undefined>;
+  terminal?: TerminalWriter;
+  echoLines?: boolean;
+  registry?: PidRegistry;
+  watchdog?: OrphanWatchdog;
+  stopGraceMs: number;
+  onState: (name: string, state: EngineState, detail: string) => void;
+}
+
+const READY_POLL_MS = 200;
+
+export class SupervisedChild {
+  readonly log: ChildLog | undefined;
+  private state: EngineState = "starting";
+  private detail = "waiting to start";
+  private pid: number | undefined;
+  private restarts = 0;
+  private lastResult: ChildResult | undefined;
+  private stopping = false;
+  private killedByUs = false;
+  private timedOut = false;
+  private readonly stopController = new AbortController();
+  private readyWaiters: Array<(ready: boolean) => void> = [];
+  private loop: Promise<void> | undefined;
+
+  constructor(readonly definition: ChildDefinition, private readonly context: ChildContext) {
+    this.log = definition.spec ? new ChildLog({ logsDir: context.logsDir, name: definition.name, terminal: context.terminal, echoLines: context.echoLines }) : undefined;
+  }
+
+  start(): void {
+    this.loop ??= (this.definition.spec ? this.runProcess(this.definition.spec) : this.watch(Date.now(), "attached")).catch((error) => {
+      this.setState("failed", `supervisor error: ${(error as Error).message}`);
+    });
+  }
+
+  /** Resolves true once ready, false if it failed for good or was stopped first. */
+  waitReady(): Promise<boolean> {
+    if (this.state === "ready") return Promise.resolve(true);
+    if (this.state === "failed" || this.state === "stopped") return Promise.resolve(false);
+    return new Promise((resolve) => this.readyWaiters.push(resolve));
+  }
+
+  status(): ChildStatus {
+    return {
+      name: this.definition.name,
+      state: this.state,
+      detail: this.detail,
+      pid: this.pid,
+      restarts: this.restarts,
+      ready: this.state === "ready",
+      gatesTraffic: this.definition.gatesTraffic,
+      lastResult: this.lastResult,
+      logFile: this.log?.file,
+    };
+  }
+
+  /** No more restarts or probes; its own exit from now on counts as a stop we asked for. */
+  beginStop(): void {
+    this.stopping = true;
+    this.killedByUs = true;
+    this.stopController.abort();
+  }
+
+  /** SIGTERM → SIGKILL its process group (graceMs 0 = SIGKILL at once), then wait for the loop to end. */
+  async stop(graceMs: number): Promise<ChildResult | undefined> {
+    this.beginStop();
+    const pid = this.pid;
+    if (pid !== undefined && isGroupAlive(pid)) {
+      if (graceMs <= 0) process.kill(-pid, "SIGKILL");
+      else await terminateGroup(pid, graceMs);
+    }
+    await Promise.race([this.loop, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    if (this.state !== "failed") this.setState("stopped", this.lastResult?.summary ?? "stopped");
+    this.log?.close();
+    return this.lastResult;
+  }
+
+  private async runProcess(firstSpec: ProcessSpec): Promise<void> {
+    let spec = firstSpec;
+    let attempt = 0;
+    while (!this.stopping) {
+      const startedAt = Date.now();
+      const result = await this.runIncarnation(spec, startedAt);
+      this.lastResult = result;
+      if (this.stopping) return;
+      if (result.ok) {
+        this.log?.lifecycle("info", `${result.summary}; watching its readiness`);
+        return this.watch(startedAt, "handed off");
+      }
+      attempt = result.durationMs >= stableAfter(this.definition) ? 1 : attempt + 1;
+      const delay = restartDelay(this.definition.restart, attempt);
+      this.log?.lifecycle("error", result.summary, { result });
+      for (const line of result.outputTail.slice(-10)) this.context.terminal?.(`  ${this.definition.name} │ ${line}`);
+      if (delay === null) {
+        const why = this.definition.restart.kind === "never" ? "no restart policy" : "gave up restarting";
+        this.setState("failed", `${result.summary} (${why})`);
+        return;
+      }
+      this.setState("down", `restarting in ${(delay / 1000).toFixed(1)}s: ${result.summary}`);
+      if (!(await this.sleep(delay))) return;
+      this.restarts += 1;
+      spec = this.definition.respawn ? this.definition.respawn(spec, this.restarts) : spec;
+      this.log?.resetTail();
+    }
+  }
+
+  private async runIncarnation(spec: ProcessSpec, startedAt: number): Promise<ChildResult> {
+    const [file, ...args] = spec.argv;
+    this.timedOut = false;
+    if (!file || !existsSync(spec.cwd)) {
+      return this.end(startedAt, { exitCode: undefined, signal: undefined, reason: !file ? "empty argv" : `working directory ${spec.cwd} does not exist` });
+    }
+    const environment = { ...this.context.baseEnvironment, ...spec.env };
+    const subprocess = execa(file, args, {
+      cwd: spec.cwd,
+      env: environment,
+      extendEnv: false,
+      detached: true,
+      stdin: "pipe", // kept open: our stand-ins exit when it closes (the orchestrator died)
+      stdout: "pipe",
+      stderr: "pipe",
+      buffer: false,
+      reject: false,
+      cleanup: false,
+    });
+    this.pid = subprocess.pid;
+    const exited = subprocess.then((value) => value);
+    if (this.pid !== undefined) {
+      this.context.registry?.add({ name: spec.name, pid: this.pid, command: file, startedAt });
+      this.context.watchdog?.watchGroup(this.pid);
+      this.log?.lifecycle("info", `started pid ${this.pid}: ${redactArgv(spec.argv).join(" ")}`, { pid: this.pid, argv: spec.argv, cwd: spec.cwd });
+      this.setState("starting", `pid ${this.pid}, waiting for readiness`);
+    }
+    const lineStreams = [
+      readLines(subprocess.stdout, (line) => this.log?.line("stdout", line)),
+      readLines(subprocess.stderr, (line) => this.log?.line("stderr", line)),
+    ];
+    const ended = new AbortController();
+    const polling = this.pollReadiness(startedAt, ended.signal);
+    const result = await exited;
+    ended.abort();
+    await Promise.all(lineStreams);
+    if (this.pid !== undefined) {
+      this.context.registry?.remove(this.pid);
+      if (!isGroupAlive(this.pid)) this.context.watchdog?.forgetGroup(this.pid);
+    }
+    await polling;
+    const reason = result.exitCode === undefined && !result.signal ? result.originalMessage ?? result.shortMessage : undefined;
+    return this.end(startedAt, { exitCode: result.exitCode, signal: result.signal, reason });
+  }
+
+  private end(startedAt: number, outcome: { exitCode: number | undefined; signal: string | undefined; reason: string | undefined }): ChildResult {
+    const stderrTail = this.log?.stderrTail() ?? [];
+    return childResult({
+      name: this.definition.name,
+      pid: this.pid,
+      exitCode: outcome.exitCode,
+      signal: outcome.signal,
+      timedOut: this.timedOut,
+      killedByUs: this.killedByUs,
+      startedAt,
+      stderrTail: outcome.reason ? [...stderrTail, outcome.reason] : stderrTail,
+      outputTail: this.log?.outputTail() ?? [],
+      expectedToExit: this.definition.lifetime === "oneshot",
+    });
+  }
+
+  /** Polls the probe until ready (or the readiness timeout), then rechecks a ready child every recheckMs. */
+  private async pollReadiness(startedAt: number, processEnded: AbortSignal): Promise<void> {
+    while (!this.stopping && !processEnded.aborted) {
+      const probe = await this.definition.probe();
+      if (this.stopping || processEnded.aborted) return;
+      if (probe.ready) {
+        if (this.state !== "ready") this.setState("ready", probe.detail);
+        if (this.definition.recheckMs <= 0) return;
+        if (!(await this.sleep(this.definition.recheckMs, processEnded))) return;
+        continue;
+      }
+      if (this.state === "ready") {
+        this.setState("down", `not answering: ${probe.detail}`);
+      } else if (this.state !== "down" && Date.now() - startedAt > this.definition.readyTimeoutMs) {
+        this.timedOut = true;
+        this.log?.lifecycle("error", `not ready after ${Math.round(this.definition.readyTimeoutMs / 1000)}s (${probe.detail}); stopping it`);
+        if (this.pid !== undefined) await terminateGroup(this.pid, this.context.stopGraceMs);
+        return;
+      } else if (this.state !== "down") {
+        this.detail = probe.detail;
+      }
+      if (!(await this.sleep(this.state === "down" ? Math.max(READY_POLL_MS, this.definition.recheckMs) : READY_POLL_MS, processEnded))) return;
+    }
+  }
+
+  /** No process of ours (any longer): readiness comes from the probe alone, down and back up by itself. */
+  private async watch(startedAt: number, how: string): Promise<void> {
+    let everReady = this.state === "ready";
+    while (!this.stopping) {
+      const probe = await this.definition.probe();
+      if (this.stopping) return;
+      if (probe.ready && this.state !== "ready") this.setState("ready", probe.detail);
+      if (!probe.ready && this.state === "ready") this.setState("down", `not answering: ${probe.detail}`);
+      if (!probe.ready && !everReady && Date.now() - startedAt > this.definition.readyTimeoutMs && this.definition.spec) {
+        this.timedOut = true;
+        this.setState("failed", `${how}, but not ready after ${Math.round(this.definition.readyTimeoutMs / 1000)}s: ${probe.detail}`);
+        return;
+      }
+      if (!probe.ready && !everReady) this.detail = probe.detail;
+      everReady ||= probe.ready;
+      const interval = probe.ready ? this.definition.recheckMs || 2000 : READY_POLL_MS * 2;
+      if (!(await this.sleep(interval))) return;
+    }
+  }
+
+  private setState(state: EngineState, detail: string): void {
+    const changed = state !== this.state || detail !== this.detail;
+    this.state = state;
+    this.detail = detail;
+    if (!changed) return;
+    if (state === "ready" || state === "failed" || state === "stopped") {
+      const waiters = this.readyWaiters;
+      this.readyWaiters = [];
+      for (const resolve of waiters) resolve(state === "ready");
+    }
+    if (state === "ready") this.log?.lifecycle("info", `ready (${detail})`);
+    else if (state === "down") this.log?.lifecycle("warn", `down: ${detail}`);
+    this.context.onState(this.definition.name, state, detail);
+  }
+
+  /** Sleeps unless a stop comes first; false when stopped. */
+  private sleep(ms: number, alsoUntil?: AbortSignal): Promise<boolean> {
+    const signal = alsoUntil ? AbortSignal.any([this.stopController.signal, alsoUntil]) : this.stopController.signal;
+    if (signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(true);
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        resolve(false);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+}
+
+function stableAfter(definition: ChildDefinition): number {
+  return definition.restart.kind === "backoff" ? definition.restart.stableAfterMs : Number.POSITIVE_INFINITY;
+}
+
+async function readLines(stream: NodeJS.ReadableStream | null | undefined, onLine: (line: string) => void): Promise<void> {
+  if (!stream) return;
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  for await (const line of lines) onLine(line);
+}
+
+/** argv for logs, with the values of flags named like key, token, password or secret hidden. */
+export function redactArgv(argv: string[]): string[] {
+  const secret = /(key|token|password|secret)/i;
+  return argv.map((item, index) => {
+    const previous = argv[index - 1] ?? "";
+    if (previous.startsWith("--") && secret.test(previous) && !item.startsWith("--")) return "***";
+    const equals = item.indexOf("=");
+    if (item.startsWith("--") && equals > 0 && secret.test(item.slice(0, equals))) return `${item.slice(0, equals)}=***`;
+    return item;
+  });
+}
