@@ -3,6 +3,15 @@
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { generateResponseSchema, streamErrorSchema, type GenerateRequest, type GenerateResponse } from "../../contracts/sglang.ts";
 
+/** An engine answer with an HTTP (or mid-stream error) status: 499 = the request was aborted (pause for a weight update). */
+export class EngineStatusError extends OpenclawRlError {
+  readonly status: number;
+  constructor(status: number, message: string, options: { path?: string; retryable?: boolean } = {}) {
+    super("ENGINE_ERROR", message, options);
+    this.status = status;
+  }
+}
+
 export interface SglangClientOptions {
   baseUrl: string;
   /** Default timeout of a whole non-streamed call, and of the gap between two streamed chunks. */
@@ -101,7 +110,7 @@ export class SglangClient {
     }
     if (!response.ok) {
       const text = await response.text().catch(() => "");
-      throw new OpenclawRlError("ENGINE_ERROR", `${this.baseUrl}${path} answered ${response.status}: ${engineMessage(text)}`, {
+      throw new EngineStatusError(response.status, `${this.baseUrl}${path} answered ${response.status}: ${engineMessage(text)}`, {
         path: this.baseUrl,
         retryable: response.status >= 500 || response.status === 499 || response.status === 429,
       });
@@ -120,7 +129,7 @@ function parseStreamChunk(data: string, baseUrl: string): GenerateResponse {
   const error = streamErrorSchema.safeParse(value);
   if (error.success) {
     const code = Number(error.data.error.code);
-    throw new OpenclawRlError("ENGINE_ERROR", `engine error mid-stream: ${error.data.error.message}`, { path: baseUrl, retryable: code === 499 || code >= 500 });
+    throw new EngineStatusError(Number.isFinite(code) ? code : 500, `engine error mid-stream: ${error.data.error.message}`, { path: baseUrl, retryable: code === 499 || code >= 500 });
   }
   const parsed = generateResponseSchema.safeParse(value);
   if (!parsed.success) throw new OpenclawRlError("ENGINE_ERROR", `unexpected stream chunk from ${baseUrl}: ${parsed.error.issues[0]?.message}`, { path: baseUrl });

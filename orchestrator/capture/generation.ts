@@ -1,0 +1,187 @@
+// One token-exact generation against SGLang /generate (streamed), continued transparently when the engine
+// aborts it for a weight update: prompt + tokens so far go back as input_ids. Ignores text, parsing and HTTP.
+import { OpenclawRlError } from "../../contracts/errors.ts";
+import type { GenerateRequest, GenerateResponse, SamplingParams, SglangFinishReason } from "../../contracts/sglang.ts";
+import type { WeightVersionSpan } from "../../contracts/turn.ts";
+import { EngineStatusError, type SglangClient } from "../engine/sglang-client.ts";
+
+export interface TokenBatch {
+  ids: number[];
+  logProbs: number[];
+  version: string;
+}
+
+export interface GenerationResult {
+  ids: number[];
+  logProbs: number[];
+  weightVersions: WeightVersionSpan[];
+  finish: "stop" | "length" | "abort";
+  /** The matched stop string or token id when finish is stop. */
+  matched: string | number | null;
+  continuedAfterAbort: number;
+  abortMessage: string | null;
+}
+
+export interface GenerationOptions {
+  promptIds: readonly number[];
+  sampling: SamplingParams & Record<string, unknown>;
+  maxNewTokens: number;
+  signal: AbortSignal;
+  /** Bounded retries of connection failures once the engine was reached (a restart mid-turn). */
+  retryDelaysMs?: readonly number[];
+  /** Most continuations after aborts (weight updates) in one turn. */
+  maxContinuations?: number;
+}
+
+const DEFAULT_RETRY_DELAYS = [100, 250, 500, 1000, 2000, 2000, 2000];
+
+export class Generation {
+  readonly ids: number[] = [];
+  readonly logProbs: number[] = [];
+  readonly weightVersions: WeightVersionSpan[] = [];
+  private continued = 0;
+
+  constructor(
+    private readonly client: SglangClient,
+    private readonly options: GenerationOptions,
+  ) {}
+
+  /** Streams token batches as the engine produces them; returns how the generation ended. */
+  async *run(): AsyncGenerator<TokenBatch, GenerationResult> {
+    const retryDelays = this.options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS;
+    const maxContinuations = this.options.maxContinuations ?? 64;
+    let failures = 0;
+    let abortMessage: string | null = null;
+    for (;;) {
+      const remaining = this.options.maxNewTokens - this.ids.length;
+      if (remaining <= 0) return this.result("length", null, abortMessage);
+      const request: GenerateRequest = {
+        input_ids: this.ids.length === 0 ? [...this.options.promptIds] : [...this.options.promptIds, ...this.ids],
+        sampling_params: { ...this.options.sampling, max_new_tokens: remaining },
+        return_logprob: true,
+      };
+      let finish: SglangFinishReason | null = null;
+      try {
+        let seenInRequest = 0;
+        for await (const chunk of this.client.generateStream(request, { signal: this.options.signal })) {
+          const fresh = takeNewTokens(chunk, seenInRequest);
+          seenInRequest += fresh.taken;
+          finish = chunk.meta_info.finish_reason ?? null;
+          if (fresh.ids.length > 0) {
+            const version = chunk.meta_info.weight_version ?? "unknown";
+            this.append(fresh.ids, fresh.logProbs, version);
+            failures = 0;
+            yield { ids: fresh.ids, logProbs: fresh.logProbs, version };
+          }
+          if (finish) break;
+        }
+      } catch (error) {
+        if (this.options.signal.aborted) throw error;
+        const abortedByEngine = error instanceof EngineStatusError && error.status === 499;
+        // a refused connection, or a socket cut mid-stream (fetch throws a plain TypeError then)
+        const unreachable = !(error instanceof OpenclawRlError) || error.code === "ENGINE_UNAVAILABLE";
+        if (abortedByEngine && this.continued < maxContinuations) {
+          this.continued++;
+          abortMessage = error.message;
+          continue;
+        }
+        if (unreachable && this.ids.length > 0 && failures < retryDelays.length) {
+          await sleep(retryDelays[failures++]!, this.options.signal);
+          continue;
+        }
+        throw error;
+      }
+      if (!finish) {
+        if (this.ids.length > 0 && failures < retryDelays.length) {
+          await sleep(retryDelays[failures++]!, this.options.signal);
+          continue;
+        }
+        throw new OpenclawRlError("ENGINE_ERROR", "the engine's stream ended without a finish reason", { retryable: true });
+      }
+      if (finish.type === "abort") {
+        const status = finish.status_code ?? null;
+        if (status === 400 || status === 500 || status === 503) {
+          throw new EngineStatusError(status, `engine aborted the request: ${finish.message ?? "no reason given"}`, { retryable: status !== 400 });
+        }
+        abortMessage = finish.message ?? "aborted";
+        if (this.continued >= maxContinuations) return this.result("abort", null, abortMessage);
+        this.continued++;
+        continue;
+      }
+      if (finish.type === "length") return this.result("length", null, abortMessage);
+      return this.result("stop", finish.matched ?? null, abortMessage);
+    }
+  }
+
+  get continuedAfterAbort(): number {
+    return this.continued;
+  }
+
+  private append(ids: number[], logProbs: number[], version: string): void {
+    const start = this.ids.length;
+    for (let index = 0; index < ids.length; index++) {
+      this.ids.push(ids[index]!);
+      this.logProbs.push(logProbs[index]!);
+    }
+    const last = this.weightVersions[this.weightVersions.length - 1];
+    if (last && last.version === version && last.end === start) last.end = this.ids.length;
+    else this.weightVersions.push({ version, start, end: this.ids.length });
+  }
+
+  private result(finish: GenerationResult["finish"], matched: string | number | null, abortMessage: string | null): GenerationResult {
+    return {
+      ids: this.ids,
+      logProbs: this.logProbs,
+      weightVersions: this.weightVersions,
+      finish,
+      matched,
+      continuedAfterAbort: this.continued,
+      abortMessage,
+    };
+  }
+}
+
+/**
+ * The tokens of a chunk not seen before in this request. SGLang's default streaming sends cumulative
+ * output_ids and log-probs, its incremental mode only the new ones; a token counts only with its own
+ * log-prob entry (an abort from the waiting queue sends a stray last id without one).
+ */
+export function takeNewTokens(chunk: GenerateResponse, seen: number): { ids: number[]; logProbs: number[]; taken: number } {
+  const outputIds = chunk.output_ids ?? [];
+  const entries = chunk.meta_info.output_token_logprobs ?? [];
+  const completion = chunk.meta_info.completion_tokens;
+  const cumulative = completion === undefined ? entries.length >= seen && outputIds.length >= seen : outputIds.length === completion || entries.length === completion;
+  const idsNew = cumulative ? outputIds.slice(seen) : outputIds;
+  const entriesNew = cumulative ? entries.slice(seen) : entries;
+  const ids: number[] = [];
+  const logProbs: number[] = [];
+  for (let index = 0; index < idsNew.length && index < entriesNew.length; index++) {
+    const entry = entriesNew[index]!;
+    const logProb = entry[0];
+    if (entry[1] !== idsNew[index] || logProb === null) break;
+    ids.push(idsNew[index]!);
+    logProbs.push(logProb);
+  }
+  const aborted = chunk.meta_info.finish_reason?.type === "abort";
+  if (!aborted && ids.length < idsNew.length) {
+    throw new OpenclawRlError("ENGINE_ERROR", `the engine sent ${idsNew.length} new output ids but ${ids.length} matching log-probs`, {
+      hint: "the proxy needs return_logprob output entries for every token; check the engine version",
+    });
+  }
+  return { ids, logProbs, taken: ids.length };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

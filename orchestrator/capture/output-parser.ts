@@ -1,0 +1,229 @@
+// Incremental parser of a model's decoded output: qwen3 reasoning (<think>…</think>), qwen25 tool calls
+// (<tool_call>{json}</tool_call>) and plain content, as OpenAI deltas. Ignores tokens, HTTP and SSE framing.
+import { randomBytes } from "node:crypto";
+import type { AssistantMessage, ToolCall } from "../../contracts/chat.ts";
+
+export type OutputDelta =
+  | { kind: "reasoning"; text: string }
+  | { kind: "content"; text: string }
+  | { kind: "tool-call-start"; index: number; id: string; name: string }
+  | { kind: "tool-call-arguments"; index: number; text: string };
+
+export interface OutputParserOptions {
+  reasoning: boolean; // qwen3 reasoning parser on
+  startInReasoning: boolean; // the generation prompt already opened <think>
+  toolCalls: boolean; // qwen25 tool-call parser on (tools sent and tool_choice is not "none")
+  stop?: readonly string[]; // client stop strings: never shown, held back while they may still match
+}
+
+const THINK_OPEN = "<think>";
+const THINK_CLOSE = "</think>";
+const TOOL_OPEN = "<tool_call>";
+const TOOL_CLOSE = "</tool_call>";
+const TOOL_HEAD = /^\s*\{\s*"name"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"arguments"\s*:\s*/;
+
+interface OpenToolCall {
+  index: number;
+  id: string;
+  name: string | null;
+  raw: string; // everything after <tool_call>
+  argumentsSent: number; // characters of the arguments text already emitted
+}
+
+export function newToolCallId(): string {
+  return `call_${randomBytes(12).toString("hex")}`;
+}
+
+export class OutputParser {
+  private mode: "start" | "reasoning" | "content" | "tool";
+  private pending = "";
+  private reasoningText = "";
+  private contentText = "";
+  private reasoningSeen = false;
+  private atReasoningStart = false;
+  private atContentStart = true;
+  private openCall: OpenToolCall | null = null;
+  private readonly calls: ToolCall[] = [];
+
+  constructor(private readonly options: OutputParserOptions) {
+    this.mode = options.reasoning && options.startInReasoning ? "reasoning" : "start";
+    if (this.mode === "reasoning") {
+      this.reasoningSeen = true;
+      this.atReasoningStart = true;
+    }
+  }
+
+  /** Feeds newly decoded text; returns the deltas that are certain now (partial tags are held back). */
+  push(text: string): OutputDelta[] {
+    this.pending += text;
+    return this.drain(false);
+  }
+
+  /** End of output: flushes what was held back (an unclosed tool call becomes content). */
+  finish(matchedStop?: string | null): OutputDelta[] {
+    if (matchedStop && this.pending.endsWith(matchedStop)) this.pending = this.pending.slice(0, -matchedStop.length);
+    const deltas = this.drain(true);
+    if (this.mode === "tool" && this.openCall) {
+      const call = this.openCall;
+      this.openCall = null;
+      this.mode = "content";
+      if (call.name === null) deltas.push(...this.emitContent(TOOL_OPEN + call.raw, true));
+      else deltas.push(...this.closeToolCall(call, call.raw));
+    }
+    return deltas;
+  }
+
+  get hasToolCalls(): boolean {
+    return this.calls.length > 0;
+  }
+
+  /** The assistant message assembled from everything parsed so far (non-stream responses, records). */
+  message(): AssistantMessage {
+    const message: AssistantMessage = { role: "assistant", content: this.contentText.length > 0 || this.calls.length === 0 ? this.contentText : null };
+    if (this.reasoningSeen) message.reasoning_content = this.reasoningText;
+    if (this.calls.length > 0) message.tool_calls = this.calls.map((call) => ({ ...call, function: { ...call.function } }));
+    return message;
+  }
+
+  private drain(final: boolean): OutputDelta[] {
+    const deltas: OutputDelta[] = [];
+    for (let guard = 0; guard < 10_000; guard++) {
+      const before = this.pending.length;
+      const mode = this.mode;
+      if (mode === "start") this.stepStart(final);
+      else if (mode === "reasoning") deltas.push(...this.stepReasoning(final));
+      else if (mode === "content") deltas.push(...this.stepContent(final));
+      else deltas.push(...this.stepTool(final));
+      if (this.pending.length === before && this.mode === mode) break;
+    }
+    return deltas;
+  }
+
+  private stepStart(final: boolean): void {
+    const trimmed = this.pending.replace(/^\s+/, "");
+    if (this.options.reasoning && trimmed.startsWith(THINK_OPEN)) {
+      this.pending = trimmed.slice(THINK_OPEN.length);
+      this.mode = "reasoning";
+      this.reasoningSeen = true;
+      this.atReasoningStart = true;
+      return;
+    }
+    if (!final && this.options.reasoning && THINK_OPEN.startsWith(trimmed)) return; // maybe "<thi"
+    this.mode = "content";
+  }
+
+  private stepReasoning(final: boolean): OutputDelta[] {
+    if (this.atReasoningStart) {
+      this.pending = this.pending.replace(/^\n+/, "");
+      if (this.pending.length === 0) return [];
+      this.atReasoningStart = false;
+    }
+    const close = this.pending.indexOf(THINK_CLOSE);
+    if (close >= 0) {
+      const text = this.pending.slice(0, close).replace(/\s+$/, "");
+      this.pending = this.pending.slice(close + THINK_CLOSE.length);
+      this.mode = "content";
+      this.atContentStart = true;
+      return this.emitReasoning(text);
+    }
+    const keep = final ? 0 : holdBack(this.pending, [THINK_CLOSE], true);
+    const text = this.pending.slice(0, this.pending.length - keep);
+    this.pending = this.pending.slice(text.length);
+    return this.emitReasoning(final ? text.replace(/\s+$/, "") : text);
+  }
+
+  private stepContent(final: boolean): OutputDelta[] {
+    if (this.atContentStart) {
+      this.pending = this.pending.replace(/^\s+/, "");
+      if (this.pending.length === 0) return [];
+      this.atContentStart = false;
+    }
+    const tags = this.options.toolCalls ? [TOOL_OPEN] : [];
+    const open = this.options.toolCalls ? this.pending.indexOf(TOOL_OPEN) : -1;
+    if (open >= 0) {
+      const text = this.pending.slice(0, open).replace(/\s+$/, "");
+      this.pending = this.pending.slice(open + TOOL_OPEN.length);
+      this.mode = "tool";
+      this.openCall = { index: this.calls.length, id: newToolCallId(), name: null, raw: "", argumentsSent: 0 };
+      return this.emitContent(text, false);
+    }
+    const keep = final ? 0 : holdBack(this.pending, [...tags, ...(this.options.stop ?? [])], true);
+    const text = this.pending.slice(0, this.pending.length - keep);
+    this.pending = this.pending.slice(text.length);
+    return this.emitContent(final ? text.replace(/\s+$/, "") : text, false);
+  }
+
+  private stepTool(final: boolean): OutputDelta[] {
+    const call = this.openCall!;
+    const close = this.pending.indexOf(TOOL_CLOSE);
+    const chunk = close >= 0 ? this.pending.slice(0, close) : this.pending;
+    call.raw += chunk;
+    this.pending = close >= 0 ? this.pending.slice(close + TOOL_CLOSE.length) : "";
+    const deltas: OutputDelta[] = [];
+    if (call.name === null) {
+      const head = TOOL_HEAD.exec(call.raw);
+      if (head) {
+        call.name = JSON.parse(`"${head[1]}"`) as string;
+        call.raw = call.raw.slice(head[0].length);
+        deltas.push({ kind: "tool-call-start", index: call.index, id: call.id, name: call.name });
+      }
+    }
+    if (close >= 0) {
+      this.openCall = null;
+      this.mode = "content";
+      this.atContentStart = true;
+      if (call.name === null) return [...deltas, ...this.emitContent(TOOL_OPEN + call.raw + TOOL_CLOSE, true)];
+      return [...deltas, ...this.closeToolCall(call, call.raw)];
+    }
+    if (call.name !== null && !final) {
+      // stream argument text, holding back the outer object's closing brace and trailing whitespace
+      const safe = call.raw.replace(/\s*\}?\s*$/, "").length;
+      if (safe > call.argumentsSent) {
+        deltas.push({ kind: "tool-call-arguments", index: call.index, text: call.raw.slice(call.argumentsSent, safe) });
+        call.argumentsSent = safe;
+      }
+    }
+    return deltas;
+  }
+
+  private closeToolCall(call: OpenToolCall, raw: string): OutputDelta[] {
+    const argumentsText = raw.replace(/\s*\}\s*$/, "");
+    const deltas: OutputDelta[] = [];
+    if (argumentsText.length > call.argumentsSent) {
+      deltas.push({ kind: "tool-call-arguments", index: call.index, text: argumentsText.slice(call.argumentsSent) });
+    }
+    this.calls.push({ id: call.id, type: "function", function: { name: call.name ?? "", arguments: argumentsText.trim() } });
+    return deltas;
+  }
+
+  private emitReasoning(text: string): OutputDelta[] {
+    if (text.length === 0) return [];
+    this.reasoningText += text;
+    return [{ kind: "reasoning", text }];
+  }
+
+  private emitContent(text: string, verbatim: boolean): OutputDelta[] {
+    if (text.length === 0) return [];
+    if (!verbatim) this.atContentStart = false;
+    this.contentText += text;
+    return [{ kind: "content", text }];
+  }
+}
+
+/** Characters at the end of `text` to hold back: a proper prefix of a tag, or (optionally) trailing whitespace. */
+export function holdBack(text: string, tags: readonly string[], whitespace: boolean): number {
+  let keep = 0;
+  for (const tag of tags) {
+    for (let length = Math.min(tag.length - 1, text.length); length > keep; length--) {
+      if (text.endsWith(tag.slice(0, length))) {
+        keep = length;
+        break;
+      }
+    }
+  }
+  if (whitespace) {
+    const match = /\s+$/.exec(text.slice(0, text.length - keep));
+    if (match) keep += match[0].length;
+  }
+  return keep;
+}

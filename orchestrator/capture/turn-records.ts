@@ -1,0 +1,87 @@
+// <recordsDir>/turns.jsonl: one line per closed (or failed) main turn, append-only, mode 0600, writes
+// serialised so lines never interleave. Ignores judging and samples.
+import { appendFile, chmod, mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { CapturedTurn, ClosedTurn } from "../../contracts/turn.ts";
+
+export interface TurnRecord {
+  version: number;
+  session_id: string;
+  turn: number;
+  messages: CapturedTurn["messages"];
+  tools: CapturedTurn["tools"];
+  response: CapturedTurn["response"];
+  next_state: { role: string; messages: unknown[]; text: string } | null;
+  closed_by: ClosedTurn["closedBy"] | "failed";
+  prompt_length: number;
+  prompt_ids: number[];
+  response_ids: number[];
+  response_log_probs: number[];
+  finish_reason: CapturedTurn["finishReason"];
+  weight_versions: CapturedTurn["weightVersions"];
+  decided_by: CapturedTurn["decidedBy"];
+  approximate: boolean;
+  started_at: number;
+  first_token_at: number | null;
+  ended_at: number;
+}
+
+export class TurnRecords {
+  readonly file: string;
+  private chain: Promise<void> = Promise.resolve();
+  private prepared: Promise<void> | null = null;
+  private failures = 0;
+
+  constructor(recordsDir: string) {
+    this.file = path.join(recordsDir, "turns.jsonl");
+  }
+
+  /** Appends a closed turn (or a turn that could not be completed, closedBy "failed"). */
+  append(turn: CapturedTurn & { nextState?: ClosedTurn["nextState"]; closedBy?: ClosedTurn["closedBy"] }): Promise<void> {
+    const record: TurnRecord = {
+      version: turn.version,
+      session_id: turn.sessionId,
+      turn: turn.turn,
+      messages: turn.messages,
+      tools: turn.tools,
+      response: turn.response,
+      next_state: turn.nextState ? { role: turn.nextState.role, messages: turn.nextState.messages, text: turn.nextState.text } : null,
+      closed_by: turn.closedBy ?? "failed",
+      prompt_length: turn.promptIds.length,
+      prompt_ids: turn.promptIds,
+      response_ids: turn.responseIds,
+      response_log_probs: turn.responseLogProbs,
+      finish_reason: turn.finishReason,
+      weight_versions: turn.weightVersions,
+      decided_by: turn.decidedBy,
+      approximate: turn.approximate,
+      started_at: turn.startedAt,
+      first_token_at: turn.firstTokenAt,
+      ended_at: turn.endedAt,
+    };
+    const line = JSON.stringify(record) + "\n";
+    this.chain = this.chain.then(() => this.write(line)).catch(() => {
+      this.failures++;
+    });
+    return this.chain;
+  }
+
+  /** Resolves when every append so far is on disk. */
+  flush(): Promise<void> {
+    return this.chain;
+  }
+
+  get writeFailures(): number {
+    return this.failures;
+  }
+
+  private async write(line: string): Promise<void> {
+    this.prepared ??= (async () => {
+      await mkdir(path.dirname(this.file), { recursive: true });
+      await appendFile(this.file, "", { mode: 0o600 });
+      await chmod(this.file, 0o600);
+    })();
+    await this.prepared;
+    await appendFile(this.file, line, { mode: 0o600 });
+  }
+}

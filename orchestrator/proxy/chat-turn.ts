@@ -1,0 +1,166 @@
+// One chat completion in tokens mode: decide session and turn type, build the prompt, generate (continuing
+// across weight updates), stream parsed deltas, then hand the captured turn to the session tracker.
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ChatRequest } from "../../contracts/chat.ts";
+import { OpenclawRlError } from "../../contracts/errors.ts";
+import { TURN_RECORD_VERSION, type CapturedTurn, type FinishReason } from "../../contracts/turn.ts";
+import { Generation } from "../capture/generation.ts";
+import { OutputParser } from "../capture/output-parser.ts";
+import { mapSampling } from "../capture/sampling-params.ts";
+import { TokenTextStream } from "../capture/token-text-stream.ts";
+import { digestMessage, prefixDigests, stableHistory } from "../sessions/message-digest.ts";
+import { decideTurn, type Decision } from "../sessions/turn-decision.ts";
+import { openAiError, sendError, sendJson, toOpenAiError } from "./openai-errors.ts";
+import { noteWeightVersion, type ProxyContext } from "./proxy-context.ts";
+import { ChunkWriter } from "./sse-writer.ts";
+
+export interface PreparedTurn {
+  decision: Decision;
+  stable: ChatRequest["messages"];
+}
+
+/** Session + turn type for a parsed request; pure (no state changes). */
+export function prepareTurn(context: ProxyContext, body: ChatRequest, headers: IncomingMessage["headers"]): PreparedTurn {
+  const stable = stableHistory(body.messages);
+  const digests = prefixDigests(stable.map(digestMessage));
+  const decision = decideTurn(body, headers, digests, context.deps.recipe.proxy, context.sessions, context.newSessionId);
+  return { decision, stable };
+}
+
+export function requestSignal(context: ProxyContext, request: IncomingMessage, response: ServerResponse): AbortSignal {
+  const disconnected = new AbortController();
+  response.on("close", () => {
+    if (!response.writableFinished) disconnected.abort(new OpenclawRlError("BAD_REQUEST", "client disconnected"));
+  });
+  void request;
+  const timeout = AbortSignal.timeout(context.deps.recipe.proxy.request_timeout_s * 1000);
+  return AbortSignal.any([disconnected.signal, timeout, context.shutdown]);
+}
+
+export async function serveTokensTurn(context: ProxyContext, request: IncomingMessage, response: ServerResponse, body: ChatRequest): Promise<void> {
+  const { deps } = context;
+  const recipe = deps.recipe;
+  const { decision, stable } = prepareTurn(context, body, request.headers);
+  const parseTools = recipe.model.tool_call_parser === "qwen25" && (body.tools?.length ?? 0) > 0 && body.tool_choice !== "none";
+  const extra = (body as Record<string, unknown>).chat_template_kwargs as Record<string, unknown> | undefined;
+  const prompt = await context.prompts.build(body.messages, body.tools ?? null, extra && typeof extra === "object" ? extra : undefined);
+  const sampling = mapSampling(body, recipe, prompt.ids.length);
+  const readiness = deps.readiness();
+  if (!readiness.ready) {
+    sendError(response, openAiError(503, `the policy engine is not ready: ${readiness.reason}`, { type: "server_error", code: "engine_unavailable", retryAfterS: readiness.retryAfterS }));
+    return;
+  }
+
+  // From here on the request changes state: the previous turn of the session closes.
+  const startedAt = Date.now();
+  const turn = context.sessions.begin(decision.sessionId, decision.turnType, body.messages);
+  context.counters[decision.turnType]++;
+  deps.bus.emit({ type: "turn-start", sessionId: decision.sessionId, turn, turnType: decision.turnType, decidedBy: `${decision.decidedBy.session} / ${decision.decidedBy.turnType}: ${decision.decidedBy.reason}` });
+
+  const model = body.model ?? recipe.model.served_name;
+  const completionId = `chatcmpl-${randomBytes(12).toString("hex")}`;
+  const stream = body.stream === true;
+  const writer = stream ? new ChunkWriter(response, completionId, model, { "x-session-id": decision.sessionId }) : null;
+  const parser = new OutputParser({
+    reasoning: recipe.model.reasoning_parser === "qwen3",
+    startInReasoning: prompt.startsInReasoning,
+    toolCalls: parseTools,
+    stop: sampling.stop,
+  });
+  const text = new TokenTextStream(deps.tokenizer);
+  const generation = new Generation(deps.policy, { promptIds: prompt.ids, sampling: sampling.params, maxNewTokens: sampling.maxNewTokens, signal: requestSignal(context, request, response) });
+
+  let firstTokenAt: number | null = null;
+  let finishReason: FinishReason = "abort";
+  let failure: unknown = null;
+  try {
+    const run = generation.run();
+    let step = await run.next();
+    while (!step.done) {
+      if (firstTokenAt === null) {
+        firstTokenAt = Date.now();
+        writer?.start(); // headers go out with the first token, so an unreachable engine still gets a 503
+      }
+      noteWeightVersion(context, step.value.version);
+      writer?.deltas(parser.push(text.push(step.value.ids)));
+      step = await run.next();
+    }
+    const result = step.value;
+    const tail = [...parser.push(text.flush()), ...parser.finish(typeof result.matched === "string" ? result.matched : null)];
+    writer?.deltas(tail);
+    finishReason = result.finish === "stop" ? (parser.hasToolCalls ? "tool_calls" : "stop") : result.finish;
+  } catch (error) {
+    failure = error;
+  }
+
+  const endedAt = Date.now();
+  const captured: CapturedTurn = {
+    version: TURN_RECORD_VERSION,
+    sessionId: decision.sessionId,
+    turn,
+    decidedBy: decision.decidedBy,
+    messages: body.messages,
+    tools: body.tools ?? null,
+    promptIds: prompt.ids,
+    responseIds: generation.ids,
+    responseLogProbs: generation.logProbs,
+    response: parser.message(),
+    finishReason: failure ? "abort" : finishReason,
+    weightVersions: generation.weightVersions,
+    approximate: false,
+    startedAt,
+    firstTokenAt,
+    endedAt,
+  };
+  deps.bus.emit({
+    type: "turn-end",
+    sessionId: decision.sessionId,
+    turn,
+    turnType: decision.turnType,
+    finishReason: captured.finishReason,
+    promptTokens: prompt.ids.length,
+    responseTokens: generation.ids.length,
+    ttftMs: firstTokenAt === null ? null : firstTokenAt - startedAt,
+    totalMs: endedAt - startedAt,
+    weightVersions: [...new Set(generation.weightVersions.map((span) => span.version))],
+    continuedAfterAbort: generation.continuedAfterAbort,
+  });
+  finishTurn(context, decision, captured, stable);
+
+  if (failure || captured.finishReason === "abort") {
+    const error = failure ? toOpenAiError(failure) : openAiError(502, "the policy engine aborted the generation and it could not be continued", { code: "engine_aborted" });
+    deps.bus.emit({ type: "error", source: "proxy", code: error.code ?? "engine_error", message: error.message });
+    if (writer) writer.fail(error);
+    else sendError(response, error);
+    return;
+  }
+  const usage = { prompt_tokens: prompt.ids.length, completion_tokens: generation.ids.length, total_tokens: prompt.ids.length + generation.ids.length };
+  if (writer) {
+    writer.finish(captured.finishReason, body.stream_options?.include_usage ? usage : null);
+    return;
+  }
+  sendJson(
+    response,
+    200,
+    {
+      id: completionId,
+      object: "chat.completion",
+      created: Math.floor(startedAt / 1000),
+      model,
+      choices: [{ index: 0, message: captured.response, logprobs: null, finish_reason: captured.finishReason }],
+      usage,
+      metadata: { weight_version: generation.weightVersions.at(-1)?.version ?? null, session_id: decision.sessionId },
+    },
+    { "x-session-id": decision.sessionId },
+  );
+}
+
+/** A complete main turn becomes the session's open turn; one that could not be completed is only recorded. */
+function finishTurn(context: ProxyContext, decision: Decision, captured: CapturedTurn, stable: ChatRequest["messages"]): void {
+  if (decision.turnType === "main") {
+    if (captured.finishReason === "abort") void context.records.append(captured);
+    else context.sessions.complete(captured, stable);
+  }
+  if (decision.sessionDone) context.sessions.endSession(decision.sessionId);
+}

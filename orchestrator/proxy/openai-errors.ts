@@ -1,0 +1,62 @@
+// OpenAI-shaped error bodies ({"error":{"message","type","param","code"}}) and the mapping from our typed
+// errors to HTTP statuses. Ignores routing and SSE.
+import type { ServerResponse } from "node:http";
+import { isOpenclawRlError } from "../../contracts/errors.ts";
+
+export interface OpenAiError {
+  status: number;
+  message: string;
+  type: string;
+  param: string | null;
+  code: string | null;
+  retryAfterS?: number;
+}
+
+export function openAiError(status: number, message: string, options: { type?: string; param?: string | null; code?: string | null; retryAfterS?: number } = {}): OpenAiError {
+  const type = options.type ?? (status === 401 ? "authentication_error" : status >= 500 ? "server_error" : "invalid_request_error");
+  return { status, message, type, param: options.param ?? null, code: options.code ?? null, retryAfterS: options.retryAfterS };
+}
+
+export function errorBody(error: OpenAiError): { error: { message: string; type: string; param: string | null; code: string | null } } {
+  return { error: { message: error.message, type: error.type, param: error.param, code: error.code } };
+}
+
+/** Maps anything thrown while serving a request to an OpenAI error (engine problems: 502 / 503). */
+export function toOpenAiError(error: unknown): OpenAiError {
+  if (isOpenclawRlError(error)) {
+    switch (error.code) {
+      case "BAD_REQUEST":
+      case "TEMPLATE_ERROR":
+        return openAiError(400, error.message, { param: error.path ?? null, code: error.code.toLowerCase() });
+      case "UNAUTHORIZED":
+        return openAiError(401, error.message, { code: "invalid_api_key" });
+      case "ENGINE_UNAVAILABLE":
+        return openAiError(503, `the policy engine is unavailable: ${error.message}`, { type: "server_error", code: "engine_unavailable", retryAfterS: 5 });
+      case "TIMEOUT":
+        return openAiError(504, error.message, { code: "timeout" });
+      case "ENGINE_ERROR":
+        return openAiError(502, `the policy engine failed: ${error.message}`, { code: "engine_error" });
+      default:
+        return openAiError(500, error.message, { code: error.code.toLowerCase() });
+    }
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return openAiError(502, `the policy engine failed: ${message}`, { code: "engine_error" });
+}
+
+export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  response.end(text);
+}
+
+export function sendError(response: ServerResponse, error: OpenAiError): void {
+  const headers: Record<string, string> = {};
+  if (error.retryAfterS !== undefined) headers["retry-after"] = String(Math.max(1, Math.ceil(error.retryAfterS)));
+  if (error.status === 401) headers["www-authenticate"] = "Bearer";
+  sendJson(response, error.status, errorBody(error), headers);
+}

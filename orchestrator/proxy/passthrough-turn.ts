@@ -1,0 +1,196 @@
+// One chat completion in passthrough mode (models whose parsers we do not support): forwards to SGLang's
+// /v1/chat/completions with logprobs, relays the answer as the client asked, and captures an approximate
+// turn by re-tokenizing the response text. Ignores token-exact generation.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AssistantMessage, ChatRequest, ToolCall } from "../../contracts/chat.ts";
+import { OpenclawRlError } from "../../contracts/errors.ts";
+import { TURN_RECORD_VERSION, type CapturedTurn, type FinishReason } from "../../contracts/turn.ts";
+import { openAiError, sendError } from "./openai-errors.ts";
+import { prepareTurn, requestSignal } from "./chat-turn.ts";
+import { noteWeightVersion, type ProxyContext } from "./proxy-context.ts";
+
+interface Collected {
+  content: string;
+  reasoning: string | null;
+  toolCalls: ToolCall[];
+  logProbs: number[];
+  finish: string | null;
+  weightVersion: string | null;
+}
+
+export async function servePassthroughTurn(context: ProxyContext, request: IncomingMessage, response: ServerResponse, body: ChatRequest): Promise<void> {
+  const { deps } = context;
+  const { decision, stable } = prepareTurn(context, body, request.headers);
+  const readiness = deps.readiness();
+  if (!readiness.ready) {
+    return sendError(response, openAiError(503, `the policy engine is not ready: ${readiness.reason}`, { type: "server_error", code: "engine_unavailable", retryAfterS: readiness.retryAfterS }));
+  }
+  const { session_id: _session, turn_type: _type, session_done: _done, ...forwarded } = body;
+  const upstreamBody = { ...forwarded, model: body.model ?? deps.recipe.model.served_name, logprobs: true };
+  const startedAt = Date.now();
+  let upstream: Response;
+  try {
+    upstream = await fetch(`${deps.policy.baseUrl}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(upstreamBody),
+      signal: requestSignal(context, request, response),
+    });
+  } catch (cause) {
+    return sendError(response, openAiError(503, `cannot reach the policy engine at ${deps.policy.baseUrl}: ${(cause as Error).message}`, { type: "server_error", code: "engine_unavailable", retryAfterS: 5 }));
+  }
+  if (!upstream.ok) {
+    const text = await upstream.text().catch(() => "");
+    return sendError(response, openAiError(502, `the policy engine answered ${upstream.status}: ${text.slice(0, 300)}`, { code: "engine_error" }));
+  }
+
+  const turn = context.sessions.begin(decision.sessionId, decision.turnType, body.messages);
+  context.counters[decision.turnType]++;
+  deps.bus.emit({ type: "turn-start", sessionId: decision.sessionId, turn, turnType: decision.turnType, decidedBy: `${decision.decidedBy.session} / ${decision.decidedBy.turnType}: ${decision.decidedBy.reason}` });
+  const collected: Collected = { content: "", reasoning: null, toolCalls: [], logProbs: [], finish: null, weightVersion: null };
+  let firstTokenAt: number | null = null;
+  let failed = false;
+  try {
+    if (body.stream === true) {
+      response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "x-session-id": decision.sessionId });
+      const decoder = new TextDecoder();
+      let buffer = "";
+      for await (const chunk of upstream.body as unknown as AsyncIterable<Uint8Array>) {
+        firstTokenAt ??= Date.now();
+        response.write(chunk);
+        buffer += decoder.decode(chunk, { stream: true });
+        let boundary: number;
+        while ((boundary = buffer.indexOf("\n\n")) >= 0) {
+          const event = buffer.slice(0, boundary).replace(/^data:\s*/, "");
+          buffer = buffer.slice(boundary + 2);
+          if (event !== "[DONE]" && event.length > 0) collectChunk(collected, event);
+        }
+      }
+      response.end();
+    } else {
+      const text = await upstream.text();
+      firstTokenAt = Date.now();
+      collectWhole(collected, text);
+      response.writeHead(200, { "content-type": "application/json", "x-session-id": decision.sessionId });
+      response.end(text);
+    }
+  } catch (error) {
+    failed = true;
+    if (!response.headersSent) sendError(response, openAiError(502, `the policy engine failed: ${(error as Error).message}`, { code: "engine_error" }));
+    else response.end();
+  }
+  if (collected.weightVersion) noteWeightVersion(context, collected.weightVersion);
+  const captured = await approximateTurn(context, body, decision, turn, collected, failed, startedAt, firstTokenAt);
+  deps.bus.emit({
+    type: "turn-end",
+    sessionId: decision.sessionId,
+    turn,
+    turnType: decision.turnType,
+    finishReason: captured.finishReason,
+    promptTokens: captured.promptIds.length,
+    responseTokens: captured.responseIds.length,
+    ttftMs: firstTokenAt === null ? null : firstTokenAt - startedAt,
+    totalMs: captured.endedAt - startedAt,
+    weightVersions: collected.weightVersion ? [collected.weightVersion] : [],
+    continuedAfterAbort: 0,
+  });
+  if (decision.turnType === "main") {
+    if (captured.finishReason === "abort") void context.records.append(captured);
+    else context.sessions.complete(captured, stable);
+  }
+  if (decision.sessionDone) context.sessions.endSession(decision.sessionId);
+}
+
+async function approximateTurn(
+  context: ProxyContext,
+  body: ChatRequest,
+  decision: ReturnType<typeof prepareTurn>["decision"],
+  turn: number,
+  collected: Collected,
+  failed: boolean,
+  startedAt: number,
+  firstTokenAt: number | null,
+): Promise<CapturedTurn> {
+  const extra = (body as Record<string, unknown>).chat_template_kwargs as Record<string, unknown> | undefined;
+  const prompt = await context.prompts.build(body.messages, body.tools ?? null, extra);
+  const response: AssistantMessage = { role: "assistant", content: collected.toolCalls.length > 0 && collected.content === "" ? null : collected.content };
+  if (collected.reasoning !== null) response.reasoning_content = collected.reasoning;
+  if (collected.toolCalls.length > 0) response.tool_calls = collected.toolCalls;
+  // what the model generated, as the chat template writes an assistant turn (re-tokenized, like the reference)
+  const calls = collected.toolCalls.map((call) => `<tool_call>\n{"name": ${JSON.stringify(call.function.name)}, "arguments": ${call.function.arguments}}\n</tool_call>`);
+  const generated =
+    (collected.reasoning !== null && !prompt.startsInReasoning ? "<think>\n" : "") +
+    (collected.reasoning !== null ? `${collected.reasoning}\n</think>\n\n` : "") +
+    [collected.content, ...calls].filter((part) => part.length > 0).join("\n") +
+    "<|im_end|>";
+  const responseIds = await context.prompts.encode(generated);
+  const logProbs = responseIds.map((_, index) => collected.logProbs[index] ?? 0); // approximate: marked as such
+  const finish: FinishReason = failed ? "abort" : collected.finish === "length" ? "length" : collected.finish === "tool_calls" || collected.toolCalls.length > 0 ? "tool_calls" : collected.finish === "abort" ? "abort" : "stop";
+  return {
+    version: TURN_RECORD_VERSION,
+    sessionId: decision.sessionId,
+    turn,
+    decidedBy: decision.decidedBy,
+    messages: body.messages,
+    tools: body.tools ?? null,
+    promptIds: prompt.ids,
+    responseIds,
+    responseLogProbs: logProbs,
+    response,
+    finishReason: finish,
+    weightVersions: [{ version: collected.weightVersion ?? "unknown", start: 0, end: responseIds.length }],
+    approximate: true,
+    startedAt,
+    firstTokenAt,
+    endedAt: Date.now(),
+  };
+}
+
+interface ChoiceLike {
+  delta?: ChoiceMessage;
+  message?: ChoiceMessage;
+  finish_reason?: string | null;
+  logprobs?: { content?: { logprob: number }[] | null } | null;
+}
+interface ChoiceMessage {
+  content?: string | null;
+  reasoning_content?: string | null;
+  tool_calls?: { index?: number; id?: string | null; function?: { name?: string | null; arguments?: string | null } }[] | null;
+}
+
+function collectChunk(collected: Collected, data: string): void {
+  let value: { choices?: ChoiceLike[]; metadata?: { weight_version?: unknown } };
+  try {
+    value = JSON.parse(data) as typeof value;
+  } catch {
+    return;
+  }
+  collectChoice(collected, value.choices?.[0], value.metadata);
+}
+
+function collectWhole(collected: Collected, text: string): void {
+  let value: { choices?: ChoiceLike[]; metadata?: { weight_version?: unknown } };
+  try {
+    value = JSON.parse(text) as typeof value;
+  } catch (cause) {
+    throw new OpenclawRlError("ENGINE_ERROR", "non-JSON chat completion from the policy engine", { cause });
+  }
+  collectChoice(collected, value.choices?.[0], value.metadata);
+}
+
+function collectChoice(collected: Collected, choice: ChoiceLike | undefined, metadata: { weight_version?: unknown } | undefined): void {
+  if (metadata?.weight_version !== undefined && metadata.weight_version !== null) collected.weightVersion = String(metadata.weight_version);
+  if (!choice) return;
+  const message = choice.delta ?? choice.message;
+  if (message?.content) collected.content += message.content;
+  if (message?.reasoning_content) collected.reasoning = (collected.reasoning ?? "") + message.reasoning_content;
+  for (const [position, call] of (message?.tool_calls ?? []).entries()) {
+    const index = call.index ?? position;
+    const existing = collected.toolCalls[index] ?? (collected.toolCalls[index] = { id: call.id ?? `call_${index}`, type: "function", function: { name: "", arguments: "" } });
+    if (call.id) existing.id = call.id;
+    if (call.function?.name) existing.function.name += call.function.name;
+    if (call.function?.arguments) existing.function.arguments += call.function.arguments;
+  }
+  for (const entry of choice.logprobs?.content ?? []) collected.logProbs.push(entry.logprob);
+  if (choice.finish_reason) collected.finish = choice.finish_reason;
+}

@@ -1,0 +1,166 @@
+// The OpenAI-compatible proxy: HTTP server, routes, auth and limits, lifecycle (listen / close / stats).
+// Turn logic lives in chat-turn.ts and passthrough-turn.ts; sessions in ../sessions; capture in ../capture.
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { OpenclawRlError } from "../../contracts/errors.ts";
+import { EncodePool } from "../capture/encode-pool.ts";
+import { PromptBuilder } from "../capture/prompt-builder.ts";
+import { TurnRecords } from "../capture/turn-records.ts";
+import { SessionTracker } from "../sessions/session-tracker.ts";
+import { resolveTokenizerFolder } from "../tokenizer/model-files.ts";
+import { assertBindAllowed, BearerAuth } from "./auth.ts";
+import { serveTokensTurn } from "./chat-turn.ts";
+import { openAiError, sendError, sendJson, toOpenAiError } from "./openai-errors.ts";
+import { servePassthroughTurn } from "./passthrough-turn.ts";
+import type { ProxyContext, ProxyDeps } from "./proxy-context.ts";
+import { isOpenAiError, parseChatRequest, parseJson, readBody } from "./request-body.ts";
+
+export type { ProxyDeps } from "./proxy-context.ts";
+
+export interface Proxy {
+  listen(port: number, host: string): Promise<{ host: string; port: number }>;
+  close(graceMs?: number): Promise<void>;
+  stats(): { sessions: number; turns: { main: number; side: number }; inFlight: number };
+  closeAllSessions(reason: "shutdown"): void;
+}
+
+export function createProxy(deps: ProxyDeps): Proxy {
+  const recipe = deps.recipe;
+  const records = new TurnRecords(deps.recordsDir);
+  const sessions = new SessionTracker({
+    maxSessions: recipe.proxy.max_sessions,
+    idleTimeoutMs: recipe.proxy.session_idle_timeout_s * 1000,
+    onTurnClosed: (turn) => {
+      void records.append(turn);
+      deps.bus.emit({ type: "turn-closed", sessionId: turn.sessionId, turn: turn.turn, closedBy: turn.closedBy, nextStateRole: turn.nextState?.role ?? null });
+      try {
+        deps.onTurnClosed(turn);
+      } catch (error) {
+        deps.bus.emit({ type: "error", source: "proxy", code: "INTERNAL", message: `onTurnClosed failed: ${(error as Error).message}` });
+      }
+    },
+  });
+  const tokenizerSource = recipe.model.tokenizer_path ?? recipe.model.path;
+  const pool = new EncodePool(resolveTokenizerFolder(tokenizerSource));
+  const shutdown = new AbortController();
+  const context: ProxyContext = {
+    deps,
+    sessions,
+    prompts: new PromptBuilder(deps.template, deps.tokenizer, pool),
+    records,
+    counters: { main: 0, side: 0, inFlight: 0, lastWeightVersion: null },
+    shutdown: shutdown.signal,
+    newSessionId: () => `session-${randomBytes(8).toString("hex")}`,
+  };
+  const auth = new BearerAuth(deps.apiKey);
+  let accepting = true;
+  let idle: (() => void) | null = null;
+
+  const server: Server = createServer((request, response) => {
+    context.counters.inFlight++;
+    response.on("close", () => {
+      context.counters.inFlight--;
+      if (context.counters.inFlight === 0) idle?.();
+    });
+    route(context, auth, accepting, request, response).catch((error: unknown) => {
+      if (!response.headersSent) sendError(response, toOpenAiError(error));
+      else response.end();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+
+  return {
+    async listen(port, host) {
+      assertBindAllowed(host, deps.apiKey, recipe.proxy.api_key_env);
+      await new Promise<void>((resolve, reject) => {
+        const onError = (error: NodeJS.ErrnoException): void => {
+          reject(
+            error.code === "EADDRINUSE"
+              ? new OpenclawRlError("PORT_IN_USE", `port ${port} on ${host} is in use`, { path: "proxy.port", hint: "stop the other server or set proxy.port", cause: error })
+              : error,
+          );
+        };
+        server.once("error", onError);
+        server.listen(port, host, () => {
+          server.off("error", onError);
+          resolve();
+        });
+      });
+      if (recipe.proxy.mode === "tokens") pool.start();
+      sessions.startSweeping();
+      const address = server.address() as AddressInfo;
+      return { host: address.address, port: address.port };
+    },
+
+    async close(graceMs = 10_000) {
+      accepting = false;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (context.counters.inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, graceMs);
+          idle = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      shutdown.abort(new OpenclawRlError("ENGINE_UNAVAILABLE", "the proxy is shutting down", { retryable: true }));
+      server.closeAllConnections();
+      await closed;
+      sessions.stopSweeping();
+      sessions.closeAll("shutdown");
+      await records.flush();
+      await pool.close();
+    },
+
+    stats() {
+      return { sessions: sessions.size, turns: { main: context.counters.main, side: context.counters.side }, inFlight: context.counters.inFlight };
+    },
+
+    closeAllSessions(reason) {
+      sessions.closeAll(reason);
+    },
+  };
+}
+
+async function route(context: ProxyContext, auth: BearerAuth, accepting: boolean, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const url = new URL(request.url ?? "/", "http://proxy");
+  const path = url.pathname.replace(/\/+$/, "") || "/";
+  if (!accepting) return sendError(response, openAiError(503, "the proxy is shutting down", { type: "server_error", code: "shutting_down", retryAfterS: 5 }));
+  if (path === "/healthz" && request.method === "GET") return sendJson(response, 200, { ok: true });
+  if (path === "/readyz" && request.method === "GET") {
+    const readiness = context.deps.readiness();
+    if (readiness.ready) return sendJson(response, 200, { ready: true, reason: readiness.reason });
+    return sendJson(response, 503, { ready: false, reason: readiness.reason }, { "retry-after": String(Math.max(1, Math.ceil(readiness.retryAfterS))) });
+  }
+  const known = ["/v1/chat/completions", "/v1/models", "/v1/feedback"];
+  if (!known.includes(path)) return sendError(response, openAiError(404, `no route ${request.method} ${path}`, { code: "not_found" }));
+  const denied = auth.check(request);
+  if (denied) return sendError(response, openAiError(401, denied, { code: "invalid_api_key" }));
+
+  if (path === "/v1/models") {
+    if (request.method !== "GET") return sendError(response, openAiError(405, `use GET ${path}`, { code: "method_not_allowed" }));
+    const recipe = context.deps.recipe;
+    const ids = [recipe.model.served_name, ...recipe.proxy.utility_models.filter((id) => id !== recipe.model.served_name)];
+    return sendJson(response, 200, { object: "list", data: ids.map((id) => ({ id, object: "model", created: 0, owned_by: "openclaw-rl" })) });
+  }
+  if (request.method !== "POST") return sendError(response, openAiError(405, `use POST ${path}`, { code: "method_not_allowed" }));
+  const raw = await readBody(request, context.deps.recipe.proxy.max_body_bytes);
+  if (isOpenAiError(raw)) return sendError(response, raw);
+  const json = parseJson(raw);
+  if (isOpenAiError(json)) return sendError(response, json);
+
+  if (path === "/v1/feedback") {
+    if (!context.deps.onFeedback) return sendError(response, openAiError(404, "feedback is not enabled", { code: "not_found" }));
+    const headers: Record<string, string | undefined> = {};
+    for (const [name, value] of Object.entries(request.headers)) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+    const answer = await context.deps.onFeedback(json, headers);
+    return sendJson(response, answer.status, answer.body);
+  }
+  const body = parseChatRequest(json);
+  if (isOpenAiError(body)) return sendError(response, body);
+  if (context.deps.recipe.proxy.mode === "passthrough") return servePassthroughTurn(context, request, response, body);
+  return serveTokensTurn(context, request, response, body);
+}

@@ -1,0 +1,76 @@
+// Writes OpenAI chat.completion.chunk events as server-sent events, shaped like SGLang's own chat
+// streaming (role chunk first, deltas, finish chunk, optional usage chunk, [DONE]). Ignores generation.
+import type { ServerResponse } from "node:http";
+import type { OutputDelta } from "../capture/output-parser.ts";
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export class ChunkWriter {
+  private readonly created = Math.floor(Date.now() / 1000);
+  private started = false;
+
+  constructor(
+    private readonly response: ServerResponse,
+    private readonly id: string,
+    private readonly model: string,
+    private readonly extraHeaders: Record<string, string>,
+  ) {}
+
+  /** Sends the headers and the role chunk. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", ...this.extraHeaders });
+    this.response.socket?.setNoDelay(true);
+    this.chunk({ role: "assistant", content: "" }, null);
+  }
+
+  get isStarted(): boolean {
+    return this.started;
+  }
+
+  deltas(deltas: readonly OutputDelta[]): void {
+    if (deltas.length === 0) return;
+    this.start();
+    for (const delta of deltas) {
+      if (delta.kind === "content") this.chunk({ content: delta.text }, null);
+      else if (delta.kind === "reasoning") this.chunk({ reasoning_content: delta.text }, null);
+      else if (delta.kind === "tool-call-start") {
+        this.chunk({ tool_calls: [{ index: delta.index, id: delta.id, type: "function", function: { name: delta.name, arguments: "" } }] }, null);
+      } else this.chunk({ tool_calls: [{ index: delta.index, function: { arguments: delta.text } }] }, null);
+    }
+  }
+
+  finish(finishReason: string, usage: Usage | null): void {
+    this.start();
+    this.chunk({}, finishReason);
+    if (usage) this.write({ id: this.id, object: "chat.completion.chunk", created: this.created, model: this.model, choices: [], usage });
+    this.response.end("data: [DONE]\n\n");
+  }
+
+  /** A mid-stream failure: an error event, then [DONE] (the HTTP status is already 200). */
+  fail(error: { message: string; type: string; code: string | null }): void {
+    this.start();
+    this.write({ error: { ...error, param: null } });
+    this.response.end("data: [DONE]\n\n");
+  }
+
+  private chunk(delta: Record<string, unknown>, finishReason: string | null): void {
+    this.write({
+      id: this.id,
+      object: "chat.completion.chunk",
+      created: this.created,
+      model: this.model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    });
+  }
+
+  private write(body: unknown): void {
+    if (this.response.writableEnded || this.response.destroyed) return;
+    this.response.write(`data: ${JSON.stringify(body)}\n\n`);
+  }
+}

@@ -1,0 +1,66 @@
+// Stable digests of chat messages and of history prefixes, normalised the way clients replay history:
+// tool-call ids (OpenClaw rewrites call_2 → call2), reasoning and content-null-vs-"" do not count. No state.
+import { createHash } from "node:crypto";
+import type { AssistantMessage, ChatMessage } from "../../contracts/chat.ts";
+import { flattenContent } from "../tokenizer/chat-template.ts";
+
+const INTERNAL_CONTEXT_MARKER = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
+
+/** OpenClaw's per-request context block: a user message opening with the internal-context marker. Never history. */
+export function isEphemeral(message: ChatMessage): boolean {
+  if (message.role !== "user") return false;
+  const content = message.content;
+  if (typeof content === "string") return content.startsWith(INTERNAL_CONTEXT_MARKER);
+  const first = content[0];
+  return first !== undefined && first.type === "text" && (first as { text: string }).text.trimStart().startsWith(INTERNAL_CONTEXT_MARKER);
+}
+
+/** The request's messages without trailing ephemeral context blocks: the history a client keeps. */
+export function stableHistory(messages: readonly ChatMessage[]): ChatMessage[] {
+  let end = messages.length;
+  while (end > 0 && isEphemeral(messages[end - 1]!)) end--;
+  return messages.slice(0, end);
+}
+
+function canonicalArguments(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return text.trim();
+  }
+}
+
+/** The replay-invariant form of a message. */
+export function normalizeMessage(message: ChatMessage | AssistantMessage): string {
+  if (message.role === "assistant") {
+    const calls = (message.tool_calls ?? []).map((call) => [call.function.name, canonicalArguments(call.function.arguments)]);
+    // with tool calls, some clients replay content as null: the calls identify the message
+    const content = calls.length > 0 ? "" : flattenContent((message.content ?? null) as ChatMessage["content"]).trim();
+    return JSON.stringify(["assistant", content, calls]);
+  }
+  return JSON.stringify([message.role, flattenContent(message.content as ChatMessage["content"])]);
+}
+
+export function digestMessage(message: ChatMessage | AssistantMessage): string {
+  return createHash("sha1").update(normalizeMessage(message)).digest("base64");
+}
+
+/** prefix[i] = digest of messages[0..i] (inclusive), chained. */
+export function prefixDigests(messageDigests: readonly string[]): string[] {
+  const out: string[] = [];
+  let previous = "";
+  for (const digest of messageDigests) {
+    previous = createHash("sha1").update(previous).update(digest).digest("base64");
+    out.push(previous);
+  }
+  return out;
+}
+
+/** OpenClaw's `Runtime: … sessionId=<id>` line in the first user message. */
+export function runtimeSessionId(messages: readonly ChatMessage[]): string | null {
+  const first = messages.find((message) => message.role === "user" && !isEphemeral(message));
+  if (!first) return null;
+  const text = flattenContent(first.content);
+  const match = /^Runtime:.*?\bsessionId=([^\s|]+)/m.exec(text);
+  return match ? match[1]! : null;
+}

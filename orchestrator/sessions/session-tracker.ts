@@ -1,0 +1,154 @@
+// Sessions in memory: each one's open main turn (awaiting its next state), the digest of its known history,
+// LRU order with a max size, and idle closing by one periodic sweep. Ignores HTTP and generation.
+import type { ChatMessage } from "../../contracts/chat.ts";
+import type { CapturedTurn, ClosedTurn, NextState } from "../../contracts/turn.ts";
+import { digestMessage, prefixDigests } from "./message-digest.ts";
+import { extractNextState } from "./next-state.ts";
+import type { SessionView } from "./turn-decision.ts";
+
+interface OpenTurn {
+  captured: CapturedTurn;
+  stableLength: number; // messages of the turn's request history (without ephemeral blocks)
+}
+
+interface Session {
+  id: string;
+  lastSeenAt: number;
+  mainTurns: number;
+  sideTurns: number;
+  usesTools: boolean;
+  openTurn: OpenTurn | null;
+  historyDigest: string | null;
+}
+
+export interface SessionTrackerOptions {
+  maxSessions: number;
+  idleTimeoutMs: number;
+  onTurnClosed(turn: ClosedTurn): void;
+  now?: () => number;
+}
+
+export class SessionTracker implements SessionView {
+  private readonly sessions = new Map<string, Session>(); // least recently used first
+  private readonly byHistory = new Map<string, string>(); // history digest → session id
+  private readonly now: () => number;
+  private sweepTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly options: SessionTrackerOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  exists(sessionId: string): boolean {
+    return this.sessions.has(sessionId);
+  }
+
+  usesTools(sessionId: string): boolean {
+    return this.sessions.get(sessionId)?.usesTools ?? false;
+  }
+
+  longestHistory(digests: readonly string[]): { sessionId: string; matched: number } | null {
+    for (let index = digests.length - 1; index >= 0; index--) {
+      const sessionId = this.byHistory.get(digests[index]!);
+      if (sessionId !== undefined && this.sessions.has(sessionId)) return { sessionId, matched: index + 1 };
+    }
+    return null;
+  }
+
+  /**
+   * A request of this session starts: for a main turn, closes the previous open turn with the messages
+   * that follow its assistant message here. Returns the new turn's index (main or side counter).
+   */
+  begin(sessionId: string, turnType: "main" | "side", messages: readonly ChatMessage[]): number {
+    const session = this.touch(sessionId);
+    if (turnType === "side") return session.sideTurns++;
+    const open = session.openTurn;
+    if (open) {
+      const match = extractNextState(messages, open.captured.response, open.stableLength);
+      if (!match.found) this.close(session, null, "next-request"); // history diverged (edited, compacted)
+      else if (match.nextState) this.close(session, match.nextState, "next-request");
+      // found but nothing follows yet (a retry of the same request): keep it open
+    }
+    return session.mainTurns++;
+  }
+
+  /** A main turn finished generating: it becomes the session's open turn and its history becomes known. */
+  complete(captured: CapturedTurn, stableHistory: readonly ChatMessage[]): void {
+    const session = this.touch(captured.sessionId);
+    if (session.openTurn) this.close(session, null, "next-request"); // a concurrent turn superseded it
+    session.openTurn = { captured, stableLength: stableHistory.length };
+    session.usesTools ||= (captured.tools?.length ?? 0) > 0;
+    const digests = prefixDigests([...stableHistory.map(digestMessage), digestMessage(captured.response)]);
+    if (session.historyDigest !== null) this.byHistory.delete(session.historyDigest);
+    session.historyDigest = digests[digests.length - 1] ?? null;
+    if (session.historyDigest !== null) this.byHistory.set(session.historyDigest, session.id);
+  }
+
+  /** X-Session-Done: closes the last turn without a next state and forgets the session. */
+  endSession(sessionId: string): void {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    this.close(session, null, "session-done");
+    this.forget(session);
+  }
+
+  /** Closes sessions idle for longer than the timeout; the map is in LRU order, so it stops at the first fresh one. */
+  sweep(): number {
+    const deadline = this.now() - this.options.idleTimeoutMs;
+    let closed = 0;
+    for (const session of this.sessions.values()) {
+      if (session.lastSeenAt > deadline) break;
+      this.close(session, null, "idle-timeout");
+      this.forget(session);
+      closed++;
+    }
+    return closed;
+  }
+
+  startSweeping(intervalMs = Math.max(1000, Math.min(30_000, this.options.idleTimeoutMs / 4))): void {
+    if (this.sweepTimer) return;
+    this.sweepTimer = setInterval(() => this.sweep(), intervalMs);
+    this.sweepTimer.unref();
+  }
+
+  stopSweeping(): void {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = null;
+  }
+
+  closeAll(reason: "shutdown"): void {
+    for (const session of [...this.sessions.values()]) {
+      this.close(session, null, reason);
+      this.forget(session);
+    }
+  }
+
+  private touch(sessionId: string): Session {
+    let session = this.sessions.get(sessionId);
+    if (session) this.sessions.delete(sessionId);
+    else session = { id: sessionId, lastSeenAt: 0, mainTurns: 0, sideTurns: 0, usesTools: false, openTurn: null, historyDigest: null };
+    session.lastSeenAt = this.now();
+    this.sessions.set(sessionId, session);
+    while (this.sessions.size > this.options.maxSessions) {
+      const oldest = this.sessions.values().next().value as Session;
+      this.close(oldest, null, "evicted");
+      this.forget(oldest);
+    }
+    return session;
+  }
+
+  private forget(session: Session): void {
+    this.sessions.delete(session.id);
+    if (session.historyDigest !== null && this.byHistory.get(session.historyDigest) === session.id) this.byHistory.delete(session.historyDigest);
+  }
+
+  private close(session: Session, nextState: NextState | null, closedBy: ClosedTurn["closedBy"]): void {
+    const open = session.openTurn;
+    if (!open) return;
+    session.openTurn = null;
+    this.options.onTurnClosed({ ...open.captured, nextState, closedBy });
+  }
+}

@@ -1,0 +1,125 @@
+// Decides a request's session and turn type (main | side): explicit headers and body fields first, then
+// OpenClaw's own markers, then inference from history and request shape. Pure: reads, never mutates.
+import type { ChatMessage, ChatRequest } from "../../contracts/chat.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
+import type { TurnDecision } from "../../contracts/turn.ts";
+import { flattenContent } from "../tokenizer/chat-template.ts";
+import { runtimeSessionId } from "./message-digest.ts";
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+export interface SessionView {
+  /** The session whose known history this request extends the furthest, and how many messages match. */
+  longestHistory(prefixDigests: readonly string[]): { sessionId: string; matched: number } | null;
+  /** Whether the session's main turns so far were sent with tools (an agent conversation). */
+  usesTools(sessionId: string): boolean;
+  exists(sessionId: string): boolean;
+}
+
+export interface Decision {
+  sessionId: string;
+  turnType: "main" | "side";
+  sessionDone: boolean;
+  decidedBy: TurnDecision;
+}
+
+const TRUE_WORDS = new Set(["1", "true", "yes", "on"]);
+
+function header(headers: Headers, name: string): string | undefined {
+  const value = headers[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined || text.trim() === "" ? undefined : text.trim();
+}
+
+/** `<id>:<compactions>` → id; a bare id is OpenClaw's compaction request itself. */
+function splitAffinity(value: string): { id: string; compaction: boolean } {
+  const match = /^(.*):(\d+)$/.exec(value);
+  return match && match[1]!.length > 0 ? { id: match[1]!, compaction: false } : { id: value, compaction: true };
+}
+
+function systemOpening(messages: readonly ChatMessage[]): string {
+  const system = messages.find((message) => message.role === "system" || message.role === "developer");
+  return system ? flattenContent(system.content).trimStart() : "";
+}
+
+export function decideTurn(
+  request: ChatRequest,
+  headers: Headers,
+  prefixDigests: readonly string[],
+  proxy: Recipe["proxy"],
+  sessions: SessionView,
+  newSessionId: () => string,
+): Decision {
+  const reasons: string[] = [];
+  let sessionSource: TurnDecision["session"];
+  let sessionId: string;
+  let compaction = false;
+  let explicit = true;
+  const explicitHeader = header(headers, "x-session-id");
+  const affinityHeader = header(headers, "session_id") ?? header(headers, "x-session-affinity");
+  if (explicitHeader !== undefined) {
+    sessionSource = "header:x-session-id";
+    sessionId = /^(.*):(\d+)$/.exec(explicitHeader)?.[1] || explicitHeader;
+  } else if (request.session_id !== undefined && request.session_id.trim() !== "") {
+    sessionSource = "body:session_id";
+    sessionId = request.session_id.trim();
+  } else if (affinityHeader !== undefined) {
+    sessionSource = header(headers, "session_id") !== undefined ? "header:session_id" : "header:x-session-affinity";
+    const affinity = splitAffinity(affinityHeader);
+    sessionId = affinity.id;
+    compaction = affinity.compaction;
+  } else {
+    explicit = false;
+    const marker = runtimeSessionId(request.messages);
+    const history = sessions.longestHistory(prefixDigests);
+    if (marker !== null) {
+      sessionSource = "openclaw-runtime-marker";
+      sessionId = marker;
+    } else if (history) {
+      sessionSource = "history-prefix";
+      sessionId = history.sessionId;
+      reasons.push(`extends ${history.matched} of ${prefixDigests.length} messages of session ${history.sessionId}`);
+    } else {
+      sessionSource = "new-session";
+      sessionId = newSessionId();
+    }
+  }
+  reasons.unshift(`session ${sessionId} from ${sessionSource}`);
+
+  const turnType = decideTurnType(request, headers, proxy, compaction, explicit, sessionSource, sessions, sessionId);
+  reasons.push(turnType.reason);
+  const doneHeader = header(headers, "x-session-done");
+  const sessionDone = request.session_done === true || (doneHeader !== undefined && TRUE_WORDS.has(doneHeader.toLowerCase()));
+  return { sessionId, turnType: turnType.type, sessionDone, decidedBy: { session: sessionSource, turnType: turnType.source, reason: reasons.join("; ") } };
+}
+
+function decideTurnType(
+  request: ChatRequest,
+  headers: Headers,
+  proxy: Recipe["proxy"],
+  compaction: boolean,
+  explicit: boolean,
+  sessionSource: TurnDecision["session"],
+  sessions: SessionView,
+  sessionId: string,
+): { type: "main" | "side"; source: TurnDecision["turnType"]; reason: string } {
+  const headerType = header(headers, "x-turn-type")?.toLowerCase();
+  if (headerType !== undefined) {
+    const type = headerType === "main" ? "main" : "side";
+    return { type, source: "header:x-turn-type", reason: `X-Turn-Type: ${headerType}` };
+  }
+  if (request.turn_type !== undefined) return { type: request.turn_type, source: "body:turn_type", reason: `turn_type ${request.turn_type}` };
+  if (request.model !== undefined && proxy.utility_models.includes(request.model)) {
+    return { type: "side", source: "utility-model", reason: `model ${request.model} is a utility model` };
+  }
+  const opening = systemOpening(request.messages);
+  const prefix = proxy.side_system_prefixes.find((candidate) => candidate.length > 0 && opening.startsWith(candidate));
+  if (prefix !== undefined) return { type: "side", source: "side-system-prompt", reason: `system prompt starts with "${prefix}"` };
+  if (compaction) return { type: "side", source: "openclaw-compaction", reason: "session header without :<n> (an OpenClaw compaction request)" };
+  const hasTools = (request.tools?.length ?? 0) > 0;
+  if (hasTools) return { type: "main", source: "agent-conversation", reason: "sent with tools (the agent's own conversation)" };
+  if (!explicit && sessionSource !== "history-prefix" && sessions.exists(sessionId) && sessions.usesTools(sessionId)) {
+    return { type: "side", source: "no-tools-side", reason: "no tools, in a session whose main turns carry tools" };
+  }
+  return { type: "main", source: "default-main", reason: "no side signal" };
+}
