@@ -10,16 +10,17 @@ export function submissionId(context: PlanContext): string {
   return `openclaw-rl-${context.runId ?? "plan"}`;
 }
 
+/** Megatron (not for FSDP), our native package, slime: what slime's processes import from. */
+export function slimePythonPath(recipe: Recipe, packageRoot: string): string {
+  const slime = recipe.engine.slime;
+  const megatron = trainingBackend(recipe) === "megatron" ? [slime.megatron_root] : [];
+  return [...megatron, path.join(packageRoot, "native"), slime.root].join(":");
+}
+
 /** Non-secret variables for the driver and every actor on every node (Ray's runtime_env.env_vars). */
 export function runtimeEnvVars(recipe: Recipe, context: PlanContext): Record<string, string> {
-  const slime = recipe.engine.slime;
-  const pythonPath = [
-    ...(trainingBackend(recipe) === "megatron" ? [slime.megatron_root] : []),
-    path.join(context.packageRoot, "native"),
-    slime.root,
-  ];
   return {
-    PYTHONPATH: pythonPath.join(":"),
+    PYTHONPATH: slimePythonPath(recipe, context.packageRoot),
     CUDA_DEVICE_MAX_CONNECTIONS: "1",
     PYTHONUNBUFFERED: "1",
     PYTHONFAULTHANDLER: "1",

@@ -1,0 +1,48 @@
+// `doctor`: runs the checks that apply to the recipe's engine and returns their results in a fixed order.
+// Ignores printing and exit codes (the CLI's job); a failed check never throws.
+import type { Recipe } from "../../contracts/recipe.ts";
+import { placementProblems } from "../placement.ts";
+import { slimePythonPath } from "../slime/slime-job.ts";
+import { checkCheckpoints, type TokenizerFolderResolver } from "./checkpoint-check.ts";
+import { checkDisk } from "./disk-check.ts";
+import { failed, passed, type CheckResult } from "./doctor-check.ts";
+import { checkGpus } from "./gpu-check.ts";
+import { checkPorts } from "./port-check.ts";
+import { checkPythonImports, checkRay } from "./python-check.ts";
+import { checkSlime } from "./slime-check.ts";
+
+export interface DoctorOptions {
+  cwd: string;
+  packageRoot: string;
+  resolveTokenizerFolder: TokenizerFolderResolver;
+}
+
+export interface DoctorReport {
+  results: CheckResult[];
+  /** Checks left out because the engine does not need them. */
+  notApplicable: string[];
+  ok: boolean;
+}
+
+export async function runDoctor(recipe: Recipe, options: DoctorOptions): Promise<DoctorReport> {
+  const common = [checkCheckpoints(recipe, options.resolveTokenizerFolder), checkPorts(recipe), checkDisk(recipe, options.cwd).then((result) => [result])];
+  const engineChecks = recipe.engine.kind === "slime" ? [slimeChecks(recipe, options)] : [];
+  const results = (await Promise.all([...engineChecks, ...common])).flat();
+  const notApplicable = recipe.engine.kind === "slime" ? [] : [`engine ${recipe.engine.kind} starts no GPU engine: GPU, placement, Python, Ray and slime checks do not apply`];
+  return { results, notApplicable, ok: results.every((result) => result.status !== "fail") };
+}
+
+async function slimeChecks(recipe: Recipe, options: DoctorOptions): Promise<CheckResult[]> {
+  const pythonPath = slimePythonPath(recipe, options.packageRoot);
+  const [gpus, python, ray, slimeResults] = await Promise.all([checkGpus(recipe), checkPythonImports(recipe, pythonPath), checkRay(recipe), checkSlime(recipe)]);
+  return [placementCheck(recipe), gpus, ...python, ray, ...slimeResults].flat();
+}
+
+function placementCheck(recipe: Recipe): CheckResult[] {
+  const problems = placementProblems(recipe);
+  if (problems.length === 0) {
+    const { nodes, gpus_per_node, actor_gpus, rollout_gpus, prm_gpus } = recipe.cluster;
+    return [passed("placement", `${actor_gpus}/${rollout_gpus}/${recipe.judge.launch === "external" ? 0 : prm_gpus} GPUs (actor/rollout/prm) fit ${nodes} node(s) × ${gpus_per_node}`)];
+  }
+  return problems.map((problem) => failed("placement", `${problem.path}: ${problem.message}`, problem.hint ?? `change ${problem.path}`));
+}

@@ -1,0 +1,73 @@
+// Doctor: the slime environment's Python imports torch, ray, sglang, slime and our openclaw_rl package with the
+// PYTHONPATH the slime job gets; and the ray executable runs. Ignores package versions beyond what it prints.
+import { execa } from "execa";
+import { z } from "zod";
+import type { Recipe } from "../../contracts/recipe.ts";
+import { failed, passed, type CheckResult } from "./doctor-check.ts";
+
+const MODULES = ["torch", "ray", "sglang", "slime", "openclaw_rl"] as const;
+
+const IMPORT_SCRIPT = `
+import importlib, json, sys
+report = {}
+for name in sys.argv[1:]:
+    try:
+        module = importlib.import_module(name)
+        report[name] = {"ok": True, "version": str(getattr(module, "__version__", ""))}
+    except BaseException as error:
+        report[name] = {"ok": False, "error": (type(error).__name__ + ": " + str(error)).splitlines()[0][:200]}
+print(json.dumps(report))
+`;
+
+const reportSchema = z.record(z.string(), z.object({ ok: z.boolean(), version: z.string().optional(), error: z.string().optional() }));
+
+export async function checkPythonImports(recipe: Recipe, pythonPath: string): Promise<CheckResult[]> {
+  const python = recipe.engine.slime.python;
+  const result = await execa(python, ["-c", IMPORT_SCRIPT, ...MODULES], {
+    reject: false,
+    timeout: 180_000,
+    stdin: "ignore",
+    env: { PYTHONPATH: pythonPath },
+  });
+  if (result.failed) {
+    const missing = (result.cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
+    const detail = missing ? `engine.slime.python (${python}) was not found` : `${python} could not run the import check: ${tail(result.stderr || result.shortMessage || "")}`;
+    return [failed("python", detail, "set engine.slime.python to the interpreter of your slime environment (the one with torch, ray, sglang)")];
+  }
+  const parsed = reportSchema.safeParse(safeJson(result.stdout.trim().split("\n").pop() ?? ""));
+  if (!parsed.success) return [failed("python", `${python} printed no import report: ${tail(result.stdout)}`, "run the interpreter by hand and check its environment")];
+  return MODULES.map((name) => {
+    const entry = parsed.data[name];
+    if (entry?.ok) return passed("python", `${python} imports ${name}${entry.version ? ` ${entry.version}` : ""}`);
+    return failed("python", `${python} cannot import ${name}: ${entry?.error ?? "no result"}`, importFix(name));
+  });
+}
+
+export async function checkRay(recipe: Recipe): Promise<CheckResult> {
+  const ray = recipe.engine.slime.ray;
+  const result = await execa(ray, ["--version"], { reject: false, timeout: 60_000, stdin: "ignore" });
+  if (result.failed) {
+    const missing = (result.cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
+    const why = missing ? "was not found" : `does not run: ${tail(result.stderr || result.shortMessage || "")}`;
+    return failed("ray", `engine.slime.ray (${ray}) ${why}`, "install ray in the slime environment or set engine.slime.ray to its ray executable");
+  }
+  return passed("ray", `${ray}: ${tail(result.stdout)}`);
+}
+
+function importFix(name: string): string {
+  if (name === "slime") return "set engine.slime.root to your slime checkout (it is put on PYTHONPATH) and install its requirements";
+  if (name === "openclaw_rl") return "the package root's native/ folder must be readable; reinstall openclaw-rl";
+  return `install ${name} into the environment of engine.slime.python`;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+function tail(text: string): string {
+  return (text.trim().split("\n").pop() ?? "").slice(0, 300);
+}
