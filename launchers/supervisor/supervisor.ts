@@ -28,7 +28,7 @@ export interface TrafficGate {
   ready: boolean;
   /** Why traffic is refused: `judge is down: restarting in 2.0s: judge exited with code 1 ...`. */
   reason: string;
-  retryAfterSeconds: number;
+  retryAfterS: number;
 }
 
 export interface StopReport {
@@ -106,12 +106,12 @@ export class Supervisor {
 
   /** The proxy's readiness callback: open only while every traffic-gating child is ready. */
   trafficGate(): TrafficGate {
-    if (this.stopping) return { ready: false, reason: "openclaw-rl is shutting down", retryAfterSeconds: 30 };
+    if (this.stopping) return { ready: false, reason: "openclaw-rl is shutting down", retryAfterS: 30 };
     const blocked = this.statuses().filter((status) => status.gatesTraffic && !status.ready);
-    if (blocked.length === 0) return { ready: true, reason: "all engines ready", retryAfterSeconds: 0 };
+    if (blocked.length === 0) return { ready: true, reason: "all engines ready", retryAfterS: 0 };
     const reason = blocked.map((status) => `${status.name} is ${status.state}: ${status.detail}`).join("; ");
     const failed = blocked.some((status) => status.state === "failed");
-    return { ready: false, reason, retryAfterSeconds: failed ? 60 : 5 };
+    return { ready: false, reason, retryAfterS: failed ? 60 : 5 };
   }
 
   /** Stop order: graceful hooks newest first (ray job stop → ray stop), then SIGTERM → SIGKILL of each live group. */

@@ -41,8 +41,8 @@ describe("supervising a slime stack", () => {
   it("gates traffic until every engine is ready, with the reason", () => {
     expect(gateBeforeReady.ready).toBe(false);
     expect(gateBeforeReady.reason).toMatch(/(ray-head|slime-job|judge) is starting/);
-    expect(gateBeforeReady.retryAfterSeconds).toBeGreaterThan(0);
-    expect(supervisor.trafficGate()).toEqual({ ready: true, reason: "all engines ready", retryAfterSeconds: 0 });
+    expect(gateBeforeReady.retryAfterS).toBeGreaterThan(0);
+    expect(supervisor.trafficGate()).toEqual({ ready: true, reason: "all engines ready", retryAfterS: 0 });
     expect(states).toEqual(expect.arrayContaining(["ray-head:ready", "slime-job:ready", "judge:ready"]));
   });
 

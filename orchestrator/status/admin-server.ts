@@ -1,0 +1,127 @@
+// The loopback admin server: GET /status (JSON), a ws event stream at /events (recent history replayed on
+// connect, then live RunEvents), bearer-token auth, and mount() for extra route handlers (the dashboard).
+// It binds 127.0.0.1 only and knows nothing of how the status is computed.
+import { createHash, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { WebSocketServer, type WebSocket } from "ws";
+import { OpenclawRlError } from "../../contracts/errors.ts";
+import { EVENT_VERSION } from "../../contracts/events.ts";
+import type { EventBus } from "../event-bus.ts";
+import type { StatusSnapshot } from "./status-snapshot.ts";
+
+/** A mounted handler returns true when it answered the request; it does its own auth (a browser page sends ?token=). */
+export type AdminRouteHandler = (request: IncomingMessage, response: ServerResponse) => boolean | Promise<boolean>;
+
+export interface AdminServerOptions {
+  bus: EventBus;
+  token: string;
+  snapshot: () => StatusSnapshot;
+  /** Events replayed to a new ws client. */
+  replay?: number;
+}
+
+export class AdminServer {
+  private readonly server: Server;
+  private readonly sockets: WebSocketServer;
+  private readonly mounted: AdminRouteHandler[] = [];
+  private readonly expectedToken: Buffer;
+  private unsubscribe: (() => void) | null = null;
+  private address: { host: string; port: number } | null = null;
+
+  constructor(private readonly options: AdminServerOptions) {
+    if (options.token.length < 16) throw new OpenclawRlError("INTERNAL", "the admin token is too short");
+    this.expectedToken = digest(options.token);
+    this.sockets = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+    this.server = createServer((request, response) => {
+      this.handle(request, response).catch((error: unknown) => {
+        if (!response.headersSent) sendJson(response, 500, { error: { code: "INTERNAL", message: (error as Error).message } });
+        else response.end();
+      });
+    });
+    this.server.requestTimeout = 30_000;
+    this.server.on("upgrade", (request, socket, head) => {
+      const url = new URL(request.url ?? "/", "http://127.0.0.1");
+      if (url.pathname !== "/events" || !this.authorized(request, url)) {
+        socket.end("HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n");
+        return;
+      }
+      this.sockets.handleUpgrade(request, socket, head, (client) => this.stream(client));
+    });
+  }
+
+  /** Adds a route handler tried before the built-in routes (e.g. the dashboard at /dashboard). */
+  mount(handler: AdminRouteHandler): void {
+    this.mounted.push(handler);
+  }
+
+  async listen(port: number): Promise<{ host: string; port: number; url: string }> {
+    await new Promise<void>((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException) =>
+        reject(
+          error.code === "EADDRINUSE"
+            ? new OpenclawRlError("PORT_IN_USE", `admin port ${port} is in use`, { path: "proxy.admin_port", hint: "choose another with --set proxy.admin_port=<port>", cause: error })
+            : error,
+        );
+      this.server.once("error", onError);
+      this.server.listen(port, "127.0.0.1", () => {
+        this.server.off("error", onError);
+        resolve();
+      });
+    });
+    const address = this.server.address() as AddressInfo;
+    this.address = { host: "127.0.0.1", port: address.port };
+    this.unsubscribe = this.options.bus.subscribe((event) => {
+      const text = JSON.stringify({ version: EVENT_VERSION, event });
+      for (const client of this.sockets.clients) if (client.readyState === client.OPEN) client.send(text);
+    });
+    return { ...this.address, url: `http://127.0.0.1:${address.port}` };
+  }
+
+  async close(): Promise<void> {
+    this.unsubscribe?.();
+    for (const client of this.sockets.clients) client.close(1001, "openclaw-rl is stopping");
+    this.sockets.close();
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    for (const handler of this.mounted) if (await handler(request, response)) return;
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    const path = url.pathname.replace(/\/+$/, "") || "/";
+    if (path === "/healthz") return sendJson(response, 200, { ok: true });
+    if (!this.authorized(request, url)) return sendJson(response, 401, { error: { code: "UNAUTHORIZED", message: "missing or wrong admin token (see <run>/admin-token)" } });
+    if (path === "/status" && request.method === "GET") return sendJson(response, 200, this.options.snapshot());
+    if (path === "/events/recent" && request.method === "GET") {
+      const limit = Math.min(5000, Math.max(1, Number(url.searchParams.get("limit") ?? 200) || 200));
+      return sendJson(response, 200, { version: EVENT_VERSION, events: this.options.bus.recent(limit) });
+    }
+    sendJson(response, 404, { error: { code: "NOT_FOUND", message: `no route ${request.method} ${path}` } });
+  }
+
+  private stream(client: WebSocket): void {
+    const replay = this.options.bus.recent(this.options.replay ?? 500);
+    client.send(JSON.stringify({ version: EVENT_VERSION, replay: replay.length }));
+    for (const event of replay) client.send(JSON.stringify({ version: EVENT_VERSION, event, replayed: true }));
+    client.on("message", () => undefined); // read-only stream
+  }
+
+  private authorized(request: IncomingMessage, url: URL): boolean {
+    const header = request.headers.authorization ?? "";
+    const given = header.startsWith("Bearer ") ? header.slice(7).trim() : (url.searchParams.get("token") ?? "");
+    return given.length > 0 && timingSafeEqual(digest(given), this.expectedToken);
+  }
+}
+
+function digest(value: string): Buffer {
+  return createHash("sha256").update(value).digest();
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "content-length": Buffer.byteLength(text) });
+  response.end(text);
+}

@@ -1,0 +1,40 @@
+// The JSON shape of GET /status (versioned): what `openclaw-rl status` prints and `--json` emits. The zod
+// schema is the edge check of the CLI that reads it; the tracker fills it.
+import { z } from "zod";
+
+export const STATUS_VERSION = 1 as const;
+
+const engineStateSchema = z.enum(["starting", "ready", "degraded", "down", "stopped", "failed"]);
+
+export const statusSnapshotSchema = z.object({
+  version: z.literal(STATUS_VERSION),
+  ready: z.boolean(),
+  reason: z.string(),
+  name: z.string().nullable(),
+  method: z.enum(["binary", "opd", "combine"]),
+  engine: z.enum(["slime", "external", "rehearsal"]),
+  stand_in: z.boolean().describe("True for engine.kind rehearsal: the model is a stand-in."),
+  model: z.string(),
+  started_at: z.number(),
+  uptime_s: z.number(),
+  endpoints: z.object({ proxy: z.string().nullable(), admin: z.string().nullable(), dashboard: z.string().nullable(), bridge: z.string().nullable() }),
+  weight_version: z.string().nullable(),
+  weights_updating: z.boolean(),
+  last_weights_update: z.object({ at: z.number(), to_version: z.string(), duration_ms: z.number() }).nullable(),
+  sessions: z.number().int(),
+  turns: z.object({ main: z.number().int(), side: z.number().int() }),
+  samples: z.object({
+    ready: z.number().int(),
+    batch_size: z.number().int(),
+    delivered: z.number().int(),
+    acknowledged: z.number().int(),
+    dropped_stale: z.number().int(),
+  }),
+  batches: z.number().int(),
+  last_batch_at: z.number().nullable(),
+  rewards: z.object({ count: z.number().int(), mean: z.number().nullable(), positive: z.number().int(), zero: z.number().int(), negative: z.number().int() }),
+  engines: z.array(z.object({ name: z.string(), state: engineStateSchema, detail: z.string() })),
+  errors: z.array(z.object({ at: z.number(), source: z.string(), code: z.string(), message: z.string() })),
+});
+
+export type StatusSnapshot = z.infer<typeof statusSnapshotSchema>;

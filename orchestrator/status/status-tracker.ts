@@ -1,0 +1,142 @@
+// Folds the run's events into the live status (turns, samples toward the next batch, rewards, weight
+// version, engines, recent errors); live counters from the proxy and the store win when they are given.
+import type { EngineState, RunEvent } from "../../contracts/events.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
+import type { EventBus } from "../event-bus.ts";
+import { STATUS_VERSION, type StatusSnapshot } from "./status-snapshot.ts";
+
+export interface StatusProviders {
+  /** The proxy's own counters (sessions it holds, main / side turns). */
+  proxy?: () => { sessions: number; turns: { main: number; side: number } };
+  /** The sample store's durable counts. */
+  samples?: () => { ready: number; delivered: number; acknowledged: number; droppedStale: number };
+  /** Whether traffic is accepted (the supervisor's gate), with the reason. */
+  readiness?: () => { ready: boolean; reason: string };
+  endpoints?: () => Partial<StatusSnapshot["endpoints"]>;
+}
+
+const ERROR_HISTORY = 20;
+
+export class StatusTracker {
+  private readonly startedAt = Date.now();
+  private readonly sessions = new Set<string>();
+  private readonly turns = { main: 0, side: 0 };
+  private readonly samples = { ready: 0, delivered: 0, acknowledged: 0, droppedStale: 0, batchSize: 0 };
+  private readonly batchSizes = new Map<string, number>();
+  private readonly rewards = { count: 0, sum: 0, positive: 0, zero: 0, negative: 0 };
+  private readonly engines = new Map<string, { state: EngineState; detail: string }>();
+  private errors: StatusSnapshot["errors"] = [];
+  private batches = 0;
+  private lastBatchAt: number | null = null;
+  private weightVersion: string | null = null;
+  private weightsUpdating = false;
+  private lastWeightsUpdate: StatusSnapshot["last_weights_update"] = null;
+  private readonly unsubscribe: () => void;
+
+  constructor(bus: EventBus, private readonly recipe: Recipe, private readonly providers: StatusProviders = {}) {
+    this.samples.batchSize = recipe.training.batch_size;
+    for (const event of bus.recent()) this.apply(event);
+    this.unsubscribe = bus.subscribe((event) => this.apply(event));
+  }
+
+  apply(event: RunEvent): void {
+    switch (event.type) {
+      case "turn-start":
+        this.sessions.add(event.sessionId);
+        this.turns[event.turnType] += 1;
+        break;
+      case "sample-ready":
+        this.samples.ready = event.ready;
+        this.samples.batchSize = event.batchSize;
+        this.rewards.count += 1;
+        this.rewards.sum += event.reward;
+        if (event.reward > 0) this.rewards.positive += 1;
+        else if (event.reward < 0) this.rewards.negative += 1;
+        else this.rewards.zero += 1;
+        break;
+      case "sample-dropped":
+        if (event.reason === "stale") this.samples.droppedStale += 1;
+        break;
+      case "batch-delivered":
+        this.batches += 1;
+        this.lastBatchAt = event.at;
+        this.samples.delivered += event.size;
+        this.samples.ready = Math.max(0, this.samples.ready - event.size);
+        this.batchSizes.set(event.batchId, event.size);
+        break;
+      case "batch-acknowledged":
+        this.samples.acknowledged += this.batchSizes.get(event.batchId) ?? 0;
+        this.samples.delivered = Math.max(0, this.samples.delivered - (this.batchSizes.get(event.batchId) ?? 0));
+        this.batchSizes.delete(event.batchId);
+        break;
+      case "weights-update-start":
+        this.weightsUpdating = true;
+        break;
+      case "weights-update-end":
+        this.weightsUpdating = false;
+        this.weightVersion = event.toVersion;
+        this.lastWeightsUpdate = { at: event.at, to_version: event.toVersion, duration_ms: event.durationMs };
+        break;
+      case "engine-state":
+        this.engines.set(event.name, { state: event.state, detail: event.detail });
+        break;
+      case "error":
+        this.errors = [...this.errors, { at: event.at, source: event.source, code: event.code, message: event.message }].slice(-ERROR_HISTORY);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** The version the proxy saw on its own (before any update event). */
+  noteWeightVersion(version: string): void {
+    this.weightVersion ??= version;
+  }
+
+  snapshot(): StatusSnapshot {
+    const proxy = this.providers.proxy?.();
+    const store = this.providers.samples?.();
+    const readiness = this.providers.readiness?.() ?? { ready: true, reason: "no engines supervised" };
+    const endpoints = { proxy: null, admin: null, dashboard: null, bridge: null, ...this.providers.endpoints?.() };
+    return {
+      version: STATUS_VERSION,
+      ready: readiness.ready,
+      reason: readiness.reason,
+      name: this.recipe.name ?? null,
+      method: this.recipe.method,
+      engine: this.recipe.engine.kind,
+      stand_in: this.recipe.engine.kind === "rehearsal",
+      model: this.recipe.model.served_name,
+      started_at: this.startedAt,
+      uptime_s: Math.round((Date.now() - this.startedAt) / 1000),
+      endpoints,
+      weight_version: this.weightVersion,
+      weights_updating: this.weightsUpdating,
+      last_weights_update: this.lastWeightsUpdate,
+      sessions: proxy?.sessions ?? this.sessions.size,
+      turns: proxy?.turns ?? { ...this.turns },
+      samples: {
+        ready: store?.ready ?? this.samples.ready,
+        batch_size: this.samples.batchSize,
+        delivered: store?.delivered ?? this.samples.delivered,
+        acknowledged: store?.acknowledged ?? this.samples.acknowledged,
+        dropped_stale: store?.droppedStale ?? this.samples.droppedStale,
+      },
+      batches: this.batches,
+      last_batch_at: this.lastBatchAt,
+      rewards: {
+        count: this.rewards.count,
+        mean: this.rewards.count > 0 ? this.rewards.sum / this.rewards.count : null,
+        positive: this.rewards.positive,
+        zero: this.rewards.zero,
+        negative: this.rewards.negative,
+      },
+      engines: [...this.engines].map(([name, engine]) => ({ name, ...engine })),
+      errors: this.errors,
+    };
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+}
