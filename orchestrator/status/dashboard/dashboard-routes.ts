@@ -1,0 +1,145 @@
+// The dashboard's HTTP routes for the admin server to mount: the page, its static assets, a JSON API
+// (snapshot, turn pages, one turn's detail) and a live SSE stream, all behind the admin token.
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { OpenclawRlError } from "../../../contracts/errors.ts";
+import type { EventBus } from "../../event-bus.ts";
+import { loadDashboardAssets, type Asset } from "./dashboard-assets.ts";
+import { DashboardHistory, type DashboardLimits } from "./dashboard-history.ts";
+import { DashboardStream, type DashboardStreamOptions } from "./dashboard-stream.ts";
+import type { RecordIndexLimits } from "./record-index.ts";
+import { TurnDetails } from "./turn-details.ts";
+
+export interface DashboardDeps {
+  bus: EventBus;
+  /** The run folder (records.dir): turns.jsonl and judgements.jsonl are read from here. */
+  recordsDir: string;
+  /** The admin token: accepted as `Authorization: Bearer …` or `?token=…`. */
+  token: string;
+  /** The recipe's method, so the page shows hint charts before the first judged turn. */
+  method?: "binary" | "opd" | "combine";
+  /** Where the dashboard lives on the admin server. */
+  basePath?: string;
+  limits?: Partial<DashboardLimits>;
+  recordLimits?: Partial<RecordIndexLimits>;
+  stream?: Partial<DashboardStreamOptions>;
+}
+
+export type DashboardRouteHandler = ((request: IncomingMessage, response: ServerResponse) => boolean) & {
+  /** Ends the live streams and stops listening to the bus (call before the admin server closes). */
+  close(): void;
+  readonly basePath: string;
+  readonly history: DashboardHistory;
+};
+
+const securityHeaders = {
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "X-Frame-Options": "DENY",
+  "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'",
+};
+
+export function createDashboardRoutes(deps: DashboardDeps): DashboardRouteHandler {
+  if (deps.token.length < 8) {
+    throw new OpenclawRlError("INTERNAL", "the dashboard needs the admin token (at least 8 characters)", { hint: "pass the admin server's token to createDashboardRoutes" });
+  }
+  const basePath = (deps.basePath ?? "/dashboard").replace(/\/+$/, "");
+  const history = new DashboardHistory(deps.limits, deps.method ?? null);
+  for (const event of deps.bus.recent()) history.apply(event);
+  const stream = new DashboardStream(history, deps.stream);
+  const unsubscribe = deps.bus.subscribe((event) => {
+    history.apply(event);
+    stream.markChanged();
+  });
+  const details = new TurnDetails(deps.recordsDir, deps.recordLimits);
+  const { page, assets } = loadDashboardAssets(basePath);
+  const expectedToken = digest(deps.token);
+
+  const handler = (request: IncomingMessage, response: ServerResponse): boolean => {
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    if (url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return false;
+    const route = url.pathname.slice(basePath.length).replace(/^\/+/, "");
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      sendJson(response, 405, { error: `${request.method} is not supported here; the dashboard is read-only (GET)` }, { Allow: "GET, HEAD" });
+      return true;
+    }
+    if (route.startsWith("assets/")) {
+      // code and styles only, nothing of the run: served without the token so <script src> works
+      const asset = assets.get(route.slice("assets/".length));
+      if (asset) sendAsset(response, asset, "public, max-age=300");
+      else sendJson(response, 404, { error: `no dashboard asset ${route}` });
+      return true;
+    }
+    if (!authorized(request, url, expectedToken)) {
+      sendJson(response, 401, { error: "missing or wrong admin token", hint: "open the dashboard link printed by `openclaw-rl start` (it carries ?token=…)" });
+      return true;
+    }
+    if (route === "") sendAsset(response, page, "no-store");
+    else if (route === "api/snapshot") sendJson(response, 200, history.snapshot());
+    else if (route === "api/stream") stream.attach(response);
+    else if (route === "api/turns") serveTurnPage(url, response, history);
+    else if (route === "api/turn") void serveTurnDetail(url, response, history, details);
+    else sendJson(response, 404, { error: `no dashboard route ${url.pathname}` });
+    return true;
+  };
+  return Object.assign(handler, {
+    basePath,
+    history,
+    close() {
+      unsubscribe();
+      stream.close();
+    },
+  });
+}
+
+function serveTurnPage(url: URL, response: ServerResponse, history: DashboardHistory): void {
+  const before = optionalInteger(url, "before");
+  const limit = optionalInteger(url, "limit");
+  if (before === "invalid" || limit === "invalid" || (limit !== null && (limit < 1 || limit > 500))) {
+    sendJson(response, 400, { error: "before must be a positive integer (a row's seq) and limit an integer from 1 to 500" });
+    return;
+  }
+  sendJson(response, 200, history.turnPage(before, limit ?? history.limits.pageSize));
+}
+
+async function serveTurnDetail(url: URL, response: ServerResponse, history: DashboardHistory, details: TurnDetails): Promise<void> {
+  const sessionId = url.searchParams.get("session");
+  const turn = optionalInteger(url, "turn");
+  if (!sessionId || sessionId.length > 512 || turn === null || turn === "invalid") {
+    sendJson(response, 400, { error: "give session (a session id, at most 512 characters) and turn (an integer ≥ 0)" });
+    return;
+  }
+  try {
+    sendJson(response, 200, await details.lookup(sessionId, turn, history.findTurn(sessionId, turn)));
+  } catch (error) {
+    sendJson(response, 500, { error: `reading the records failed: ${error instanceof Error ? error.message : String(error)}` });
+  }
+}
+
+function optionalInteger(url: URL, name: string): number | null | "invalid" {
+  const raw = url.searchParams.get(name);
+  if (raw === null || raw === "") return null;
+  if (!/^\d{1,15}$/.test(raw)) return "invalid";
+  return Number(raw);
+}
+
+function authorized(request: IncomingMessage, url: URL, expected: Buffer): boolean {
+  const header = request.headers.authorization;
+  const given = header?.startsWith("Bearer ") ? header.slice("Bearer ".length).trim() : url.searchParams.get("token");
+  return given !== null && given !== "" && timingSafeEqual(digest(given), expected);
+}
+
+function digest(token: string): Buffer {
+  return createHash("sha256").update(token).digest();
+}
+
+function sendAsset(response: ServerResponse, asset: Asset, cacheControl: string): void {
+  response.writeHead(200, { ...securityHeaders, "Content-Type": asset.contentType, "Content-Length": asset.body.length, "Cache-Control": cacheControl });
+  response.end(response.req.method === "HEAD" ? undefined : asset.body);
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { ...securityHeaders, ...headers, "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "Content-Length": Buffer.byteLength(text) });
+  response.end(text);
+}

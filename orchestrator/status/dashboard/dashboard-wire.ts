@@ -1,0 +1,157 @@
+// The JSON the dashboard page receives: a bounded snapshot, then deltas on the live stream. Versioned;
+// the page (page/*.js) reads exactly these shapes. Knows nothing of HTTP or of how they are computed.
+import type { EngineState } from "../../../contracts/events.ts";
+
+export const DASHBOARD_VERSION = 1 as const;
+
+export interface BatchPoint {
+  rolloutId: number;
+  batchId: string;
+  at: number;
+  size: number;
+  meanReward: number;
+  evalScore: number | null;
+  positive: number;
+  zero: number;
+  negative: number;
+  /** opd / combine: turns of this batch window whose hint was accepted / rejected. */
+  hintsAccepted: number;
+  hintsRejected: number;
+  /** Samples dropped as stale since the previous batch. */
+  staleDrops: number;
+}
+
+export interface LatencyPoint {
+  at: number; // turn end, ms epoch
+  ttftMs: number | null;
+  totalMs: number;
+  turnType: "main" | "side";
+}
+
+export interface WeightUpdate {
+  id: number;
+  fromVersion: string;
+  toVersion: string | null; // null while the update runs
+  startedAt: number;
+  durationMs: number | null;
+}
+
+export interface EngineStatus {
+  name: string;
+  state: EngineState;
+  detail: string;
+  since: number;
+}
+
+export interface RunErrorEntry {
+  at: number;
+  source: string;
+  code: string;
+  message: string;
+}
+
+export interface TurnVote {
+  purpose: "eval" | "hint";
+  vote: number | null;
+  ok: boolean;
+  error?: string;
+}
+
+export type TurnStatus = "generating" | "awaiting-next-state" | "judging" | "kept" | "skipped" | "side" | "dropped";
+
+export interface TurnRow {
+  seq: number; // insertion order; newest turns have the highest seq
+  sessionId: string;
+  turn: number;
+  turnType: "main" | "side";
+  startedAt: number;
+  decidedBy: string;
+  status: TurnStatus;
+  finishReason: string | null;
+  promptTokens: number | null;
+  responseTokens: number | null;
+  ttftMs: number | null;
+  totalMs: number | null;
+  closedBy: string | null;
+  nextStateRole: "user" | "tool" | null;
+  method: "binary" | "opd" | "combine" | null;
+  score: number | null;
+  hintAccepted: boolean | null;
+  reward: number | null;
+  kind: string | null;
+  /** Why the turn was kept (the sample's rule) or skipped (the judge's reason), or why it was dropped. */
+  why: string | null;
+  votes: TurnVote[];
+}
+
+export interface Totals {
+  turns: number;
+  mainTurns: number;
+  sideTurns: number;
+  sessions: number;
+  judged: number;
+  kept: number;
+  skipped: number;
+  batches: number;
+  samplesDelivered: number;
+  staleDrops: number;
+  invalidDrops: number;
+  errors: number;
+  weightVersion: string | null;
+}
+
+/** Running stats of the batch being filled (judged since the last delivered batch). */
+export interface OpenBatch {
+  ready: number;
+  batchSize: number | null;
+  judged: number;
+  positive: number;
+  zero: number;
+  negative: number;
+  hintsAccepted: number;
+  hintsRejected: number;
+  staleDrops: number;
+}
+
+/** An appended series: `start` is the running index of items[0], so a client can skip what it has. */
+export interface SeriesSlice<T> {
+  start: number;
+  items: T[];
+}
+
+export interface DashboardSnapshot {
+  version: typeof DASHBOARD_VERSION;
+  now: number;
+  method: "binary" | "opd" | "combine" | null;
+  limits: { batches: number; latency: number; weights: number; errors: number; pageSize: number };
+  totals: Totals;
+  open: OpenBatch;
+  engines: EngineStatus[];
+  batches: SeriesSlice<BatchPoint>;
+  latency: SeriesSlice<LatencyPoint>;
+  errors: SeriesSlice<RunErrorEntry>;
+  weights: WeightUpdate[];
+  turns: TurnPage;
+}
+
+export interface DashboardDelta {
+  version: typeof DASHBOARD_VERSION;
+  now: number;
+  method: "binary" | "opd" | "combine" | null;
+  totals: Totals;
+  open: OpenBatch;
+  engines: EngineStatus[] | null; // null: unchanged
+  batches: SeriesSlice<BatchPoint>;
+  latency: SeriesSlice<LatencyPoint>;
+  errors: SeriesSlice<RunErrorEntry>;
+  weights: WeightUpdate[]; // changed or new entries (upsert by id)
+  turnRows: TurnRow[]; // changed or new rows (upsert by seq), newest first, bounded
+  turnsTotal: number; // rows the table holds
+}
+
+export interface TurnPage {
+  rows: TurnRow[]; // newest first
+  total: number; // rows the table holds
+  before: number | null; // the `before` cursor this page answers (null: newest)
+  next: number | null; // cursor for the following (older) page; null when there is none
+}

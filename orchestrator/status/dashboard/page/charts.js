@@ -1,0 +1,71 @@
+// The dashboard's charts: thin wrappers around uPlot (served from node_modules as window.uPlot), one per
+// series family, each redrawn from the page's bounded arrays at most once per animation frame.
+
+const palette = { mean: "#7dd3fc", positive: "#4ade80", zero: "#a1a1aa", negative: "#f87171", accepted: "#4ade80", rejected: "#f87171", eval: "#facc15", ttft: "#c084fc", total: "#7dd3fc", weights: "#fb923c" };
+const axisStyle = { stroke: "#a1a1aa", grid: { stroke: "#27272a" }, ticks: { stroke: "#3f3f46" } };
+
+function line(label, stroke, extra = {}) {
+  return { label, stroke, width: 2, points: { show: true, size: 4 }, spanGaps: false, ...extra };
+}
+
+function makeChart(target, series, scales, axes) {
+  const width = Math.max(280, target.clientWidth || 480);
+  const options = { width, height: 200, series: [{}, ...series], scales, axes, legend: { live: true }, cursor: { drag: { x: false, y: false } } };
+  const chart = new window.uPlot(options, [[], ...series.map(() => [])], target);
+  return { chart, target, columns: series.length };
+}
+
+export function createCharts() {
+  const byBatch = { x: { time: false } };
+  const batchAxis = { ...axisStyle, label: "batch" };
+  const charts = {
+    reward: makeChart(
+      document.getElementById("chart-reward"),
+      [line("mean reward", palette.mean, { scale: "reward" }), line("+1", palette.positive, { scale: "count", width: 1 }), line("0", palette.zero, { scale: "count", width: 1 }), line("−1", palette.negative, { scale: "count", width: 1 })],
+      { ...byBatch, reward: { range: [-1, 1] }, count: { range: (_chart, _min, max) => [0, Math.max(1, max)] } },
+      [batchAxis, { ...axisStyle, scale: "reward" }, { ...axisStyle, scale: "count", side: 1, grid: { show: false } }],
+    ),
+    hints: makeChart(
+      document.getElementById("chart-hints"),
+      [line("accepted", palette.accepted), line("rejected", palette.rejected)],
+      { ...byBatch, y: { range: (_chart, _min, max) => [0, Math.max(1, max)] } },
+      [batchAxis, axisStyle],
+    ),
+    evaluation: makeChart(document.getElementById("chart-eval"), [line("eval score", palette.eval)], { ...byBatch, y: { range: [-1, 1] } }, [batchAxis, axisStyle]),
+    latency: makeChart(
+      document.getElementById("chart-latency"),
+      [line("ttft ms", palette.ttft, { points: { show: false }, width: 1 }), line("total ms", palette.total, { points: { show: false }, width: 1 })],
+      { x: { time: true }, y: { range: (_chart, _min, max) => [0, Math.max(10, max)] } },
+      [axisStyle, axisStyle],
+    ),
+    weights: makeChart(
+      document.getElementById("chart-weights"),
+      [line("update s", palette.weights, { paths: () => null, points: { show: true, size: 7 } })],
+      { x: { time: true }, y: { range: (_chart, _min, max) => [0, Math.max(1, max)] } },
+      [axisStyle, axisStyle],
+    ),
+  };
+  window.addEventListener("resize", () => {
+    for (const entry of Object.values(charts)) entry.chart.setSize({ width: Math.max(280, entry.target.clientWidth), height: 200 });
+  });
+  return charts;
+}
+
+function setData(entry, columns) {
+  entry.chart.setData(columns);
+  entry.target.dataset.points = String(columns[0].length);
+}
+
+/** Redraws every chart from the page state (bounded arrays). */
+export function drawCharts(charts, state) {
+  const batches = state.batches;
+  const rollout = batches.map((batch) => batch.n); // running batch number: always ascending, even if rollout ids restart
+  setData(charts.reward, [rollout, batches.map((b) => b.meanReward), batches.map((b) => b.positive), batches.map((b) => b.zero), batches.map((b) => b.negative)]);
+  charts.reward.target.dataset.lastMean = batches.length ? String(batches[batches.length - 1].meanReward) : "";
+  setData(charts.hints, [rollout, batches.map((b) => b.hintsAccepted), batches.map((b) => b.hintsRejected)]);
+  setData(charts.evaluation, [rollout, batches.map((b) => b.evalScore)]);
+  const latency = state.latency;
+  setData(charts.latency, [latency.map((point) => point.at / 1000), latency.map((point) => point.ttftMs), latency.map((point) => point.totalMs)]);
+  const finished = state.weights.filter((update) => update.durationMs !== null);
+  setData(charts.weights, [finished.map((update) => update.startedAt / 1000), finished.map((update) => update.durationMs / 1000)]);
+}

@@ -1,0 +1,140 @@
+// The dashboard page's entry: reads the admin token once (then drops it from the address bar), opens the
+// live stream, keeps bounded arrays of what it shows and redraws at most once per frame. No framework.
+import { createCharts, drawCharts } from "./charts.js";
+import { element, formatMs, formatReward, formatTime, round } from "./format.js";
+import { TurnTable } from "./turn-table.js";
+
+const base = location.pathname.replace(/\/+$/, "");
+const token = readToken();
+const api = {
+  async getJson(path) {
+    const response = await fetch(`${base}/${path}`, { headers: { Authorization: `Bearer ${token}` }, cache: "no-store" });
+    const body = await response.json();
+    if (!response.ok) throw new Error(body.error ?? `HTTP ${response.status}`);
+    return body;
+  },
+};
+
+const state = { limits: null, method: null, totals: null, open: null, engines: [], batches: [], batchTotal: 0, latency: [], latencyTotal: 0, errors: [], errorTotal: 0, weights: [] };
+const charts = createCharts();
+let table = null;
+let drawPending = false;
+
+function readToken() {
+  const params = new URLSearchParams(location.search);
+  const fromUrl = params.get("token");
+  if (fromUrl) {
+    sessionStorage.setItem("openclaw-rl-admin-token", fromUrl);
+    history.replaceState(null, "", location.pathname); // keep the token out of the address bar and history
+    return fromUrl;
+  }
+  return sessionStorage.getItem("openclaw-rl-admin-token") ?? "";
+}
+
+/** Appends a series slice (items carry a running index) and keeps only the newest `limit`. */
+function appendSlice(list, knownTotal, slice, limit) {
+  const skip = Math.max(0, knownTotal - slice.start);
+  slice.items.slice(skip).forEach((item, offset) => list.push({ ...item, n: slice.start + skip + offset + 1 }));
+  if (list.length > limit) list.splice(0, list.length - limit);
+  return Math.max(knownTotal, slice.start + slice.items.length);
+}
+
+function applySnapshot(snapshot) {
+  Object.assign(state, { limits: snapshot.limits, method: snapshot.method, totals: snapshot.totals, open: snapshot.open, engines: snapshot.engines, weights: snapshot.weights });
+  state.batches = [];
+  state.latency = [];
+  state.errors = [];
+  state.batchTotal = appendSlice(state.batches, snapshot.batches.start, snapshot.batches, snapshot.limits.batches);
+  state.latencyTotal = appendSlice(state.latency, snapshot.latency.start, snapshot.latency, snapshot.limits.latency);
+  state.errorTotal = appendSlice(state.errors, snapshot.errors.start, snapshot.errors, snapshot.limits.errors);
+  if (!table) table = new TurnTable(api, snapshot.limits.pageSize);
+  table.reset(snapshot.turns);
+  scheduleDraw();
+}
+
+function applyDelta(delta) {
+  if (!state.limits) return;
+  Object.assign(state, { method: delta.method, totals: delta.totals, open: delta.open });
+  if (delta.engines) state.engines = delta.engines;
+  state.batchTotal = appendSlice(state.batches, state.batchTotal, delta.batches, state.limits.batches);
+  state.latencyTotal = appendSlice(state.latency, state.latencyTotal, delta.latency, state.limits.latency);
+  state.errorTotal = appendSlice(state.errors, state.errorTotal, delta.errors, state.limits.errors);
+  for (const update of delta.weights) {
+    const index = state.weights.findIndex((known) => known.id === update.id);
+    if (index === -1) state.weights.push(update);
+    else state.weights[index] = update;
+  }
+  if (state.weights.length > state.limits.weights) state.weights.splice(0, state.weights.length - state.limits.weights);
+  table.applyChanges(delta.turnRows, delta.turnsTotal);
+  scheduleDraw();
+}
+
+function scheduleDraw() {
+  if (drawPending) return;
+  drawPending = true;
+  requestAnimationFrame(() => {
+    drawPending = false;
+    drawFacts();
+    drawCharts(charts, state);
+    document.body.dataset.renders = String(Number(document.body.dataset.renders ?? 0) + 1);
+  });
+}
+
+function drawFacts() {
+  const { totals, open } = state;
+  document.getElementById("method").textContent = state.method ?? "–";
+  document.getElementById("weight-version").textContent = totals.weightVersion ?? "–";
+  document.getElementById("hints-figure").hidden = state.method === "binary";
+  const engines = state.engines.map((engine) =>
+    element("li", `engine state-${engine.state}`, [element("span", "engine-name", engine.name), element("span", "engine-state", engine.state), element("span", "muted", engine.detail)]),
+  );
+  document.getElementById("engines").replaceChildren(...(engines.length ? engines : [element("li", "muted", "no engine reported yet")]));
+  const size = open.batchSize;
+  document.getElementById("next-batch-ready").textContent = String(open.ready);
+  document.getElementById("next-batch-size").textContent = size === null ? "?" : String(size);
+  document.getElementById("next-batch-bar").style.width = size ? `${Math.min(100, (100 * open.ready) / size)}%` : "0%";
+  document.getElementById("open-batch").textContent =
+    `judged since the last batch: ${open.judged} (+1 ${open.positive} · 0 ${open.zero} · −1 ${open.negative}` +
+    (state.method && state.method !== "binary" ? ` · hints ${open.hintsAccepted} kept / ${open.hintsRejected} not` : "") + ")";
+  const facts = [
+    ["turns", `${totals.turns} (${totals.mainTurns} main · ${totals.sideTurns} side)`], ["sessions", totals.sessions], ["judged", totals.judged],
+    ["kept", totals.kept], ["skipped", totals.skipped], ["batches", totals.batches], ["samples trained", totals.samplesDelivered],
+    ["stale drops", totals.staleDrops], ["invalid drops", totals.invalidDrops], ["errors", totals.errors],
+  ];
+  document.getElementById("totals").replaceChildren(...facts.flatMap(([name, value]) => [element("dt", "", name), element("dd", "", value)]));
+  document.getElementById("stale-drops").textContent = String(totals.staleDrops);
+  const lastBatch = state.batches[state.batches.length - 1];
+  document.getElementById("chart-reward").title = lastBatch ? `last batch: mean ${formatReward(round(lastBatch.meanReward, 3))}` : "";
+  const recent = state.weights.slice(-6).reverse();
+  document.getElementById("weight-list").replaceChildren(
+    ...recent.map((update) => element("li", "", `${update.fromVersion} → ${update.toVersion ?? "…"} · ${update.durationMs === null ? "updating" : `${round(update.durationMs / 1000, 1)} s`} · ${formatTime(update.startedAt)}`)),
+  );
+  document.getElementById("errors-panel").hidden = state.errors.length === 0;
+  document.getElementById("errors").replaceChildren(
+    ...state.errors.slice(-10).reverse().map((entry) => element("li", "error", `${formatTime(entry.at)} ${entry.source} ${entry.code}: ${entry.message}`)),
+  );
+}
+
+function connect() {
+  const source = new EventSource(`${base}/api/stream?token=${encodeURIComponent(token)}`);
+  const status = document.getElementById("connection");
+  source.addEventListener("snapshot", (event) => {
+    applySnapshot(JSON.parse(event.data));
+    document.body.dataset.connection = "live";
+    status.textContent = "live";
+  });
+  source.addEventListener("delta", (event) => applyDelta(JSON.parse(event.data)));
+  source.addEventListener("error", () => {
+    document.body.dataset.connection = "reconnecting";
+    status.textContent = "reconnecting…";
+    // EventSource hides the status code: ask once whether the token is the problem, and stop if it is
+    api.getJson("api/turns?limit=1").catch((error) => {
+      if (!String(error.message).includes("token")) return;
+      source.close();
+      document.body.dataset.connection = "unauthorized";
+      status.textContent = "wrong or missing admin token: open the link printed by `openclaw-rl start`";
+    });
+  });
+}
+
+connect();

@@ -1,0 +1,164 @@
+// The latest-turns table and the turn detail drawer: a page of rows (newest first, live on the first page,
+// older pages fetched by cursor) and, on click, the turn's conversation, judge votes and hint.
+import { contentText, element, formatMs, formatReward, shorten } from "./format.js";
+
+export class TurnTable {
+  constructor(api, pageSize) {
+    this.api = api;
+    this.pageSize = pageSize;
+    this.rows = []; // newest first, at most pageSize
+    this.total = 0;
+    this.before = null; // null: the live (newest) page
+    this.next = null;
+    this.newSinceView = 0;
+    this.body = document.getElementById("turn-rows");
+    document.getElementById("older-page").addEventListener("click", () => this.loadPage(this.next));
+    document.getElementById("newest-page").addEventListener("click", () => this.loadPage(null));
+    document.getElementById("detail-close").addEventListener("click", () => (document.getElementById("detail").hidden = true));
+    this.body.addEventListener("click", (event) => {
+      const tr = event.target.closest("tr[data-seq]");
+      if (tr) this.openDetail(tr.dataset.session, Number(tr.dataset.turn));
+    });
+  }
+
+  /** A snapshot's first page replaces the table (and returns it to the live page). */
+  reset(page) {
+    this.before = null;
+    this.applyPage(page);
+  }
+
+  applyPage(page) {
+    this.rows = page.rows;
+    this.total = page.total;
+    this.before = page.before;
+    this.next = page.next;
+    this.newSinceView = 0;
+    this.render();
+  }
+
+  async loadPage(before) {
+    const query = before === null ? `limit=${this.pageSize}` : `before=${before}&limit=${this.pageSize}`;
+    this.applyPage(await this.api.getJson(`api/turns?${query}`));
+  }
+
+  /** Changed or new rows from a delta: upserted on the live page; counted as "newer" on older pages. */
+  applyChanges(changedRows, total) {
+    this.total = total;
+    if (changedRows.length === 0) return this.renderFacts();
+    const bySeq = new Map(this.rows.map((row) => [row.seq, row]));
+    const newestSeq = this.rows.length ? this.rows[0].seq : 0;
+    for (const row of changedRows) {
+      if (bySeq.has(row.seq)) bySeq.set(row.seq, row);
+      else if (this.before === null) bySeq.set(row.seq, row);
+      else if (row.seq > newestSeq) this.newSinceView += 1;
+    }
+    this.rows = [...bySeq.values()].sort((a, b) => b.seq - a.seq).slice(0, this.pageSize);
+    if (this.before === null && this.total > this.rows.length && this.rows.length) this.next = this.rows[this.rows.length - 1].seq;
+    this.render();
+  }
+
+  renderFacts() {
+    document.getElementById("turns-total").textContent = `${this.total} held`;
+    document.getElementById("newest-page").disabled = this.before === null;
+    document.getElementById("older-page").disabled = this.next === null;
+    document.getElementById("new-turns").textContent = this.newSinceView ? `${this.newSinceView} newer turns` : this.before === null ? "live" : "";
+  }
+
+  render() {
+    const fragment = document.createDocumentFragment();
+    for (const row of this.rows) {
+      const tr = element("tr", `status-${row.status}`, [
+        element("td", "mono", shorten(row.sessionId, 18)),
+        element("td", "num", row.turn),
+        element("td", "", row.turnType === "side" ? "side" : row.status),
+        element("td", "num", formatReward(row.reward)),
+        element("td", "num", formatReward(row.score)),
+        element("td", "num", `${formatMs(row.ttftMs)} / ${formatMs(row.totalMs)}`),
+        element("td", "why", shorten(row.why ?? "", 120)),
+      ]);
+      tr.dataset.seq = String(row.seq);
+      tr.dataset.session = row.sessionId;
+      tr.dataset.turn = String(row.turn);
+      tr.title = row.sessionId;
+      fragment.append(tr);
+    }
+    this.body.replaceChildren(fragment);
+    this.renderFacts();
+  }
+
+  async openDetail(sessionId, turn) {
+    const drawer = document.getElementById("detail");
+    const body = document.getElementById("detail-body");
+    document.getElementById("detail-title").textContent = `${shorten(sessionId, 32)} · turn ${turn}`;
+    body.replaceChildren(element("p", "muted", "loading…"));
+    drawer.hidden = false;
+    try {
+      const detail = await this.api.getJson(`api/turn?session=${encodeURIComponent(sessionId)}&turn=${turn}`);
+      body.replaceChildren(...renderDetail(detail));
+      drawer.dataset.loaded = `${sessionId}:${turn}`;
+    } catch (error) {
+      body.replaceChildren(element("p", "error", String(error)));
+    }
+  }
+}
+
+function renderDetail(detail) {
+  const parts = [];
+  const row = detail.row;
+  if (row) {
+    parts.push(element("dl", "facts", [
+      ...fact("status", row.status), ...fact("why", row.why ?? "–"), ...fact("reward", formatReward(row.reward)),
+      ...fact("judge score", formatReward(row.score)), ...fact("hint accepted", row.hintAccepted === null ? "–" : String(row.hintAccepted)),
+      ...fact("decided by", row.decidedBy || "–"), ...fact("closed by", row.closedBy ?? "–"), ...fact("finish", row.finishReason ?? "–"),
+      ...fact("tokens", `${row.promptTokens ?? "?"} prompt · ${row.responseTokens ?? "?"} response`),
+    ]));
+    if (row.votes.length) {
+      parts.push(element("h3", "", "Judge votes"));
+      parts.push(element("ul", "votes", row.votes.map((vote) => element("li", vote.ok ? "" : "error", `${vote.purpose}: ${vote.vote === null ? "no vote" : formatReward(vote.vote)}${vote.error ? ` (${vote.error})` : ""}`))));
+    }
+  }
+  parts.push(...renderJudgement(detail.judgementRecord));
+  parts.push(...renderConversation(detail.turnRecord));
+  return parts;
+}
+
+function fact(name, value) {
+  return [element("dt", "", name), element("dd", "", value)];
+}
+
+function renderJudgement(lookup) {
+  const parts = [element("h3", "", "Judgement record")];
+  if (!lookup.found) return [...parts, element("p", "muted", lookup.detail)];
+  const record = lookup.record;
+  const hint = record.hint ?? record.keptHint ?? record.kept_hint ?? null;
+  if (hint) parts.push(element("div", "hint", [element("strong", "", "hint: "), element("span", "", contentText(hint))]));
+  const votes = Array.isArray(record.votes) ? record.votes : Array.isArray(record.evalVotes) ? record.evalVotes : [];
+  for (const vote of votes) {
+    const score = vote.score ?? vote.vote ?? null;
+    const text = vote.raw ?? vote.text ?? vote.answer ?? "";
+    parts.push(element("details", "vote", [element("summary", "", `${vote.purpose ?? "vote"} ${vote.index ?? ""}: ${score === null ? "no vote" : formatReward(score)}${vote.error ? ` (${vote.error})` : ""}`), element("pre", "", contentText(text))]));
+  }
+  parts.push(rawDetails(record));
+  return parts;
+}
+
+function renderConversation(lookup) {
+  const parts = [element("h3", "", "Conversation")];
+  if (!lookup.found) return [...parts, element("p", "muted", lookup.detail)];
+  const record = lookup.record;
+  const messages = Array.isArray(record.messages) ? record.messages : [];
+  for (const message of messages) parts.push(messageBlock(message.role ?? "?", contentText(message.content)));
+  if (record.response) parts.push(messageBlock("assistant (this turn)", contentText(record.response.content) || JSON.stringify(record.response.tool_calls ?? "")));
+  const next = record.nextState ?? record.next_state;
+  if (next) parts.push(messageBlock(`next state (${next.role ?? "?"})`, contentText(next.text ?? next.messages)));
+  parts.push(rawDetails(record));
+  return parts;
+}
+
+function messageBlock(role, text) {
+  return element("div", `message role-${String(role).split(" ")[0]}`, [element("div", "role", role), element("pre", "", shorten(text, 20_000))]);
+}
+
+function rawDetails(record) {
+  return element("details", "raw", [element("summary", "", "raw record"), element("pre", "", JSON.stringify(record, null, 2))]);
+}

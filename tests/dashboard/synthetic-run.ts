@@ -1,0 +1,101 @@
+// Synthetic run events for dashboard tests: turns that start, end, close, get judged and become samples,
+// batches every `batchSize` samples, weight updates after each batch, plus matching JSONL records.
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
+import type { EventBus } from "../../orchestrator/event-bus.ts";
+
+export interface SyntheticRun {
+  bus: EventBus;
+  method: "binary" | "opd" | "combine";
+  batchSize: number;
+  /** When set, each turn also gets a turns.jsonl and a judgements.jsonl record here. */
+  recordsDir?: string;
+  /** Deterministic pseudo-random source. */
+  random: () => number;
+  ready: number;
+  rewards: number[];
+  rolloutId: number;
+  version: number;
+}
+
+export function createSyntheticRun(bus: EventBus, options: { method?: SyntheticRun["method"]; batchSize?: number; recordsDir?: string; seed?: number } = {}): SyntheticRun {
+  let seed = options.seed ?? 7;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  return { bus, method: options.method ?? "combine", batchSize: options.batchSize ?? 16, recordsDir: options.recordsDir, random, ready: 0, rewards: [], rolloutId: 0, version: 0 };
+}
+
+/** One main turn through judging; `progress` (0..1) makes later turns more often positive (the agent learns). */
+export function emitTurn(run: SyntheticRun, sessionId: string, turn: number, progress = 0): void {
+  const { bus, random } = run;
+  const ttftMs = 80 + Math.round(random() * 120);
+  const totalMs = ttftMs + 400 + Math.round(random() * 1600);
+  bus.emit({ type: "turn-start", sessionId, turn, turnType: "main", decidedBy: "openclaw-runtime-marker" });
+  bus.emit({
+    type: "turn-end", sessionId, turn, turnType: "main", finishReason: "stop", promptTokens: 1200 + turn * 40, responseTokens: 90 + Math.round(random() * 200),
+    ttftMs, totalMs, weightVersions: [String(run.version)], continuedAfterAbort: 0,
+  });
+  bus.emit({ type: "turn-closed", sessionId, turn, closedBy: "next-request", nextStateRole: random() < 0.3 ? "tool" : "user" });
+  const roll = random();
+  const score = roll < 0.25 + 0.5 * progress ? 1 : roll < 0.75 ? -1 : 0;
+  const hintAccepted = run.method === "binary" ? null : random() < 0.35 + 0.3 * progress;
+  bus.emit({ type: "judge-vote", sessionId, turn, purpose: "eval", vote: score, ok: true });
+  if (run.method !== "binary") bus.emit({ type: "judge-vote", sessionId, turn, purpose: "hint", vote: hintAccepted ? 1 : -1, ok: true });
+  const keep = score !== 0 || hintAccepted === true;
+  const reward = score;
+  const why = keep ? (hintAccepted ? `combine: hint kept, eval ${score}` : `combine: eval ${score} of 1 vote`) : null;
+  bus.emit({
+    type: "turn-judged", sessionId, turn, method: run.method, score, hintAccepted,
+    sample: keep ? { kind: hintAccepted ? "combined" : "rl", reward, why: why ?? "" } : null, skipped: keep ? null : "eval 0 and no hint",
+  });
+  if (run.recordsDir) writeRecords(run.recordsDir, sessionId, turn, score, hintAccepted);
+  if (!keep) return;
+  run.ready += 1;
+  run.rewards.push(reward);
+  bus.emit({ type: "sample-ready", sampleId: `${sessionId}:${turn}`, sessionId, turn, kind: "rl", reward, ready: run.ready, batchSize: run.batchSize });
+  if (run.ready >= run.batchSize) deliverBatch(run);
+}
+
+function deliverBatch(run: SyntheticRun): void {
+  const rewards = run.rewards.splice(0, run.batchSize);
+  const count = (value: number) => rewards.filter((reward) => reward === value).length;
+  const meanReward = rewards.reduce((sum, reward) => sum + reward, 0) / rewards.length;
+  run.rolloutId += 1;
+  run.ready -= rewards.length;
+  run.bus.emit({
+    type: "batch-delivered", rolloutId: run.rolloutId, batchId: `batch-${run.rolloutId}`, size: rewards.length, meanReward,
+    evalScore: meanReward, counts: { positive: count(1), zero: count(0), negative: count(-1) },
+  });
+  run.bus.emit({ type: "weights-update-start", fromVersion: String(run.version) });
+  run.version += 1;
+  run.bus.emit({ type: "weights-update-end", toVersion: String(run.version), durationMs: 3000 + Math.round(run.random() * 4000) });
+}
+
+function writeRecords(recordsDir: string, sessionId: string, turn: number, score: number, hintAccepted: boolean | null): void {
+  const turnRecord = {
+    version: 1, sessionId, turn, approximate: false,
+    messages: [
+      { role: "system", content: "You are a helpful agent." },
+      { role: "user", content: `Please summarise report ${turn} of ${sessionId}.` },
+    ],
+    promptIds: Array.from({ length: 300 }, (_, index) => index),
+    response: { role: "assistant", content: `Here is the summary of report ${turn}.` },
+    nextState: { role: "user", text: score > 0 ? "thanks, perfect" : "no, that's the wrong report" },
+    headers: { authorization: "Bearer sk-live-should-never-show-1234567890" },
+  };
+  const judgement = {
+    sessionId, turn, score,
+    votes: [{ purpose: "eval", index: 0, score, raw: `The user reacted. \\boxed{${score}}` }],
+    hint: hintAccepted ? `Check which report the user means before summarising (turn ${turn}).` : null,
+  };
+  appendFileSync(join(recordsDir, "turns.jsonl"), `${JSON.stringify(turnRecord)}\n`);
+  appendFileSync(join(recordsDir, "judgements.jsonl"), `${JSON.stringify(judgement)}\n`);
+}
+
+export function emitEngines(bus: EventBus): void {
+  bus.emit({ type: "engine-state", name: "policy", state: "ready", detail: "rehearsal stand-in · 127.0.0.1:30010" });
+  bus.emit({ type: "engine-state", name: "judge", state: "ready", detail: "rehearsal stand-in · 127.0.0.1:30020" });
+  bus.emit({ type: "engine-state", name: "trainer", state: "ready", detail: "rehearsal trainer · bridge connected" });
+}
