@@ -1,0 +1,145 @@
+// `openclaw-rl openclaw-config [--host H] [--write FILE] [--with-key]`: the OpenClaw provider entry that points
+// stock OpenClaw at this proxy; printed, or merged into an openclaw.json without losing its other content.
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { Command } from "commander";
+import { OpenclawRlError } from "../../contracts/errors.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
+import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
+
+export const PROVIDER_ID = "rl";
+
+interface OpenclawConfigOptions extends CommonOptions {
+  host?: string;
+  write?: string;
+  withKey?: boolean;
+}
+
+type JsonObject = Record<string, unknown>;
+
+export function registerOpenclawConfigCommand(program: Command): void {
+  withRecipeOptions(program.command("openclaw-config"))
+    .description("Print (or merge into openclaw.json) the OpenClaw provider entry for this proxy")
+    .option("--host <host>", "address OpenClaw uses to reach the proxy (default: proxy.host, loopback for 0.0.0.0)")
+    .option("--write <file>", "merge the entry into this openclaw.json (created 0600 if missing)")
+    .option("--with-key", "put the real key from $<proxy.api_key_env> in the output instead of a ${VAR} placeholder")
+    .action(async (options: OpenclawConfigOptions) => {
+      const { recipe } = recipeFromOptions(options);
+      const apiKey = resolveApiKey(recipe, options.withKey === true, process.env);
+      const entry = openclawEntry(recipe, { host: options.host, apiKey });
+      if (!options.write) {
+        process.stdout.write(`${JSON.stringify(entry, null, 2)}\n`);
+        return;
+      }
+      const file = path.resolve(options.write);
+      await mergeIntoFile(file, entry);
+      process.stdout.write(`wrote provider "${PROVIDER_ID}" (${providerBaseUrl(recipe, options.host)}) and agents.defaults.model.primary into ${file}\n`);
+    });
+}
+
+/** `${VAR}` unless the user asks for the key itself; asking for an unset key is an error, not an empty key. */
+export function resolveApiKey(recipe: Recipe, withKey: boolean, environment: Record<string, string | undefined>): string {
+  const variable = recipe.proxy.api_key_env;
+  if (!withKey) return `\${${variable}}`;
+  const value = environment[variable];
+  if (!value) {
+    throw new OpenclawRlError("BAD_REQUEST", `--with-key: $${variable} is not set`, { path: "proxy.api_key_env", hint: `export ${variable}=... or leave out --with-key to write a \${${variable}} placeholder` });
+  }
+  return value;
+}
+
+export function providerBaseUrl(recipe: Recipe, host: string | undefined): string {
+  const bind = recipe.proxy.host;
+  const chosen = host ?? (bind === "0.0.0.0" || bind === "::" ? "127.0.0.1" : bind);
+  const formatted = chosen.includes(":") && !chosen.startsWith("[") ? `[${chosen}]` : chosen;
+  return `http://${formatted}:${recipe.proxy.port}/v1`;
+}
+
+export function openclawEntry(recipe: Recipe, options: { host?: string; apiKey: string }): JsonObject {
+  const model = recipe.model;
+  return {
+    models: {
+      mode: "replace",
+      catalogRefresh: { enabled: false },
+      providers: {
+        [PROVIDER_ID]: {
+          baseUrl: providerBaseUrl(recipe, options.host),
+          apiKey: options.apiKey,
+          api: "openai-completions",
+          models: [
+            {
+              id: model.served_name,
+              name: model.served_name,
+              reasoning: model.reasoning_parser !== "none",
+              input: ["text"],
+              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+              contextWindow: model.context_length,
+              maxTokens: model.max_response_tokens,
+              compat: { sendSessionAffinityHeaders: true },
+            },
+          ],
+        },
+      },
+    },
+    agents: { defaults: { model: { primary: `${PROVIDER_ID}/${model.served_name}` } } },
+  };
+}
+
+/** Our keys win; every other key of the existing file (other providers, channels, gateway...) stays. */
+export function mergeOpenclawConfig(existing: JsonObject, entry: JsonObject): JsonObject {
+  const entryModels = entry.models as JsonObject;
+  const models = asObject(existing.models);
+  const agents = asObject(existing.agents);
+  const defaults = asObject(agents.defaults);
+  const entryDefaults = asObject(asObject(entry.agents).defaults);
+  return {
+    ...existing,
+    models: {
+      ...models,
+      mode: entryModels.mode,
+      catalogRefresh: { ...asObject(models.catalogRefresh), ...asObject(entryModels.catalogRefresh) },
+      providers: { ...asObject(models.providers), ...asObject(entryModels.providers) },
+    },
+    agents: { ...agents, defaults: { ...defaults, model: { ...asObject(defaults.model), ...asObject(entryDefaults.model) } } },
+  };
+}
+
+async function mergeIntoFile(file: string, entry: JsonObject): Promise<void> {
+  let existing: JsonObject = {};
+  let mode = 0o600;
+  let text: string | null = null;
+  try {
+    text = await readFile(file, "utf8");
+    mode = (await stat(file)).mode & 0o777;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+      throw new OpenclawRlError("BAD_REQUEST", `cannot read ${file}: ${(error as Error).message}`, { path: file });
+    }
+  }
+  if (text !== null && text.trim() !== "") existing = parseExisting(file, text);
+  await mkdir(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${randomBytes(4).toString("hex")}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(mergeOpenclawConfig(existing, entry), null, 2)}\n`, { mode });
+  await rename(temporary, file);
+}
+
+function parseExisting(file: string, text: string): JsonObject {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new OpenclawRlError("BAD_REQUEST", `${file} is not valid JSON (${(error as Error).message}); nothing was written`, {
+      path: file,
+      hint: "fix the file (openclaw.json must be plain JSON here: no comments or trailing commas), or print the entry without --write and merge it by hand",
+    });
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new OpenclawRlError("BAD_REQUEST", `${file} does not hold a JSON object; nothing was written`, { path: file });
+  }
+  return value as JsonObject;
+}
+
+function asObject(value: unknown): JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as JsonObject) : {};
+}
