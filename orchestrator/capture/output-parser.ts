@@ -147,7 +147,7 @@ export class OutputParser {
       this.openCall = { index: this.calls.length, id: newToolCallId(), name: null, raw: "", argumentsSent: 0 };
       return this.emitContent(text, false);
     }
-    const keep = final ? 0 : holdBack(this.pending, [...tags, ...(this.options.stop ?? [])], true);
+    const keep = final ? 0 : Math.max(holdBack(this.pending, tags, true), holdBack(this.pending, this.options.stop ?? [], true, true));
     const text = this.pending.slice(0, this.pending.length - keep);
     this.pending = this.pending.slice(text.length);
     return this.emitContent(final ? text.replace(/\s+$/, "") : text, false);
@@ -156,9 +156,10 @@ export class OutputParser {
   private stepTool(final: boolean): OutputDelta[] {
     const call = this.openCall!;
     const close = this.pending.indexOf(TOOL_CLOSE);
-    const chunk = close >= 0 ? this.pending.slice(0, close) : this.pending;
+    const keep = close >= 0 || final ? 0 : holdBack(this.pending, [TOOL_CLOSE], false);
+    const chunk = close >= 0 ? this.pending.slice(0, close) : this.pending.slice(0, this.pending.length - keep);
     call.raw += chunk;
-    this.pending = close >= 0 ? this.pending.slice(close + TOOL_CLOSE.length) : "";
+    this.pending = close >= 0 ? this.pending.slice(close + TOOL_CLOSE.length) : this.pending.slice(chunk.length);
     const deltas: OutputDelta[] = [];
     if (call.name === null) {
       const head = TOOL_HEAD.exec(call.raw);
@@ -168,6 +169,7 @@ export class OutputParser {
         deltas.push({ kind: "tool-call-start", index: call.index, id: call.id, name: call.name });
       }
     }
+    if (call.name !== null && call.argumentsSent === 0) call.raw = call.raw.trimStart();
     if (close >= 0) {
       this.openCall = null;
       this.mode = "content";
@@ -210,11 +212,11 @@ export class OutputParser {
   }
 }
 
-/** Characters at the end of `text` to hold back: a proper prefix of a tag, or (optionally) trailing whitespace. */
-export function holdBack(text: string, tags: readonly string[], whitespace: boolean): number {
+/** Characters at the end of `text` to hold back: a proper prefix of a tag (`whole`: or all of it), or (optionally) trailing whitespace. */
+export function holdBack(text: string, tags: readonly string[], whitespace: boolean, whole = false): number {
   let keep = 0;
   for (const tag of tags) {
-    for (let length = Math.min(tag.length - 1, text.length); length > keep; length--) {
+    for (let length = Math.min(whole ? tag.length : tag.length - 1, text.length); length > keep; length--) {
       if (text.endsWith(tag.slice(0, length))) {
         keep = length;
         break;

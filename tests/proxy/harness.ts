@@ -1,0 +1,179 @@
+// Test harness: Qwen3's real tokenizer and chat template, the SGLang-shaped stand-in at the outer edge with a
+// scripted responder (continuation-aware), and a proxy in front of it, all on loopback with ephemeral ports.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { RecipeInput } from "../../contracts/recipe.ts";
+import type { RunEvent } from "../../contracts/events.ts";
+import type { ClosedTurn } from "../../contracts/turn.ts";
+import { StandinSglangServer } from "../../launchers/rehearsal/standin-sglang-server.ts";
+import { SglangClient } from "../../orchestrator/engine/sglang-client.ts";
+import { EventBus } from "../../orchestrator/event-bus.ts";
+import { createProxy, type Proxy } from "../../orchestrator/proxy/proxy-server.ts";
+import { ChatTemplate } from "../../orchestrator/tokenizer/chat-template.ts";
+import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
+import { ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
+import { testRecipe } from "./fixtures.ts";
+
+let shared: Promise<{ tokenizer: ModelTokenizer; template: ChatTemplate }> | null = null;
+
+export function qwen3(): Promise<{ tokenizer: ModelTokenizer; template: ChatTemplate }> {
+  shared ??= loadTokenizerFiles("builtin:qwen3").then((files) => ({ tokenizer: new ModelTokenizer(files), template: new ChatTemplate(files) }));
+  return shared;
+}
+
+/** What the model says for a prompt (the full reply; continuations are handled by the responder). */
+export type Script = (promptText: string) => string;
+
+export interface HarnessOptions {
+  script: Script;
+  tokenDelayMs?: number;
+  recipe?: RecipeInput;
+  apiKey?: string;
+  ready?: () => boolean;
+  policyUrl?: string; // point the proxy elsewhere (an engine that is down)
+}
+
+export interface Harness {
+  url: string;
+  standin: StandinSglangServer;
+  proxy: Proxy;
+  closed: ClosedTurn[];
+  events: RunEvent[];
+  versions: string[];
+  recordsDir: string;
+  tokenizer: ModelTokenizer;
+  template: ChatTemplate;
+  close(): Promise<void>;
+}
+
+export async function startHarness(options: HarnessOptions): Promise<Harness> {
+  const { tokenizer, template } = await qwen3();
+  const standin = new StandinSglangServer({
+    tokenizer,
+    chatTemplate: template,
+    tokenDelayMs: options.tokenDelayMs ?? 0,
+    responder: {
+      reply: ({ promptText, inputIds }) => {
+        const full = tokenizer.encode(options.script(promptText));
+        return { tokenIds: full.slice(overlap(inputIds, full)) };
+      },
+    },
+  });
+  const { url: engineUrl } = await standin.start();
+  const recordsDir = await mkdtemp(path.join(tmpdir(), "proxy-test-"));
+  const bus = new EventBus();
+  const events: RunEvent[] = [];
+  bus.subscribe((event) => events.push(event));
+  const closed: ClosedTurn[] = [];
+  const versions: string[] = [];
+  const proxy = createProxy({
+    recipe: testRecipe({ model: { path: "builtin:qwen3", tokenizer_path: "builtin:qwen3" }, ...options.recipe }),
+    policy: new SglangClient({ baseUrl: options.policyUrl ?? engineUrl, timeoutMs: 10_000 }),
+    tokenizer,
+    template,
+    bus,
+    onTurnClosed: (turn) => closed.push(turn),
+    onWeightVersion: (version) => versions.push(version),
+    readiness: () => (options.ready?.() ?? true ? { ready: true, reason: "engines ready", retryAfterS: 0 } : { ready: false, reason: "policy engine starting", retryAfterS: 7 }),
+    apiKey: options.apiKey,
+    recordsDir,
+  });
+  const address = await proxy.listen(0, "127.0.0.1");
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    standin,
+    proxy,
+    closed,
+    events,
+    versions,
+    recordsDir,
+    tokenizer,
+    template,
+    async close() {
+      await proxy.close(1000);
+      await standin.close();
+      await rm(recordsDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Longest k such that input ends with full[0..k): how much of the reply a continuation already holds. */
+function overlap(input: readonly number[], full: readonly number[]): number {
+  for (let k = Math.min(full.length, input.length); k > 0; k--) {
+    let same = true;
+    for (let index = 0; index < k && same; index++) same = input[input.length - k + index] === full[index];
+    if (same) return k;
+  }
+  return 0;
+}
+
+export interface SseEvent {
+  at: number;
+  data: Record<string, unknown> | "[DONE]";
+}
+
+/** Posts a chat request and reads the SSE answer event by event, with arrival times. */
+export async function streamChat(url: string, body: unknown, headers: Record<string, string> = {}, onEvent?: (event: SseEvent) => void | Promise<void>): Promise<{ status: number; events: SseEvent[]; headers: Headers }> {
+  const response = await fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const events: SseEvent[] = [];
+  if (!response.body) return { status: response.status, events, headers: response.headers };
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let boundary: number;
+    while ((boundary = buffer.indexOf("\n\n")) >= 0) {
+      const line = buffer.slice(0, boundary).replace(/^data: /, "");
+      buffer = buffer.slice(boundary + 2);
+      const event: SseEvent = { at: Date.now(), data: line === "[DONE]" ? "[DONE]" : (JSON.parse(line) as Record<string, unknown>) };
+      events.push(event);
+      await onEvent?.(event);
+    }
+  }
+  return { status: response.status, events, headers: response.headers };
+}
+
+export async function postChat(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const response = await fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
+}
+
+interface Delta {
+  content?: string;
+  reasoning_content?: string;
+  tool_calls?: { index: number; id?: string; function: { name?: string; arguments?: string } }[];
+}
+
+/** Joins streamed deltas into content, reasoning and tool calls. */
+export function assemble(events: SseEvent[]): { content: string; reasoning: string; toolCalls: { id: string; name: string; arguments: string }[]; finish: string | null; usage: unknown } {
+  let content = "";
+  let reasoning = "";
+  const toolCalls: { id: string; name: string; arguments: string }[] = [];
+  let finish: string | null = null;
+  let usage: unknown = null;
+  for (const event of events) {
+    if (event.data === "[DONE]") continue;
+    const choices = event.data.choices as { delta: Delta; finish_reason: string | null }[] | undefined;
+    if (event.data.usage) usage = event.data.usage;
+    const choice = choices?.[0];
+    if (!choice) continue;
+    content += choice.delta.content ?? "";
+    reasoning += choice.delta.reasoning_content ?? "";
+    for (const call of choice.delta.tool_calls ?? []) {
+      const entry = (toolCalls[call.index] ??= { id: call.id ?? "", name: "", arguments: "" });
+      entry.name += call.function.name ?? "";
+      entry.arguments += call.function.arguments ?? "";
+    }
+    if (choice.finish_reason) finish = choice.finish_reason;
+  }
+  return { content, reasoning, toolCalls, finish, usage };
+}
+
+export async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

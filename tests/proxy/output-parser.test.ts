@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { holdBack, OutputParser, type OutputDelta } from "../../orchestrator/capture/output-parser.ts";
+
+function feed(parser: OutputParser, pieces: string[]): OutputDelta[] {
+  const deltas: OutputDelta[] = [];
+  for (const piece of pieces) deltas.push(...parser.push(piece));
+  deltas.push(...parser.finish());
+  return deltas;
+}
+
+function joined(deltas: OutputDelta[], kind: "content" | "reasoning"): string {
+  return deltas.filter((delta) => delta.kind === kind).map((delta) => (delta as { text: string }).text).join("");
+}
+
+/** Splits text into single characters so every tag arrives in pieces. */
+const chars = (text: string): string[] => [...text];
+
+describe("OutputParser", () => {
+  it("separates qwen3 reasoning from content, even with tags split across pieces", () => {
+    for (const pieces of [["<think>\nLet me see.\n</think>\n\nHello world"], chars("<think>\nLet me see.\n</think>\n\nHello world")]) {
+      const parser = new OutputParser({ reasoning: true, startInReasoning: false, toolCalls: false });
+      const deltas = feed(parser, pieces);
+      expect(joined(deltas, "reasoning")).toBe("Let me see.");
+      expect(joined(deltas, "content")).toBe("Hello world");
+      for (const delta of deltas) if (delta.kind === "content") expect(delta.text).not.toMatch(/[<>]/);
+      expect(parser.message()).toEqual({ role: "assistant", content: "Hello world", reasoning_content: "Let me see." });
+    }
+  });
+
+  it("starts inside reasoning when the generation prompt opened <think>", () => {
+    const parser = new OutputParser({ reasoning: true, startInReasoning: true, toolCalls: false });
+    const deltas = feed(parser, chars("thinking hard\n</think>\n\nDone."));
+    expect(joined(deltas, "reasoning")).toBe("thinking hard");
+    expect(joined(deltas, "content")).toBe("Done.");
+  });
+
+  it("never emits a partial tag as content and streams content before the end", () => {
+    const parser = new OutputParser({ reasoning: true, startInReasoning: false, toolCalls: true });
+    expect(parser.push("Hello")).toEqual([{ kind: "content", text: "Hello" }]);
+    expect(parser.push(" there <tool")).toEqual([{ kind: "content", text: " there" }]);
+    expect(parser.push("_c")).toEqual([]);
+    const rest = parser.push('all>\n{"name": "ls", "arguments": {"path": "."}}\n</tool_call>');
+    expect(rest[0]).toMatchObject({ kind: "tool-call-start", index: 0, name: "ls" });
+    expect((rest[0] as { id: string }).id).toMatch(/^call_[0-9a-f]{24}$/);
+    const args = rest.filter((delta) => delta.kind === "tool-call-arguments").map((delta) => (delta as { text: string }).text).join("");
+    expect(args).toBe('{"path": "."}');
+    expect(parser.finish()).toEqual([]);
+    const message = parser.message();
+    expect(message.content).toBe("Hello there");
+    expect(message.tool_calls?.[0]?.function).toEqual({ name: "ls", arguments: '{"path": "."}' });
+  });
+
+  it("streams tool-call arguments piece by piece, holding back only the closing brace", () => {
+    const parser = new OutputParser({ reasoning: false, startInReasoning: false, toolCalls: true });
+    const text = '<tool_call>\n{"name": "write", "arguments": {"path": "a.txt", "content": {"x": [1, 2]}}}\n</tool_call>\n<tool_call>\n{"name": "ls", "arguments": {}}\n</tool_call>';
+    const deltas = feed(parser, chars(text));
+    const starts = deltas.filter((delta) => delta.kind === "tool-call-start");
+    expect(starts.map((delta) => (delta as { name: string }).name)).toEqual(["write", "ls"]);
+    const argsOf = (index: number): string =>
+      deltas.filter((delta) => delta.kind === "tool-call-arguments" && delta.index === index).map((delta) => (delta as { text: string }).text).join("");
+    expect(JSON.parse(argsOf(0))).toEqual({ path: "a.txt", content: { x: [1, 2] } });
+    expect(argsOf(1)).toBe("{}");
+    expect(joined(deltas, "content")).toBe("");
+    expect(parser.message().content).toBeNull();
+    expect(parser.hasToolCalls).toBe(true);
+  });
+
+  it("keeps tool-call markup as text when tool parsing is off (tool_choice none)", () => {
+    const parser = new OutputParser({ reasoning: true, startInReasoning: false, toolCalls: false });
+    const text = 'Sure <tool_call>\n{"name": "ls", "arguments": {}}\n</tool_call>';
+    const deltas = feed(parser, chars(text));
+    expect(joined(deltas, "content")).toBe(text);
+    expect(parser.hasToolCalls).toBe(false);
+  });
+
+  it("turns an unparseable tool call back into content", () => {
+    const parser = new OutputParser({ reasoning: false, startInReasoning: false, toolCalls: true });
+    const deltas = feed(parser, ["<tool_call>\nnot json\n</tool_call>"]);
+    expect(joined(deltas, "content")).toBe("<tool_call>\nnot json\n</tool_call>");
+    expect(parser.hasToolCalls).toBe(false);
+  });
+
+  it("holds back a possible stop string and drops the matched one", () => {
+    const parser = new OutputParser({ reasoning: false, startInReasoning: false, toolCalls: false, stop: ["END"] });
+    expect(parser.push("abc E")).toEqual([{ kind: "content", text: "abc" }]);
+    const deltas = [...parser.push("ND"), ...parser.finish("END")];
+    expect(joined(deltas, "content")).toBe("");
+    expect(parser.message().content).toBe("abc");
+  });
+
+  it("holdBack finds the longest tag prefix at the end", () => {
+    expect(holdBack("abc <tool_", ["<tool_call>"], false)).toBe(6);
+    expect(holdBack("abc", ["<tool_call>"], false)).toBe(0);
+    expect(holdBack("abc  \n", [], true)).toBe(3);
+  });
+});
