@@ -63,9 +63,10 @@ export class DashboardHistory {
   private enginesChanged = false;
   private readonly changedWeights = new Set<WeightUpdate>();
 
-  constructor(limits: Partial<DashboardLimits> = {}, method: Method | null = null) {
+  constructor(limits: Partial<DashboardLimits> = {}, method: Method | null = null, batchSize: number | null = null) {
     this.limits = { ...defaultDashboardLimits, ...limits };
     this.method = method;
+    this.open = emptyOpenBatch(batchSize);
     this.batches = new BoundedSeries(this.limits.batches);
     this.latency = new BoundedSeries(this.limits.latency);
     this.errors = new BoundedSeries(this.limits.errors);

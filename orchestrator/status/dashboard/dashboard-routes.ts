@@ -18,6 +18,8 @@ export interface DashboardDeps {
   token: string;
   /** The recipe's method, so the page shows hint charts before the first judged turn. */
   method?: "binary" | "opd" | "combine";
+  /** The recipe's training.batch_size, shown before the first sample is ready. */
+  batchSize?: number;
   /** Where the dashboard lives on the admin server. */
   basePath?: string;
   limits?: Partial<DashboardLimits>;
@@ -25,6 +27,7 @@ export interface DashboardDeps {
   stream?: Partial<DashboardStreamOptions>;
 }
 
+/** Matches the admin server's AdminRouteHandler: true when it answered (it does its own token check). */
 export type DashboardRouteHandler = ((request: IncomingMessage, response: ServerResponse) => boolean) & {
   /** Ends the live streams and stops listening to the bus (call before the admin server closes). */
   close(): void;
@@ -44,7 +47,7 @@ export function createDashboardRoutes(deps: DashboardDeps): DashboardRouteHandle
     throw new OpenclawRlError("INTERNAL", "the dashboard needs the admin token (at least 8 characters)", { hint: "pass the admin server's token to createDashboardRoutes" });
   }
   const basePath = (deps.basePath ?? "/dashboard").replace(/\/+$/, "");
-  const history = new DashboardHistory(deps.limits, deps.method ?? null);
+  const history = new DashboardHistory(deps.limits, deps.method ?? null, deps.batchSize ?? null);
   for (const event of deps.bus.recent()) history.apply(event);
   const stream = new DashboardStream(history, deps.stream);
   const unsubscribe = deps.bus.subscribe((event) => {
