@@ -9,8 +9,6 @@ import type { SglangClient } from "../engine/sglang-client.ts";
 import type { EventBus } from "../event-bus.ts";
 import { CallLimiter } from "../judge/call-limiter.ts";
 import { JudgeClient } from "../judge/judge-client.ts";
-import type { JudgePurpose } from "../judge/judge-answer.ts";
-import { evaluationPrompt, hintPrompt, responseTextForJudge } from "../judge/judge-prompts.ts";
 import { chooseHint, tallyEvalVotes, type Vote } from "../judge/vote-tally.ts";
 import { JudgementRecords, JUDGEMENT_RECORD_VERSION, type JudgementRecord, type RecordedVote } from "../records/judgement-records.ts";
 import type { ChatTemplate } from "../tokenizer/chat-template.ts";
@@ -22,6 +20,7 @@ import { decideSample, type JudgedSignals } from "./method-dispatch.ts";
 import { buildSample, sampleId, unusableTurnReason } from "./sample-builder.ts";
 import { TeacherScorer, type TeacherOutcome } from "./teacher-scorer.ts";
 import { TurnLedger } from "./turn-ledger.ts";
+import { TurnVoter } from "./turn-voter.ts";
 
 export interface JudgePipelineDeps {
   recipe: Recipe;
@@ -51,7 +50,7 @@ interface Outcome {
 
 export class JudgePipeline {
   private readonly recipe: Recipe;
-  private readonly client: JudgeClient;
+  private readonly voter: TurnVoter;
   private readonly teacher: TeacherScorer;
   private readonly records: JudgementRecords;
   private readonly ledger: TurnLedger;
@@ -73,7 +72,15 @@ export class JudgePipeline {
       retries: judge.retries,
       backoffMs: deps.retryBackoffMs ?? 1000,
     };
-    this.client = new JudgeClient({ engine: deps.judge, template: deps.judgeTemplate, limiter, settings, signal: this.shutdown.signal });
+    const client = new JudgeClient({ engine: deps.judge, template: deps.judgeTemplate, limiter, settings, signal: this.shutdown.signal });
+    this.voter = new TurnVoter({
+      client,
+      bus: deps.bus,
+      counters: this.counters,
+      signal: this.shutdown.signal,
+      turnRetries: deps.turnRetries ?? 1,
+      turnRetryDelayMs: deps.turnRetryDelayMs ?? 30_000,
+    });
     this.teacher = new TeacherScorer({
       engine: deps.judge,
       template: deps.policyTemplate,
@@ -199,7 +206,7 @@ export class JudgePipeline {
     const hasNextState = turn.nextState !== null;
     const needEval = method !== "opd" && explicit?.score == null && hasNextState;
     const needHint = method !== "binary" && explicit?.hint == null && hasNextState;
-    const { evalVotes, hintVotes, attempts } = await this.collectVotes(turn, needEval, needHint);
+    const { evalVotes, hintVotes, attempts } = await this.voter.collect(turn, needEval, needHint);
     record.attempt = attempts;
 
     const tally = evalVotes ? tallyEvalVotes(evalVotes) : null;
@@ -227,6 +234,7 @@ export class JudgePipeline {
     };
     const decision = decideSample(signals);
     if (!decision.make) {
+      if (decision.judgeFailed && this.shutdown.signal.aborted) return { sample: null, skipped: `shutdown before the judge answered (${decision.reason})`, category: "judge-failed" };
       if (decision.judgeFailed) this.reportError("JUDGE_FAILED", `${turn.sessionId}:${turn.turn}: ${decision.reason} after ${attempts} attempt(s); no sample (never trained as neutral)`);
       return { sample: null, skipped: decision.reason, category: decision.judgeFailed ? "judge-failed" : skipCategory(decision.reason, hasNextState) };
     }
@@ -253,45 +261,6 @@ export class JudgePipeline {
     return { sample: built.sample, skipped: null, category: null };
   }
 
-  /** Runs the needed vote sets concurrently; a set whose votes ALL failed is asked again (bounded), alone. */
-  private async collectVotes(turn: ClosedTurn, needEval: boolean, needHint: boolean): Promise<{ evalVotes: Vote[] | null; hintVotes: Vote[] | null; attempts: number }> {
-    let evalVotes: Vote[] | null = null;
-    let hintVotes: Vote[] | null = null;
-    const retries = this.deps.turnRetries ?? 1;
-    let attempts = 0;
-    for (;;) {
-      attempts += 1;
-      const askEval: boolean = needEval && (evalVotes === null || allFailed(evalVotes));
-      const askHint: boolean = needHint && (hintVotes === null || allFailed(hintVotes));
-      if (!askEval && !askHint) break;
-      const [nextEval, nextHint]: [Vote[] | null, Vote[] | null] = await Promise.all([askEval ? this.askJudge(turn, "eval") : null, askHint ? this.askJudge(turn, "hint") : null]);
-      if (nextEval) evalVotes = nextEval;
-      if (nextHint) hintVotes = nextHint;
-      const failing = (needEval && allFailed(evalVotes!)) || (needHint && allFailed(hintVotes!));
-      if (!failing || attempts > retries || this.shutdown.signal.aborted) break;
-      await delay(this.deps.turnRetryDelayMs ?? 30_000, this.shutdown.signal);
-    }
-    return { evalVotes, hintVotes, attempts };
-  }
-
-  private askJudge(turn: ClosedTurn, purpose: JudgePurpose): Promise<Vote[]> {
-    const nextState = turn.nextState!;
-    const responseText = responseTextForJudge(turn.response);
-    const messages = purpose === "eval" ? evaluationPrompt(responseText, nextState.text, nextState.role) : hintPrompt(responseText, nextState.text, nextState.role);
-    return this.client.vote(purpose, messages, undefined, (vote) => {
-      this.counters.vote(vote.score !== null);
-      this.deps.bus.emit({
-        type: "judge-vote",
-        sessionId: turn.sessionId,
-        turn: turn.turn,
-        purpose,
-        vote: vote.score,
-        ok: vote.score !== null,
-        ...(vote.error ? { error: vote.error } : {}),
-      });
-    });
-  }
-
   /** Endpoint feedback held for the turn, else a next state that is plainly 👍 / 👎. */
   private explicitFeedback(turn: ClosedTurn): ExplicitFeedback | null {
     const held = this.ledger.takeHeld(turn.sessionId, turn.turn);
@@ -312,10 +281,6 @@ export class JudgePipeline {
   }
 }
 
-function allFailed(votes: readonly Vote[]): boolean {
-  return votes.length > 0 && votes.every((vote) => vote.score === null);
-}
-
 function recordVote(vote: Vote, withHint: boolean): RecordedVote {
   return { index: vote.index, score: vote.score, ...(withHint ? { hint: vote.hint } : {}), raw: vote.raw, error: vote.error, attempts: vote.attempts, ms: vote.ms };
 }
@@ -331,17 +296,4 @@ async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<v
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([Promise.allSettled(promises), new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))))]);
   clearTimeout(timer);
-}
-
-function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, Math.max(0, ms));
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }
