@@ -3,6 +3,7 @@
 import type { EngineState } from "../../contracts/events.ts";
 import type { ProcessSpec } from "../../contracts/plan.ts";
 import type { ChildResult } from "./child-result.ts";
+import type { OrphanCommand } from "./orphan-watchdog.ts";
 import type { ReadinessProbe } from "./readiness-probe.ts";
 import type { RestartPolicy } from "./restart-policy.ts";
 
@@ -27,8 +28,8 @@ export interface ChildDefinition {
   gracefulStop?: () => Promise<void>;
   /** The forced variant (second Ctrl-C): e.g. `ray stop --force`. */
   forcedStop?: () => Promise<void>;
-  /** A command the orphan watchdog runs if the orchestrator dies without stopping (e.g. [ray, stop]). */
-  orphanCommand?: string[];
+  /** A command the orphan watchdog runs if the orchestrator dies without stopping (e.g. `ray stop`). */
+  orphanCommand?: OrphanCommand;
 }
 
 export interface ChildStatus {

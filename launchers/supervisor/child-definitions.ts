@@ -97,7 +97,7 @@ function rayHead(spec: ProcessSpec, recipe: Recipe, ray: RayControl, hooks: Defi
     after: [],
     gracefulStop: async () => void (await ray.stop(false)),
     forcedStop: async () => void (await ray.stop(true, 15_000)),
-    orphanCommand: [ray.options.ray, "stop"],
+    orphanCommand: { argv: [ray.options.ray, "stop"], env: ray.options.environment },
   };
 }
 

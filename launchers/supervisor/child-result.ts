@@ -51,9 +51,10 @@ function summarize(end: ChildEnd, durationMs: number): string {
   return reason && !end.killedByUs ? `${end.name} ${how}: ${reason}` : `${end.name} ${how}`;
 }
 
-/** The line that most likely says why: the last exception-looking line, else the last non-empty one. */
+/** The line that most likely says why: the last Python exception line, else the last error-looking line, else the last one. */
 export function lastMeaningfulLine(lines: string[]): string | undefined {
-  const trimmed = lines.map((line) => line.trim()).filter((line) => line.length > 0);
-  const error = [...trimmed].reverse().find((line) => /(Error|Exception|error:|failed|Killed)/.test(line) && !line.startsWith("File "));
-  return (error ?? trimmed[trimmed.length - 1])?.slice(0, 300);
+  const trimmed = lines.map((line) => line.trim()).filter((line) => line.length > 0).reverse();
+  const exception = trimmed.find((line) => /^[\w.]*(Error|Exception|Interrupt)\b:?/.test(line));
+  const error = trimmed.find((line) => /(error|exception|failed|killed)/i.test(line) && !line.startsWith("File "));
+  return (exception ?? error ?? trimmed[0])?.slice(0, 300);
 }

@@ -5,6 +5,11 @@ import { execa, type ResultPromise } from "execa";
 
 const SCRIPT = fileURLToPath(new URL("./orphan-watchdog.mjs", import.meta.url));
 
+export interface OrphanCommand {
+  argv: string[];
+  env: Record<string, string | undefined>;
+}
+
 export class OrphanWatchdog {
   private readonly subprocess: ResultPromise<{ stdin: "pipe"; stdout: "ignore"; stderr: "inherit"; detached: true; reject: false }>;
 
@@ -34,9 +39,9 @@ export class OrphanWatchdog {
     this.send({ remove: pgid });
   }
 
-  /** A command the watchdog runs first when orphaned (e.g. [ray, stop]). */
-  onOrphan(argv: string[]): void {
-    this.send({ onOrphan: argv });
+  /** A command the watchdog runs first when orphaned (e.g. `ray stop` with the Ray head's environment). */
+  onOrphan(command: OrphanCommand): void {
+    this.send({ onOrphan: command });
   }
 
   /** A clean stop: the watchdog exits without touching anything. */

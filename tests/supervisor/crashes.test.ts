@@ -1,0 +1,77 @@
+// Crashes: the standalone judge crashes and comes back with backoff (the gate closes, then reopens by
+// itself); a slime job crash is reported with the reason and last lines, and resubmitted from its last
+// checkpoint only when training.restart_on_crash is set.
+import { mkdirSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import type { LaunchPlan } from "../../contracts/plan.ts";
+import { defineChildren } from "../../launchers/supervisor/child-definitions.ts";
+import { Supervisor } from "../../launchers/supervisor/supervisor.ts";
+import { eventually, freePort, Harness, slimeProcesses, slimeRecipe } from "./harness.ts";
+
+let running: Supervisor[] = [];
+afterEach(async () => {
+  await Promise.all(running.map((supervisor) => supervisor.stop({ force: true })));
+  running = [];
+});
+
+async function startStack(options: { restartOnCrash?: boolean; only?: string[] } = {}) {
+  const harness = new Harness();
+  mkdirSync(harness.runDir, { recursive: true });
+  const recipe = slimeRecipe({ rayPort: await freePort(), dashboardPort: await freePort(), judgePort: await freePort(), runDir: harness.runDir, restartOnCrash: options.restartOnCrash });
+  const processes = slimeProcesses(recipe, harness.root).filter((spec) => !options.only || options.only.includes(spec.name));
+  const plan: LaunchPlan = { method: "binary", engine: "slime", placement: null, processes, notes: [] };
+  const terminal: string[] = [];
+  const supervisor = new Supervisor({ runDir: harness.runDir, baseEnvironment: harness.environment, stopGraceMs: 1000, terminal: (line) => terminal.push(line) });
+  running.push(supervisor);
+  await supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => harness.hello(), baseEnvironment: harness.environment, recheckMs: 100, restartInitialMs: 300 }));
+  expect(await supervisor.waitAllReady(8000)).toBe(true);
+  return { harness, supervisor, terminal };
+}
+
+describe("crashes", () => {
+  it("restarts a crashed standalone judge with backoff; the gate closes with the reason and reopens", async () => {
+    const { harness, supervisor } = await startStack({ only: ["judge"] });
+    const firstPid = supervisor.status("judge")!.pid;
+    harness.crash("judge");
+    const closed = await eventually(() => {
+      const gate = supervisor.trafficGate();
+      return !gate.ready && gate;
+    }, 3000, "gate closed");
+    expect(closed.reason).toMatch(/judge is down: restarting in 0\.3s: judge exited with code 1 .*CUDA out of memory/);
+    expect(closed.retryAfterS).toBe(5);
+    await eventually(() => supervisor.trafficGate().ready, 5000, "gate reopened");
+    const status = supervisor.status("judge")!;
+    expect(status).toMatchObject({ state: "ready", restarts: 1 });
+    expect(status.pid).not.toBe(firstPid);
+    expect(status.lastResult).toMatchObject({ exitCode: 1, killedByUs: false, ok: false });
+    expect(status.lastResult!.stderrTail.at(-1)).toMatch(/OutOfMemoryError/);
+    expect(harness.events().filter((event) => event.who === "sglang" && event.event === "start")).toHaveLength(2);
+  });
+
+  it("reports a crashed slime job with the reason and its last lines, and does not restart it by default", async () => {
+    const { harness, supervisor, terminal } = await startStack({ only: ["ray-head", "slime-job"] });
+    harness.crash("slime");
+    const status = await eventually(() => {
+      const job = supervisor.status("slime-job")!;
+      return job.state === "failed" && job;
+    }, 5000, "job failed");
+    expect(status.detail).toMatch(/slime-job exited with code 1 .*RuntimeError: NCCL error in broadcast \(fixture crash\) \(no restart policy\)/);
+    expect(status.lastResult!.outputTail.join("\n")).toMatch(/Traceback \(most recent call last\)/);
+    expect(terminal.some((line) => /slime-job │ .*RuntimeError/.test(line))).toBe(true);
+    expect(supervisor.trafficGate()).toMatchObject({ ready: false, retryAfterS: 60 });
+    expect(harness.events().filter((event) => event.who === "ray" && event.argv?.[1] === "submit")).toHaveLength(1);
+  });
+
+  it("resubmits a crashed slime job from its last checkpoint when training.restart_on_crash is set", async () => {
+    const { harness, supervisor } = await startStack({ restartOnCrash: true, only: ["ray-head", "slime-job"] });
+    harness.crash("slime");
+    await eventually(() => supervisor.status("slime-job")!.restarts === 1 && supervisor.status("slime-job")!.state === "ready", 6000, "job resubmitted and ready");
+    const submits = harness.events().filter((event) => event.who === "ray" && event.argv?.[1] === "submit");
+    expect(submits).toHaveLength(2);
+    const second = submits[1]!.argv!;
+    expect(second[second.indexOf("--submission-id") + 1]).toBe("openclaw-rl-test-r1");
+    const checkpoints = second[second.indexOf("--save") + 1];
+    expect(second.slice(-2)).toEqual(["--load", checkpoints]);
+    expect(harness.hello()!.load).toBe(checkpoints);
+  });
+});

@@ -1,0 +1,80 @@
+// Preflight refuses to start over a running Ray or a taken port (exit 2 material: typed errors with the
+// fix), reports an earlier run's leftovers by pid, and never kills anything.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import path from "node:path";
+import { execa } from "execa";
+import { afterAll, describe, expect, it } from "vitest";
+import type { LaunchPlan } from "../../contracts/plan.ts";
+import { recipeSchema } from "../../contracts/recipe.ts";
+import { runPreflight } from "../../launchers/preflight/preflight.ts";
+import { isProcessAlive } from "../../launchers/supervisor/process-group.ts";
+import { freePort, Harness, slimeProcesses, slimeRecipe } from "./harness.ts";
+
+const cleanups: Array<() => unknown> = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+function hold(port: number): Promise<Server> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(port, "127.0.0.1", () => resolve(server));
+    cleanups.push(() => new Promise((done) => server.close(done)));
+  });
+}
+
+describe("preflight", () => {
+  it("refuses when a Ray cluster is already running, and leaves it running", async () => {
+    const harness = new Harness();
+    mkdirSync(harness.runDir, { recursive: true });
+    const recipe = slimeRecipe({ rayPort: await freePort(), dashboardPort: await freePort(), judgePort: await freePort(), runDir: harness.runDir });
+    const env = { ...harness.environment } as Record<string, string>;
+    await execa("ray", ["start", "--head", "--port", String(await freePort()), "--dashboard-port", String(await freePort())], { env, extendEnv: false });
+    cleanups.push(() => execa("ray", ["stop", "--force"], { env, extendEnv: false, reject: false }));
+    const plan: LaunchPlan = { method: "binary", engine: "slime", placement: null, processes: slimeProcesses(recipe, harness.root), notes: [] };
+    const report = await runPreflight({ recipe, plan, runDir: harness.runDir, environment: harness.environment });
+    expect(report.problems.map((problem) => problem.code)).toEqual(["RAY_RUNNING"]);
+    expect(report.problems[0]!.toLine()).toMatch(/a Ray cluster is already running .*hint: .*`ray stop` if it is yours/);
+    const status = await execa("ray", ["status"], { env, extendEnv: false, reject: false });
+    expect(status.exitCode).toBe(0);
+    expect(harness.events().filter((event) => event.who === "ray").map((event) => event.argv![0])).toEqual(["start", "status", "status"]);
+  });
+
+  it("names each taken port with its recipe key and the fix", async () => {
+    const harness = new Harness();
+    mkdirSync(harness.runDir, { recursive: true });
+    const [proxyPort, adminPort, policyPort, dashboardPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    await hold(proxyPort);
+    await hold(policyPort);
+    await hold(dashboardPort);
+    const rehearsal = recipeSchema.parse({ engine: { kind: "rehearsal", rehearsal: { policy_port: policyPort, judge_port: await freePort() } }, proxy: { port: proxyPort, admin_port: adminPort }, records: { dir: harness.runDir } });
+    const plan: LaunchPlan = { method: "binary", engine: "rehearsal", placement: null, processes: [], notes: [] };
+    const report = await runPreflight({ recipe: rehearsal, plan, runDir: harness.runDir, environment: harness.environment });
+    expect(report.problems.map((problem) => [problem.code, problem.path])).toEqual([
+      ["PORT_IN_USE", "proxy.port"],
+      ["PORT_IN_USE", "engine.rehearsal.policy_port"],
+    ]);
+    expect(report.problems[0]!.hint).toContain(`--set proxy.port=<port>`);
+
+    const slime = slimeRecipe({ rayPort: await freePort(), dashboardPort, judgePort: await freePort(), runDir: harness.runDir });
+    const slimeReport = await runPreflight({ recipe: slime, plan: { ...plan, engine: "slime" }, runDir: harness.runDir, environment: harness.environment });
+    expect(slimeReport.problems.map((problem) => [problem.code, problem.path])).toEqual([["RAY_RUNNING", "cluster.dashboard_port"]]);
+  });
+
+  it("reports an earlier run's live children by pid without touching them", async () => {
+    const harness = new Harness();
+    mkdirSync(harness.runDir, { recursive: true });
+    const sleeper = execa("sleep", ["30"], { reject: false });
+    cleanups.push(() => sleeper.kill("SIGKILL"));
+    writeFileSync(
+      path.join(harness.runDir, "pids.json"),
+      JSON.stringify({ version: 1, orchestratorPid: 999_999_99, children: [{ name: "judge", pid: sleeper.pid, command: "sleep", startedAt: 1 }, { name: "gone", pid: 999_999_98, command: "x", startedAt: 1 }] }),
+    );
+    const recipe = recipeSchema.parse({ engine: { kind: "external", policy_url: "http://127.0.0.1:9", judge_url: "http://127.0.0.1:9" }, judge: { launch: "external", url: "http://127.0.0.1:9" }, proxy: { port: await freePort(), admin_port: await freePort() } });
+    const plan: LaunchPlan = { method: "binary", engine: "external", placement: null, processes: [], notes: [] };
+    const report = await runPreflight({ recipe, plan, runDir: harness.runDir, environment: harness.environment });
+    expect(report.problems).toEqual([]);
+    expect(report.warnings).toEqual([expect.stringMatching(new RegExp(`^pid ${sleeper.pid} \\(judge, started by an earlier openclaw-rl run\\) is still alive: sleep 30; .*kill -TERM -${sleeper.pid}`))]);
+    expect(isProcessAlive(sleeper.pid!)).toBe(true);
+  });
+});
