@@ -49,6 +49,8 @@ export interface Responder {
   score?(request: ScoreRequest): number[] | Promise<number[]>;
   /** Loads new "weights" (POST /update_weights_from_disk model_path). Optional. */
   loadWeights?(modelPath: string): void | Promise<void>;
+  /** What GET /standin/state shows of the responder (e.g. the stand-in policy's style probabilities). Optional. */
+  describe?(): unknown;
 }
 
 /** FNV-1a over a few integers: a stable pseudo-random value in [0, 1). */

@@ -15,7 +15,7 @@
 // /continue_generation, /abort_request, GET|POST /flush_cache, GET /health, /health_generate, /get_weight_version,
 // POST /update_weight_version {"new_version"}, POST /update_weights_from_disk {"model_path","weight_version"?}
 // (the Responder's loadWeights reads the file), GET /get_server_info, /get_model_info, /v1/models,
-// POST /v1/chat/completions. Weight version starts at "default" (SGLang's own default) unless options say otherwise.
+// POST /v1/chat/completions, and the stand-in's own GET /standin/state. Weight version starts at "default" (SGLang's own default) unless options say otherwise.
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -180,6 +180,8 @@ export class StandinSglangServer {
       case "GET /get_model_info":
       case "GET /model_info":
         return sendJson(response, 200, { model_path: this.modelPath(), tokenizer_path: this.modelPath(), is_generation: true, weight_version: this.state.weightVersion });
+      case "GET /standin/state":
+        return sendJson(response, 200, this.standinState());
       case "GET /v1/models":
         return sendJson(response, 200, { object: "list", data: [{ id: this.servedModelName(), object: "model", created: Math.floor(Date.now() / 1000), owned_by: "sglang", root: this.modelPath(), max_model_len: 32768 }] });
       default:
@@ -256,8 +258,22 @@ export class StandinSglangServer {
       stream_interval: 1,
       reasoning_parser: "qwen3",
       tool_call_parser: "qwen25",
-      standin: { role: this.role, note: "the model is a stand-in", token_delay_ms: this.state.tokenDelayMs, paused: this.state.pauseMode, counters: this.state.counters },
+      standin: { role: this.role, note: "the model is a stand-in" },
       version: "standin",
+    };
+  }
+
+  /** Stand-in only (no SGLang equivalent): role, version, pause mode, counters and what the Responder shows. */
+  standinState(): Record<string, unknown> {
+    return {
+      role: this.role,
+      note: "the model is a stand-in",
+      weight_version: this.state.weightVersion,
+      paused: this.state.pauseMode,
+      in_flight: this.state.inFlight.size,
+      token_delay_ms: this.state.tokenDelayMs,
+      counters: this.state.counters,
+      responder: this.options.responder.describe?.() ?? null,
     };
   }
 

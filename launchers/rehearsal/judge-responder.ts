@@ -1,0 +1,61 @@
+// The stand-in judge / teacher as a Responder: answers the evaluation and hint prompts in the judge formats
+// (`\boxed{n}`, `[HINT_START]…[HINT_END]`) from cues in the next state, and scores hinted prompts as the OPD teacher.
+import { hasNaturalVoiceHint, hintOf, verdictOf } from "./judge-cues.ts";
+import { readPrompt } from "./prompt-reader.ts";
+import { REJECTED_STYLE, REPLY_STYLES, stylePositions, styleTokens, type StyleTokens } from "./reply-styles.ts";
+import { hashScore, type Responder, type ResponderReply, type ResponderRequest, type ScoreRequest, type StandinTokenizer } from "./standin-model.ts";
+
+const NEXT_STATE = /## The next state[^\n]*\[role: (\w+)\]\n([\s\S]*?)\n\n(?:Does the next state|Give your decision)/;
+
+/** The teacher's style probabilities: it dislikes the rejected style once it has read the "be natural" hint. */
+export function teacherStyleLogprobs(hinted: boolean): number[] {
+  const rejected = REPLY_STYLES.findIndex((style) => style.name === REJECTED_STYLE);
+  const others = REPLY_STYLES.length - 1;
+  return REPLY_STYLES.map((_, index) => Math.log(hinted ? (index === rejected ? 0.02 : 0.98 / others) : 1 / REPLY_STYLES.length));
+}
+
+export class JudgeResponder implements Responder {
+  readonly tokens: StyleTokens;
+  readonly answered = { eval: 0, hint: 0, other: 0 };
+
+  constructor(tokenizer: StandinTokenizer) {
+    this.tokens = styleTokens(tokenizer);
+  }
+
+  reply(request: ResponderRequest): ResponderReply {
+    const prompt = readPrompt(request.promptText);
+    const userText = prompt.turns.filter((turn) => turn.role === "user").at(-1)?.text ?? "";
+    const match = NEXT_STATE.exec(userText);
+    const wantsHint = request.promptText.includes("[HINT_START]");
+    if (!match) {
+      this.answered.other += 1;
+      return { text: "<think>\nI cannot find a next state to judge.\n</think>\n\nNothing to judge here. \\boxed{0}" };
+    }
+    const role = match[1] ?? "user";
+    const nextState = match[2] ?? "";
+    const { verdict, reason } = verdictOf(nextState, role);
+    if (!wantsHint) {
+      this.answered.eval += 1;
+      return { text: `<think>\nLooking at the next state: ${reason}.\n</think>\n\nThe next state shows that ${reason}. \\boxed{${verdict}}` };
+    }
+    this.answered.hint += 1;
+    const hint = hintOf(nextState, role);
+    return {
+      text: hint
+        ? `<think>\nThe next state reveals what the user wanted.\n</think>\n\n\\boxed{1}\n[HINT_START]${hint}[HINT_END]`
+        : "<think>\nThe next state reveals nothing the assistant could have used.\n</think>\n\n\\boxed{-1}",
+    };
+  }
+
+  /** Teacher log-probs: the same hash as the policy everywhere, the teacher's style opinion on decision tokens. */
+  score(request: ScoreRequest): number[] {
+    const scores = hashScore(request.inputIds);
+    const styles = teacherStyleLogprobs(hasNaturalVoiceHint(request.promptText));
+    for (const { position, style } of stylePositions(request.inputIds, this.tokens)) scores[position] = styles[style] as number;
+    return scores;
+  }
+
+  describe(): Record<string, unknown> {
+    return { answered: this.answered };
+  }
+}

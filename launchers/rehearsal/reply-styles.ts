@@ -1,0 +1,65 @@
+// The stand-in policy's reply styles and its one learnable decision: which style opens a plain answer. The
+// opener's first token (right after `</think>\n\n`) carries the choice and its log-prob; everything else is fixed.
+import type { StandinTokenizer } from "./standin-model.ts";
+
+export interface ReplyStyle {
+  name: "plain" | "bulleted" | "ai";
+  /** The first word of the answer; its first token is the style's decision token. */
+  opener: string;
+  render(topic: string, detail: string): string;
+}
+
+export const REPLY_STYLES: readonly ReplyStyle[] = [
+  { name: "plain", opener: "Sure", render: (topic, detail) => `Sure. For ${topic}: ${detail}` },
+  { name: "bulleted", opener: "Here", render: (topic, detail) => `Here is the short version for ${topic}:\n- ${detail}\n- Start small and check the result.` },
+  { name: "ai", opener: "As", render: (topic, detail) => `As an AI language model, I can tell you that for ${topic}, ${detail} I hope this helps!` },
+];
+
+/** The style the scripted user rejects ("that sounds like an AI"). */
+export const REJECTED_STYLE = "ai";
+
+/** Text right before the decision token: the end of the reasoning block. */
+export const THINK_END = "</think>";
+export const THINK_GAP = "\n\n";
+
+export interface StyleTokens {
+  /** Decision token id of each style, in REPLY_STYLES order. */
+  styleIds: number[];
+  /** Ids of `</think>` and `\n\n`: the decision token follows them. */
+  markerIds: [number, number];
+}
+
+export function styleTokens(tokenizer: StandinTokenizer): StyleTokens {
+  const marker = tokenizer.encode(`${THINK_END}${THINK_GAP}`);
+  const styleIds = REPLY_STYLES.map((style) => tokenizer.encode(`${THINK_END}${THINK_GAP}${style.opener}`)[2]);
+  if (marker.length !== 2 || styleIds.some((id) => id === undefined) || new Set(styleIds).size !== styleIds.length) {
+    throw new Error("the tokenizer does not give each reply style its own decision token after </think>\\n\\n");
+  }
+  return { styleIds: styleIds as number[], markerIds: [marker[0] as number, marker[1] as number] };
+}
+
+/** Positions p of `ids` holding a style decision (ids[p-2..p-1] is the marker, ids[p] a style id), with the style index. */
+export function stylePositions(ids: readonly number[], tokens: StyleTokens): Array<{ position: number; style: number }> {
+  const found: Array<{ position: number; style: number }> = [];
+  for (let position = 2; position < ids.length; position += 1) {
+    if (ids[position - 2] !== tokens.markerIds[0] || ids[position - 1] !== tokens.markerIds[1]) continue;
+    const style = tokens.styleIds.indexOf(ids[position] as number);
+    if (style >= 0) found.push({ position, style });
+  }
+  return found;
+}
+
+/** Which style a reply text is written in (by its opener after the reasoning), or null. */
+export function styleOfText(text: string): ReplyStyle["name"] | null {
+  const answer = text.includes(THINK_END) ? text.slice(text.lastIndexOf(THINK_END) + THINK_END.length).trimStart() : text.trimStart();
+  if (/^As an AI language model/.test(answer)) return "ai";
+  if (/^Here is the short version/.test(answer)) return "bulleted";
+  if (/^Sure\./.test(answer)) return "plain";
+  return null;
+}
+
+export function logSoftmax(logits: readonly number[]): number[] {
+  const max = Math.max(...logits);
+  const total = logits.reduce((sum, value) => sum + Math.exp(value - max), 0);
+  return logits.map((value) => value - max - Math.log(total));
+}

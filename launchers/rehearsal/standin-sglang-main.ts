@@ -1,0 +1,74 @@
+// Process entry of a stand-in SGLang server (rehearsal engine): parses argv, loads Qwen3's tokenizer, builds the
+// policy or judge Responder and serves until SIGTERM/SIGINT. Run: node --import tsx/esm standin-sglang-main.ts --role policy --port 31100
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { JudgeResponder } from "./judge-responder.ts";
+import { PolicyResponder } from "./policy-responder.ts";
+import { loadStandinModelFiles } from "./qwen3-files.ts";
+import { StandinSglangServer } from "./standin-sglang-server.ts";
+
+const optionsSchema = z.object({
+  role: z.enum(["policy", "judge"]),
+  port: z.coerce.number().int().min(0).max(65535),
+  host: z.string().default("127.0.0.1"),
+  tokenizer: z.string().default("builtin:qwen3"),
+  "served-model-name": z.string().optional(),
+  seed: z.coerce.number().int().default(0),
+  "token-delay-ms": z.coerce.number().min(0).default(0),
+  "weight-version": z.string().default("default"),
+});
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      role: { type: "string" },
+      port: { type: "string" },
+      host: { type: "string" },
+      tokenizer: { type: "string" },
+      "served-model-name": { type: "string" },
+      seed: { type: "string" },
+      "token-delay-ms": { type: "string" },
+      "weight-version": { type: "string" },
+    },
+    strict: true,
+  });
+  const parsed = optionsSchema.safeParse(values);
+  if (!parsed.success) {
+    process.stderr.write(`standin-sglang-main: ${parsed.error.issues.map((issue) => `--${issue.path.join(".")}: ${issue.message}`).join("; ")}\n`);
+    process.exit(2);
+  }
+  const options = parsed.data;
+  if (options.host !== "127.0.0.1" && options.host !== "localhost") {
+    process.stderr.write("standin-sglang-main: --host must be 127.0.0.1 (stand-ins bind loopback only)\n");
+    process.exit(2);
+  }
+  const { tokenizer, chatTemplate } = await loadStandinModelFiles(options.tokenizer);
+  const responder = options.role === "policy" ? new PolicyResponder(tokenizer, { seed: options.seed }) : new JudgeResponder(tokenizer);
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const server = new StandinSglangServer({
+    tokenizer,
+    chatTemplate,
+    responder,
+    role: options.role,
+    modelPath: options.tokenizer,
+    servedModelName: options["served-model-name"],
+    port: options.port,
+    host: "127.0.0.1",
+    tokenDelayMs: options["token-delay-ms"],
+    weightVersion: options["weight-version"],
+    log,
+  });
+  const { url } = await server.start();
+  log(`[standin-${options.role}] the model is a stand-in: a CPU ${options.role === "policy" ? "policy (reply styles + tool calls, learnable style softmax)" : "judge/teacher (answers from cues in the next state)"} speaking SGLang's HTTP API with Qwen3's real tokenizer; no real model runs here`);
+  log(`[standin-${options.role}] listening on ${url} (weight version ${server.state.weightVersion})`);
+  const stop = () => {
+    server.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`standin-sglang-main: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

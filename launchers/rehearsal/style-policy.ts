@@ -1,0 +1,80 @@
+// The stand-in policy's learnable part: a softmax over reply styles (one logit per style), sampled with a seeded
+// generator, loaded from the JSON file the stand-in trainer writes at each weight update. No text, no HTTP.
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import { REPLY_STYLES, logSoftmax } from "./reply-styles.ts";
+
+export const POLICY_FILE_FORMAT = "openclaw-rl-standin-policy/1";
+
+export const policyFileSchema = z
+  .object({
+    format: z.literal(POLICY_FILE_FORMAT),
+    styles: z.array(z.string()),
+    logits: z.array(z.number().finite()),
+  })
+  .refine((file) => file.styles.length === file.logits.length, { message: "styles and logits differ in length" })
+  .refine((file) => file.styles.join() === REPLY_STYLES.map((style) => style.name).join(), { message: `styles must be ${REPLY_STYLES.map((style) => style.name).join(", ")}` });
+export type PolicyFile = z.infer<typeof policyFileSchema>;
+
+/** mulberry32: small, seedable, good enough for choosing styles. */
+export function seededRandom(seed: number): () => number {
+  let state = (Math.imul(seed ^ 0x5bd1e995, 0x9e3779b1) + 0x7f4a7c15) >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  for (let warm = 0; warm < 4; warm += 1) next();
+  return next;
+}
+
+export class StylePolicy {
+  private logits: number[];
+  private readonly random: () => number;
+  updates = 0;
+
+  constructor(options: { seed: number; logits?: number[] }) {
+    this.logits = options.logits ? [...options.logits] : REPLY_STYLES.map(() => 0);
+    this.random = seededRandom(options.seed);
+  }
+
+  logprobs(): number[] {
+    return logSoftmax(this.logits);
+  }
+
+  probabilities(): number[] {
+    return this.logprobs().map(Math.exp);
+  }
+
+  /** A style index: sampled, or the most likely one when greedy. */
+  choose(greedy: boolean): number {
+    const probabilities = this.probabilities();
+    if (greedy) return probabilities.indexOf(Math.max(...probabilities));
+    let draw = this.random();
+    for (const [index, probability] of probabilities.entries()) {
+      draw -= probability;
+      if (draw < 0) return index;
+    }
+    return probabilities.length - 1;
+  }
+
+  async load(file: string): Promise<void> {
+    const parsed = policyFileSchema.safeParse(JSON.parse(await readFile(file, "utf8")));
+    if (!parsed.success) throw new Error(`${file} is not a stand-in policy file: ${parsed.error.issues[0]?.message}`);
+    this.logits = [...parsed.data.logits];
+    this.updates += 1;
+  }
+
+  describe(): Record<string, unknown> {
+    const probabilities = this.probabilities();
+    return {
+      format: POLICY_FILE_FORMAT,
+      styles: REPLY_STYLES.map((style) => style.name),
+      logits: [...this.logits],
+      probabilities: Object.fromEntries(REPLY_STYLES.map((style, index) => [style.name, probabilities[index]])),
+      updates: this.updates,
+    };
+  }
+}

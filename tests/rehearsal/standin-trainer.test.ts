@@ -1,0 +1,89 @@
+// The stand-in trainer process against a stand-in policy server and a fake rollout function: slime's train_async
+// order (batch r+1 requested before training on r ends), one pause/load/continue weight update per batch with
+// versions 1, 2, …, and a learning style softmax (binary rewards push the rejected style down).
+import { readFile, mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
+import { ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
+import { PolicyResponder } from "../../launchers/rehearsal/policy-responder.ts";
+import { StandinSglangServer } from "../../launchers/rehearsal/standin-sglang-server.ts";
+
+let server: StandinSglangServer;
+let policy: PolicyResponder;
+
+beforeAll(async () => {
+  const tokenizer = new ModelTokenizer(await loadTokenizerFiles("builtin:qwen3"));
+  policy = new PolicyResponder(tokenizer, { seed: 11 });
+  server = new StandinSglangServer({ tokenizer, responder: policy });
+  await server.start();
+});
+afterAll(() => server.close());
+
+interface Event {
+  event: string;
+  time: number;
+  version?: string;
+  rollout_id?: number;
+  probabilities?: Record<string, number>;
+  styles?: Record<string, number>;
+}
+
+describe("standin_trainer.py", () => {
+  it("runs the rollout function in train_async order, updates weights per batch and learns from rewards", async () => {
+    const folder = await mkdtemp(path.join(tmpdir(), "standin-trainer-"));
+    const log = path.join(folder, "rollout.log");
+    const rollouts = 5;
+    const result = await execa(
+      "/usr/bin/python3",
+      ["launchers/rehearsal/standin_trainer.py", "--policy-url", server.url, "--judge-url", server.url, "--method", "binary", "--batch-size", "8", "--train-seconds", "0.2", "--num-rollout", String(rollouts), "--run-dir", folder, "--rollout-function-path", "fake_rollout.generate_rollout"],
+      { env: { PYTHONPATH: ["native", "tests/rehearsal/fixtures"].join(path.delimiter), FAKE_ROLLOUT_LOG: log }, reject: false, timeout: 60_000 },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain("the model is a stand-in");
+    const events = result.stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Event);
+    const calls = (await readFile(log, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { call: string; rollout_id: number; t: number });
+
+    // versions: the initial sync, then one per batch, and the server saw each through pause → load → continue
+    expect(events.filter((event) => event.event === "weights-updated").map((event) => event.version)).toEqual(["1", "2", "3", "4", "5", "6"]);
+    expect(await (await fetch(`${server.url}/get_weight_version`)).json()).toEqual({ weight_version: "6" });
+    expect(server.state.counters.weightUpdates).toBe(6);
+    expect(server.state.paused).toBe(false);
+
+    // train_async order: rollout r+1 starts before training on r finishes; the update after r waits for r+1's end
+    const trained = events.filter((event) => event.event === "trained");
+    expect(trained.map((event) => event.rollout_id)).toEqual([0, 1, 2, 3, 4]);
+    for (const event of trained.slice(0, -1)) {
+      const nextStart = calls.find((call) => call.call === "start" && call.rollout_id === event.rollout_id! + 1)!;
+      expect(nextStart.t).toBeLessThan(event.time);
+    }
+    expect(calls.filter((call) => call.call === "start").map((call) => call.rollout_id)).toEqual([0, 1, 2, 3, 4]);
+
+    // learning: the AI-flavoured style (reward -1) loses probability, in the trainer and in the served policy
+    const first = trained[0]!.probabilities!.ai!;
+    const last = trained.at(-1)!.probabilities!.ai!;
+    expect(last).toBeLessThan(first);
+    expect(last).toBeLessThan(0.15);
+    const served = (policy.describe() as { probabilities: Record<string, number> }).probabilities.ai!;
+    expect(served).toBeCloseTo(last, 3);
+  });
+
+  it("refuses a policy URL that is not the stand-in policy when learning is on", async () => {
+    const folder = await mkdtemp(path.join(tmpdir(), "standin-trainer-"));
+    const judgeLike = new StandinSglangServer({ tokenizer: server.tokenizer, responder: { reply: () => ({ text: "x" }) } });
+    await judgeLike.start();
+    try {
+      const result = await execa(
+        "/usr/bin/python3",
+        ["launchers/rehearsal/standin_trainer.py", "--policy-url", judgeLike.url, "--judge-url", judgeLike.url, "--method", "opd", "--batch-size", "1", "--num-rollout", "1", "--learn", "on", "--run-dir", folder, "--rollout-function-path", "fake_rollout.generate_rollout"],
+        { env: { PYTHONPATH: ["native", "tests/rehearsal/fixtures"].join(path.delimiter), FAKE_ROLLOUT_LOG: path.join(folder, "log") }, reject: false, timeout: 30_000 },
+      );
+      expect(result.exitCode).not.toBe(0);
+      expect(result.stderr).toContain("is not the stand-in policy");
+    } finally {
+      await judgeLike.close();
+    }
+  });
+});
