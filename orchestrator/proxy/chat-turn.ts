@@ -83,7 +83,8 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
         writer?.start(); // headers go out with the first token, so an unreachable engine still gets a 503
       }
       noteWeightVersion(context, step.value.version);
-      writer?.deltas(parser.push(text.push(step.value.ids)));
+      const deltas = parser.push(text.push(step.value.ids)); // (not inside writer?.…: that would skip it)
+      writer?.deltas(deltas);
       step = await run.next();
     }
     const result = step.value;
