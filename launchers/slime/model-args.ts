@@ -9,7 +9,9 @@ import type { Recipe } from "../../contracts/recipe.ts";
 
 export type ModelArgs = { kind: "found"; file: string; args: string[] } | { kind: "missing"; file: string };
 
-const SOURCE_SCRIPT = 'source "$1" >/dev/null || exit 3; printf "%s\\0" "${MODEL_ARGS[@]}"';
+// Exit 3: the file fails to source; exit 4: no (or an empty) MODEL_ARGS array. printf with no arguments would
+// still print one empty string, hence the explicit count.
+const SOURCE_SCRIPT = 'source "$1" >/dev/null || exit 3; (( ${#MODEL_ARGS[@]} > 0 )) || exit 4; printf "%s\\0" "${MODEL_ARGS[@]}"';
 const modelArgsSchema = z.array(z.string()).min(1, "MODEL_ARGS is empty");
 
 export function modelArgsFile(recipe: Recipe): string {
@@ -27,7 +29,11 @@ export async function readModelArgs(recipe: Recipe): Promise<ModelArgs> {
   const result = await execa("bash", ["-c", SOURCE_SCRIPT, "model-args", file], { reject: false, timeout: 10_000, stdin: "ignore" });
   const parsed = result.exitCode === 0 ? modelArgsSchema.safeParse(result.stdout.split("\0").slice(0, -1)) : null;
   if (!parsed?.success) {
-    const why = parsed ? parsed.error.issues[0]?.message : `bash exited ${result.exitCode ?? result.signal}: ${result.stderr.trim().split("\n").pop() ?? ""}`;
+    const why = parsed
+      ? parsed.error.issues[0]?.message
+      : result.exitCode === 4
+        ? "the file defines no MODEL_ARGS array (or an empty one)"
+        : `sourcing it failed (exit ${result.exitCode ?? result.signal}): ${result.stderr.trim().split("\n").pop() ?? ""}`;
     throw new OpenclawRlError("RECIPE_INVALID", `cannot read MODEL_ARGS from ${file}: ${why}`, {
       path: "engine.slime.model_args",
       hint: "point engine.slime.model_args at a slime scripts/models/*.sh file that defines the MODEL_ARGS array",

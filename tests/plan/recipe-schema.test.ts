@@ -1,0 +1,66 @@
+// The recipe schema as `plan` relies on it: defaults of the reference, every cross-field rule naming its YAML
+// path, unknown keys, and --set values typed by the schema.
+import { describe, expect, it } from "vitest";
+import { OpenclawRlError, OpenclawRlErrorList } from "../../contracts/errors.ts";
+import { trainingBackend } from "../../contracts/recipe.ts";
+import { applySet, parseRecipe } from "../../cli/recipe-file.ts";
+
+function problems(raw: unknown): string[] {
+  try {
+    parseRecipe(raw);
+  } catch (error) {
+    if (error instanceof OpenclawRlErrorList) return error.errors.map((item) => item.toLine());
+    throw error;
+  }
+  return [];
+}
+
+describe("recipe schema", () => {
+  it("defaults reproduce the reference binary script (4/2/2 of 8, TP 4 / 2 / 2, m=3, lr 1e-5)", () => {
+    const recipe = parseRecipe({});
+    expect(recipe.method).toBe("binary");
+    expect(recipe.cluster).toMatchObject({ nodes: 1, gpus_per_node: 8, actor_gpus: 4, rollout_gpus: 2, prm_gpus: 2, actor_tp: 4, rollout_tp: 2, prm_tp: 2 });
+    expect(recipe.judge).toMatchObject({ votes: 3, temperature: 0.6, max_new_tokens: 4096, launch: "slime" });
+    expect(recipe.training).toMatchObject({ batch_size: 16, lr: 1e-5, eps_clip: 0.2, eps_clip_high: 0.28, kl_coef: 0, use_kl_loss: true, save_interval: 100 });
+    expect(recipe.model).toMatchObject({ context_length: 32768, max_response_tokens: 8192 });
+    expect(recipe.engine.slime.rotary_base).toBeUndefined();
+    expect(trainingBackend(recipe)).toBe("megatron");
+  });
+
+  it("reports unknown keys and wrong types with their YAML path", () => {
+    expect(problems({ cluster: { gpus: 8 } })).toEqual([expect.stringMatching(/^cluster\.gpus: unknown key/)]);
+    expect(problems({ training: { lr: "fast" } })).toEqual([expect.stringMatching(/^training\.lr: expected number, got string "fast"/)]);
+  });
+
+  const rules: [string, unknown, string][] = [
+    ["external judge needs a URL", { judge: { launch: "external" } }, "judge.url:"],
+    ["external engine needs a policy URL", { engine: { kind: "external" }, judge: { launch: "external", url: "http://j:1" } }, "engine.policy_url:"],
+    ["external engine needs an external judge", { engine: { kind: "external", policy_url: "http://p:1" } }, "judge.launch:"],
+    ["jsonl sink needs a path", { sink: { kind: "jsonl" } }, "sink.path:"],
+    ["eps_clip_high >= eps_clip", { training: { eps_clip: 0.3, eps_clip_high: 0.2 } }, "training.eps_clip_high:"],
+    ["top-K needs opd (binary)", { method: "binary", opd: { topk: 50 } }, "opd.topk:"],
+    ["top-K needs opd (combine)", { method: "combine", opd: { topk: 50 } }, "opd.topk:"],
+    ["combine weights both 0", { method: "combine", combine: { w_rl: 0, w_opd: 0 } }, "combine:"],
+    ["LoRA needs fsdp", { training: { backend: "megatron", lora: {} } }, "training.backend:"],
+    ["fsdp trains binary only", { method: "opd", training: { lora: {} } }, "training.backend:"],
+    ["kl_coef needs use_kl_loss", { training: { kl_coef: 0.02, use_kl_loss: false } }, "training.kl_coef:"],
+  ];
+  for (const [name, raw, path] of rules) {
+    it(`rule: ${name}`, () => {
+      const found = problems(raw);
+      expect(found.some((line) => line.startsWith(path)), found.join("\n")).toBe(true);
+    });
+  }
+
+  it("--set types values by the schema", () => {
+    const raw: Record<string, unknown> = {};
+    applySet(raw, "training.lr=2e-5");
+    applySet(raw, "cluster.nodes=2");
+    applySet(raw, "training.use_kl_loss=false");
+    applySet(raw, "engine.slime.extra_args=[--foo, bar]");
+    applySet(raw, "model.served_name=42");
+    expect(raw).toEqual({ training: { lr: 2e-5, use_kl_loss: false }, cluster: { nodes: 2 }, engine: { slime: { extra_args: ["--foo", "bar"] } }, model: { served_name: "42" } });
+    expect(() => applySet(raw, "cluster.gpus=8")).toThrow(OpenclawRlError);
+    expect(problems({ cluster: { nodes: "two" } })).toEqual([expect.stringMatching(/^cluster\.nodes:/)]);
+  });
+});
