@@ -24,6 +24,8 @@ export interface EvalTally {
   failed: number;
   /** Every vote failed or was unparseable: there is no decision at all (never trained as 0). */
   allFailed: boolean;
+  /** Two or more scores share the top count. */
+  tie: boolean;
   counts: Record<string, number>;
 }
 
@@ -33,11 +35,20 @@ export function tallyEvalVotes(votes: readonly Vote[]): EvalTally {
   const valid = [...counts.values()].reduce((sum, count) => sum + count, 0);
   const failed = votes.length - valid;
   const countsRecord = Object.fromEntries([...counts.entries()].map(([score, count]) => [String(score), count]));
-  if (valid === 0) return { score: 0, valid, failed, allFailed: votes.length > 0, counts: countsRecord };
+  if (valid === 0) return { score: 0, valid, failed, allFailed: votes.length > 0, tie: false, counts: countsRecord };
   const top = Math.max(...counts.values());
   const leaders = [...counts.entries()].filter(([, count]) => count === top);
   const score = leaders.length === 1 ? leaders[0]![0] : 0;
-  return { score, valid, failed, allFailed: false, counts: countsRecord };
+  return { score, valid, failed, allFailed: false, tie: leaders.length > 1, counts: countsRecord };
+}
+
+/** "majority: +1×2 -1×1, 3 of 3 valid" / "tie: +1×1 -1×1, 2 of 3 valid". */
+export function describeTally(tally: EvalTally, total: number): string {
+  const counts = Object.entries(tally.counts)
+    .sort((a, b) => Number(b[0]) - Number(a[0]))
+    .map(([score, count]) => `${Number(score) > 0 ? "+" : ""}${score}×${count}`)
+    .join(" ");
+  return `${tally.tie ? "tie" : "majority"}: ${counts || "none"}, ${tally.valid} of ${total} valid`;
 }
 
 export interface HintChoice {

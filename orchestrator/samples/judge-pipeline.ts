@@ -9,7 +9,7 @@ import type { SglangClient } from "../engine/sglang-client.ts";
 import type { EventBus } from "../event-bus.ts";
 import { CallLimiter } from "../judge/call-limiter.ts";
 import { JudgeClient } from "../judge/judge-client.ts";
-import { chooseHint, tallyEvalVotes, type Vote } from "../judge/vote-tally.ts";
+import { chooseHint, describeTally, tallyEvalVotes, type Vote } from "../judge/vote-tally.ts";
 import { JudgementRecords, JUDGEMENT_RECORD_VERSION, type JudgementRecord, type RecordedVote } from "../records/judgement-records.ts";
 import type { ChatTemplate } from "../tokenizer/chat-template.ts";
 import type { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
@@ -17,7 +17,7 @@ import { detectExplicitScore, type ExplicitFeedback } from "./explicit-feedback.
 import { handleFeedbackRequest, type FeedbackHeaders, type FeedbackReply } from "./feedback-endpoint.ts";
 import { JudgeCounters, type JudgeStats, type SkipCategory } from "./judge-stats.ts";
 import { decideSample, type JudgedSignals } from "./method-dispatch.ts";
-import { buildSample, sampleId, unusableTurnReason } from "./sample-builder.ts";
+import { buildSample, unusableTurnReason } from "./sample-builder.ts";
 import { TeacherScorer, type TeacherOutcome } from "./teacher-scorer.ts";
 import { TurnLedger } from "./turn-ledger.ts";
 import { TurnVoter } from "./turn-voter.ts";
@@ -225,7 +225,7 @@ export class JudgePipeline {
       evalScore,
       evalSource: explicit?.score != null ? "explicit" : tally && !tally.allFailed ? "votes" : null,
       evalFailed: tally?.allFailed ?? false,
-      evalDetail: tally ? `${tally.counts[String(tally.score)] ?? 0} of ${evalVotes!.length} votes, ${tally.valid} valid` : "",
+      evalDetail: tally ? describeTally(tally, evalVotes!.length) : "",
       hint: explicit?.hint ?? choice?.hint ?? null,
       hintSource: explicit?.hint ? "explicit" : choice?.hint ? "votes" : null,
       hintFailed: choice?.allFailed ?? false,

@@ -11,7 +11,7 @@ export interface JudgedSignals {
   evalSource: "explicit" | "votes" | null;
   /** Every evaluation vote failed (after retries): there is no evaluation. */
   evalFailed: boolean;
-  /** e.g. "2 of 3 votes +1". */
+  /** e.g. "majority: +1×2 -1×1, 3 of 3 valid". */
   evalDetail: string;
   hint: string | null;
   hintSource: "explicit" | "votes" | null;
@@ -51,7 +51,7 @@ function decideBinary(signals: JudgedSignals): Decision {
   if (!signals.hasNextState || signals.evalScore === null) {
     return { make: true, kind: "rl", reward: 0, teacher: "none", masked: true, promoted: false, why: "binary: no next state (loss mask 0)" };
   }
-  return binaryFromScore(signals, signals.evalScore, `majority ${scoreText(signals.evalScore)} (${signals.evalDetail})`);
+  return binaryFromScore(signals, signals.evalScore, `score ${scoreText(signals.evalScore)} (${signals.evalDetail})`);
 }
 
 function binaryFromScore(signals: JudgedSignals, score: number, detail: string): Decision {

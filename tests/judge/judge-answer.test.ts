@@ -1,7 +1,7 @@
 // Vote parsing, majority with ties and failed votes, and the hint choice (exactly 10 vs 11 characters).
 import { describe, expect, it } from "vitest";
 import { answerAfterThinking, characterCount, parseJudgeAnswer } from "../../orchestrator/judge/judge-answer.ts";
-import { chooseHint, tallyEvalVotes, type Vote } from "../../orchestrator/judge/vote-tally.ts";
+import { chooseHint, describeTally, tallyEvalVotes, type Vote } from "../../orchestrator/judge/vote-tally.ts";
 
 function vote(index: number, score: number | null, hint = ""): Vote {
   return { index, score, hint, raw: "", error: score === null ? "failed" : null, callFailed: score === null, attempts: 1, ms: 1 };
@@ -47,7 +47,10 @@ describe("tallyEvalVotes", () => {
     expect(tallyEvalVotes([vote(0, -1), vote(1, 0), vote(2, -1)]).score).toBe(-1);
   });
   it("a tie gives 0", () => {
-    expect(tallyEvalVotes([vote(0, 1), vote(1, -1), vote(2, 0)])).toMatchObject({ score: 0, valid: 3, allFailed: false });
+    expect(tallyEvalVotes([vote(0, 1), vote(1, -1), vote(2, 0)])).toMatchObject({ score: 0, valid: 3, allFailed: false, tie: true });
+    const tally = tallyEvalVotes([vote(0, 1), vote(1, -1), vote(2, null)]);
+    expect(describeTally(tally, 3)).toBe("tie: +1×1 -1×1, 2 of 3 valid");
+    expect(describeTally(tallyEvalVotes([vote(0, 1), vote(1, 1), vote(2, 0)]), 3)).toBe("majority: +1×2 0×1, 3 of 3 valid");
     expect(tallyEvalVotes([vote(0, 1), vote(1, -1), vote(2, null)])).toMatchObject({ score: 0, valid: 2, failed: 1 });
   });
   it("failed votes are no votes, not zeros", () => {
