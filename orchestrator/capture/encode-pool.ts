@@ -50,7 +50,7 @@ export class EncodePool {
 
   constructor(
     private readonly folder: string,
-    private readonly size = 2,
+    private readonly size = 1,
   ) {}
 
   /** Starts the workers (loading a tokenizer takes ~0.5 s); idempotent. */
@@ -87,8 +87,8 @@ export class EncodePool {
   async close(): Promise<void> {
     this.closed = true;
     for (const job of this.queue.splice(0)) job.reject(new OpenclawRlError("INTERNAL", "encode pool closed"));
-    await Promise.all(this.workers.map((entry) => entry.worker.terminate()));
-    this.workers.length = 0;
+    // not awaited: a worker still parsing tokenizer.json finishes that first; they are unref'd anyway
+    for (const entry of this.workers.splice(0)) void entry.worker.terminate();
   }
 
   private async dispatch(): Promise<void> {

@@ -22,6 +22,8 @@ export interface ProxyDeps {
   readiness(): { ready: boolean; reason: string; retryAfterS: number };
   apiKey: string | undefined;
   recordsDir: string;
+  /** Worker threads that encode large first-time prompt segments off the event loop (default 1; 0 = encode inline). */
+  encodeWorkers?: number;
 }
 
 export interface ProxyCounters {

@@ -42,7 +42,8 @@ export function createProxy(deps: ProxyDeps): Proxy {
     },
   });
   const tokenizerSource = recipe.model.tokenizer_path ?? recipe.model.path;
-  const pool = new EncodePool(resolveTokenizerFolder(tokenizerSource));
+  const workers = deps.encodeWorkers ?? 1;
+  const pool = workers > 0 ? new EncodePool(resolveTokenizerFolder(tokenizerSource), workers) : null;
   const shutdown = new AbortController();
   const context: ProxyContext = {
     deps,
@@ -87,7 +88,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
           resolve();
         });
       });
-      if (recipe.proxy.mode === "tokens") pool.start();
+      if (recipe.proxy.mode === "tokens") pool?.start();
       sessions.startSweeping();
       const address = server.address() as AddressInfo;
       return { host: address.address, port: address.port };
@@ -112,7 +113,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
       sessions.stopSweeping();
       sessions.closeAll("shutdown");
       await records.flush();
-      await pool.close();
+      await pool?.close();
     },
 
     stats() {
