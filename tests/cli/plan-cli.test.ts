@@ -1,0 +1,80 @@
+// `openclaw-rl plan` and bad input: JSON shape with secrets masked, and exit status 2 with one line per problem
+// naming the YAML path (no stack trace) for every kind of bad recipe. Two cases run as real processes, the rest
+// through the same main() in this process (a child costs a second or two on a busy machine).
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli, runCliInProcess } from "./cli-process.ts";
+
+const scratch = mkdtempSync(path.join(tmpdir(), "plan-cli-"));
+
+function recipeFile(name: string, text: string): string {
+  const file = path.join(scratch, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+function expectBadInput(result: { exitCode: number; stderr: string }, ...fragments: string[]): void {
+  expect(result.exitCode).toBe(2);
+  for (const fragment of fragments) expect(result.stderr).toContain(fragment);
+  expect(result.stderr).not.toMatch(/^\s+at /m);
+}
+
+describe("openclaw-rl plan (process)", () => {
+  it("--json prints method, placement and every process with argv, env, cwd; secrets masked", async () => {
+    const result = await runCli(["plan", "--json", "--recipe", "configs/qwen3-4b-combine.yaml", "--set", "wandb.enabled=true"], { env: { WANDB_API_KEY: "must-not-leak" } });
+    expect(result.exitCode).toBe(0);
+    const plan = JSON.parse(result.stdout) as {
+      method: string;
+      placement: { nodes: { actor: number[]; rollout: number[]; prm: number[] }[] };
+      processes: { name: string; argv: string[]; env: Record<string, string>; cwd: string }[];
+    };
+    expect(plan.method).toBe("combine");
+    expect(plan.placement.nodes[0]).toMatchObject({ actor: [0, 1, 2, 3], rollout: [4, 5], prm: [6, 7] });
+    expect(plan.processes.map((process) => process.name)).toEqual(["ray-head", "slime-job"]);
+    const [head, job] = plan.processes;
+    expect(head!.env.OPENCLAW_RL_BRIDGE_TOKEN).toBe("***");
+    expect(head!.env.WANDB_API_KEY).toBe("***");
+    expect(job!.argv).toContain("--use-wandb");
+    expect(job!.argv).toEqual(expect.arrayContaining(["--loss-type", "custom_loss", "--custom-loss-function-path", "openclaw_rl.losses.combine_loss_function"]));
+    expect(job!.cwd).toBe("/opt/slime");
+    expect(result.stdout).not.toContain("must-not-leak");
+  });
+
+  it("text form shows the placement, the processes and the missing model-args note", async () => {
+    const result = await runCliInProcess(["plan", "--recipe", "configs/multinode-example.yaml"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain("node 1: actor - | rollout 0-3 | prm 4-7 | idle -");
+    expect(result.stdout).toContain("process ray-worker-1 (node 1");
+    expect(result.stdout).toContain("model-args file /opt/slime/scripts/models/qwen3-4B.sh not found");
+  });
+
+  it("unknown key → exit 2 naming the path", async () => {
+    expectBadInput(await runCli(["plan", "--recipe", recipeFile("unknown.yaml", "cluster:\n  gpus: 8\n")]), "cluster.gpus", "unknown key");
+  });
+
+  it("wrong type (file and --set) → exit 2, one line per problem", async () => {
+    const result = await runCliInProcess(["plan", "--recipe", recipeFile("types.yaml", "training:\n  lr: fast\n"), "--set", "cluster.nodes=two"]);
+    expectBadInput(result, "training.lr: expected number", "cluster.nodes: expected number");
+    expect(result.stderr.trim().split("\n")).toHaveLength(2);
+  });
+
+  it("missing file and malformed YAML → exit 2", async () => {
+    expectBadInput(await runCliInProcess(["plan", "--recipe", path.join(scratch, "nope.yaml")]), "recipe file not found");
+    expectBadInput(await runCliInProcess(["plan", "--recipe", recipeFile("broken.yaml", "cluster: [1, 2\n")]), "malformed YAML");
+  });
+
+  it("placement errors → exit 2 with their YAML paths", async () => {
+    expectBadInput(await runCliInProcess(["plan", "--recipe", "configs/qwen3-4b-binary.yaml", "--set", "cluster.prm_gpus=4"]), "cluster.prm_gpus: actor 4 + rollout 2 + prm 4 = 10 GPUs asked");
+    expectBadInput(await runCliInProcess(["plan", "--recipe", "configs/qwen3-4b-binary.yaml", "--set", "cluster.rollout_tp=4"]), "cluster.rollout_tp: rollout_tp 4 does not divide");
+    expectBadInput(await runCliInProcess(["plan", "--recipe", "configs/multinode-example.yaml", "--set", "cluster.actor_gpus=4", "--set", "cluster.rollout_gpus=8"]), "cluster.rollout_gpus", "spans nodes");
+  });
+
+  it("every shipped recipe plans without error", async () => {
+    const names = ["qwen3-4b-binary", "qwen3-4b-opd", "qwen3-4b-opd-topk", "qwen3-4b-combine", "qwen3-4b-binary-lora", "qwen3-4b-opd-lora", "qwen3-4b-combine-lora", "multinode-example", "rehearsal"];
+    const results = [];
+    for (const name of names) results.push(await runCliInProcess(["plan", "--json", "--recipe", `configs/${name}.yaml`]));
+    expect(results.map((result, index) => `${names[index]}: ${result.exitCode} ${result.stderr.trim()}`)).toEqual(names.map((name) => `${name}: 0 `));
+  });
+});
