@@ -3,6 +3,7 @@
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { OpenclawRlError } from "../../contracts/errors.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
 import type { Sample } from "../../contracts/sample.ts";
 import type { SampleSink } from "../../contracts/sample-sink.ts";
 
@@ -72,6 +73,12 @@ export class JsonlAppendFile {
 /** sink.kind jsonl: each sample one JSON line in sink.path. */
 export class JsonlSink implements SampleSink {
   private readonly file: JsonlAppendFile;
+
+  /** The sink of a recipe with sink.kind jsonl; a relative sink.path is inside records.dir. */
+  static fromRecipe(recipe: Recipe): JsonlSink {
+    if (!recipe.sink.path) throw new OpenclawRlError("RECIPE_INVALID", "sink.kind is jsonl, so sink.path (a JSONL file) is required", { path: "sink.path" });
+    return new JsonlSink(path.resolve(recipe.records.dir, recipe.sink.path));
+  }
 
   constructor(file: string) {
     this.file = new JsonlAppendFile(file);

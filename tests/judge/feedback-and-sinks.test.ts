@@ -5,6 +5,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { recipeSchema } from "../../contracts/recipe.ts";
 import { JsonlSink } from "../../orchestrator/sinks/jsonl-sink.ts";
 import { HANG, makeTurn, startHarness, type Harness } from "./judge-harness.ts";
 
@@ -92,6 +93,12 @@ describe("sinks, records and drain", () => {
     expect((await stat(sink.path)).mode & 0o777).toBe(0o600);
     expect((await stat(path.join(harness.recordsDir, "judgements.jsonl"))).mode & 0o777).toBe(0o600);
     await expect(sink.put(lines[0])).rejects.toThrow(/closed/);
+  });
+
+  it("a relative sink.path lives inside records.dir", () => {
+    const recipe = recipeSchema.parse({ engine: { kind: "rehearsal" }, sink: { kind: "jsonl", path: "samples.jsonl" }, records: { dir: "/tmp/run-x" } });
+    expect(JsonlSink.fromRecipe(recipe).path).toBe("/tmp/run-x/samples.jsonl");
+    expect(JsonlSink.fromRecipe({ ...recipe, sink: { kind: "jsonl", path: "/data/s.jsonl" } }).path).toBe("/data/s.jsonl");
   });
 
   it("drain waits for in-flight judgements, then gives up on hung ones after its timeout", async () => {
