@@ -9,6 +9,8 @@ import type { Recipe } from "../../contracts/recipe.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
 
 export const PROVIDER_ID = "rl";
+/** Names OpenClaw's `${VAR}` substitution in config values matches. */
+const OPENCLAW_ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
 
 interface OpenclawConfigOptions extends CommonOptions {
   host?: string;
@@ -27,6 +29,9 @@ export function registerOpenclawConfigCommand(program: Command): void {
     .action(async (options: OpenclawConfigOptions) => {
       const { recipe } = recipeFromOptions(options);
       const apiKey = resolveApiKey(recipe, options.withKey === true, process.env);
+      if (!options.withKey && !OPENCLAW_ENV_NAME.test(recipe.proxy.api_key_env)) {
+        process.stderr.write(`warning: OpenClaw substitutes only upper-case \${VAR} names; ${recipe.proxy.api_key_env} will stay unresolved (rename it or use --with-key)\n`);
+      }
       const entry = openclawEntry(recipe, { host: options.host, apiKey });
       if (!options.write) {
         process.stdout.write(`${JSON.stringify(entry, null, 2)}\n`);
