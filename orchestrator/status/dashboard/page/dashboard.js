@@ -77,6 +77,7 @@ function scheduleDraw() {
     drawFacts();
     drawCharts(charts, state);
     document.body.dataset.renders = String(Number(document.body.dataset.renders ?? 0) + 1);
+    document.body.dataset.firstRenderMs ??= String(Math.round(performance.now())); // since navigation start
   });
 }
 

@@ -1,0 +1,165 @@
+// The dashboard in headless Chromium against the real admin server: the page loads, its charts and table
+// follow judged turns live (no reload), a row opens its detail, and 10,000 turns keep it fast and bounded.
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDashboardHarness, type DashboardHarness } from "./dashboard-harness.ts";
+import { createSyntheticRun, emitEngines, emitTurn, type SyntheticRun } from "./synthetic-run.ts";
+
+const chromiumPath = "/usr/bin/chromium";
+const hasChromium = existsSync(chromiumPath);
+const skipNote = hasChromium ? "" : ` — SKIPPED: ${chromiumPath} is absent (install it with: apt-get install -y chromium)`;
+if (!hasChromium) console.warn(`dashboard browser tests skipped: ${chromiumPath} is absent (apt-get install -y chromium)`);
+
+export const chromiumArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+export async function launchChromium(): Promise<{ context: BrowserContext; dispose(): Promise<void> }> {
+  const userDataDir = mkdtempSync(join(tmpdir(), "dashboard-chromium-"));
+  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: chromiumPath, headless: true, args: chromiumArgs, viewport: { width: 1440, height: 1200 } });
+  return {
+    context,
+    async dispose() {
+      await context.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const chartPoints = (page: Page, id: string) => page.$eval(`#${id}`, (node) => Number((node as HTMLElement).dataset.points));
+
+describe.skipIf(!hasChromium)(`dashboard in headless Chromium${skipNote}`, () => {
+  let browser: Awaited<ReturnType<typeof launchChromium>>;
+  let harness: DashboardHarness;
+  let run: SyntheticRun;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    harness = await startDashboardHarness({ method: "combine", batchSize: 4, stream: { tickMs: 50 }, limits: { pageSize: 10 } });
+    run = createSyntheticRun(harness.bus, { method: "combine", batchSize: 4, recordsDir: harness.recordsDir });
+    emitEngines(harness.bus);
+    for (let turn = 0; turn < 12; turn++) emitTurn(run, `early-${turn % 2}`, turn);
+    page = await browser.context.newPage();
+    page.setDefaultTimeout(8000);
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+  });
+
+  afterAll(async () => {
+    await browser?.dispose();
+    await harness?.close();
+  });
+
+  it("loads the page, takes the token out of the address bar and shows the run so far", async () => {
+    await page.goto(harness.pageUrl);
+    await page.waitForSelector("body[data-connection=live]", { timeout: 10_000 });
+    expect(page.url()).toBe(`${harness.baseUrl}/dashboard`);
+    expect(await page.textContent("#engines")).toContain("policy");
+    expect(await page.textContent("#method")).toBe("combine");
+    expect(await chartPoints(page, "chart-reward")).toBe(run.rolloutId);
+    expect(await page.$$eval("#turn-rows tr", (rows) => rows.length)).toBe(10); // one page of the 12
+    expect(await page.$eval("#older-page", (button) => (button as HTMLButtonElement).disabled)).toBe(false);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("updates charts, counters and the table live as turns are judged, without reloading", async () => {
+    await page.evaluate(() => ((window as unknown as { loadMarker: number }).loadMarker = 42));
+    const batchesBefore = await chartPoints(page, "chart-reward");
+    const latencyBefore = await chartPoints(page, "chart-latency");
+    for (let turn = 0; turn < 12; turn++) emitTurn(run, "live-session", turn, 1);
+    await page.waitForFunction((count) => Number(document.getElementById("chart-reward")!.dataset.points) === count, run.rolloutId, { timeout: 10_000 });
+    expect(run.rolloutId).toBeGreaterThan(batchesBefore);
+    expect(await chartPoints(page, "chart-latency")).toBe(latencyBefore + 12);
+    expect(await chartPoints(page, "chart-eval")).toBe(run.rolloutId);
+    expect(await chartPoints(page, "chart-weights")).toBe(run.version);
+    await page.waitForFunction(() => document.querySelector("#turn-rows tr")?.textContent?.includes("live-session"), undefined, { timeout: 5000 });
+    expect(await page.textContent("#totals")).toContain("24 (24 main · 0 side)");
+    expect(await page.textContent("#weight-version")).toBe(String(run.version));
+    expect(await page.evaluate(() => (window as unknown as { loadMarker?: number }).loadMarker)).toBe(42);
+    harness.bus.emit({ type: "engine-state", name: "judge", state: "down", detail: "exited with code 1" });
+    await page.waitForSelector("#engines .state-down");
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("opens a row's detail: the conversation, the judge's votes and the hint, never a key", async () => {
+    const row = page.locator("#turn-rows tr", { hasText: "live-session" }).first();
+    const turn = await row.getAttribute("data-turn");
+    await row.click();
+    await page.waitForSelector(`#detail[data-loaded="live-session:${turn}"]`);
+    const detail = (await page.textContent("#detail"))!;
+    expect(detail).toContain(`Please summarise report ${turn} of live-session.`);
+    expect(detail).toContain("Judge votes");
+    expect(detail).toMatch(/eval: [+-]?\d/);
+    expect(detail).not.toContain("sk-live");
+    expect(await page.content()).not.toContain(harness.token);
+  });
+
+  it("pages to older turns and back to the live page", async () => {
+    await page.click("#detail-close");
+    await page.click("#older-page");
+    // 24 turns, 10 a page: the second page is live-session turns 1..0 and early turns 11..4
+    await page.waitForFunction(() => document.querySelector("#turn-rows tr")?.getAttribute("data-turn") === "1");
+    expect(await page.$$eval("#turn-rows tr", (rows) => rows.map((row) => row.children[1]!.textContent))).toEqual(["1", "0", "11", "10", "9", "8", "7", "6", "5", "4"]);
+    emitTurn(run, "while-paged", 0, 1);
+    await page.waitForFunction(() => document.getElementById("new-turns")?.textContent === "1 newer turns", undefined, { timeout: 5000 });
+    expect(await page.$eval("#newest-page", (button) => (button as HTMLButtonElement).disabled)).toBe(false);
+    await page.click("#newest-page");
+    await page.waitForFunction(() => document.querySelector("#turn-rows tr")?.textContent?.includes("while-paged"));
+    expect(await page.textContent("#new-turns")).toBe("live");
+  });
+
+  it("says so when the token is wrong", async () => {
+    const other = await browser.context.newPage();
+    await other.goto(`${harness.baseUrl}/dashboard?token=not-the-token-000000`);
+    expect(await other.textContent("body")).toContain("missing or wrong admin token");
+    await other.close();
+  });
+});
+
+describe.skipIf(!hasChromium)(`dashboard with 1,000 sessions and 10,000 turns${skipNote}`, () => {
+  let browser: Awaited<ReturnType<typeof launchChromium>>;
+  let harness: DashboardHarness;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    harness = await startDashboardHarness({ method: "combine", batchSize: 16, stream: { tickMs: 100 } });
+  });
+
+  afterAll(async () => {
+    await browser?.dispose();
+    await harness?.close();
+  });
+
+  it("keeps the initial payload bounded and renders in under two seconds, then stays live", async () => {
+    const run = createSyntheticRun(harness.bus, { method: "combine", batchSize: 16 });
+    emitEngines(harness.bus);
+    for (let index = 0; index < 10_000; index++) emitTurn(run, `session-${index % 1000}`, Math.floor(index / 1000), index / 10_000);
+    const snapshot = await fetch(`${harness.baseUrl}/dashboard/api/snapshot`, { headers: { authorization: `Bearer ${harness.token}` } });
+    const bytes = (await snapshot.arrayBuffer()).byteLength;
+    expect(bytes).toBeLessThan(600_000);
+
+    const page = await browser.context.newPage();
+    await page.goto(harness.pageUrl);
+    await page.waitForSelector("body[data-first-render-ms]", { timeout: 10_000 });
+    const firstRenderMs = Number(await page.$eval("body", (body) => body.dataset.firstRenderMs));
+    expect(firstRenderMs).toBeLessThan(2000);
+    expect(await page.$$eval("#turn-rows tr", (rows) => rows.length)).toBe(50);
+    expect(await chartPoints(page, "chart-latency")).toBe(1500);
+    expect(await page.textContent("#totals")).toContain("10000 (10000 main · 0 side)");
+
+    // 1,000 more turns in bursts while the page is open: it follows, and its arrays stay bounded
+    for (let burst = 0; burst < 10; burst++) {
+      for (let index = 0; index < 100; index++) emitTurn(run, `session-${index}`, 10 + burst, 1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await page.waitForFunction(() => document.getElementById("totals")?.textContent?.includes("11000 ("), undefined, { timeout: 10_000 });
+    const started = Date.now();
+    await page.evaluate(() => document.querySelectorAll("#turn-rows tr").length);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(await chartPoints(page, "chart-latency")).toBe(1500);
+    expect(await page.$$eval("#turn-rows tr", (rows) => rows.length)).toBe(50);
+    await page.close();
+  });
+});
