@@ -27,7 +27,8 @@ export interface JudgementRecord {
   explicit: { score: number | null; hint: string | null; source: string } | null;
   evaluation: { votes: RecordedVote[]; score: number | null; valid: number; failed: number; counts: Record<string, number> } | null;
   hint: { votes: RecordedVote[]; kept: string | null; fromVote: number | null; reason: string | null } | null;
-  teacher: { ok: boolean; reason: string | null; promptLength: number | null; logprobStartLen: number | null; topk: number } | null;
+  /** promptReproduced: re-rendering the turn's messages gave exactly its prompt ids (see TeacherScorer). */
+  teacher: { ok: boolean; reason: string | null; promptLength: number | null; logprobStartLen: number | null; topk: number; promptReproduced: boolean | null } | null;
   evalScore: number | null;
   sample: { id: string; kind: string; reward: number; why: string; masked: boolean } | null;
   /** Why no sample was made (null when one was). */

@@ -242,8 +242,15 @@ export class JudgePipeline {
 
     let teacher: TeacherOutcome | null = null;
     if (decision.teacher === "engine") {
-      teacher = await this.teacher.score({ messages: turn.messages, tools: turn.tools, responseIds: turn.responseIds }, signals.hint!);
-      record.teacher = { ok: teacher.ok, reason: teacher.ok ? null : teacher.reason, promptLength: teacher.promptLength, logprobStartLen: teacher.logprobStartLen, topk: this.teacher.topk };
+      teacher = await this.teacher.score({ messages: turn.messages, tools: turn.tools, promptIds: turn.promptIds, responseIds: turn.responseIds }, signals.hint!);
+      record.teacher = {
+        ok: teacher.ok,
+        reason: teacher.ok ? null : teacher.reason,
+        promptLength: teacher.promptLength,
+        logprobStartLen: teacher.logprobStartLen,
+        topk: this.teacher.topk,
+        promptReproduced: teacher.ok ? teacher.promptReproduced : null,
+      };
       if (!teacher.ok) {
         this.reportError("JUDGE_FAILED", `${turn.sessionId}:${turn.turn}: teacher scoring rejected: ${teacher.reason}`);
         return { sample: null, skipped: `teacher scoring rejected: ${teacher.reason}`, category: "teacher-failed" };

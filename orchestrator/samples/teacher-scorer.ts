@@ -23,11 +23,21 @@ export interface TeacherScorerOptions {
 export interface TeacherInput {
   messages: readonly ChatMessage[];
   tools: Tool[] | null;
+  /** The turn's own prompt ids: re-rendering the messages without the hint should give exactly these. */
+  promptIds: readonly number[];
   responseIds: readonly number[];
 }
 
 export type TeacherOutcome =
-  | { ok: true; values: TeacherValues; promptLength: number; logprobStartLen: number }
+  | {
+      ok: true;
+      values: TeacherValues;
+      promptLength: number;
+      logprobStartLen: number;
+      /** False when re-rendering the turn's messages (without hint) does not give its prompt ids: the request used
+       * template options (chat_template_kwargs) the turn record does not carry; the hinted prompt may differ likewise. */
+      promptReproduced: boolean;
+    }
   | { ok: false; reason: string; promptLength: number | null; logprobStartLen: number | null };
 
 export class TeacherScorer {
@@ -61,6 +71,15 @@ export class TeacherScorer {
     if (!outcome.ok) return { ok: false, reason: `teacher call failed after ${outcome.attempts} attempt(s): ${outcome.error}`, promptLength: promptIds.length, logprobStartLen };
     const aligned = alignTeacherValues(outcome.value.meta_info, promptIds, input.responseIds, this.options.topk);
     if (!aligned.ok) return { ok: false, reason: aligned.reason, promptLength: promptIds.length, logprobStartLen };
-    return { ok: true, values: aligned.values, promptLength: promptIds.length, logprobStartLen };
+    return { ok: true, values: aligned.values, promptLength: promptIds.length, logprobStartLen, promptReproduced: this.reproducesPrompt(input) };
+  }
+
+  private reproducesPrompt(input: TeacherInput): boolean {
+    try {
+      const ids = this.options.tokenizer.encode(this.options.template.render(input.messages, { tools: input.tools, addGenerationPrompt: true }));
+      return ids.length === input.promptIds.length && ids.every((id, index) => id === input.promptIds[index]);
+    } catch {
+      return false;
+    }
   }
 }

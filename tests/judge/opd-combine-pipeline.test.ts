@@ -41,7 +41,7 @@ describe("opd", () => {
     expect(sample.teacherTopkLogProbs).toBeUndefined();
 
     const [record] = await harness.records();
-    expect(record).toMatchObject({ hint: { kept: HINT_11, fromVote: expect.any(Number) }, teacher: { ok: true, promptLength: P, logprobStartLen: P - 1, topk: 0 }, sample: { kind: "opd" } });
+    expect(record).toMatchObject({ hint: { kept: HINT_11, fromVote: expect.any(Number) }, teacher: { ok: true, promptLength: P, logprobStartLen: P - 1, topk: 0, promptReproduced: true }, sample: { kind: "opd" } });
     expect(harness.pipeline.stats()).toMatchObject({ hints: { accepted: 1, rejected: 0 }, samples: { opd: 1 } });
   });
 
@@ -56,6 +56,16 @@ describe("opd", () => {
     expect(harness.judge.scored).toHaveLength(0);
     expect(harness.sink.samples).toHaveLength(0);
     expect(harness.pipeline.stats()).toMatchObject({ hints: { accepted: 0, rejected: 2 }, skipped: { "no-hint": 2 } });
+  });
+
+  it("records when the turn's prompt cannot be reproduced by re-rendering (template options the turn does not carry)", async () => {
+    harness = await startHarness({ method: "opd", judge: { votes: 1 } });
+    harness.judge.script("CASE-kwargs", "hint", [`\\boxed{1} [HINT_START]${HINT_11}[HINT_END]`]);
+    const turn = await makeTurn({ marker: "CASE-kwargs" });
+    const rendered = harness.template.render(turn.messages, { addGenerationPrompt: true, extra: { enable_thinking: false } });
+    await harness.judgeTurn({ ...turn, promptIds: harness.tokenizer.encode(rendered) });
+    const [record] = await harness.records();
+    expect(record).toMatchObject({ sample: { kind: "opd" }, teacher: { ok: true, promptReproduced: false } });
   });
 
   it("top-K: [R][K] teacher rows aligned with the response tokens", async () => {
