@@ -1,0 +1,85 @@
+// `openclaw-rl demo [--turns N]`: a scripted user talks to the running rehearsal through the proxy, rejects the
+// AI-flavoured reply style and accepts the others; prints the reward curve per training batch (weight version).
+import type { Command } from "commander";
+import { OpenclawRlError } from "../../contracts/errors.ts";
+import { formatCurvePoint, rejectedShare, rewardCurve, type CurvePoint } from "../../launchers/rehearsal/reward-curve.ts";
+import { ScriptedUser, type TurnRecord } from "../../launchers/rehearsal/scripted-user.ts";
+import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
+
+interface DemoOptions extends CommonOptions {
+  turns: string;
+  proxyUrl?: string;
+  stream: boolean;
+}
+
+export function registerDemoCommand(program: Command): void {
+  withRecipeOptions(program.command("demo"))
+    .description("Drive a scripted user through the running rehearsal (start it first) and print the reward curve per batch")
+    .option("--turns <n>", "judged turns to play", "60")
+    .option("--proxy-url <url>", "proxy base URL (default: http://127.0.0.1:<proxy.port>)")
+    .option("--no-stream", "ask for whole answers instead of streams")
+    .action(async (options: DemoOptions) => {
+      const { recipe } = recipeFromOptions(options);
+      const turns = Number(options.turns);
+      if (!Number.isInteger(turns) || turns < 1) throw new OpenclawRlError("BAD_REQUEST", `--turns must be a positive integer, got ${options.turns}`);
+      if (recipe.engine.kind !== "rehearsal") {
+        throw new OpenclawRlError("ENGINE_UNSUPPORTED", `demo plays against the rehearsal stand-ins, but engine.kind is ${recipe.engine.kind}`, { path: "engine.kind", hint: "use configs/rehearsal.yaml (the default recipe)" });
+      }
+      const proxyUrl = (options.proxyUrl ?? `http://127.0.0.1:${recipe.proxy.port}`).replace(/\/+$/, "");
+      const policyUrl = `http://127.0.0.1:${recipe.engine.rehearsal.policy_port}`;
+      await expectReachable(`${proxyUrl}/v1/models`, "the proxy", "run `openclaw-rl start` with the same recipe first");
+      await expectReachable(`${policyUrl}/health`, "the stand-in policy", "run `openclaw-rl start` with the same recipe first");
+      process.stdout.write(`demo: method ${recipe.method} (the running start must use the same), ${turns} judged turns through ${proxyUrl}; the model is a stand-in\n`);
+      const user = new ScriptedUser({ proxyUrl, policyUrl, model: recipe.model.served_name, apiKey: process.env[recipe.proxy.api_key_env], stream: options.stream });
+      let current: string | null = null;
+      const seen: TurnRecord[] = [];
+      const probabilities = new Map<string, Promise<number | null>>(); // the policy that wrote each version's turns
+      let printing = Promise.resolve();
+      const records = await user.run(turns, (record) => {
+        const version = record.weightVersion ?? "?";
+        if (!probabilities.has(version)) probabilities.set(version, policyProbability(policyUrl));
+        if (current !== null && version !== current) {
+          const done = current;
+          printing = printing.then(() => printPoint(seen, done, probabilities.get(done)!));
+        }
+        current = version;
+        seen.push(record);
+      });
+      if (current !== null) {
+        const done: string = current;
+        printing = printing.then(() => printPoint(seen, done, probabilities.get(done)!));
+      }
+      await printing;
+      const third = Math.max(1, Math.floor(records.length / 3));
+      const first = rejectedShare(records.slice(0, third));
+      const last = rejectedShare(records.slice(-third));
+      process.stdout.write(`\nrejected-style share: first third ${percent(first)}, last third ${percent(last)} (policy P now ${(await policyProbability(policyUrl))?.toFixed(3) ?? "?"})\n`);
+    });
+}
+
+async function printPoint(records: readonly TurnRecord[], version: string, probability: Promise<number | null>): Promise<void> {
+  const point = rewardCurve(records).find((entry: CurvePoint) => entry.version === version);
+  if (point) process.stdout.write(`${formatCurvePoint(point, await probability)}\n`);
+}
+
+async function policyProbability(policyUrl: string): Promise<number | null> {
+  try {
+    const state = (await (await fetch(`${policyUrl}/standin/state`, { signal: AbortSignal.timeout(5000) })).json()) as { responder?: { probabilities?: Record<string, number> } };
+    return state.responder?.probabilities?.ai ?? null;
+  } catch {
+    return null;
+  }
+}
+
+async function expectReachable(url: string, what: string, hint: string): Promise<void> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    await response.arrayBuffer();
+  } catch (cause) {
+    throw new OpenclawRlError("ENGINE_UNAVAILABLE", `cannot reach ${what} at ${url}`, { cause, hint });
+  }
+}
+
+function percent(value: number | null): string {
+  return value === null ? "–" : `${(100 * value).toFixed(0)}%`;
+}

@@ -1,0 +1,66 @@
+// The scripted user against a stand-in policy's own /v1/chat/completions (standing in for the proxy): rejects the
+// AI style, accepts others, runs tool calls, records weight versions; the reward curve groups them per version.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ChatTemplate } from "../../orchestrator/tokenizer/chat-template.ts";
+import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
+import { ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
+import { PolicyResponder } from "../../launchers/rehearsal/policy-responder.ts";
+import { formatCurvePoint, rejectedShare, rewardCurve } from "../../launchers/rehearsal/reward-curve.ts";
+import { REJECTION, ScriptedUser, type TurnRecord } from "../../launchers/rehearsal/scripted-user.ts";
+import { StandinSglangServer } from "../../launchers/rehearsal/standin-sglang-server.ts";
+
+let server: StandinSglangServer;
+const prompts: string[] = [];
+
+beforeAll(async () => {
+  const files = await loadTokenizerFiles("builtin:qwen3");
+  const tokenizer = new ModelTokenizer(files);
+  const policy = new PolicyResponder(tokenizer, { seed: 4 });
+  server = new StandinSglangServer({
+    tokenizer,
+    chatTemplate: new ChatTemplate(files),
+    responder: {
+      reply: (request) => {
+        prompts.push(request.promptText);
+        return policy.reply(request);
+      },
+    },
+  });
+  await server.start();
+});
+afterAll(() => server.close());
+
+describe("ScriptedUser", () => {
+  for (const stream of [true, false]) {
+    it(`judges styles, runs tools and records versions (${stream ? "streamed" : "whole"} answers)`, async () => {
+      prompts.length = 0;
+      const user = new ScriptedUser({ proxyUrl: server.url, policyUrl: server.url, model: "m", toolSessionEvery: 2, stream });
+      const seen: TurnRecord[] = [];
+      const records = await user.run(12, (record) => seen.push(record));
+      expect(records).toHaveLength(12);
+      expect(seen).toEqual(records);
+      const answers = records.filter((record) => record.kind === "answer");
+      expect(records.some((record) => record.kind === "tool")).toBe(true);
+      expect(answers.every((record) => record.style !== null)).toBe(true);
+      for (const record of records) expect(record.verdict).toBe(record.style === "ai" ? -1 : 1);
+      expect(new Set(records.map((record) => record.weightVersion))).toEqual(new Set(["default"]));
+      const rejections = prompts.filter((prompt) => prompt.trimEnd().endsWith(`${REJECTION}<|im_end|>\n<|im_start|>assistant`)).length;
+      expect(rejections).toBe(answers.filter((record) => record.style === "ai").length);
+      expect(prompts.some((prompt) => prompt.includes("<tool_response>\nnotes.txt:"))).toBe(true);
+    });
+  }
+});
+
+describe("rewardCurve", () => {
+  const record = (version: string, style: string | null, verdict: 1 | -1): TurnRecord => ({ session: "s", turn: 0, kind: style ? "answer" : "tool", style, verdict, weightVersion: version });
+
+  it("groups turns by weight version with the rejected share and mean reward", () => {
+    const records = [record("1", "ai", -1), record("1", "plain", 1), record("1", null, 1), record("2", "bulleted", 1), record("2", "plain", 1)];
+    expect(rewardCurve(records)).toEqual([
+      { version: "1", turns: 3, answers: 2, rejectedShare: 0.5, meanReward: 1 / 3 },
+      { version: "2", turns: 2, answers: 2, rejectedShare: 0, meanReward: 1 },
+    ]);
+    expect(rejectedShare(records.slice(0, 2))).toBe(0.5);
+    expect(formatCurvePoint(rewardCurve(records)[0]!, 0.25)).toMatch(/^weights v1 .* 50% .*reward \+0\.33 .*P\(ai\)=0\.250$/);
+  });
+});
