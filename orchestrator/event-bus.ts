@@ -13,7 +13,8 @@ export class EventBus {
   emit(input: RunEventInput): RunEvent {
     const event = { ...input, at: Date.now() } as RunEvent;
     this.history.push(event);
-    if (this.history.length > this.historyLimit) this.history.splice(0, this.history.length - this.historyLimit);
+    // trim in chunks: a splice per emit moves the whole history each time (seconds over 10,000 turns)
+    if (this.history.length > this.historyLimit + Math.ceil(this.historyLimit / 8)) this.history.splice(0, this.history.length - this.historyLimit);
     for (const listener of this.listeners) {
       try {
         listener(event);
@@ -30,6 +31,6 @@ export class EventBus {
   }
 
   recent(limit = this.historyLimit): RunEvent[] {
-    return this.history.slice(-limit);
+    return this.history.slice(-Math.min(limit, this.historyLimit));
   }
 }
