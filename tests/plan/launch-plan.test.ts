@@ -102,12 +102,11 @@ describe("other engines", () => {
     expect(plan).toMatchObject({ engine: "external", placement: null, processes: [] });
   });
 
-  it("rehearsal: the stand-in processes, or a note while launchers/rehearsal/rehearsal-plan.ts is missing", async () => {
+  it("rehearsal: the stand-in processes from launchers/rehearsal, labelled as stand-ins", async () => {
     const recipe = parseRecipe({ engine: { kind: "rehearsal" }, model: { path: "builtin:qwen3" } });
     const plan = await buildLaunchPlan(recipe, context);
-    expect(plan.engine).toBe("rehearsal");
-    expect(plan.placement).toBeNull();
-    if (plan.processes.length === 0) expect(plan.notes.join("\n")).toContain("rehearsal-plan.ts");
-    else expect(plan.notes.join("\n")).toContain("stand-in");
+    expect(plan).toMatchObject({ engine: "rehearsal", placement: null });
+    expect(plan.processes.length).toBeGreaterThan(0);
+    expect(plan.notes.join("\n")).toContain("stand-in");
   });
 });
