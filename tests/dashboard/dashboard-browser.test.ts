@@ -84,14 +84,20 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium${skipNote}`, () =>
   });
 
   it("opens a row's detail: the conversation, the judge's votes and the hint, never a key", async () => {
-    const row = page.locator("#turn-rows tr", { hasText: "live-session" }).first();
-    const turn = await row.getAttribute("data-turn");
-    await row.click();
+    const page1 = (await (await fetch(`${harness.baseUrl}/dashboard/api/turns`, { headers: { authorization: `Bearer ${harness.token}` } })).json()) as {
+      rows: { sessionId: string; turn: number; hintAccepted: boolean | null }[];
+    };
+    const withHint = page1.rows.find((row) => row.sessionId === "live-session" && row.hintAccepted === true);
+    expect(withHint).toBeDefined();
+    const turn = withHint!.turn;
+    await page.click(`#turn-rows tr[data-session="live-session"][data-turn="${turn}"]`);
     await page.waitForSelector(`#detail[data-loaded="live-session:${turn}"]`);
     const detail = (await page.textContent("#detail"))!;
-    expect(detail).toContain(`Please summarise report ${turn} of live-session.`);
+    expect(detail).toContain(`Please summarise report ${turn} of live-session. My key is [redacted].`);
     expect(detail).toContain("Judge votes");
     expect(detail).toMatch(/eval: [+-]?\d/);
+    expect(detail).toContain(`hint: Check which report the user means before summarising (turn ${turn}).`);
+    expect(detail).toContain("next state (user)");
     expect(detail).not.toContain("sk-live");
     expect(await page.content()).not.toContain(harness.token);
   });

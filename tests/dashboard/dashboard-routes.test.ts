@@ -96,15 +96,17 @@ describe("dashboard routes on the admin server", () => {
     expect(response.status).toBe(200);
     const text = await response.text();
     const detail = JSON.parse(text) as {
-      row: { votes: unknown[] }; turnRecord: { found: boolean; record: { messages: unknown[]; promptIds: unknown; headers: unknown } };
-      judgementRecord: { found: boolean; record: { score: number } };
+      row: { votes: unknown[] }; turnRecord: { found: boolean; record: { messages: { content: string }[]; prompt_ids: unknown; response_log_probs: unknown } };
+      judgementRecord: { found: boolean; record: { evaluation: { votes: { raw: string }[] }; hint: { votes: unknown[] } } };
     };
     expect(detail.row.votes.length).toBeGreaterThan(0);
     expect(detail.turnRecord.found).toBe(true);
-    expect(detail.turnRecord.record.messages).toHaveLength(2);
-    expect(detail.turnRecord.record.promptIds).toBe("[300 values not shown]");
-    expect(detail.turnRecord.record.headers).toEqual({ authorization: "[redacted]" });
+    expect(detail.turnRecord.record.messages[1]?.content).toBe("Please summarise report 4 of s-1. My key is [redacted].");
+    expect(detail.turnRecord.record.prompt_ids).toBe("[300 values not shown]");
+    expect(detail.turnRecord.record.response_log_probs).toBe("[90 values not shown]");
     expect(detail.judgementRecord.found).toBe(true);
+    expect(detail.judgementRecord.record.evaluation.votes[0]?.raw).toMatch(/\\boxed\{-?\d\}/);
+    expect(detail.judgementRecord.record.hint.votes).toHaveLength(1);
     expect(text).not.toContain("sk-live");
     const missing = (await (await fetch(`${harness.baseUrl}/dashboard/api/turn?session=nobody&turn=0`, auth())).json()) as { row: unknown; turnRecord: { found: boolean; reason: string } };
     expect(missing).toMatchObject({ row: null, turnRecord: { found: false, reason: "not-recorded" } });

@@ -2,7 +2,9 @@
 // batches every `batchSize` samples, weight updates after each batch, plus matching JSONL records.
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
+import type { TurnRecord } from "../../orchestrator/capture/turn-records.ts";
 import type { EventBus } from "../../orchestrator/event-bus.ts";
+import type { JudgementRecord, RecordedVote } from "../../orchestrator/records/judgement-records.ts";
 
 export interface SyntheticRun {
   bus: EventBus;
@@ -73,22 +75,31 @@ function deliverBatch(run: SyntheticRun): void {
   run.bus.emit({ type: "weights-update-end", toVersion: String(run.version), durationMs: 3000 + Math.round(run.random() * 4000) });
 }
 
+/** Lines shaped exactly like the real writers' (TurnRecords in capture/, JudgementRecords in records/). */
 function writeRecords(recordsDir: string, sessionId: string, turn: number, score: number, hintAccepted: boolean | null): void {
-  const turnRecord = {
-    version: 1, sessionId, turn, approximate: false,
+  const now = Date.now();
+  const turnRecord: TurnRecord = {
+    version: 1, session_id: sessionId, turn,
     messages: [
       { role: "system", content: "You are a helpful agent." },
-      { role: "user", content: `Please summarise report ${turn} of ${sessionId}.` },
+      { role: "user", content: `Please summarise report ${turn} of ${sessionId}. My key is sk-live-should-never-show-1234567890.` },
     ],
-    promptIds: Array.from({ length: 300 }, (_, index) => index),
+    tools: null,
     response: { role: "assistant", content: `Here is the summary of report ${turn}.` },
-    nextState: { role: "user", text: score > 0 ? "thanks, perfect" : "no, that's the wrong report" },
-    headers: { authorization: "Bearer sk-live-should-never-show-1234567890" },
+    next_state: { role: "user", messages: [], text: score > 0 ? "thanks, perfect" : "no, that's the wrong report" },
+    closed_by: "next-request", prompt_length: 300,
+    prompt_ids: Array.from({ length: 300 }, (_, index) => index), response_ids: Array.from({ length: 90 }, (_, index) => index), response_log_probs: Array.from({ length: 90 }, () => -0.5),
+    finish_reason: "stop", weight_versions: [{ version: "0", start: 0, end: 90 }],
+    decided_by: { session: "openclaw-runtime-marker", turnType: "agent-conversation", reason: "synthetic" },
+    approximate: false, started_at: now - 900, first_token_at: now - 800, ended_at: now,
   };
-  const judgement = {
-    sessionId, turn, score,
-    votes: [{ purpose: "eval", index: 0, score, raw: `The user reacted. \\boxed{${score}}` }],
-    hint: hintAccepted ? `Check which report the user means before summarising (turn ${turn}).` : null,
+  const vote = (index: number, value: number, hint?: string): RecordedVote => ({ index, score: value, raw: `The user reacted. \\boxed{${value}}`, error: null, attempts: 1, ms: 40, ...(hint ? { hint } : {}) });
+  const kept = hintAccepted ? `Check which report the user means before summarising (turn ${turn}).` : null;
+  const judgement: JudgementRecord = {
+    version: 1, at: now, sessionId, turn, method: "combine", attempt: 1, closedBy: "next-request", nextStateRole: "user", explicit: null,
+    evaluation: { votes: [vote(0, score)], score, valid: 1, failed: 0, counts: { [String(score)]: 1 } },
+    hint: hintAccepted === null ? null : { votes: [vote(0, hintAccepted ? 1 : -1, kept ?? undefined)], kept, fromVote: kept ? 0 : null, reason: kept ? null : "no positive hint vote" },
+    teacher: null, evalScore: score, sample: null, skipped: null,
   };
   appendFileSync(join(recordsDir, "turns.jsonl"), `${JSON.stringify(turnRecord)}\n`);
   appendFileSync(join(recordsDir, "judgements.jsonl"), `${JSON.stringify(judgement)}\n`);

@@ -130,13 +130,27 @@ function renderJudgement(lookup) {
   const parts = [element("h3", "", "Judgement record")];
   if (!lookup.found) return [...parts, element("p", "muted", lookup.detail)];
   const record = lookup.record;
-  const hint = record.hint ?? record.keptHint ?? record.kept_hint ?? null;
-  if (hint) parts.push(element("div", "hint", [element("strong", "", "hint: "), element("span", "", contentText(hint))]));
-  const votes = Array.isArray(record.votes) ? record.votes : Array.isArray(record.evalVotes) ? record.evalVotes : [];
+  const evaluation = record.evaluation ?? null;
+  const hint = record.hint ?? null;
+  parts.push(element("dl", "facts", [
+    ...fact("method", `${record.method ?? "?"}${record.attempt > 1 ? ` (attempt ${record.attempt})` : ""}`),
+    ...fact("evaluation", evaluation ? `${formatReward(evaluation.score)} from ${evaluation.valid} valid / ${evaluation.failed} failed votes` : "–"),
+    ...fact("outcome", record.sample ? `sample (${record.sample.kind}, reward ${formatReward(record.sample.reward)}): ${record.sample.why}` : `no sample: ${record.skipped ?? "–"}`),
+    ...(record.explicit ? fact("explicit feedback", `${formatReward(record.explicit.score)} via ${record.explicit.source}`) : []),
+    ...(record.teacher ? fact("teacher", record.teacher.ok ? "log-probs scored" : `failed: ${record.teacher.reason ?? "?"}`) : []),
+  ]));
+  const keptHint = typeof hint === "string" ? hint : hint?.kept;
+  if (keptHint) parts.push(element("div", "hint", [element("strong", "", "hint: "), element("span", "", keptHint)]));
+  else if (hint?.reason) parts.push(element("p", "muted", `no hint kept: ${hint.reason}`));
+  const votes = [
+    ...(evaluation?.votes ?? []).map((vote) => ({ purpose: "eval", ...vote })),
+    ...(hint?.votes ?? []).map((vote) => ({ purpose: "hint", ...vote })),
+    ...(Array.isArray(record.votes) ? record.votes : []),
+  ];
   for (const vote of votes) {
     const score = vote.score ?? vote.vote ?? null;
-    const text = vote.raw ?? vote.text ?? vote.answer ?? "";
-    parts.push(element("details", "vote", [element("summary", "", `${vote.purpose ?? "vote"} ${vote.index ?? ""}: ${score === null ? "no vote" : formatReward(score)}${vote.error ? ` (${vote.error})` : ""}`), element("pre", "", contentText(text))]));
+    const title = `${vote.purpose ?? "vote"} vote ${vote.index ?? ""}: ${score === null ? "no vote" : formatReward(score)}${vote.error ? ` (${vote.error})` : ""}`;
+    parts.push(element("details", "vote", [element("summary", "", title), vote.hint ? element("div", "hint", vote.hint) : null, element("pre", "", contentText(vote.raw ?? ""))]));
   }
   parts.push(rawDetails(record));
   return parts;
