@@ -1,0 +1,147 @@
+// The bridge between the orchestrator and slime's rollout function: versioned JSON messages over loopback HTTP
+// and the binary frame that carries token / log-prob arrays. Transport and storage live elsewhere.
+import { z } from "zod";
+
+export const BRIDGE_VERSION = 1 as const;
+
+/** Env vars that carry the bridge address and token to slime's processes. */
+export const BRIDGE_URL_ENV = "OPENCLAW_RL_BRIDGE";
+export const BRIDGE_TOKEN_ENV = "OPENCLAW_RL_BRIDGE_TOKEN";
+
+/** HTTP paths (POST, `Authorization: Bearer <token>`). */
+export const BRIDGE_PATHS = {
+  hello: "/v1/hello",
+  batch: "/v1/batch",
+  ack: "/v1/ack",
+  progress: "/v1/progress",
+} as const;
+
+/** Content type of a binary batch frame (a `batch-wait` answer is JSON). */
+export const BATCH_FRAME_CONTENT_TYPE = "application/vnd.openclaw-rl.batch";
+
+const version = z.literal(BRIDGE_VERSION);
+const session = z.string().min(1).max(128).describe("Random id of one Python process; a new id means a new client.");
+
+export const helloMessageSchema = z
+  .object({
+    version,
+    type: z.literal("hello"),
+    session,
+    pid: z.number().int(),
+    routers: z.object({ policy: z.string().nullable(), judge: z.string().nullable() }).strict(),
+  })
+  .strict();
+export type HelloMessage = z.infer<typeof helloMessageSchema>;
+
+export const batchRequestSchema = z
+  .object({
+    version,
+    type: z.literal("batch-request"),
+    session,
+    rolloutId: z.number().int().min(0),
+    size: z.number().int().min(1).max(100_000),
+    waitMs: z.number().int().min(0).max(60_000).describe("Long-poll: how long the server may hold the request."),
+  })
+  .strict();
+export type BatchRequest = z.infer<typeof batchRequestSchema>;
+
+export const batchWaitSchema = z
+  .object({ version, type: z.literal("batch-wait"), ready: z.number().int(), size: z.number().int() })
+  .strict();
+export type BatchWait = z.infer<typeof batchWaitSchema>;
+
+export const ackMessageSchema = z
+  .object({ version, type: z.literal("ack"), session, rolloutId: z.number().int().min(0), batchId: z.string().min(1) })
+  .strict();
+export type AckMessage = z.infer<typeof ackMessageSchema>;
+
+export const ackReplySchema = z
+  .object({ version, type: z.literal("ack-ok"), batchId: z.string(), already: z.boolean() })
+  .strict();
+export type AckReply = z.infer<typeof ackReplySchema>;
+
+export const progressMessageSchema = z
+  .object({
+    version,
+    type: z.literal("progress"),
+    session,
+    rolloutId: z.number().int().min(0),
+    ready: z.number().int().min(0),
+    size: z.number().int().min(1),
+    waitedMs: z.number().min(0),
+  })
+  .strict();
+export type ProgressMessage = z.infer<typeof progressMessageSchema>;
+
+export const helloReplySchema = z.object({ version, type: z.literal("hello-ok"), currentVersion: z.number() }).strict();
+export type HelloReply = z.infer<typeof helloReplySchema>;
+
+/** Error answer of every endpoint (4xx/5xx). */
+export interface BridgeErrorReply {
+  version: typeof BRIDGE_VERSION;
+  type: "error";
+  code: string;
+  message: string;
+}
+
+// ---- binary frames ----------------------------------------------------------------------------------------
+//
+// A frame is: magic (4 ASCII bytes) | u32 LE header byte length | UTF-8 JSON header | zero padding to a multiple
+// of 8 | data section. Every array is a block of the data section described in the header by
+// { dtype, offset (bytes from the data section start, a multiple of 4), count }, little-endian.
+// A stored sample record uses magic "OCS1"; a batch uses "OCB1" and its data section is the samples' data
+// sections laid end to end (each sample's block offsets are rebased onto the batch data section).
+
+export const SAMPLE_FRAME_MAGIC = "OCS1";
+export const BATCH_FRAME_MAGIC = "OCB1";
+
+export type BlockDtype = "int32" | "float32";
+
+export interface BlockRef {
+  dtype: BlockDtype;
+  offset: number;
+  count: number;
+}
+
+export type SampleBlockName =
+  | "tokens"
+  | "lossMask"
+  | "rolloutLogProbs"
+  | "teacherLogProbs"
+  | "teacherTopkLogProbs"
+  | "teacherTopkIndices";
+
+/** The JSON part of one sample in a frame (everything but the arrays). */
+export interface SampleFrameHeader {
+  id: string;
+  seq: number; // store sequence number: unique, increasing; becomes slime's index and group_index
+  sessionId: string;
+  turn: number;
+  kind: string;
+  responseLength: number;
+  reward: number;
+  evalScore: number | null;
+  status: "completed" | "truncated";
+  why: string;
+  approximate: boolean;
+  createdAt: number;
+  /** Run-length encoded per-token weight versions: [[version, count], ...]. */
+  weightVersions: Array<[string, number]>;
+  topk: number; // K of the top-K blocks, 0 when absent
+  prompt?: string;
+  response?: string;
+  blocks: Partial<Record<SampleBlockName, BlockRef>>;
+}
+
+/** The JSON header of a batch frame. */
+export interface BatchFrameHeader {
+  version: typeof BRIDGE_VERSION;
+  type: "batch";
+  batchId: string;
+  rolloutId: number;
+  currentVersion: number;
+  /** Fill rules applied by the orchestrator so teacher fields are on every sample or none (see docs/bridge.md). */
+  filled: { teacherFromRollout: number; topkOmitted: number };
+  metrics: Record<string, number>;
+  samples: SampleFrameHeader[];
+}

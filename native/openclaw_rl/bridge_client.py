@@ -1,0 +1,133 @@
+"""The Python end of the bridge: hello, long-poll for a batch, acknowledge, report progress (http.client on
+loopback, bearer token). Knows nothing of slime; reconnect policy lives in rollout.py.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import urllib.parse
+import uuid
+from dataclasses import dataclass
+
+BRIDGE_VERSION = 1
+BRIDGE_URL_ENV = "OPENCLAW_RL_BRIDGE"
+BRIDGE_TOKEN_ENV = "OPENCLAW_RL_BRIDGE_TOKEN"
+BATCH_CONTENT_TYPE = "application/vnd.openclaw-rl.batch"
+
+
+class BridgeError(RuntimeError):
+    """A bridge answer that retrying will not fix (bad token, protocol mismatch)."""
+
+
+class BridgeUnavailable(RuntimeError):
+    """The orchestrator cannot be reached right now (restarting, not up yet); retry with backoff."""
+
+
+class BatchUnknown(RuntimeError):
+    """The orchestrator no longer holds this batch for us (handed out again); drop it and fetch a new one."""
+
+
+@dataclass
+class BridgeEndpoint:
+    url: str
+    token: str
+
+    @staticmethod
+    def from_environment() -> "BridgeEndpoint":
+        url = os.environ.get(BRIDGE_URL_ENV, "")
+        token = os.environ.get(BRIDGE_TOKEN_ENV, "")
+        if not url or not token:
+            raise BridgeError(
+                f"{BRIDGE_URL_ENV} and {BRIDGE_TOKEN_ENV} must be set in slime's environment "
+                "(openclaw-rl start puts them in the Ray runtime env); is this slime job started by openclaw-rl?"
+            )
+        return BridgeEndpoint(url=url, token=token)
+
+
+class BridgeClient:
+    def __init__(self, endpoint: BridgeEndpoint, session: str | None = None, connect_timeout_s: float = 10.0):
+        parsed = urllib.parse.urlparse(endpoint.url)
+        if parsed.scheme != "http" or not parsed.hostname or not parsed.port:
+            raise BridgeError(f"{BRIDGE_URL_ENV}={endpoint.url!r} is not an http://host:port address")
+        self._host = parsed.hostname
+        self._port = parsed.port
+        self._token = endpoint.token
+        self._connect_timeout_s = connect_timeout_s
+        self._connection: http.client.HTTPConnection | None = None
+        self.session = session or uuid.uuid4().hex
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def _post(self, path: str, body: dict, timeout_s: float) -> tuple[int, str, bytearray]:
+        payload = json.dumps(body).encode("utf-8")
+        headers = {"Authorization": f"Bearer {self._token}", "Content-Type": "application/json"}
+        try:
+            if self._connection is None:
+                self._connection = http.client.HTTPConnection(self._host, self._port, timeout=self._connect_timeout_s)
+            self._connection.timeout = timeout_s
+            if self._connection.sock is not None:
+                self._connection.sock.settimeout(timeout_s)
+            self._connection.request("POST", path, body=payload, headers=headers)
+            response = self._connection.getresponse()
+            length = int(response.getheader("Content-Length") or "0")
+            data = bytearray(length)
+            view = memoryview(data)
+            received = 0
+            while received < length:
+                count = response.readinto(view[received:])
+                if not count:
+                    raise BridgeUnavailable(f"bridge answer cut short ({received} of {length} bytes)")
+                received += count
+            content_type = response.getheader("Content-Type") or ""
+            return response.status, content_type, data
+        except (OSError, socket.timeout, http.client.HTTPException) as error:
+            self.close()
+            raise BridgeUnavailable(f"bridge at {self._host}:{self._port} unreachable: {error}") from error
+
+    def _json(self, path: str, body: dict, timeout_s: float = 30.0, accept: tuple[int, ...] = (200,)) -> tuple[int, dict | None]:
+        status, _, data = self._post(path, body, timeout_s)
+        parsed = json.loads(data.decode("utf-8")) if data else None
+        if status not in accept:
+            raise _answer_error(path, status, parsed)
+        return status, parsed
+
+    def hello(self, routers: dict) -> dict:
+        _, answer = self._json("/v1/hello", {"version": BRIDGE_VERSION, "type": "hello", "session": self.session, "pid": os.getpid(), "routers": routers})
+        return answer or {}
+
+    def request_batch(self, rollout_id: int, size: int, wait_ms: int) -> tuple[bytearray | None, int]:
+        """(frame, ready): the frame when `size` samples were ready within `wait_ms`, else (None, ready count)."""
+        body = {"version": BRIDGE_VERSION, "type": "batch-request", "session": self.session, "rolloutId": rollout_id, "size": size, "waitMs": wait_ms}
+        status, content_type, data = self._post("/v1/batch", body, wait_ms / 1000.0 + 30.0)
+        if status == 200 and content_type.startswith(BATCH_CONTENT_TYPE):
+            return data, size
+        parsed = json.loads(data.decode("utf-8")) if data else None
+        if status == 200 and parsed and parsed.get("type") == "batch-wait":
+            return None, int(parsed.get("ready", 0))
+        raise _answer_error("/v1/batch", status, parsed)
+
+    def ack(self, rollout_id: int, batch_id: str) -> bool:
+        """True when acknowledged now, False when it was already; BatchUnknown when the batch is not ours any more."""
+        body = {"version": BRIDGE_VERSION, "type": "ack", "session": self.session, "rolloutId": rollout_id, "batchId": batch_id}
+        status, answer = self._json("/v1/ack", body, accept=(200, 409))
+        if status == 409:
+            raise BatchUnknown((answer or {}).get("message", f"batch {batch_id} unknown"))
+        return not (answer or {}).get("already", False)
+
+    def progress(self, rollout_id: int, ready: int, size: int, waited_ms: float) -> None:
+        body = {"version": BRIDGE_VERSION, "type": "progress", "session": self.session, "rolloutId": rollout_id, "ready": ready, "size": size, "waitedMs": waited_ms}
+        self._json("/v1/progress", body, accept=(204,))
+
+
+def _answer_error(path: str, status: int, body: dict | None) -> Exception:
+    message = (body or {}).get("message", "") if isinstance(body, dict) else ""
+    if status >= 500:
+        return BridgeUnavailable(f"bridge {path} answered {status}: {message}")
+    hint = " (check OPENCLAW_RL_BRIDGE_TOKEN)" if status == 401 else ""
+    return BridgeError(f"bridge {path} answered {status}: {message}{hint}")

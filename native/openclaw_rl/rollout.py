@@ -1,0 +1,161 @@
+"""slime's rollout function for openclaw-rl (--rollout-function-path openclaw_rl.rollout.generate_rollout).
+
+Samples are made by the openclaw-rl proxy and judges; this function only fetches a batch of
+args.rollout_batch_size of them from the orchestrator's bridge, builds slime Samples and acknowledges the batch.
+It ignores data_source (no dataset in this mode) and has no evaluation path.
+"""
+
+from __future__ import annotations
+
+import time
+
+import torch
+
+from .batch_frame import DecodedBatch, decode_batch_frame
+from .bridge_client import BatchUnknown, BridgeClient, BridgeEndpoint, BridgeUnavailable
+from .slime_types import slime_types
+
+LONG_POLL_MS = 20_000
+PROGRESS_EVERY_S = 30.0
+RECONNECT_GIVE_UP_S = 600.0
+BACKOFF_S = (0.2, 0.5, 1.0, 2.0, 5.0)
+
+_client: BridgeClient | None = None
+_hello_sent = False
+
+
+def _router_url(args, ip_attr: str, port_attr: str) -> str | None:
+    ip = getattr(args, ip_attr, None)
+    port = getattr(args, port_attr, None)
+    return f"http://{ip}:{port}" if ip is not None and port is not None else None
+
+
+def _routers(args) -> dict:
+    return {"policy": _router_url(args, "sglang_router_ip", "sglang_router_port"), "judge": _router_url(args, "prm_router_ip", "prm_router_port")}
+
+
+def _log(text: str) -> None:
+    print(f"[openclaw_rl] {text}", flush=True)
+
+
+class _Connection:
+    """Retries bridge calls across orchestrator restarts: backoff, then hello again (same session)."""
+
+    def __init__(self, client: BridgeClient, args):
+        self.client = client
+        self.args = args
+
+    def call(self, action):
+        global _hello_sent
+        failing_since = None
+        attempt = 0
+        while True:
+            try:
+                if not _hello_sent:
+                    self.client.hello(_routers(self.args))
+                    _hello_sent = True
+                return action()
+            except BridgeUnavailable as error:
+                now = time.monotonic()
+                failing_since = failing_since or now
+                if now - failing_since > RECONNECT_GIVE_UP_S:
+                    raise RuntimeError(f"openclaw-rl bridge unreachable for {RECONNECT_GIVE_UP_S:.0f}s: {error}") from error
+                delay = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)]
+                if attempt == 0 or attempt % 10 == 0:
+                    _log(f"bridge unreachable ({error}); retrying every <= {BACKOFF_S[-1]:.0f}s")
+                attempt += 1
+                _hello_sent = False  # the orchestrator may have restarted: say hello again before the next call
+                time.sleep(delay)
+
+
+def _fetch_acknowledged_batch(connection: _Connection, rollout_id: int, size: int) -> DecodedBatch:
+    started = time.monotonic()
+    last_progress_line = started
+    while True:
+        frame, ready = connection.call(lambda: connection.client.request_batch(rollout_id, size, LONG_POLL_MS))
+        if frame is None:
+            now = time.monotonic()
+            connection.call(lambda: connection.client.progress(rollout_id, ready, size, (now - started) * 1000.0))
+            if now - last_progress_line >= PROGRESS_EVERY_S:
+                _log(f"waiting for samples: {ready}/{size} (rollout {rollout_id}, {now - started:.0f}s)")
+                last_progress_line = now
+            continue
+        batch = decode_batch_frame(frame)
+        try:
+            connection.call(lambda: connection.client.ack(rollout_id, batch.header["batchId"]))
+        except BatchUnknown as error:
+            _log(f"dropping batch {batch.header['batchId']}: {error}")
+            continue
+        return batch
+
+
+def _check_teacher_all_or_none(batch: DecodedBatch) -> None:
+    # slime detects teacher fields from samples[0] only; the orchestrator's batch assembler (batch-frame.ts) fills
+    # combine batches so this holds. A violation is a bug there, not something to patch up here.
+    for name in ("teacherLogProbs", "teacherTopkLogProbs", "teacherTopkIndices"):
+        present = [name in sample.arrays for sample in batch.samples]
+        if any(present) and not all(present):
+            raise RuntimeError(f"openclaw-rl bridge sent {name} on {sum(present)} of {len(present)} samples; slime needs all or none")
+
+
+def build_samples(batch: DecodedBatch) -> list:
+    """slime Samples from a decoded batch (teacher arrays as torch tensors; the rest as lists)."""
+    Sample, _, _ = slime_types()
+    _check_teacher_all_or_none(batch)
+    samples = []
+    for decoded in batch.samples:
+        header, arrays = decoded.header, decoded.arrays
+        length = int(header["responseLength"])
+        sample = Sample()
+        sample.index = int(header["seq"])
+        sample.group_index = int(header["seq"])
+        sample.prompt = header.get("prompt", "")
+        sample.response = header.get("response", "")
+        sample.tokens = arrays["tokens"].tolist()
+        sample.response_length = length
+        sample.loss_mask = arrays["lossMask"].tolist()
+        sample.rollout_log_probs = arrays["rolloutLogProbs"].tolist()
+        sample.reward = {"score": float(header["reward"])}
+        sample.status = Sample.Status.TRUNCATED if header["status"] == "truncated" else Sample.Status.COMPLETED
+        sample.weight_versions = [version for version, count in header["weightVersions"] for _ in range(count)]
+        sample.metadata = {"openclaw_id": header["id"], "kind": header["kind"], "why": header["why"], "approximate": header["approximate"]}
+        if "teacherLogProbs" in arrays:
+            sample.teacher_log_probs = arrays["teacherLogProbs"].clone()
+        if "teacherTopkLogProbs" in arrays:
+            k = int(header["topk"])
+            sample.teacher_topk_log_probs = arrays["teacherTopkLogProbs"].reshape(length, k).clone()
+            sample.teacher_topk_indices = arrays["teacherTopkIndices"].reshape(length, k).to(torch.int64)
+        samples.append(sample)
+    return samples
+
+
+def generate_rollout(args, rollout_id, data_source, evaluation=False):
+    """Blocks until args.rollout_batch_size samples are ready, acknowledges them and returns them to slime."""
+    global _client
+    if evaluation:
+        raise RuntimeError(
+            "openclaw_rl.rollout.generate_rollout has no evaluation path: samples come from live users, there is no "
+            "eval dataset in this mode. Remove --eval-interval / --eval-function-path from the slime arguments."
+        )
+    size = int(getattr(args, "rollout_batch_size", 0) or 0)
+    if size < 1:
+        raise ValueError(f"args.rollout_batch_size must be >= 1, got {size!r}")
+    if _client is None:
+        _client = BridgeClient(BridgeEndpoint.from_environment())
+    _, RolloutFnTrainOutput, _ = slime_types()
+    started = time.monotonic()
+    batch = _fetch_acknowledged_batch(_Connection(_client, args), int(rollout_id), size)
+    samples = build_samples(batch)
+    metrics = {key: float(value) for key, value in batch.header.get("metrics", {}).items()}
+    metrics["openclaw/rollout_wait_s"] = time.monotonic() - started
+    _log(f"rollout {rollout_id}: {len(samples)} samples in {metrics['openclaw/rollout_wait_s']:.2f}s (batch {batch.header['batchId']})")
+    return RolloutFnTrainOutput(samples=[[sample] for sample in samples], metrics=metrics)
+
+
+def reset_for_tests() -> None:
+    """Forget the module's connection (tests start several orchestrators in one process)."""
+    global _client, _hello_sent
+    if _client is not None:
+        _client.close()
+    _client = None
+    _hello_sent = False

@@ -1,0 +1,60 @@
+"""slime's Sample and RolloutFnTrainOutput: the real ones when slime is importable, else a stand-in.
+
+The stand-in mirrors the OpenClaw-RL fork of slime at commit 0d034dd (slime/slime/utils/types.py and
+slime/slime/rollout/base_types.py): same field names, types, defaults and Status values. Upstream THUDM/slime
+has ``weight_versions`` too. Only what the rollout function builds is mirrored (no spec/prefix-cache helpers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+@dataclass
+class StandInSample:
+    group_index: int | None = None
+    index: int | None = None
+    prompt: str | list[dict[str, str]] = ""
+    tokens: list[int] = field(default_factory=list)
+    multimodal_inputs: dict[str, Any] = None
+    multimodal_train_inputs: dict[str, Any] = None
+    response: str = ""
+    response_length: int = 0
+    label: str | None = None
+    reward: float | dict[str, Any] | None = None
+    loss_mask: list[int] | None = None
+    weight_versions: list[str] = field(default_factory=list)
+    rollout_log_probs: list[float] | None = None
+    rollout_routed_experts: list[list[int]] | None = None
+    remove_sample: bool = False
+
+    class Status(Enum):
+        PENDING = "pending"
+        COMPLETED = "completed"
+        TRUNCATED = "truncated"
+        ABORTED = "aborted"
+        FAILED = "failed"
+
+    status: Status = Status.PENDING
+    metadata: dict = field(default_factory=dict)
+    generate_function_path: str | None = None
+    train_metadata: dict | None = None
+    non_generation_time: float = 0.0
+
+
+@dataclass
+class StandInRolloutFnTrainOutput:
+    samples: list[list[StandInSample]]
+    metrics: dict[str, Any] = None
+
+
+def slime_types():
+    """(Sample, RolloutFnTrainOutput, is_real_slime)."""
+    try:
+        from slime.rollout.base_types import RolloutFnTrainOutput
+        from slime.utils.types import Sample
+    except ImportError:
+        return StandInSample, StandInRolloutFnTrainOutput, False
+    return Sample, RolloutFnTrainOutput, True

@@ -1,0 +1,151 @@
+"""generate_rollout against the real orchestrator bridge on loopback (slime stand-in = the contract test;
+the stand-in mirrors the OpenClaw-RL slime fork at 0d034dd)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import unittest
+from types import SimpleNamespace
+
+import torch
+
+from openclaw_rl import rollout
+from openclaw_rl.bridge_client import BridgeError
+from openclaw_rl.slime_types import StandInRolloutFnTrainOutput, StandInSample, slime_types
+
+from .fixture_bridge import FixtureBridge
+
+
+def make_args(batch_size: int) -> SimpleNamespace:
+    return SimpleNamespace(rollout_batch_size=batch_size, sglang_router_ip="127.0.0.1", sglang_router_port=30001, prm_router_ip=None, prm_router_port=None)
+
+
+class RolloutBridgeTest(unittest.TestCase):
+    def setUp(self):
+        rollout.reset_for_tests()
+        self.bridges: list[FixtureBridge] = []
+
+    def tearDown(self):
+        rollout.reset_for_tests()
+        for bridge in self.bridges:
+            bridge.close()
+
+    def start(self, *arguments: str) -> FixtureBridge:
+        bridge = FixtureBridge(*arguments)
+        self.bridges.append(bridge)
+        bridge.environment()
+        return bridge
+
+    def test_stand_in_is_used_without_slime(self):
+        sample_class, output_class, real = slime_types()
+        self.assertFalse(real)
+        self.assertIs(sample_class, StandInSample)
+        self.assertIs(output_class, StandInRolloutFnTrainOutput)
+
+    def test_batch_fields_hello_and_surplus(self):
+        bridge = self.start("--samples", "6", "--response-length", "5", "--prompt-length", "3")
+        output = rollout.generate_rollout(make_args(4), 0, None)
+        self.assertIsInstance(output, StandInRolloutFnTrainOutput)
+        self.assertEqual(len(output.samples), 4)
+        samples = [group[0] for group in output.samples]
+        self.assertTrue(all(len(group) == 1 for group in output.samples))
+        for sample in samples:
+            self.assertIsInstance(sample, StandInSample)
+            self.assertEqual(sample.response_length, 5)
+            self.assertEqual(len(sample.tokens), 8)
+            self.assertTrue(all(isinstance(token, int) for token in sample.tokens))
+            self.assertEqual(len(sample.loss_mask), 5)
+            self.assertEqual(len(sample.rollout_log_probs), 5)
+            self.assertIsInstance(sample.rollout_log_probs[0], float)
+            self.assertIn(sample.reward["score"], (1.0, 0.0, -1.0))
+            self.assertIn(sample.status, (StandInSample.Status.COMPLETED, StandInSample.Status.TRUNCATED))
+            self.assertEqual(sample.weight_versions, ["default"] * 5)
+            self.assertTrue(sample.prompt.startswith("prompt "))
+            self.assertFalse(hasattr(sample, "teacher_log_probs"))
+        first = samples[0]
+        # sample 0 from the factory: tokens 0..7, log-probs -(p%7+1)/8, reward 1
+        self.assertEqual(first.tokens, list(range(8)))
+        self.assertEqual(first.rollout_log_probs, [-0.125, -0.25, -0.375, -0.5, -0.625])
+        self.assertEqual(first.reward, {"score": 1.0})
+        self.assertEqual(len({s.index for s in samples}), 4)
+        self.assertEqual([s.index for s in samples], [s.group_index for s in samples])
+        self.assertEqual(output.metrics["openclaw/reward_positive"], 2.0)
+        self.assertAlmostEqual(output.metrics["rollout/prm_eval_score"], 0.25)
+        stats = bridge.command("stats")
+        self.assertEqual(stats["stats"]["counts"], {"ready": 2, "delivered": 0, "acknowledged": 4, "droppedStale": 0})
+        self.assertEqual(stats["hello"]["routers"], {"policy": "http://127.0.0.1:30001", "judge": None})
+        self.assertIn("batch-delivered", stats["events"])
+        self.assertIn("batch-acknowledged", stats["events"])
+
+        # the 2 surplus samples stay; the next call blocks until 2 more arrive
+        result = {}
+        worker = threading.Thread(target=lambda: result.setdefault("output", rollout.generate_rollout(make_args(4), 1, None)))
+        worker.start()
+        time.sleep(0.5)
+        self.assertTrue(worker.is_alive(), "generate_rollout must block until 4 samples are ready")
+        bridge.command("put 2")
+        worker.join(timeout=30)
+        self.assertFalse(worker.is_alive())
+        second = [group[0] for group in result["output"].samples]
+        self.assertEqual(len(second), 4)
+        self.assertFalse({s.index for s in samples} & {s.index for s in second}, "a sample was delivered twice")
+
+    def test_mixed_teacher_batch_is_filled_on_every_sample(self):
+        self.start("--samples", "4", "--teacher", "mixed", "--response-length", "6")
+        output = rollout.generate_rollout(make_args(4), 0, None)
+        samples = [group[0] for group in output.samples]
+        for sample in samples:
+            self.assertIsInstance(sample.teacher_log_probs, torch.Tensor)
+            self.assertEqual(sample.teacher_log_probs.dtype, torch.float32)
+            self.assertEqual(tuple(sample.teacher_log_probs.shape), (6,))
+        filled = [s for s in samples if s.metadata["kind"] == "rl"]
+        taught = [s for s in samples if s.metadata["kind"] == "opd"]
+        self.assertEqual((len(filled), len(taught)), (2, 2))
+        for sample in filled:  # RL-only rule: teacher = rollout log-probs
+            self.assertEqual(sample.teacher_log_probs.tolist(), sample.rollout_log_probs)
+        for sample in taught:
+            self.assertTrue(torch.allclose(sample.teacher_log_probs, torch.tensor(sample.rollout_log_probs) - 0.25))
+        self.assertEqual(output.metrics["openclaw/teacher_filled_from_rollout"], 2.0)
+
+    def test_topk_fields(self):
+        self.start("--samples", "2", "--teacher", "topk", "--topk", "5", "--response-length", "7")
+        output = rollout.generate_rollout(make_args(2), 0, None)
+        for group in output.samples:
+            sample = group[0]
+            self.assertEqual(tuple(sample.teacher_topk_log_probs.shape), (7, 5))
+            self.assertEqual(sample.teacher_topk_log_probs.dtype, torch.float32)
+            self.assertEqual(sample.teacher_topk_indices.dtype, torch.int64)
+            self.assertEqual(sample.teacher_topk_log_probs[0].tolist(), [-1.0, -2.0, -3.0, -4.0, -5.0])
+            self.assertEqual(sample.teacher_topk_indices[1].tolist(), [5, 6, 7, 8, 9])
+
+    def test_stale_samples_are_not_delivered(self):
+        bridge = self.start("--samples", "2", "--version", "1", "--max-staleness", "1")
+        bridge.command("version 3")  # the 2 samples (version 1) are now 2 behind: stale
+        bridge.command("put 2 3")
+        output = rollout.generate_rollout(make_args(2), 0, None)
+        self.assertEqual([group[0].weight_versions[0] for group in output.samples], ["3", "3"])
+        stats = bridge.command("stats")
+        self.assertEqual(stats["stats"]["counts"]["droppedStale"], 2)
+        self.assertIn("sample-dropped", stats["events"])
+
+    def test_evaluation_is_refused(self):
+        self.start("--samples", "1")
+        with self.assertRaisesRegex(RuntimeError, "no evaluation path"):
+            rollout.generate_rollout(make_args(1), 0, None, evaluation=True)
+
+    def test_wrong_token_is_a_clear_error(self):
+        self.start("--samples", "1")
+        os.environ["OPENCLAW_RL_BRIDGE_TOKEN"] = "wrong"
+        with self.assertRaisesRegex(BridgeError, "401"):
+            rollout.generate_rollout(make_args(1), 0, None)
+
+    def test_missing_environment_is_a_clear_error(self):
+        os.environ.pop("OPENCLAW_RL_BRIDGE", None)
+        with self.assertRaisesRegex(BridgeError, "OPENCLAW_RL_BRIDGE"):
+            rollout.generate_rollout(make_args(1), 0, None)
+
+
+if __name__ == "__main__":
+    unittest.main()

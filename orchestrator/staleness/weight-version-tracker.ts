@@ -1,0 +1,47 @@
+// Tracks the engines' current weight version from every version the proxy observes (monotone: a late
+// answer from an older version never moves it back). Knows nothing of samples; the rule is in staleness-policy.
+import { parseWeightVersion } from "./staleness-policy.ts";
+
+export { isStale, oldestVersion, parseWeightVersion, stalenessOf } from "./staleness-policy.ts";
+
+export type VersionListener = (current: number, previous: number) => void;
+
+export interface WeightVersionSource {
+  current(): number;
+}
+
+export class WeightVersionTracker implements WeightVersionSource {
+  private value: number;
+  private readonly listeners = new Set<VersionListener>();
+
+  constructor(initial = 0) {
+    this.value = initial;
+  }
+
+  /** Feed every engine weight_version seen ("default" = 0). Returns false for a version that is not slime's. */
+  observe(version: string): boolean {
+    const parsed = parseWeightVersion(version);
+    if (parsed === null) return false;
+    if (parsed > this.value) {
+      const previous = this.value;
+      this.value = parsed;
+      for (const listener of this.listeners) {
+        try {
+          listener(parsed, previous);
+        } catch {
+          // a failing listener must not break the proxy's hot path
+        }
+      }
+    }
+    return true;
+  }
+
+  current(): number {
+    return this.value;
+  }
+
+  onChange(listener: VersionListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

@@ -1,0 +1,284 @@
+// The durable sample store: samples on disk (segments) before they count as ready, batches handed out,
+// acknowledged or handed out again, stale samples dropped, finished segments deleted. Knows nothing of HTTP.
+import { randomBytes } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { SampleFrameHeader } from "../../contracts/bridge.ts";
+import { SAMPLE_FRAME_MAGIC } from "../../contracts/bridge.ts";
+import { OpenclawRlError } from "../../contracts/errors.ts";
+import type { Sample } from "../../contracts/sample.ts";
+import type { SampleSink } from "../../contracts/sample-sink.ts";
+import { isStale, oldestVersion } from "../staleness/staleness-policy.ts";
+import type { WeightVersionSource } from "../staleness/weight-version-tracker.ts";
+import { AckLog } from "./ack-log.ts";
+import { appendDurably } from "./durable-file.ts";
+import { encodeSample, parseFrame, type StorableSample } from "./sample-frame.ts";
+import { SegmentLog, type RecordLocation } from "./segment-log.ts";
+
+export interface SampleStoreOptions {
+  /** recipe.training.max_staleness */
+  maxStaleness: number;
+  /** Where the current weight version comes from (the proxy's tracker); constant 0 when absent. */
+  versions?: WeightVersionSource;
+  /** Rotate segment files at this size (default 64 MiB). */
+  segmentBytes?: number;
+}
+
+type EntryState = "ready" | "delivered" | "acknowledged" | "dropped";
+
+interface Entry {
+  seq: number;
+  id: string;
+  location: RecordLocation;
+  state: EntryState;
+  weightVersions: string[]; // distinct versions only, enough for the staleness rule
+}
+
+export interface StoreCounts {
+  ready: number;
+  delivered: number; // handed out, not yet acknowledged
+  acknowledged: number; // cumulative, across restarts
+  droppedStale: number; // cumulative, across restarts
+}
+
+export interface DeliveredBatch {
+  batchId: string;
+  rolloutId: number;
+  seqs: number[];
+  frames: Buffer[]; // sample frames (contracts/bridge.ts), in seq order
+}
+
+export interface DroppedSample {
+  seq: number;
+  id: string;
+  detail: string;
+}
+
+export interface StoreRecovery {
+  samples: number;
+  ready: number;
+  tornBytes: number;
+}
+
+export class SampleStore implements SampleSink {
+  private readonly entries = new Map<number, Entry>();
+  private readonly seqById = new Map<string, number>();
+  private readonly pendingIds = new Map<string, Promise<void>>();
+  private readonly batches = new Map<string, { rolloutId: number; seqs: number[] }>();
+  private readonly readyWaiters = new Set<() => void>();
+  private readonly droppedListeners = new Set<(dropped: DroppedSample) => void>();
+  private readyCount = 0;
+  private deliveredCount = 0;
+  private compacting: Promise<void> | null = null;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly log: SegmentLog,
+    private readonly acks: AckLog,
+    private readonly options: SampleStoreOptions,
+    private nextSeq: number,
+    readonly recovery: StoreRecovery,
+  ) {}
+
+  static async open(dir: string, options: SampleStoreOptions): Promise<SampleStore> {
+    await mkdir(dir, { recursive: true });
+    const { log, recovery } = await SegmentLog.open(dir, options.segmentBytes ?? 64 * 1024 * 1024);
+    const acks = await AckLog.open(join(dir, "acks.log"), dir);
+    let nextSeq = acks.state.nextSeq;
+    const store = new SampleStore(dir, log, acks, options, nextSeq, { samples: recovery.records.length, ready: 0, tornBytes: recovery.tornBytes + acks.state.tornBytes });
+    for (const record of recovery.records) {
+      const { header } = parseFrame<SampleFrameHeader>(record.payload, SAMPLE_FRAME_MAGIC);
+      const state: EntryState = acks.state.acknowledged.has(header.seq) ? "acknowledged" : acks.state.dropped.has(header.seq) ? "dropped" : "ready";
+      store.addEntry({ seq: header.seq, id: header.id, location: record.location, state, weightVersions: header.weightVersions.map(([version]) => version) });
+      nextSeq = Math.max(nextSeq, header.seq + 1);
+    }
+    store.nextSeq = nextSeq;
+    store.recovery.ready = store.readyCount;
+    await store.compact(true);
+    return store;
+  }
+
+  private addEntry(entry: Entry): void {
+    this.entries.set(entry.seq, entry);
+    this.seqById.set(entry.id, entry.seq);
+    if (entry.state === "ready") this.readyCount += 1;
+  }
+
+  /** Resolves once the sample is written and fsync'd; a sample id already stored is accepted once only. */
+  async put(sample: Sample): Promise<void> {
+    if (this.seqById.has(sample.id)) return;
+    const pending = this.pendingIds.get(sample.id);
+    if (pending) return pending;
+    const seq = this.nextSeq++;
+    const frame = encodeSample(sample as StorableSample, seq); // throws BAD_REQUEST before any state changes
+    const write = this.log.append(frame).then((location) => {
+      this.addEntry({ seq, id: sample.id, location, state: "ready", weightVersions: [...new Set(sample.weightVersions)] });
+      for (const wake of this.readyWaiters) wake();
+    });
+    this.pendingIds.set(sample.id, write);
+    try {
+      await write;
+    } finally {
+      this.pendingIds.delete(sample.id);
+    }
+  }
+
+  counts(): StoreCounts {
+    const base = this.acks.state.base;
+    return {
+      ready: this.readyCount,
+      delivered: this.deliveredCount,
+      acknowledged: base.acknowledged + this.acks.state.acknowledged.size,
+      droppedStale: base.droppedStale + this.acks.state.dropped.size,
+    };
+  }
+
+  currentVersion(): number {
+    return this.options.versions?.current() ?? 0;
+  }
+
+  onDropped(listener: (dropped: DroppedSample) => void): () => void {
+    this.droppedListeners.add(listener);
+    return () => this.droppedListeners.delete(listener);
+  }
+
+  /** Resolves with the ready count once `size` samples are ready or `timeoutMs` has passed. */
+  async waitForReady(size: number, timeoutMs: number, signal?: AbortSignal): Promise<number> {
+    await this.dropStale();
+    if (this.readyCount >= size || timeoutMs <= 0 || signal?.aborted) return this.readyCount;
+    await new Promise<void>((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        this.readyWaiters.delete(check);
+        signal?.removeEventListener("abort", finish);
+        resolve();
+      };
+      const check = () => {
+        if (this.readyCount >= size) finish();
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      this.readyWaiters.add(check);
+      signal?.addEventListener("abort", finish);
+    });
+    await this.dropStale();
+    return this.readyCount;
+  }
+
+  /** Drops ready samples that are too old for the current weight version: recorded, counted, announced. */
+  async dropStale(): Promise<DroppedSample[]> {
+    const current = this.currentVersion();
+    const dropped: DroppedSample[] = [];
+    for (const entry of this.entries.values()) {
+      if (entry.state !== "ready" || !isStale(entry, current, this.options.maxStaleness)) continue;
+      entry.state = "dropped";
+      this.readyCount -= 1;
+      const oldest = oldestVersion(entry.weightVersions);
+      const detail = `oldest token from weight version ${oldest}, current ${current}, max_staleness ${this.options.maxStaleness}`;
+      await this.acks.recordDrop(entry.seq, entry.id, "stale", detail);
+      await appendDurably(join(this.dir, "dropped.jsonl"), JSON.stringify({ id: entry.id, seq: entry.seq, reason: "stale", detail, at: Date.now() }) + "\n");
+      dropped.push({ seq: entry.seq, id: entry.id, detail });
+    }
+    for (const item of dropped) for (const listener of this.droppedListeners) listener(item);
+    if (dropped.length > 0) await this.compact(false);
+    return dropped;
+  }
+
+  /** Hands out the `size` oldest ready samples (after dropping stale ones), or null when fewer are ready. */
+  async deliver(size: number, rolloutId: number): Promise<DeliveredBatch | null> {
+    await this.dropStale();
+    if (this.readyCount < size) return null;
+    const picked: Entry[] = [];
+    for (const entry of [...this.entries.values()].sort((a, b) => a.seq - b.seq)) {
+      if (entry.state !== "ready") continue;
+      picked.push(entry);
+      if (picked.length === size) break;
+    }
+    for (const entry of picked) entry.state = "delivered";
+    this.readyCount -= picked.length;
+    this.deliveredCount += picked.length;
+    const batchId = `b${rolloutId}-${randomBytes(6).toString("hex")}`;
+    const seqs = picked.map((entry) => entry.seq);
+    this.batches.set(batchId, { rolloutId, seqs });
+    try {
+      const frames = await Promise.all(picked.map((entry) => this.log.read(entry.location)));
+      return { batchId, rolloutId, seqs, frames };
+    } catch (error) {
+      this.release(batchId);
+      throw error;
+    }
+  }
+
+  /** Durably acknowledges a handed-out batch. `already` for a batch acknowledged before; null if unknown. */
+  async acknowledge(batchId: string): Promise<{ already: boolean; seqs: number[] } | null> {
+    const batch = this.batches.get(batchId);
+    if (!batch) return this.acks.state.batches.includes(batchId) ? { already: true, seqs: [] } : null;
+    this.batches.delete(batchId);
+    try {
+      await this.acks.recordAck(batchId, batch.rolloutId, batch.seqs);
+    } catch (error) {
+      this.batches.set(batchId, batch);
+      throw new OpenclawRlError("INTERNAL", `could not record the acknowledgement of ${batchId}`, { cause: error, retryable: true });
+    }
+    for (const seq of batch.seqs) {
+      const entry = this.entries.get(seq);
+      if (entry?.state === "delivered") entry.state = "acknowledged";
+    }
+    this.deliveredCount -= batch.seqs.length;
+    await this.compact(false);
+    return { already: false, seqs: batch.seqs };
+  }
+
+  /** Puts a handed-out, unacknowledged batch back (its client went away). */
+  release(batchId: string): boolean {
+    const batch = this.batches.get(batchId);
+    if (!batch) return false;
+    this.batches.delete(batchId);
+    for (const seq of batch.seqs) {
+      const entry = this.entries.get(seq);
+      if (entry?.state === "delivered") {
+        entry.state = "ready";
+        this.readyCount += 1;
+        this.deliveredCount -= 1;
+      }
+    }
+    for (const wake of this.readyWaiters) wake();
+    return true;
+  }
+
+  outstandingBatches(): string[] {
+    return [...this.batches.keys()];
+  }
+
+  /** Deletes segments whose samples are all acknowledged or dropped, then forgets them in the ack log. */
+  private async compact(force: boolean): Promise<void> {
+    while (this.compacting) await this.compacting;
+    this.compacting = this.compactNow(force).finally(() => {
+      this.compacting = null;
+    });
+    return this.compacting;
+  }
+
+  private async compactNow(force: boolean): Promise<void> {
+    const unfinished = new Set<number>();
+    const segments = new Set<number>();
+    for (const entry of this.entries.values()) {
+      segments.add(entry.location.segment);
+      if (entry.state === "ready" || entry.state === "delivered") unfinished.add(entry.location.segment);
+    }
+    const finished = [...segments].filter((segment) => !unfinished.has(segment) && segment !== this.log.activeSegment);
+    for (const segment of finished) {
+      await this.log.remove(segment);
+      for (const [seq, entry] of this.entries) {
+        if (entry.location.segment !== segment) continue;
+        this.entries.delete(seq);
+        this.seqById.delete(entry.id);
+      }
+    }
+    if (finished.length > 0 || force) await this.acks.compact(new Set(this.entries.keys()), this.nextSeq);
+  }
+
+  async close(): Promise<void> {
+    for (const wake of this.readyWaiters) wake();
+    await this.log.close();
+  }
+}

@@ -1,0 +1,67 @@
+// A real orchestrator-side bridge for tests run as a child process: opens a store in --dir, puts samples,
+// starts the BridgeServer, prints {"url","token",...} as its first stdout line, then obeys stdin commands.
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
+import { EventBus } from "../../orchestrator/event-bus.ts";
+import { BridgeServer } from "../../orchestrator/bridge/bridge-server.ts";
+import { SampleStore } from "../../orchestrator/store/sample-store.ts";
+import { WeightVersionTracker } from "../../orchestrator/staleness/weight-version-tracker.ts";
+import { makeSample, type SampleShape } from "./sample-factory.ts";
+
+const { values } = parseArgs({
+  options: {
+    dir: { type: "string" },
+    samples: { type: "string", default: "0" },
+    first: { type: "string", default: "0" },
+    teacher: { type: "string", default: "none" }, // none | all | mixed | topk
+    "response-length": { type: "string", default: "3" },
+    "prompt-length": { type: "string", default: "4" },
+    topk: { type: "string", default: "4" },
+    "max-staleness": { type: "string", default: "2" },
+    version: { type: "string", default: "default" },
+  },
+});
+if (!values.dir) throw new Error("--dir is required");
+
+const bus = new EventBus();
+const tracker = new WeightVersionTracker();
+tracker.observe(values.version);
+const store = await SampleStore.open(`${values.dir}/store`, { maxStaleness: Number(values["max-staleness"]), versions: tracker });
+let next = Number(values.first);
+
+function shapeFor(index: number, version: string): SampleShape {
+  const mode = values.teacher;
+  return {
+    responseLength: Number(values["response-length"]),
+    promptLength: Number(values["prompt-length"]),
+    teacher: mode === "all" || mode === "topk" || (mode === "mixed" && index % 2 === 0),
+    topk: mode === "topk" ? Number(values.topk) : 0,
+    weightVersion: version,
+  };
+}
+
+async function putSamples(count: number, version: string): Promise<void> {
+  await Promise.all(Array.from({ length: count }, () => next++).map((index) => store.put(makeSample(index, shapeFor(index, version)))));
+}
+
+await putSamples(Number(values.samples), values.version);
+const bridge = new BridgeServer({ store, bus, recordsDir: values.dir });
+const { url, token } = await bridge.start({ host: "127.0.0.1", port: 0 });
+const print = (value: unknown) => process.stdout.write(JSON.stringify(value) + "\n");
+print({ url, token, pid: process.pid, counts: store.counts(), recovery: store.recovery });
+
+const lines = createInterface({ input: process.stdin });
+for await (const line of lines) {
+  const [command, argument, extra] = line.trim().split(/\s+/);
+  if (command === "put") {
+    await putSamples(Number(argument ?? "1"), extra ?? tracker.current().toString());
+    print({ ok: "put", counts: store.counts() });
+  } else if (command === "version") {
+    tracker.observe(argument ?? "0");
+    print({ ok: "version", current: tracker.current() });
+  } else if (command === "stats") {
+    print({ ok: "stats", stats: bridge.stats(), hello: bridge.hello(), events: bus.recent().map((event) => event.type) });
+  }
+}
+await bridge.close();
+await store.close();
