@@ -2,22 +2,62 @@
 // (no half UTF-8 characters), special tokens such as <|im_end|> left out. Ignores parsing and sampling.
 import type { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
 
+/** Per tokenizer: the text of each id decoded alone, when that is safe to concatenate (byte-level BPE). */
+const pieceCaches = new WeakMap<ModelTokenizer, { concatenates: boolean; pieces: Map<number, string | null> }>();
+
+function pieceCache(tokenizer: ModelTokenizer): { concatenates: boolean; pieces: Map<number, string | null> } {
+  let cache = pieceCaches.get(tokenizer);
+  if (!cache) {
+    // pieces concatenate when decoding word by word gives the same text as decoding at once (no leading-space rules)
+    const sample = tokenizer.encode(" Hello world, it's 2026: naïve café");
+    const joined = sample.map((id) => tokenizer.decode([id], { skipSpecialTokens: true })).join("");
+    cache = { concatenates: joined === tokenizer.decode(sample, { skipSpecialTokens: true }), pieces: new Map() };
+    pieceCaches.set(tokenizer, cache);
+  }
+  return cache;
+}
+
 export class TokenTextStream {
   private readonly ids: number[] = [];
   private prefixOffset = 0;
   private readOffset = 0;
+  private readonly cache: { concatenates: boolean; pieces: Map<number, string | null> };
 
-  constructor(private readonly tokenizer: ModelTokenizer) {}
+  constructor(private readonly tokenizer: ModelTokenizer) {
+    this.cache = pieceCache(tokenizer);
+  }
 
   /** Appends ids; returns the text that is now certain. */
   push(ids: readonly number[]): string {
+    const fast = this.readOffset === this.ids.length ? this.completePieces(ids) : null;
     for (const id of ids) this.ids.push(id);
+    if (fast !== null) {
+      this.prefixOffset = this.readOffset = this.ids.length;
+      return fast;
+    }
     return this.advance(false);
   }
 
   /** Everything still held back (an incomplete character at the very end is emitted as is). */
   flush(): string {
     return this.advance(true);
+  }
+
+  /** The concatenated pieces when every id decodes to complete text on its own, else null. */
+  private completePieces(ids: readonly number[]): string | null {
+    if (!this.cache.concatenates) return null;
+    let text = "";
+    for (const id of ids) {
+      let piece = this.cache.pieces.get(id);
+      if (piece === undefined) {
+        const decoded = this.tokenizer.decode([id], { skipSpecialTokens: true });
+        piece = decoded.includes("\uFFFD") ? null : decoded;
+        if (this.cache.pieces.size < 200_000) this.cache.pieces.set(id, piece);
+      }
+      if (piece === null) return null;
+      text += piece;
+    }
+    return text;
   }
 
   private advance(final: boolean): string {

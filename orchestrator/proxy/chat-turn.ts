@@ -18,14 +18,16 @@ import { ChunkWriter } from "./sse-writer.ts";
 export interface PreparedTurn {
   decision: Decision;
   stable: ChatRequest["messages"];
+  /** Digest of each stable message (reused when the turn completes). */
+  digests: string[];
 }
 
 /** Session + turn type for a parsed request; pure (no state changes). */
 export function prepareTurn(context: ProxyContext, body: ChatRequest, headers: IncomingMessage["headers"]): PreparedTurn {
   const stable = stableHistory(body.messages);
-  const digests = prefixDigests(stable.map(digestMessage));
-  const decision = decideTurn(body, headers, digests, context.deps.recipe.proxy, context.sessions, context.newSessionId);
-  return { decision, stable };
+  const digests = stable.map(digestMessage);
+  const decision = decideTurn(body, headers, prefixDigests(digests), context.deps.recipe.proxy, context.sessions, context.newSessionId);
+  return { decision, stable, digests };
 }
 
 export function requestSignal(context: ProxyContext, request: IncomingMessage, response: ServerResponse): AbortSignal {
@@ -41,7 +43,8 @@ export function requestSignal(context: ProxyContext, request: IncomingMessage, r
 export async function serveTokensTurn(context: ProxyContext, request: IncomingMessage, response: ServerResponse, body: ChatRequest): Promise<void> {
   const { deps } = context;
   const recipe = deps.recipe;
-  const { decision, stable } = prepareTurn(context, body, request.headers);
+  const prepared = prepareTurn(context, body, request.headers);
+  const { decision } = prepared;
   const parseTools = recipe.model.tool_call_parser === "qwen25" && (body.tools?.length ?? 0) > 0 && body.tool_choice !== "none";
   const extra = (body as Record<string, unknown>).chat_template_kwargs as Record<string, unknown> | undefined;
   const prompt = await context.prompts.build(body.messages, body.tools ?? null, extra && typeof extra === "object" ? extra : undefined);
@@ -127,7 +130,7 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
     weightVersions: [...new Set(generation.weightVersions.map((span) => span.version))],
     continuedAfterAbort: generation.continuedAfterAbort,
   });
-  finishTurn(context, decision, captured, stable);
+  finishTurn(context, prepared, captured);
 
   if (failure || captured.finishReason === "abort") {
     const error = failure ? toOpenAiError(failure) : openAiError(502, "the policy engine aborted the generation and it could not be continued", { code: "engine_aborted" });
@@ -158,10 +161,11 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
 }
 
 /** A complete main turn becomes the session's open turn; one that could not be completed is only recorded. */
-function finishTurn(context: ProxyContext, decision: Decision, captured: CapturedTurn, stable: ChatRequest["messages"]): void {
+export function finishTurn(context: ProxyContext, prepared: PreparedTurn, captured: CapturedTurn): void {
+  const { decision } = prepared;
   if (decision.turnType === "main") {
     if (captured.finishReason === "abort") void context.records.append(captured);
-    else context.sessions.complete(captured, stable);
+    else context.sessions.complete(captured, prepared.stable, prepared.digests);
   }
   if (decision.sessionDone) context.sessions.endSession(decision.sessionId);
 }

@@ -6,7 +6,7 @@ import type { AssistantMessage, ChatRequest, ToolCall } from "../../contracts/ch
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { TURN_RECORD_VERSION, type CapturedTurn, type FinishReason } from "../../contracts/turn.ts";
 import { openAiError, sendError } from "./openai-errors.ts";
-import { prepareTurn, requestSignal } from "./chat-turn.ts";
+import { finishTurn, prepareTurn, requestSignal } from "./chat-turn.ts";
 import { noteWeightVersion, type ProxyContext } from "./proxy-context.ts";
 
 interface Collected {
@@ -20,7 +20,8 @@ interface Collected {
 
 export async function servePassthroughTurn(context: ProxyContext, request: IncomingMessage, response: ServerResponse, body: ChatRequest): Promise<void> {
   const { deps } = context;
-  const { decision, stable } = prepareTurn(context, body, request.headers);
+  const prepared = prepareTurn(context, body, request.headers);
+  const { decision } = prepared;
   const readiness = deps.readiness();
   if (!readiness.ready) {
     return sendError(response, openAiError(503, `the policy engine is not ready: ${readiness.reason}`, { type: "server_error", code: "engine_unavailable", retryAfterS: readiness.retryAfterS }));
@@ -94,11 +95,7 @@ export async function servePassthroughTurn(context: ProxyContext, request: Incom
     weightVersions: collected.weightVersion ? [collected.weightVersion] : [],
     continuedAfterAbort: 0,
   });
-  if (decision.turnType === "main") {
-    if (captured.finishReason === "abort") void context.records.append(captured);
-    else context.sessions.complete(captured, stable);
-  }
-  if (decision.sessionDone) context.sessions.endSession(decision.sessionId);
+  finishTurn(context, prepared, captured);
 }
 
 async function approximateTurn(

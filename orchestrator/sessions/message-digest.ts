@@ -42,7 +42,9 @@ export function normalizeMessage(message: ChatMessage | AssistantMessage): strin
 }
 
 export function digestMessage(message: ChatMessage | AssistantMessage): string {
-  return createHash("sha1").update(normalizeMessage(message)).digest("base64");
+  if (message.role === "assistant") return createHash("sha1").update(normalizeMessage(message)).digest("base64");
+  // the common case (a 48 KB system prompt, user turns): hash role and text without building a JSON copy
+  return createHash("sha1").update(message.role).update("\u0000").update(flattenContent(message.content as ChatMessage["content"])).digest("base64");
 }
 
 /** prefix[i] = digest of messages[0..i] (inclusive), chained. */

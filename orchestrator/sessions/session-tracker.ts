@@ -76,12 +76,12 @@ export class SessionTracker implements SessionView {
   }
 
   /** A main turn finished generating: it becomes the session's open turn and its history becomes known. */
-  complete(captured: CapturedTurn, stableHistory: readonly ChatMessage[]): void {
+  complete(captured: CapturedTurn, stableHistory: readonly ChatMessage[], historyDigests?: readonly string[]): void {
     const session = this.touch(captured.sessionId);
     if (session.openTurn) this.close(session, null, "next-request"); // a concurrent turn superseded it
     session.openTurn = { captured, stableLength: stableHistory.length };
     session.usesTools ||= (captured.tools?.length ?? 0) > 0;
-    const digests = prefixDigests([...stableHistory.map(digestMessage), digestMessage(captured.response)]);
+    const digests = prefixDigests([...(historyDigests ?? stableHistory.map(digestMessage)), digestMessage(captured.response)]);
     if (session.historyDigest !== null) this.byHistory.delete(session.historyDigest);
     session.historyDigest = digests[digests.length - 1] ?? null;
     if (session.historyDigest !== null) this.byHistory.set(session.historyDigest, session.id);

@@ -1,0 +1,19 @@
+import { describe, expect, it } from "vitest";
+import { TokenTextStream } from "../../orchestrator/capture/token-text-stream.ts";
+import { qwen3 } from "./harness.ts";
+
+describe("TokenTextStream", () => {
+  it("streams exactly the decoded text, never half a character, without special tokens", async () => {
+    const { tokenizer } = await qwen3();
+    const text = "Héllo 世界 😀 𓀀 龘🦜 done <think>x</think> <tool_call>";
+    const ids = [...tokenizer.encode(text), tokenizer.tokenId("<|im_end|>")!];
+    for (const step of [1, 2, 3]) {
+      const stream = new TokenTextStream(tokenizer);
+      const pieces: string[] = [];
+      for (let index = 0; index < ids.length; index += step) pieces.push(stream.push(ids.slice(index, index + step)));
+      pieces.push(stream.flush());
+      for (const piece of pieces) expect(piece).not.toContain("\uFFFD");
+      expect(pieces.join("")).toBe(text);
+    }
+  });
+});
