@@ -1,0 +1,135 @@
+"""slime custom losses (--loss-type custom_loss --custom-loss-function-path openclaw_rl.losses.<name>).
+
+Adapters only: they pull tensors out of slime's micro-batch, call the math in loss_math.py and report 0-d
+tensors. Weights and K come from args (slime's --custom-config-path YAML sets openclaw_rl_w_rl,
+openclaw_rl_w_opd, openclaw_rl_topk), never from the environment. slime/Megatron are imported inside.
+"""
+
+from __future__ import annotations
+
+from argparse import Namespace
+from collections.abc import Callable
+
+import torch
+
+from . import loss_math
+
+
+def _weight(args: Namespace, name: str) -> float:
+    value = getattr(args, name, None)
+    return 1.0 if value is None else float(value)
+
+
+def _topk(args: Namespace) -> int:
+    value = getattr(args, "openclaw_rl_topk", None) or getattr(args, "distill_topk", None) or 0
+    if int(value) < 1:
+        raise ValueError("top-K distillation needs K >= 1: set openclaw_rl_topk in the --custom-config-path YAML (or --distill-topk)")
+    return int(value)
+
+
+def _response_log_probs(args, batch, logits, with_entropy: bool):
+    from slime.backends.megatron_utils.loss import get_log_probs_and_entropy
+
+    _, result = get_log_probs_and_entropy(
+        logits,
+        args=args,
+        unconcat_tokens=batch["unconcat_tokens"],
+        total_lengths=batch["total_lengths"],
+        response_lengths=batch["response_lengths"],
+        with_entropy=with_entropy,
+        max_seq_lens=batch.get("max_seq_lens", None),
+    )
+    return result
+
+
+def combine_loss_function(
+    args: Namespace, batch: dict, logits: torch.Tensor, sum_of_sample_mean: Callable[[torch.Tensor], torch.Tensor]
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """PPO clipped loss with advantage w_opd·(teacher − old) + w_rl·(reward advantage)."""
+    if batch.get("advantages") is None:
+        raise ValueError("combine loss needs slime's advantages: do not pass --disable-compute-advantages-and-returns")
+    reward_advantages = torch.cat(batch["advantages"], dim=0)
+    old_list = batch["rollout_log_probs"] if getattr(args, "use_rollout_logprobs", False) else batch["log_probs"]
+    old_log_probs = torch.cat(old_list, dim=0)
+    entropy_coef = float(getattr(args, "entropy_coef", 0.0) or 0.0)
+
+    result = _response_log_probs(args, batch, logits, with_entropy=entropy_coef != 0.0)
+    new_log_probs = torch.cat(result["log_probs"], dim=0)
+    teacher_list = batch.get("teacher_log_probs")
+    teacher = torch.cat([t.to(new_log_probs.device) for t in teacher_list], dim=0) if teacher_list is not None else None
+    advantages = loss_math.combined_advantages(
+        reward_advantages, teacher, old_log_probs.to(new_log_probs.device), _weight(args, "openclaw_rl_w_opd"), _weight(args, "openclaw_rl_w_rl")
+    )
+
+    ppo_kl = old_log_probs.to(new_log_probs.device) - new_log_probs
+    pg, clipped = loss_math.policy_loss(ppo_kl, advantages, args.eps_clip, args.eps_clip_high)
+    pg_loss = sum_of_sample_mean(pg)
+    if entropy_coef != 0.0:
+        entropy_loss = sum_of_sample_mean(torch.cat(result["entropy"], dim=0))
+    else:
+        with torch.no_grad():
+            entropy_loss = sum_of_sample_mean(torch.cat(_response_log_probs(args, batch, logits, with_entropy=True)["entropy"], dim=0))
+    loss = pg_loss - entropy_coef * entropy_loss
+
+    reported = {"pg_loss": pg_loss, "entropy_loss": entropy_loss, "pg_clipfrac": sum_of_sample_mean(clipped), "ppo_kl": sum_of_sample_mean(ppo_kl)}
+    if getattr(args, "use_kl_loss", False) and batch.get("ref_log_probs") is not None:
+        ref = torch.cat(batch["ref_log_probs"], dim=0).to(new_log_probs.device)
+        kl_loss = sum_of_sample_mean(loss_math.approx_kl(new_log_probs, ref, args.kl_loss_type))
+        loss = loss + args.kl_loss_coef * kl_loss
+        reported["kl_loss"] = kl_loss
+    if batch.get("rollout_log_probs"):
+        rollout = torch.cat(batch["rollout_log_probs"], dim=0).to(new_log_probs.device)
+        reported["train_rollout_logprob_abs_diff"] = sum_of_sample_mean((old_log_probs.to(new_log_probs.device) - rollout).abs())
+    if new_log_probs.numel() == 0:
+        loss = loss + 0 * logits.sum()  # keep the graph connected for empty micro-batches
+    reported["loss"] = loss
+    return loss, {name: value.clone().detach() for name, value in reported.items()}
+
+
+def topk_distillation_loss_function(
+    args: Namespace, batch: dict, logits: torch.Tensor, sum_of_sample_mean: Callable[[torch.Tensor], torch.Tensor]
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """Reverse KL(student || teacher) over the teacher's top-K tokens plus one tail bin."""
+    from megatron.core import mpu
+    from slime.backends.megatron_utils.loss import get_responses
+    from slime.utils.ppo_utils import compute_log_probs
+
+    k = _topk(args)
+    teacher_log_probs, teacher_indices = batch.get("teacher_topk_log_probs"), batch.get("teacher_topk_indices")
+    if teacher_log_probs is None or teacher_indices is None:
+        raise ValueError("top-K distillation loss got a batch without teacher_topk_log_probs/indices (is opd.topk > 0 in the recipe?)")
+    tp_group = mpu.get_tensor_model_parallel_group()
+    students, teachers = [], []
+    responses = get_responses(
+        logits,
+        args=args,
+        unconcat_tokens=batch["unconcat_tokens"],
+        total_lengths=batch["total_lengths"],
+        response_lengths=batch["response_lengths"],
+        max_seq_lens=batch.get("max_seq_lens", None),
+    )
+    for index, (logits_chunk, _tokens) in enumerate(responses):
+        teacher, indices = teacher_log_probs[index], teacher_indices[index]
+        if teacher.shape[-1] < k:
+            raise ValueError(f"teacher top-K has {teacher.shape[-1]} entries per token, the loss asks for K={k}")
+        indices = indices[:, :k].to(logits_chunk.device)
+        # compute_log_probs is vocab-parallel (TP-aware) and may work in place, hence one clone per k under grad
+        columns = [
+            compute_log_probs(logits_chunk.clone() if torch.is_grad_enabled() else logits_chunk, indices[:, column], tp_group).squeeze(-1)
+            for column in range(k)
+        ]
+        students.append(torch.stack(columns, dim=-1))
+        teachers.append(teacher[:, :k].to(logits_chunk.device))
+    student_topk = torch.cat(students, dim=0) if students else logits.new_zeros((0, k))
+    teacher_topk = torch.cat(teachers, dim=0) if teachers else logits.new_zeros((0, k))
+
+    kl_loss = sum_of_sample_mean(loss_math.topk_reverse_kl(student_topk, teacher_topk))
+    loss = kl_loss
+    entropy_coef = float(getattr(args, "entropy_coef", 0.0) or 0.0)
+    entropy_loss = torch.zeros((), device=logits.device)
+    if entropy_coef != 0.0:
+        entropy_loss = sum_of_sample_mean(loss_math.topk_entropy(student_topk))
+        loss = loss - entropy_coef * entropy_loss
+    if student_topk.numel() == 0:
+        loss = loss + 0 * logits.sum()
+    return loss, {"loss": loss.clone().detach(), "kl_loss": kl_loss.clone().detach(), "entropy_loss": entropy_loss.clone().detach()}
