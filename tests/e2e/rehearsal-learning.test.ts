@@ -1,0 +1,82 @@
+// The rehearsal's promise, end to end: `openclaw-rl start` (proxy, judge, store, bridge, stand-in engines and the
+// stand-in trainer running the real native rollout function), a scripted user who rejects the AI-flavoured style,
+// and, for each method, the rejected style's share falling over training batches.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+import { rejectedShare, rewardCurve } from "../../launchers/rehearsal/reward-curve.ts";
+import { ScriptedUser } from "../../launchers/rehearsal/scripted-user.ts";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+const TURNS: Record<string, number> = { binary: 72, opd: 120, combine: 72 };
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | null>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => null);
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function policyState(policyUrl: string): Promise<{ weight_version: string; responder: { probabilities: Record<string, number> } }> {
+  return (await (await fetch(`${policyUrl}/standin/state`, { signal: AbortSignal.timeout(5000) })).json()) as never;
+}
+
+describe("rehearsal learning (scripted user rejects the AI style)", () => {
+  for (const method of ["binary", "opd", "combine"] as const) {
+    it(`${method}: the rejected style's share falls over batches`, async () => {
+      const folder = await mkdtemp(path.join(tmpdir(), `rehearsal-${method}-`));
+      const [proxyPort, adminPort, policyPort, judgePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+      const sets = {
+        "records.dir": path.join(folder, "run"),
+        "proxy.port": proxyPort,
+        "proxy.admin_port": adminPort,
+        "engine.rehearsal.policy_port": policyPort,
+        "engine.rehearsal.judge_port": judgePort,
+        "engine.rehearsal.train_seconds": 0.2,
+        "engine.rehearsal.seed": 3,
+        "training.batch_size": 4,
+      };
+      const argv = ["bin/openclaw-rl.mjs", "start", "--method", method, ...Object.entries(sets).flatMap(([key, value]) => ["--set", `${key}=${value}`])];
+      const start = execa(process.execPath, argv, { cwd: root, reject: false, env: { OPENCLAW_RL_API_KEY: "" }, all: true });
+      const policyUrl = `http://127.0.0.1:${policyPort}`;
+      try {
+        await until("the proxy", async () => ((await fetch(`http://127.0.0.1:${proxyPort}/v1/models`)).ok ? true : null), 120_000);
+        await until("the trainer's first weight sync", async () => ((await policyState(policyUrl)).weight_version !== "default" ? true : null), 120_000);
+        const before = (await policyState(policyUrl)).responder.probabilities.ai!;
+        const user = new ScriptedUser({ proxyUrl: `http://127.0.0.1:${proxyPort}`, policyUrl, model: "qwen3-4b", toolSessionEvery: 5 });
+        const records = await user.run(TURNS[method]!);
+        const after = (await policyState(policyUrl)).responder.probabilities.ai!;
+        const curve = rewardCurve(records);
+        const third = Math.floor(records.length / 3);
+        const early = rejectedShare(records.slice(0, third))!;
+        const late = rejectedShare(records.slice(-third))!;
+        console.log(`${method}: P(ai) ${before.toFixed(3)} → ${after.toFixed(3)}; rejected share ${early.toFixed(2)} → ${late.toFixed(2)}; versions ${curve.map((point) => point.version).join(",")}`);
+        expect(curve.length, "the policy's weights changed during the run").toBeGreaterThan(2);
+        expect(after).toBeLessThan(before / 2);
+        expect(late).toBeLessThan(early);
+      } finally {
+        start.kill("SIGTERM");
+        const result = await start;
+        if (result.exitCode !== 0) console.log(result.all?.slice(-4000));
+        const trainerLog = await readFile(path.join(folder, "run", "logs", "rehearsal-trainer.log"), "utf8").catch(() => "");
+        const lines = trainerLog.split("\n").map((line) => (line ? ((JSON.parse(line) as { msg?: string }).msg ?? "") : ""));
+        console.log(`${method} trainer:\n${lines.filter((line) => /trained|openclaw_rl|Error|Traceback/.test(line)).slice(-25).join("\n")}`);
+        await rm(folder, { recursive: true, force: true });
+      }
+    });
+  }
+});
