@@ -1,5 +1,6 @@
 """The stand-in policy's learner: a softmax over reply styles (one logit per style), trained on the batches the
-real rollout function returns, with the per-method advantages and the PPO policy loss of the real trainer.
+real rollout function returns, with the per-method advantages and the PPO policy loss of the real trainer
+(openclaw_rl.loss_math: policy_loss, combined_advantages, sum_of_sample_mean).
 
 Only the style decision token (the token after ``</think>\\n\\n``) depends on the parameters; every other token's
 log-prob is a constant, exactly as the stand-in policy server reports it. Knows nothing of HTTP or the bridge.
@@ -11,24 +12,10 @@ import json
 import os
 
 import torch
+from openclaw_rl import loss_math
 
 POLICY_FILE_FORMAT = "openclaw-rl-standin-policy/1"
 STYLES = ("plain", "bulleted", "ai")
-
-
-def policy_loss_per_token(ppo_kl, advantages, eps_clip, eps_clip_high):
-    """slime's compute_policy_loss: ratio = exp(-ppo_kl); max(-ratio*A, -clip(ratio)*A)."""
-    try:
-        from openclaw_rl.loss_math import compute_policy_loss  # the project's own loss math, when present
-    except ImportError:
-        compute_policy_loss = None
-    if compute_policy_loss is not None:
-        loss, _ = compute_policy_loss(ppo_kl, advantages, eps_clip, eps_clip_high)
-        return loss
-    ratio = torch.exp(-ppo_kl)
-    unclipped = -ratio * advantages
-    clipped = -ratio.clamp(1 - eps_clip, 1 + eps_clip_high) * advantages
-    return torch.maximum(unclipped, clipped)
 
 
 def style_positions(tokens, style_token_ids, marker_ids):
@@ -66,46 +53,46 @@ class StyleLearner:
         return {name: round(value, 4) for name, value in zip(STYLES, values)}
 
     def _advantages(self, sample, old):
+        """binary: the reward on every token (GRPO, normalisation off); opd: teacher − old; combine: both, weighted."""
         length = old.shape[0]
         reward = torch.full((length,), sample_reward(sample))
         teacher = getattr(sample, "teacher_log_probs", None)
-        teacher_term = torch.as_tensor(teacher, dtype=torch.float32)[-length:] - old if teacher is not None else torch.zeros(length)
+        teacher = torch.as_tensor(teacher, dtype=torch.float32)[-length:] if teacher is not None else None
         if self.method == "binary":
             return reward
         if self.method == "opd":
-            return teacher_term
-        return self.w_opd * teacher_term + self.w_rl * reward
+            return loss_math.combined_advantages(reward, teacher, old, w_opd=1.0, w_rl=0.0)
+        return loss_math.combined_advantages(reward, teacher, old, w_opd=self.w_opd, w_rl=self.w_rl)
+
+    def _new_log_probs(self, sample, log_probs, seen):
+        """The sample's response log-probs under the current logits: constants, except on style decision tokens."""
+        length = int(sample.response_length)
+        rollout = torch.as_tensor(sample.rollout_log_probs, dtype=torch.float32)
+        prompt_length = len(sample.tokens) - length
+        new = rollout.clone()
+        for position, style in style_positions(sample.tokens, self.style_token_ids, self.marker_ids):
+            if position < prompt_length:
+                continue
+            seen[STYLES[style]] += 1
+            one_hot = torch.zeros(length)
+            one_hot[position - prompt_length] = 1.0
+            new = new + one_hot * (log_probs[style] - rollout[position - prompt_length])
+        return new
 
     def step(self, samples) -> dict:
-        """One optimizer step over a batch; returns the loss and what the batch held."""
+        """One optimizer step over a batch (slime: one step per rollout); returns the loss and the styles seen."""
         log_probs = torch.log_softmax(self.logits, dim=0)
-        terms = []
         seen = {name: 0 for name in STYLES}
-        for sample in samples:
-            length = int(sample.response_length)
-            if length <= 0:
-                continue
-            rollout = torch.as_tensor(sample.rollout_log_probs, dtype=torch.float32)
-            new = rollout.clone()
-            prompt_length = len(sample.tokens) - length
-            pieces = [new]
-            for position, style in style_positions(sample.tokens, self.style_token_ids, self.marker_ids):
-                if position < prompt_length:
-                    continue
-                seen[STYLES[style]] += 1
-                index = position - prompt_length
-                mask = torch.zeros(length)
-                mask[index] = 1.0
-                pieces.append(mask * (log_probs[style] - rollout[index]))
-            new = sum(pieces)
-            old = new.detach()  # slime recomputes the old log-probs with the current weights (ratio 1 at the start)
-            advantages = self._advantages(sample, old)
-            per_token = policy_loss_per_token(old - new, advantages, self.eps_clip, self.eps_clip_high)
-            loss_mask = torch.as_tensor(sample.loss_mask if sample.loss_mask is not None else [1] * length, dtype=torch.float32)
-            terms.append((per_token * loss_mask).sum() / loss_mask.sum().clamp(min=1.0))  # slime's sum_of_sample_mean
-        if not terms:
+        samples = [sample for sample in samples if int(sample.response_length) > 0]
+        if not samples:
             return {"loss": 0.0, "styles": seen}
-        loss = torch.stack(terms).sum() / len(samples)
+        new = [self._new_log_probs(sample, log_probs, seen) for sample in samples]
+        old = [values.detach() for values in new]  # slime recomputes old log-probs with the current weights
+        advantages = torch.cat([self._advantages(sample, values) for sample, values in zip(samples, old)])
+        per_token, _ = loss_math.policy_loss(torch.cat(old) - torch.cat(new), advantages, self.eps_clip, self.eps_clip_high)
+        lengths = [int(sample.response_length) for sample in samples]
+        masks = [torch.as_tensor(sample.loss_mask if sample.loss_mask is not None else [1] * length, dtype=torch.float32) for sample, length in zip(samples, lengths)]
+        loss = loss_math.sum_of_sample_mean(per_token, lengths, masks) / len(samples)  # slime divides by the batch size
         self.optimizer.zero_grad()
         loss.backward()
         self.optimizer.step()
