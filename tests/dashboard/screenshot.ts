@@ -1,24 +1,45 @@
+// Makes docs/dashboard.png (and docs/dashboard-detail.png): a short synthetic run paced in real time through
+// the real admin server with the dashboard mounted, watched live in headless Chromium.
+// Run: npx tsx tests/dashboard/screenshot.ts [docs-dir]   (needs /usr/bin/chromium)
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
-import { mkdtempSync } from "node:fs";
 import { startDashboardHarness } from "./dashboard-harness.ts";
-import { createSyntheticRun, emitEngines, emitTurn } from "./synthetic-run.ts";
-const harness = await startDashboardHarness({ method: "combine" });
-const run = createSyntheticRun(harness.bus, { recordsDir: harness.recordsDir, batchSize: 16 });
-emitEngines(harness.bus);
-let turn = 0;
-for (let index = 0; index < 300; index++) emitTurn(run, `session-${index % 12}`, turn++, index / 300);
-const context = await chromium.launchPersistentContext(mkdtempSync("/tmp/pwud-"), { executablePath: "/usr/bin/chromium", headless: true, viewport: { width: 1440, height: 1300 }, args: ["--headless","--no-sandbox","--disable-gpu","--disable-quic","--no-first-run","--disable-background-networking","--disable-component-update","--disable-sync"] });
-const page = await context.newPage();
-page.on("console", (m) => console.log("console:", m.text()));
-page.on("pageerror", (e) => console.log("pageerror:", e.message));
-await page.goto(harness.pageUrl);
-await page.waitForSelector("body[data-connection=live]");
-for (let index = 0; index < 40; index++) emitTurn(run, `session-${index % 12}`, turn++, 1);
-await page.waitForTimeout(800);
-await page.screenshot({ path: "/tmp/dash/full.png", fullPage: true });
-await page.click("#turn-rows tr");
-await page.waitForSelector("#detail[data-loaded]");
-await page.screenshot({ path: "/tmp/dash/detail.png" });
-console.log(await page.evaluate(() => location.href));
-await context.close();
-await harness.close();
+import { createSyntheticRun, emitTurn } from "./synthetic-run.ts";
+
+const chromiumArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const docsDir = resolve(process.argv[2] ?? "docs");
+const sessions = 24;
+const turns = 420;
+const turnEveryMs = 25;
+
+const harness = await startDashboardHarness({ method: "combine", batchSize: 16, stream: { tickMs: 200 }, limits: { pageSize: 14 } });
+const run = createSyntheticRun(harness.bus, { method: "combine", batchSize: 16, recordsDir: harness.recordsDir, seed: 11 });
+const userDataDir = mkdtempSync(join(tmpdir(), "dashboard-screenshot-"));
+const context = await chromium.launchPersistentContext(userDataDir, { executablePath: "/usr/bin/chromium", headless: true, args: chromiumArgs, viewport: { width: 1440, height: 1300 } });
+try {
+  harness.bus.emit({ type: "engine-state", name: "rehearsal-policy", state: "ready", detail: "GET http://127.0.0.1:31100/health → 200" });
+  harness.bus.emit({ type: "engine-state", name: "rehearsal-judge", state: "ready", detail: "GET http://127.0.0.1:31101/health → 200" });
+  harness.bus.emit({ type: "engine-state", name: "rehearsal-trainer", state: "starting", detail: "waiting for the bridge hello" });
+  const page = await context.newPage();
+  await page.goto(harness.pageUrl);
+  await page.waitForSelector("body[data-connection=live]");
+  harness.bus.emit({ type: "engine-state", name: "rehearsal-trainer", state: "ready", detail: "said hello on the bridge" });
+  for (let index = 0; index < turns; index++) {
+    emitTurn(run, `rehearsal-${(index % sessions).toString(16).padStart(4, "0")}e1c9`, Math.floor(index / sessions), index / turns);
+    if (index === 200) harness.bus.emit({ type: "sample-dropped", sampleId: "rehearsal-0003e1c9:2", reason: "stale", detail: "5 weight versions behind (training.max_staleness 4)" });
+    await new Promise((done) => setTimeout(done, turnEveryMs));
+  }
+  await page.waitForTimeout(600);
+  await page.screenshot({ path: join(docsDir, "dashboard.png") });
+  const withHint = page.locator("#turn-rows tr.status-kept").first();
+  await withHint.click();
+  await page.waitForSelector("#detail[data-loaded]");
+  await page.screenshot({ path: join(docsDir, "dashboard-detail.png") });
+  process.stdout.write(`wrote ${join(docsDir, "dashboard.png")} and dashboard-detail.png (${turns} turns, ${run.rolloutId} batches)\n`);
+} finally {
+  await context.close();
+  rmSync(userDataDir, { recursive: true, force: true });
+  await harness.close();
+}

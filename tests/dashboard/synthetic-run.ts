@@ -52,7 +52,7 @@ export function emitTurn(run: SyntheticRun, sessionId: string, turn: number, pro
     type: "turn-judged", sessionId, turn, method: run.method, score, hintAccepted,
     sample: keep ? { kind: hintAccepted ? "combined" : "rl", reward, why: why ?? "" } : null, skipped: keep ? null : "eval 0 and no hint",
   });
-  if (run.recordsDir) writeRecords(run.recordsDir, sessionId, turn, score, hintAccepted);
+  if (run.recordsDir) writeRecords(run.recordsDir, sessionId, turn, score, hintAccepted, keep ? { id: `${sessionId}:${turn}`, kind: hintAccepted ? "combined" : "rl", reward, why: why ?? "", masked: false } : null);
   if (!keep) return;
   run.ready += 1;
   run.rewards.push(reward);
@@ -76,7 +76,7 @@ function deliverBatch(run: SyntheticRun): void {
 }
 
 /** Lines shaped exactly like the real writers' (TurnRecords in capture/, JudgementRecords in records/). */
-function writeRecords(recordsDir: string, sessionId: string, turn: number, score: number, hintAccepted: boolean | null): void {
+function writeRecords(recordsDir: string, sessionId: string, turn: number, score: number, hintAccepted: boolean | null, sample: JudgementRecord["sample"]): void {
   const now = Date.now();
   const turnRecord: TurnRecord = {
     version: 1, session_id: sessionId, turn,
@@ -99,7 +99,7 @@ function writeRecords(recordsDir: string, sessionId: string, turn: number, score
     version: 1, at: now, sessionId, turn, method: "combine", attempt: 1, closedBy: "next-request", nextStateRole: "user", explicit: null,
     evaluation: { votes: [vote(0, score)], score, valid: 1, failed: 0, counts: { [String(score)]: 1 } },
     hint: hintAccepted === null ? null : { votes: [vote(0, hintAccepted ? 1 : -1, kept ?? undefined)], kept, fromVote: kept ? 0 : null, reason: kept ? null : "no positive hint vote" },
-    teacher: null, evalScore: score, sample: null, skipped: null,
+    teacher: null, evalScore: score, sample, skipped: sample ? null : "eval 0 and no hint",
   };
   appendFileSync(join(recordsDir, "turns.jsonl"), `${JSON.stringify(turnRecord)}\n`);
   appendFileSync(join(recordsDir, "judgements.jsonl"), `${JSON.stringify(judgement)}\n`);

@@ -52,7 +52,7 @@ export class RecordIndex {
     const exists = await this.refresh();
     if (!exists) return { found: false, reason: "missing", detail: `${this.path} does not exist (yet)` };
     const entry = this.entries.get(key);
-    if (!entry) return { found: false, reason: "not-recorded", detail: `no record for this turn in ${this.path}` };
+    if (!entry) return { found: false, reason: "not-recorded", detail: `no record for this turn in ${this.path} yet (records are written once a turn is closed and judged)` };
     if (entry.length > this.limits.maxRecordBytes) {
       return { found: false, reason: "too-large", detail: `the record is ${entry.length} bytes; the dashboard reads at most ${this.limits.maxRecordBytes}` };
     }

@@ -8,6 +8,9 @@ function line(label, stroke, extra = {}) {
   return { label, stroke, width: 2, points: { show: true, size: 4 }, spanGaps: false, ...extra };
 }
 
+/** A time axis that does not zoom out to years when it holds a single point (or none). */
+const timeScale = { time: true, range: (_chart, min, max) => (min === null || max === null ? [Date.now() / 1000 - 60, Date.now() / 1000] : min === max ? [min - 60, max + 60] : [min, max]) };
+
 function makeChart(target, series, scales, axes) {
   const width = Math.max(280, target.clientWidth || 480);
   const options = { width, height: 200, series: [{}, ...series], scales, axes, legend: { live: true }, cursor: { drag: { x: false, y: false } } };
@@ -35,13 +38,13 @@ export function createCharts() {
     latency: makeChart(
       document.getElementById("chart-latency"),
       [line("ttft ms", palette.ttft, { points: { show: false }, width: 1 }), line("total ms", palette.total, { points: { show: false }, width: 1 })],
-      { x: { time: true }, y: { range: (_chart, _min, max) => [0, Math.max(10, max)] } },
+      { x: timeScale, y: { range: (_chart, _min, max) => [0, Math.max(10, max)] } },
       [axisStyle, axisStyle],
     ),
     weights: makeChart(
       document.getElementById("chart-weights"),
       [line("update s", palette.weights, { paths: () => null, points: { show: true, size: 7 } })],
-      { x: { time: true }, y: { range: (_chart, _min, max) => [0, Math.max(1, max)] } },
+      { x: timeScale, y: { range: (_chart, _min, max) => [0, Math.max(1, max)] } },
       [axisStyle, axisStyle],
     ),
   };
