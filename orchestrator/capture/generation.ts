@@ -66,20 +66,20 @@ export class Generation {
         for await (const chunk of this.client.generateStream(request, { signal: this.options.signal })) {
           const fresh = takeNewTokens(chunk, seenInRequest);
           seenInRequest += fresh.taken;
-          finish = chunk.meta_info.finish_reason ?? null;
+          finish = chunk.meta_info.finish_reason ?? finish;
           if (fresh.ids.length > 0) {
             const version = chunk.meta_info.weight_version ?? "unknown";
             this.append(fresh.ids, fresh.logProbs, version);
             failures = 0;
             yield { ids: fresh.ids, logProbs: fresh.logProbs, version };
           }
-          if (finish) break;
+          // no break at the finish: reading on to [DONE] keeps the connection reusable
         }
       } catch (error) {
         if (this.options.signal.aborted) throw error;
         const abortedByEngine = error instanceof EngineStatusError && error.status === 499;
         // a refused connection, or a socket cut mid-stream (fetch throws a plain TypeError then)
-        const unreachable = !(error instanceof OpenclawRlError) || error.code === "ENGINE_UNAVAILABLE";
+        const unreachable = !(error instanceof OpenclawRlError) || error.code === "ENGINE_UNAVAILABLE" || error.code === "TIMEOUT";
         if (abortedByEngine && this.continued < maxContinuations) {
           this.continued++;
           abortMessage = error.message;

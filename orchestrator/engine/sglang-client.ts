@@ -40,27 +40,51 @@ export class SglangClient {
     return parsed.data;
   }
 
-  /** Streams /generate chunks (default SGLang mode: cumulative text, output_ids and output log-probs). */
-  async *generateStream(request: GenerateRequest, options: { signal?: AbortSignal } = {}): AsyncGenerator<GenerateResponse> {
-    const response = await this.post("/generate", { ...request, stream: true }, { ...options, timeoutMs: this.timeoutMs, streaming: true });
-    if (!response.body) throw new OpenclawRlError("ENGINE_ERROR", `empty stream from ${this.baseUrl}`, { retryable: true });
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let boundary: number;
-      while ((boundary = buffer.indexOf("\n\n")) >= 0) {
-        const event = buffer.slice(0, boundary);
-        buffer = buffer.slice(boundary + 2);
-        const data = event
-          .split("\n")
-          .filter((line) => line.startsWith("data:"))
-          .map((line) => line.slice(5).trimStart())
-          .join("\n");
-        if (data.length === 0) continue;
-        if (data === "[DONE]") return;
-        yield parseStreamChunk(data, this.baseUrl);
+  /**
+   * Streams /generate chunks (default SGLang mode: cumulative text, output_ids and output log-probs). A gap of
+   * more than timeoutMs between two chunks (or before the first) ends the stream with a retryable TIMEOUT.
+   */
+  async *generateStream(request: GenerateRequest, options: { signal?: AbortSignal; idleTimeoutMs?: number } = {}): AsyncGenerator<GenerateResponse> {
+    const idleMs = options.idleTimeoutMs ?? this.timeoutMs;
+    const idle = new AbortController();
+    const timer = setTimeout(() => idle.abort(), idleMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, idle.signal]) : idle.signal;
+    const idleError = () =>
+      new OpenclawRlError("TIMEOUT", `no data from ${this.baseUrl}/generate for ${Math.round(idleMs / 1000)} s`, { path: this.baseUrl, retryable: true });
+    try {
+      let response: Response;
+      try {
+        response = await this.post("/generate", { ...request, stream: true }, { signal, timeoutMs: this.timeoutMs, streaming: true });
+      } catch (error) {
+        throw idle.signal.aborted ? idleError() : error;
       }
+      if (!response.body) throw new OpenclawRlError("ENGINE_ERROR", `empty stream from ${this.baseUrl}`, { retryable: true });
+      const decoder = new TextDecoder();
+      let buffer = "";
+      try {
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+          timer.refresh();
+          buffer += decoder.decode(chunk, { stream: true });
+          let boundary: number;
+          while ((boundary = buffer.indexOf("\n\n")) >= 0) {
+            const event = buffer.slice(0, boundary);
+            buffer = buffer.slice(boundary + 2);
+            const data = event
+              .split("\n")
+              .filter((line) => line.startsWith("data:"))
+              .map((line) => line.slice(5).trimStart())
+              .join("\n");
+            if (data.length === 0) continue;
+            if (data === "[DONE]") return;
+            yield parseStreamChunk(data, this.baseUrl);
+          }
+        }
+      } catch (error) {
+        if (idle.signal.aborted && !options.signal?.aborted) throw idleError();
+        throw error;
+      }
+    } finally {
+      clearTimeout(timer);
     }
   }
 
