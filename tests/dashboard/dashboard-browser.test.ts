@@ -1,43 +1,32 @@
 // The dashboard in headless Chromium against the real admin server: the page loads, its charts and table
 // follow judged turns live (no reload), a row opens its detail, and 10,000 turns keep it fast and bounded.
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumPath, hasChromium, launchChromium, type LaunchedChromium } from "./chromium.ts";
 import { startDashboardHarness, type DashboardHarness } from "./dashboard-harness.ts";
 import { createSyntheticRun, emitEngines, emitTurn, type SyntheticRun } from "./synthetic-run.ts";
 
-const chromiumPath = "/usr/bin/chromium";
-const hasChromium = existsSync(chromiumPath);
 const skipNote = hasChromium ? "" : ` — SKIPPED: ${chromiumPath} is absent (install it with: apt-get install -y chromium)`;
 if (!hasChromium) console.warn(`dashboard browser tests skipped: ${chromiumPath} is absent (apt-get install -y chromium)`);
 
-export const chromiumArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-
-export async function launchChromium(): Promise<{ context: BrowserContext; dispose(): Promise<void> }> {
-  const userDataDir = mkdtempSync(join(tmpdir(), "dashboard-chromium-"));
-  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: chromiumPath, headless: true, args: chromiumArgs, viewport: { width: 1440, height: 1200 } });
-  return {
-    context,
-    async dispose() {
-      await context.close();
-      rmSync(userDataDir, { recursive: true, force: true });
-    },
-  };
-}
+// one browser for the file (each test opens its own page); launched lazily so a skipped file starts nothing
+let shared: Promise<LaunchedChromium> | null = null;
+const browserFor = () => (shared ??= launchChromium());
+afterAll(async () => {
+  if (shared) await (await shared).dispose();
+});
 
 const chartPoints = (page: Page, id: string) => page.$eval(`#${id}`, (node) => Number((node as HTMLElement).dataset.points));
 
 describe.skipIf(!hasChromium)(`dashboard in headless Chromium${skipNote}`, () => {
-  let browser: Awaited<ReturnType<typeof launchChromium>>;
+  let browser: LaunchedChromium;
   let harness: DashboardHarness;
   let run: SyntheticRun;
   let page: Page;
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    browser = await launchChromium();
+    browser = await browserFor();
     harness = await startDashboardHarness({ method: "combine", batchSize: 4, stream: { tickMs: 50 }, limits: { pageSize: 10 } });
     run = createSyntheticRun(harness.bus, { method: "combine", batchSize: 4, recordsDir: harness.recordsDir });
     emitEngines(harness.bus);
@@ -48,7 +37,6 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium${skipNote}`, () =>
   });
 
   afterAll(async () => {
-    await browser?.dispose();
     await harness?.close();
   });
 
@@ -125,16 +113,15 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium${skipNote}`, () =>
 });
 
 describe.skipIf(!hasChromium)(`dashboard with 1,000 sessions and 10,000 turns${skipNote}`, () => {
-  let browser: Awaited<ReturnType<typeof launchChromium>>;
+  let browser: LaunchedChromium;
   let harness: DashboardHarness;
 
   beforeAll(async () => {
-    browser = await launchChromium();
+    browser = await browserFor();
     harness = await startDashboardHarness({ method: "combine", batchSize: 16, stream: { tickMs: 100 } });
   });
 
   afterAll(async () => {
-    await browser?.dispose();
     await harness?.close();
   });
 

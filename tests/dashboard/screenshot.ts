@@ -1,14 +1,11 @@
 // Makes docs/dashboard.png (and docs/dashboard-detail.png): a short synthetic run paced in real time through
 // the real admin server with the dashboard mounted, watched live in headless Chromium.
 // Run: npx tsx tests/dashboard/screenshot.ts [docs-dir]   (needs /usr/bin/chromium)
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { chromium } from "playwright-core";
+import { launchChromium } from "./chromium.ts";
 import { startDashboardHarness } from "./dashboard-harness.ts";
 import { createSyntheticRun, emitTurn } from "./synthetic-run.ts";
 
-const chromiumArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const docsDir = resolve(process.argv[2] ?? "docs");
 const sessions = 24;
 const turns = 420;
@@ -16,13 +13,12 @@ const turnEveryMs = 25;
 
 const harness = await startDashboardHarness({ method: "combine", batchSize: 16, stream: { tickMs: 200 }, limits: { pageSize: 14 } });
 const run = createSyntheticRun(harness.bus, { method: "combine", batchSize: 16, recordsDir: harness.recordsDir, seed: 11 });
-const userDataDir = mkdtempSync(join(tmpdir(), "dashboard-screenshot-"));
-const context = await chromium.launchPersistentContext(userDataDir, { executablePath: "/usr/bin/chromium", headless: true, args: chromiumArgs, viewport: { width: 1440, height: 1300 } });
+const browser = await launchChromium({ width: 1440, height: 1300 });
 try {
   harness.bus.emit({ type: "engine-state", name: "rehearsal-policy", state: "ready", detail: "GET http://127.0.0.1:31100/health → 200" });
   harness.bus.emit({ type: "engine-state", name: "rehearsal-judge", state: "ready", detail: "GET http://127.0.0.1:31101/health → 200" });
   harness.bus.emit({ type: "engine-state", name: "rehearsal-trainer", state: "starting", detail: "waiting for the bridge hello" });
-  const page = await context.newPage();
+  const page = await browser.context.newPage();
   await page.goto(harness.pageUrl);
   await page.waitForSelector("body[data-connection=live]");
   harness.bus.emit({ type: "engine-state", name: "rehearsal-trainer", state: "ready", detail: "said hello on the bridge" });
@@ -39,7 +35,6 @@ try {
   await page.screenshot({ path: join(docsDir, "dashboard-detail.png") });
   process.stdout.write(`wrote ${join(docsDir, "dashboard.png")} and dashboard-detail.png (${turns} turns, ${run.rolloutId} batches)\n`);
 } finally {
-  await context.close();
-  rmSync(userDataDir, { recursive: true, force: true });
+  await browser.dispose();
   await harness.close();
 }
