@@ -34,8 +34,7 @@ export async function handleChatCompletions(server: StandinSglangServer, body: u
     ...(stop ? { stop } : {}),
   };
   if (request.stream) startSse(response);
-  await server.state.whenUnpaused();
-  const prepared = await server.prepare(inputIds, samplingParams, context.id);
+  const prepared = await server.admit(inputIds, samplingParams, context.id);
   response.on("close", () => {
     if (!response.writableFinished) prepared.generation.requestAbort();
   });

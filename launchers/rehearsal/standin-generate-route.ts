@@ -71,34 +71,36 @@ class ChunkBuilder {
 export async function wholeGenerate(server: StandinSglangServer, body: unknown, response: ServerResponse): Promise<void> {
   const admitted = admit(server, body);
   if (typeof admitted === "string") return sendError(response, 400, admitted);
-  await server.state.whenUnpaused();
-  const prepared = await server.prepare(admitted.inputIds, admitted.request.sampling_params, admitted.request.rid);
-  const builder = new ChunkBuilder(server, admitted, prepared);
-  await builder.loadInputScores();
+  let builder: ChunkBuilder | undefined;
+  const prepared = await server.admit(admitted.inputIds, admitted.request.sampling_params, admitted.request.rid, async (candidate) => {
+    builder = new ChunkBuilder(server, admitted, candidate);
+    await builder.loadInputScores();
+  });
   response.on("close", () => {
     if (!response.writableFinished) prepared.generation.requestAbort();
   });
   for await (const _ of server.run(prepared)) {
     // whole answers are sent once, at the finish
   }
-  sendJson(response, 200, builder.chunk(prepared.generation));
+  sendJson(response, 200, builder!.chunk(prepared.generation));
 }
 
 export async function streamGenerate(server: StandinSglangServer, body: unknown, response: ServerResponse): Promise<void> {
   const admitted = admit(server, body);
   if (typeof admitted === "string") return sendError(response, 400, admitted);
   startSse(response); // SGLang answers 200 at once; while paused the body just stalls
-  await server.state.whenUnpaused();
-  if (response.destroyed) return;
-  const prepared = await server.prepare(admitted.inputIds, admitted.request.sampling_params, admitted.request.rid);
-  const builder = new ChunkBuilder(server, admitted, prepared);
-  await builder.loadInputScores();
+  let builder: ChunkBuilder | undefined;
+  const prepared = await server.admit(admitted.inputIds, admitted.request.sampling_params, admitted.request.rid, async (candidate) => {
+    builder = new ChunkBuilder(server, admitted, candidate);
+    await builder.loadInputScores();
+  });
   response.on("close", () => prepared.generation.requestAbort());
+  if (response.destroyed) prepared.generation.requestAbort(); // the client left while it waited
   let sent = 0;
   for await (const generation of server.run(prepared)) {
-    writeSse(response, builder.chunk(generation));
+    writeSse(response, builder!.chunk(generation));
     sent += 1;
   }
-  if (sent === 0) writeSse(response, builder.chunk(prepared.generation)); // prefill-only: one final chunk
+  if (sent === 0) writeSse(response, builder!.chunk(prepared.generation)); // prefill-only: one final chunk
   endSse(response);
 }

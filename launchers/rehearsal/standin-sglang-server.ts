@@ -128,11 +128,27 @@ export class StandinSglangServer {
     return responder.score({ inputIds, promptText, weightVersion: this.state.weightVersion });
   }
 
-  /** Runs a prepared generation to its end with the engine's gate; tracked so pause/abort reach it. */
+  /**
+   * Waits while paused, prepares the generation (and whatever `setUp` needs of the current weights), and tracks it
+   * as in flight at once, so a pause that lands while preparing sends it back to wait instead of letting it run
+   * on weights that are being replaced.
+   */
+  async admit(inputIds: readonly number[], samplingParams: Record<string, unknown>, rid: string | undefined, setUp?: (prepared: PreparedGeneration) => Promise<void>): Promise<PreparedGeneration> {
+    for (;;) {
+      await this.state.whenUnpaused();
+      const prepared = await this.prepare(inputIds, samplingParams, rid);
+      await setUp?.(prepared);
+      if (this.state.paused) continue;
+      this.state.inFlight.add(prepared.generation);
+      this.state.counters.requests += 1;
+      return prepared;
+    }
+  }
+
+  /** Runs an admitted generation to its end with the engine's gate; pause/abort reach it while it runs. */
   async *run(prepared: PreparedGeneration): AsyncGenerator<StandinGeneration> {
     const { generation } = prepared;
     this.state.inFlight.add(generation);
-    this.state.counters.requests += 1;
     try {
       const gate = { tokenDelayMs: () => this.state.tokenDelayMs, whenRunning: () => this.state.whenRunning() };
       for await (const _ of generation.run(gate)) yield generation;

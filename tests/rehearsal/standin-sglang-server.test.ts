@@ -156,6 +156,32 @@ describe("pause, continue and weight versions", () => {
     }
   });
 
+  it("abort_request ends one request by rid; an in_place pause holds running requests without aborting them", async () => {
+    server.setTokenDelay(20);
+    try {
+      const target = client.generate({ input_ids: prompt(), sampling_params: {}, rid: "victim" });
+      const other = client.generate({ input_ids: prompt(), sampling_params: { max_new_tokens: 4 } });
+      await until(() => server.state.inFlight.size === 2);
+      await fetch(`${server.url}/abort_request`, { method: "POST", body: JSON.stringify({ rid: "victim" }) });
+      expect((await target).meta_info.finish_reason?.type).toBe("abort");
+      expect((await other).meta_info.finish_reason).toEqual({ type: "length", length: 4 });
+
+      const held = client.generate({ input_ids: prompt(), sampling_params: { max_new_tokens: 6 } });
+      await until(() => server.state.inFlight.size === 1);
+      await fetch(`${server.url}/pause_generation`, { method: "POST", body: JSON.stringify({ mode: "in_place" }) });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const generation = [...server.state.inFlight][0]!;
+      const countWhilePaused = generation.outputIds.length;
+      expect(countWhilePaused).toBeLessThan(6);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(generation.outputIds.length).toBe(countWhilePaused);
+      await fetch(`${server.url}/continue_generation`, { method: "POST", body: "{}" });
+      expect((await held).meta_info.finish_reason).toEqual({ type: "length", length: 6 });
+    } finally {
+      server.setTokenDelay(0);
+    }
+  });
+
   it("loads weights from disk through the responder and sets the given version", async () => {
     const response = await fetch(`${server.url}/update_weights_from_disk`, { method: "POST", body: JSON.stringify({ model_path: "/tmp/policy.json", weight_version: 2 }) });
     expect(await response.json()).toMatchObject({ success: true });
