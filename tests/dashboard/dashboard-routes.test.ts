@@ -125,3 +125,33 @@ describe("dashboard routes on the admin server", () => {
     expect(["kept", "skipped"]).toContain(rows[0]?.status);
   });
 });
+
+describe("dashboard live stream bounds", () => {
+  it("refuses pages beyond maxClients with a 503, and close() ends the open streams", async () => {
+    const harness = await startDashboardHarness({ stream: { maxClients: 1, tickMs: 20 } });
+    try {
+      const streamUrl = `${harness.baseUrl}/dashboard/api/stream?token=${harness.token}`;
+      const first = await fetch(streamUrl);
+      expect(first.status).toBe(200);
+      const second = await fetch(streamUrl);
+      expect(second.status).toBe(503);
+      expect(second.headers.get("retry-after")).toBe("5");
+      expect(((await second.json()) as { error: string }).error).toMatch(/at most 1 dashboard pages/);
+      const reader = first.body!.getReader();
+      let text = "";
+      const drained = (async () => {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return text;
+          text += new TextDecoder().decode(value);
+        }
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      harness.routes.close();
+      expect(await drained).toContain("event: snapshot");
+      expect((await fetch(streamUrl)).status).toBe(200); // the slot is free again
+    } finally {
+      await harness.close();
+    }
+  });
+});

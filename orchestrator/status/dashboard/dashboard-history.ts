@@ -1,21 +1,20 @@
 // Server-side windowed aggregation of RunEvents for the dashboard: per-batch reward and hint stats, latency,
 // weight updates, engines, totals and the recent-turns table, all bounded. Knows nothing of HTTP or files.
 import type { RunEvent } from "../../../contracts/events.ts";
+import { BatchWindow } from "./batch-window.ts";
 import { BoundedSeries } from "./bounded-series.ts";
 import {
   DASHBOARD_VERSION,
-  type BatchPoint,
   type DashboardDelta,
   type DashboardSnapshot,
   type EngineStatus,
   type LatencyPoint,
-  type OpenBatch,
   type RunErrorEntry,
   type Totals,
   type TurnPage,
-  type WeightUpdate,
 } from "./dashboard-wire.ts";
 import { TurnTable } from "./turn-table.ts";
+import { WeightTimeline } from "./weight-timeline.ts";
 
 export interface DashboardLimits {
   batches: number;
@@ -43,10 +42,10 @@ type Method = "binary" | "opd" | "combine";
 export class DashboardHistory {
   readonly limits: DashboardLimits;
   private method: Method | null;
-  private readonly batches: BoundedSeries<BatchPoint>;
+  private readonly batches: BatchWindow;
   private readonly latency: BoundedSeries<LatencyPoint>;
   private readonly errors: BoundedSeries<RunErrorEntry>;
-  private readonly weights: WeightUpdate[] = [];
+  private readonly weights: WeightTimeline;
   private readonly engines = new Map<string, EngineStatus>();
   private readonly sessions = new Set<string>();
   private readonly table: TurnTable;
@@ -54,20 +53,17 @@ export class DashboardHistory {
     turns: 0, mainTurns: 0, sideTurns: 0, sessions: 0, judged: 0, kept: 0, skipped: 0, batches: 0,
     samplesDelivered: 0, staleDrops: 0, invalidDrops: 0, errors: 0, weightVersion: null,
   };
-  private open: OpenBatch = emptyOpenBatch(null);
-  private nextWeightId = 1;
   // delta bookkeeping: what the last delta covered
   private sentBatches = 0;
   private sentLatency = 0;
   private sentErrors = 0;
   private enginesChanged = false;
-  private readonly changedWeights = new Set<WeightUpdate>();
 
   constructor(limits: Partial<DashboardLimits> = {}, method: Method | null = null, batchSize: number | null = null) {
     this.limits = { ...defaultDashboardLimits, ...limits };
     this.method = method;
-    this.open = emptyOpenBatch(batchSize);
-    this.batches = new BoundedSeries(this.limits.batches);
+    this.batches = new BatchWindow(this.limits.batches, batchSize);
+    this.weights = new WeightTimeline(this.limits.weights);
     this.latency = new BoundedSeries(this.limits.latency);
     this.errors = new BoundedSeries(this.limits.errors);
     this.table = new TurnTable(this.limits.turns);
@@ -112,35 +108,22 @@ export class DashboardHistory {
       case "turn-judged":
         return this.applyJudged(event);
       case "sample-ready":
-        this.open.ready = event.ready;
-        this.open.batchSize = event.batchSize;
-        return;
+        return this.batches.sampleReady(event);
       case "sample-dropped":
         return this.applyDropped(event);
       case "batch-delivered":
-        return this.applyBatch(event);
+        this.batches.batchDelivered(event);
+        this.totals.batches += 1;
+        this.totals.samplesDelivered += event.size;
+        return;
       case "batch-acknowledged":
         return;
-      case "weights-update-start": {
-        const update: WeightUpdate = { id: this.nextWeightId++, fromVersion: event.fromVersion, toVersion: null, startedAt: event.at, durationMs: null };
-        this.weights.push(update);
-        if (this.weights.length > this.limits.weights) this.weights.splice(0, this.weights.length - this.limits.weights);
-        this.changedWeights.add(update);
-        return;
-      }
-      case "weights-update-end": {
-        let update = [...this.weights].reverse().find((candidate) => candidate.toVersion === null);
-        if (!update) {
-          // an end without a start we saw (the dashboard came up mid-update): still show it
-          update = { id: this.nextWeightId++, fromVersion: "?", toVersion: null, startedAt: event.at - event.durationMs, durationMs: null };
-          this.weights.push(update);
-        }
-        update.toVersion = event.toVersion;
-        update.durationMs = event.durationMs;
+      case "weights-update-start":
+        return this.weights.start(event);
+      case "weights-update-end":
+        this.weights.end(event);
         this.totals.weightVersion = event.toVersion;
-        this.changedWeights.add(update);
         return;
-      }
       case "engine-state":
         this.engines.set(event.name, { name: event.name, state: event.state, detail: event.detail, since: event.at });
         this.enginesChanged = true;
@@ -160,12 +143,12 @@ export class DashboardHistory {
       method: this.method,
       limits: { batches, latency, weights, errors, pageSize },
       totals: { ...this.totals },
-      open: { ...this.open },
+      open: this.batches.open,
       engines: this.engineList(),
-      batches: this.batches.slice(),
+      batches: this.batches.delivered.slice(),
       latency: this.latency.slice(),
       errors: this.errors.slice(),
-      weights: this.weights.map((update) => ({ ...update })),
+      weights: this.weights.list(),
       turns: this.turnPage(null, pageSize),
     };
   }
@@ -177,20 +160,19 @@ export class DashboardHistory {
       now,
       method: this.method,
       totals: { ...this.totals },
-      open: { ...this.open },
+      open: this.batches.open,
       engines: this.enginesChanged ? this.engineList() : null,
-      batches: this.batches.since(this.sentBatches),
+      batches: this.batches.delivered.since(this.sentBatches),
       latency: this.latency.since(this.sentLatency),
       errors: this.errors.since(this.sentErrors),
-      weights: [...this.changedWeights].map((update) => ({ ...update })),
+      weights: this.weights.drainChanged(),
       turnRows: this.table.drainChanged(this.limits.pageSize * 2).map((row) => structuredClone(row)),
       turnsTotal: this.table.size,
     };
-    this.sentBatches = this.batches.total;
+    this.sentBatches = this.batches.delivered.total;
     this.sentLatency = this.latency.total;
     this.sentErrors = this.errors.total;
     this.enginesChanged = false;
-    this.changedWeights.clear();
     return delta;
   }
 
@@ -209,12 +191,7 @@ export class DashboardHistory {
     this.method = event.method;
     Object.assign(row, { method: event.method, score: event.score, hintAccepted: event.hintAccepted });
     this.totals.judged += 1;
-    this.open.judged += 1;
-    if (event.score === 1) this.open.positive += 1;
-    else if (event.score === -1) this.open.negative += 1;
-    else if (event.score === 0) this.open.zero += 1;
-    if (event.hintAccepted === true) this.open.hintsAccepted += 1;
-    if (event.hintAccepted === false) this.open.hintsRejected += 1;
+    this.batches.judged(event);
     if (event.sample) {
       Object.assign(row, { status: "kept", reward: event.sample.reward, kind: event.sample.kind, why: event.sample.why });
       this.totals.kept += 1;
@@ -227,7 +204,7 @@ export class DashboardHistory {
   private applyDropped(event: Extract<RunEvent, { type: "sample-dropped" }>): void {
     if (event.reason === "stale") {
       this.totals.staleDrops += 1;
-      this.open.staleDrops += 1;
+      this.batches.staleDrop();
     } else this.totals.invalidDrops += 1;
     // sample ids are `${sessionId}:${turn}`; session ids may hold ':' themselves
     const split = event.sampleId.lastIndexOf(":");
@@ -240,19 +217,6 @@ export class DashboardHistory {
     }
   }
 
-  private applyBatch(event: Extract<RunEvent, { type: "batch-delivered" }>): void {
-    this.batches.push({
-      rolloutId: event.rolloutId, batchId: event.batchId, at: event.at, size: event.size, meanReward: event.meanReward,
-      evalScore: event.evalScore, positive: event.counts.positive, zero: event.counts.zero, negative: event.counts.negative,
-      hintsAccepted: this.open.hintsAccepted, hintsRejected: this.open.hintsRejected, staleDrops: this.open.staleDrops,
-    });
-    this.totals.batches += 1;
-    this.totals.samplesDelivered += event.size;
-    const batchSize = this.open.batchSize;
-    const ready = Math.max(0, this.open.ready - event.size);
-    this.open = { ...emptyOpenBatch(batchSize), ready };
-  }
-
   private countSession(sessionId: string): void {
     if (this.sessions.has(sessionId) || this.sessions.size >= this.limits.sessions) return;
     this.sessions.add(sessionId);
@@ -262,8 +226,4 @@ export class DashboardHistory {
   private engineList(): EngineStatus[] {
     return [...this.engines.values()].sort((a, b) => a.name.localeCompare(b.name)).map((engine) => ({ ...engine }));
   }
-}
-
-function emptyOpenBatch(batchSize: number | null): OpenBatch {
-  return { ready: 0, batchSize, judged: 0, positive: 0, zero: 0, negative: 0, hintsAccepted: 0, hintsRejected: 0, staleDrops: 0 };
 }

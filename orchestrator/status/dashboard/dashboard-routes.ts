@@ -62,8 +62,8 @@ export function createDashboardRoutes(deps: DashboardDeps): DashboardRouteHandle
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     if (url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return false;
     const route = url.pathname.slice(basePath.length).replace(/^\/+/, "");
-    if (request.method !== "GET" && request.method !== "HEAD") {
-      sendJson(response, 405, { error: `${request.method} is not supported here; the dashboard is read-only (GET)` }, { Allow: "GET, HEAD" });
+    if (request.method !== "GET" && !(request.method === "HEAD" && !route.startsWith("api/"))) {
+      sendJson(response, 405, { error: `${request.method} is not supported here; the dashboard is read-only (GET)` }, { Allow: "GET" });
       return true;
     }
     if (route.startsWith("assets/")) {

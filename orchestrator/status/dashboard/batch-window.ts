@@ -1,0 +1,53 @@
+// Per-batch stats: the batch being filled (samples ready, judged turns, +1/0/−1, hints, stale drops since the
+// last delivery) and the bounded series of delivered batches. Knows nothing of turns' content or HTTP.
+import type { RunEvent } from "../../../contracts/events.ts";
+import { BoundedSeries } from "./bounded-series.ts";
+import type { BatchPoint, OpenBatch } from "./dashboard-wire.ts";
+
+export class BatchWindow {
+  readonly delivered: BoundedSeries<BatchPoint>;
+  private current: OpenBatch;
+
+  constructor(limit: number, batchSize: number | null) {
+    this.delivered = new BoundedSeries(limit);
+    this.current = emptyOpenBatch(batchSize);
+  }
+
+  get open(): OpenBatch {
+    return { ...this.current };
+  }
+
+  judged(event: Extract<RunEvent, { type: "turn-judged" }>): void {
+    const open = this.current;
+    open.judged += 1;
+    if (event.score === 1) open.positive += 1;
+    else if (event.score === -1) open.negative += 1;
+    else if (event.score === 0) open.zero += 1;
+    if (event.hintAccepted === true) open.hintsAccepted += 1;
+    if (event.hintAccepted === false) open.hintsRejected += 1;
+  }
+
+  sampleReady(event: Extract<RunEvent, { type: "sample-ready" }>): void {
+    this.current.ready = event.ready;
+    this.current.batchSize = event.batchSize;
+  }
+
+  staleDrop(): void {
+    this.current.staleDrops += 1;
+  }
+
+  /** Closes the window: the batch's own numbers plus the hint and drop counts of the window it closes. */
+  batchDelivered(event: Extract<RunEvent, { type: "batch-delivered" }>): void {
+    const open = this.current;
+    this.delivered.push({
+      rolloutId: event.rolloutId, batchId: event.batchId, at: event.at, size: event.size, meanReward: event.meanReward,
+      evalScore: event.evalScore, positive: event.counts.positive, zero: event.counts.zero, negative: event.counts.negative,
+      hintsAccepted: open.hintsAccepted, hintsRejected: open.hintsRejected, staleDrops: open.staleDrops,
+    });
+    this.current = { ...emptyOpenBatch(open.batchSize), ready: Math.max(0, open.ready - event.size) };
+  }
+}
+
+function emptyOpenBatch(batchSize: number | null): OpenBatch {
+  return { ready: 0, batchSize, judged: 0, positive: 0, zero: 0, negative: 0, hintsAccepted: 0, hintsRejected: 0, staleDrops: 0 };
+}
