@@ -1,0 +1,87 @@
+// BridgeServer in-process on loopback: token check, message validation, bridge.json, hello, long-poll,
+// acknowledgements, events and the teacher fill rule of the batch frame.
+import { mkdtemp, readFile, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { EventBus } from "../../orchestrator/event-bus.ts";
+import { BridgeServer } from "../../orchestrator/bridge/bridge-server.ts";
+import { SampleStore } from "../../orchestrator/store/sample-store.ts";
+import { makeSample } from "./sample-factory.ts";
+import { TestBridgeClient } from "./fixture-process.ts";
+
+let dir: string;
+let store: SampleStore;
+let bus: EventBus;
+let bridge: BridgeServer;
+let endpoint: { url: string; token: string };
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "openclaw-bridge-"));
+  store = await SampleStore.open(join(dir, "store"), { maxStaleness: 2 });
+  bus = new EventBus();
+  bridge = new BridgeServer({ store, bus, recordsDir: dir });
+  endpoint = await bridge.start({ host: "127.0.0.1", port: 0 });
+});
+afterEach(async () => {
+  await bridge.close();
+  await store.close();
+});
+
+const post = (path: string, body: unknown, token = endpoint.token) =>
+  fetch(endpoint.url + path, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+
+describe("BridgeServer", () => {
+  it("writes bridge.json with mode 0600 and refuses requests without the token", async () => {
+    const saved = JSON.parse(await readFile(join(dir, "bridge.json"), "utf8")) as unknown;
+    expect(saved).toEqual(endpoint);
+    expect((await stat(join(dir, "bridge.json"))).mode & 0o777).toBe(0o600);
+    expect(endpoint.token).toMatch(/^[0-9a-f]{64}$/);
+    expect((await post("/v1/hello", {}, "wrong")).status).toBe(401);
+    expect((await fetch(endpoint.url + "/v1/hello", { method: "POST", body: "{}" })).status).toBe(401);
+    expect((await post("/v1/nothing", {})).status).toBe(404);
+  });
+
+  it("answers a malformed message with 400 naming the field, and changes nothing", async () => {
+    const response = await post("/v1/batch", { version: 1, type: "batch-request", session: "s", rolloutId: 0, size: 0, waitMs: 0 });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { message: string }).message).toMatch(/^size:/);
+    const wrongVersion = await post("/v1/hello", { version: 2, type: "hello", session: "s", pid: 1, routers: { policy: null, judge: null } });
+    expect(wrongVersion.status).toBe(400);
+    expect(bridge.hello()).toBeNull();
+  });
+
+  it("records the hello, long-polls, delivers, acknowledges and emits events", async () => {
+    const client = new TestBridgeClient(endpoint.url, endpoint.token);
+    await post("/v1/hello", { version: 1, type: "hello", session: client.session, pid: 42, routers: { policy: "http://10.0.0.1:3100", judge: null } });
+    expect(bridge.hello()).toMatchObject({ pid: 42, routers: { policy: "http://10.0.0.1:3100", judge: null } });
+    await store.put(makeSample(0));
+    const started = Date.now();
+    expect(await client.batch(0, 2, 300)).toBeNull(); // only one ready: batch-wait after the long-poll
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    const waiting = client.batch(0, 2, 5000);
+    await store.put(makeSample(1));
+    const batch = (await waiting)!;
+    expect(batch.samples.map((sample) => sample.id)).toEqual(["session-0:0", "session-1:1"]);
+    expect(await client.ack(0, batch.batchId)).toBe(200);
+    expect(await client.ack(0, batch.batchId)).toBe(200); // a retried ack is fine
+    expect(await client.ack(0, "b0-unknown")).toBe(409);
+    expect(bus.recent().map((event) => event.type)).toEqual(["batch-delivered", "batch-acknowledged"]);
+    expect(bridge.stats()).toMatchObject({ batchesDelivered: 1, batchesAcknowledged: 1, counts: { acknowledged: 2 } });
+    expect(bridge.stats().lastBatchAt).not.toBeNull();
+  });
+
+  it("puts teacher fields on every sample or none", async () => {
+    const client = new TestBridgeClient(endpoint.url, endpoint.token);
+    await store.put(makeSample(0, { teacher: true, topk: 2 }));
+    await store.put(makeSample(1));
+    await store.put(makeSample(2, { teacher: true, topk: 2 }));
+    const batch = (await client.batch(0, 3))!;
+    expect(batch.filled).toEqual({ teacherFromRollout: 1, topkOmitted: 2 });
+    for (const sample of batch.samples) {
+      expect(sample.blocks.teacherLogProbs).toBeDefined();
+      expect(sample.blocks.teacherTopkLogProbs).toBeUndefined();
+    }
+    expect(batch.samples[1]!.blocks.teacherLogProbs).toEqual(batch.samples[1]!.blocks.rolloutLogProbs);
+  });
+});
