@@ -69,6 +69,21 @@ describe("DashboardHistory", () => {
     expect(snapshot.engines).toEqual([expect.objectContaining({ name: "policy", state: "degraded", detail: "1 of 2 engines" })]);
   });
 
+  it("counts kept turns toward the next batch until the store reports sample-ready itself", () => {
+    const { bus, history } = wiredHistory();
+    const judged = (turn: number, kept: boolean) =>
+      bus.emit({ type: "turn-judged", sessionId: "s", turn, method: "binary", score: kept ? 1 : 0, hintAccepted: null, sample: kept ? { kind: "rl", reward: 1, why: "w" } : null, skipped: kept ? null : "eval 0" });
+    judged(0, true);
+    judged(1, false);
+    judged(2, true);
+    expect(history.snapshot().open).toMatchObject({ ready: 2, batchSize: 4 });
+    bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0", size: 2, meanReward: 1, evalScore: 1, counts: { positive: 2, zero: 0, negative: 0 } });
+    expect(history.snapshot().open).toMatchObject({ ready: 0, batchSize: 4 });
+    bus.emit({ type: "sample-ready", sampleId: "s:3", sessionId: "s", turn: 3, kind: "rl", reward: 1, ready: 3, batchSize: 4 });
+    judged(4, true); // the store's count wins from now on
+    expect(history.snapshot().open).toMatchObject({ ready: 3, batchSize: 4 });
+  });
+
   it("pages turns newest first with a cursor that stays stable while turns arrive", () => {
     const { bus, history } = wiredHistory({ pageSize: 3 });
     for (let turn = 0; turn < 7; turn++) bus.emit({ type: "turn-start", sessionId: "s", turn, turnType: "main", decidedBy: "d" });

@@ -7,6 +7,8 @@ import type { BatchPoint, OpenBatch } from "./dashboard-wire.ts";
 export class BatchWindow {
   readonly delivered: BoundedSeries<BatchPoint>;
   private current: OpenBatch;
+  /** Once the store reports sample-ready, its count is the truth; until then kept judged turns are counted. */
+  private storeReports = false;
 
   constructor(limit: number, batchSize: number | null) {
     this.delivered = new BoundedSeries(limit);
@@ -25,9 +27,11 @@ export class BatchWindow {
     else if (event.score === 0) open.zero += 1;
     if (event.hintAccepted === true) open.hintsAccepted += 1;
     if (event.hintAccepted === false) open.hintsRejected += 1;
+    if (event.sample && !this.storeReports) open.ready += 1;
   }
 
   sampleReady(event: Extract<RunEvent, { type: "sample-ready" }>): void {
+    this.storeReports = true;
     this.current.ready = event.ready;
     this.current.batchSize = event.batchSize;
   }
