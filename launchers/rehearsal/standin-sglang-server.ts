@@ -20,12 +20,12 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { handleChatCompletions } from "./standin-chat-completions.ts";
-import { StandinEngineState, type PauseMode } from "./standin-engine-state.ts";
+import { controlRoutes } from "./standin-control-routes.ts";
+import { StandinEngineState } from "./standin-engine-state.ts";
 import { StandinGeneration, type GenerationLimits } from "./standin-generation.ts";
-import { HttpProblem, readJsonBody, sendError, sendJson, sendText, zodMessage } from "./standin-http.ts";
+import { HttpProblem, readJsonBody, sendError, sendText } from "./standin-http.ts";
 import { hashLogprob, hashScore, type Responder, type StandinChatTemplate, type StandinTokenizer } from "./standin-model.ts";
 import { streamGenerate, wholeGenerate } from "./standin-generate-route.ts";
-import { abortRequestSchema, pauseRequestSchema, updateWeightsFromDiskSchema, updateWeightVersionSchema } from "./standin-wire.ts";
 
 export interface StandinServerOptions {
   tokenizer: StandinTokenizer;
@@ -53,7 +53,7 @@ export class StandinSglangServer {
   readonly role: "policy" | "judge";
   private readonly server: Server;
   private readonly eosIds: number[];
-  private address: AddressInfo | null = null;
+  address: AddressInfo | null = null;
 
   constructor(readonly options: StandinServerOptions) {
     this.role = options.role ?? "policy";
@@ -171,37 +171,11 @@ export class StandinSglangServer {
       case "GET /health":
       case "GET /health_generate":
         return sendText(response, 200, "");
-      case "GET /get_weight_version":
-        return sendJson(response, 200, { weight_version: this.state.weightVersion });
-      case "POST /pause_generation":
-        return this.pause(await readJsonBody(request), response);
-      case "POST /continue_generation":
-        await readJsonBody(request);
-        this.state.resume();
-        this.log(`generation continued (weight version ${this.state.weightVersion})`);
-        return sendJson(response, 200, { message: "Generation continued successfully." });
-      case "POST /abort_request":
-        return this.abortRequest(await readJsonBody(request), response);
-      case "GET /flush_cache":
-      case "POST /flush_cache":
-        this.state.flushCache();
-        return sendText(response, 200, "Cache flushed.\n");
-      case "POST /update_weight_version":
-        return this.updateWeightVersion(await readJsonBody(request), response);
-      case "POST /update_weights_from_disk":
-        return this.updateWeightsFromDisk(await readJsonBody(request), response);
-      case "GET /get_server_info":
-      case "GET /server_info":
-        return sendJson(response, 200, this.serverInfo());
-      case "GET /get_model_info":
-      case "GET /model_info":
-        return sendJson(response, 200, { model_path: this.modelPath(), tokenizer_path: this.modelPath(), is_generation: true, weight_version: this.state.weightVersion });
-      case "GET /standin/state":
-        return sendJson(response, 200, this.standinState());
-      case "GET /v1/models":
-        return sendJson(response, 200, { object: "list", data: [{ id: this.servedModelName(), object: "model", created: Math.floor(Date.now() / 1000), owned_by: "sglang", root: this.modelPath(), max_model_len: 32768 }] });
-      default:
+      default: {
+        const control = controlRoutes[`${method} ${path}`];
+        if (control) return control(this, method === "POST" ? await readJsonBody(request) : {}, response);
         return sendError(response, 404, `no route ${method} ${path} on the stand-in SGLang server`);
+      }
     }
   }
 
@@ -209,7 +183,7 @@ export class StandinSglangServer {
     return this.options.servedModelName ?? this.modelPath();
   }
 
-  private modelPath(): string {
+  modelPath(): string {
     return this.options.modelPath ?? "builtin:qwen3";
   }
 
@@ -217,80 +191,6 @@ export class StandinSglangServer {
     const body = await readJsonBody(request);
     const stream = typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true;
     return stream ? streamGenerate(this, body, response) : wholeGenerate(this, body, response);
-  }
-
-  private async pause(body: unknown, response: ServerResponse): Promise<void> {
-    const parsed = pauseRequestSchema.safeParse(body);
-    if (!parsed.success) return sendError(response, 400, zodMessage(parsed.error));
-    const aborted = this.state.pause(parsed.data.mode as PauseMode);
-    this.log(`generation paused (mode ${parsed.data.mode}, ${aborted} in-flight request(s) aborted)`);
-    return sendJson(response, 200, { message: "Generation paused successfully." });
-  }
-
-  private async abortRequest(body: unknown, response: ServerResponse): Promise<void> {
-    const parsed = abortRequestSchema.safeParse(body);
-    if (!parsed.success) return sendError(response, 400, zodMessage(parsed.error));
-    if (parsed.data.abort_all) this.state.abortAll();
-    else this.state.abort(parsed.data.rid);
-    return sendText(response, 200, "");
-  }
-
-  private async updateWeightVersion(body: unknown, response: ServerResponse): Promise<void> {
-    const parsed = updateWeightVersionSchema.safeParse(body);
-    if (!parsed.success) return sendError(response, 400, zodMessage(parsed.error));
-    if (parsed.data.abort_all_requests) this.state.abortAll();
-    this.setWeightVersion(parsed.data.new_version);
-    return sendJson(response, 200, { success: true, message: `Weight version updated to ${parsed.data.new_version}`, new_version: parsed.data.new_version });
-  }
-
-  private async updateWeightsFromDisk(body: unknown, response: ServerResponse): Promise<void> {
-    const parsed = updateWeightsFromDiskSchema.safeParse(body);
-    if (!parsed.success) return sendError(response, 400, zodMessage(parsed.error));
-    if (parsed.data.abort_all_requests) this.state.abortAll();
-    try {
-      await this.options.responder.loadWeights?.(parsed.data.model_path);
-    } catch (error) {
-      return sendJson(response, 400, { success: false, message: `Failed to load weights from ${parsed.data.model_path}: ${(error as Error).message}`, num_paused_requests: 0 });
-    }
-    if (parsed.data.weight_version !== undefined && parsed.data.weight_version !== null) this.setWeightVersion(parsed.data.weight_version);
-    return sendJson(response, 200, { success: true, message: "Succeeded to update model weights.", num_paused_requests: 0 });
-  }
-
-  private setWeightVersion(version: string): void {
-    this.state.weightVersion = version;
-    this.state.counters.weightUpdates += 1;
-    this.log(`weight version is now ${version}`);
-  }
-
-  private serverInfo(): Record<string, unknown> {
-    return {
-      model_path: this.modelPath(),
-      tokenizer_path: this.modelPath(),
-      served_model_name: this.servedModelName(),
-      host: "127.0.0.1",
-      port: this.address?.port ?? null,
-      weight_version: this.state.weightVersion,
-      incremental_streaming_output: false,
-      stream_interval: 1,
-      reasoning_parser: "qwen3",
-      tool_call_parser: "qwen25",
-      standin: { role: this.role, note: "the model is a stand-in" },
-      version: "standin",
-    };
-  }
-
-  /** Stand-in only (no SGLang equivalent): role, version, pause mode, counters and what the Responder shows. */
-  standinState(): Record<string, unknown> {
-    return {
-      role: this.role,
-      note: "the model is a stand-in",
-      weight_version: this.state.weightVersion,
-      paused: this.state.pauseMode,
-      in_flight: this.state.inFlight.size,
-      token_delay_ms: this.state.tokenDelayMs,
-      counters: this.state.counters,
-      responder: this.options.responder.describe?.() ?? null,
-    };
   }
 
   log(line: string): void {
