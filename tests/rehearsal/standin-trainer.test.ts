@@ -70,6 +70,23 @@ describe("standin_trainer.py", () => {
     expect(served).toBeCloseTo(last, 3);
   });
 
+  it("with learning off only bumps the version (update_weight_version) and leaves the policy alone", async () => {
+    const folder = await mkdtemp(path.join(tmpdir(), "standin-trainer-"));
+    const before = (policy.describe() as { logits: number[]; updates: number });
+    const result = await execa(
+      "/usr/bin/python3",
+      ["launchers/rehearsal/standin_trainer.py", "--policy-url", server.url, "--judge-url", server.url, "--method", "combine", "--batch-size", "2", "--train-seconds", "0", "--num-rollout", "2", "--learn", "off", "--run-dir", folder, "--rollout-function-path", "fake_rollout.generate_rollout"],
+      { env: { PYTHONPATH: ["native", "tests/rehearsal/fixtures"].join(path.delimiter), FAKE_ROLLOUT_LOG: path.join(folder, "log") }, reject: false, timeout: 30_000 },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain("only sleeps");
+    const after = policy.describe() as { logits: number[]; updates: number };
+    expect(after.logits).toEqual(before.logits);
+    expect(after.updates).toBe(before.updates);
+    // a fresh trainer counts from 1 again, as a restarted slime job does
+    expect(server.state.weightVersion).toBe("3");
+  });
+
   it("refuses a policy URL that is not the stand-in policy when learning is on", async () => {
     const folder = await mkdtemp(path.join(tmpdir(), "standin-trainer-"));
     const judgeLike = new StandinSglangServer({ tokenizer: server.tokenizer, responder: { reply: () => ({ text: "x" }) } });
