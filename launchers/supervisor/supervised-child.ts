@@ -272,14 +272,14 @@ async function readLines(stream: NodeJS.ReadableStream | null | undefined, onLin
   for await (const line of lines) onLine(line);
 }
 
-/** argv for logs, with the values of flags named like key, token, password or secret hidden. */
+/** argv for logs, with the values of flags named like *-key, *-token, *-password or *-secret hidden. */
 export function redactArgv(argv: string[]): string[] {
-  const secret = /(key|token|password|secret)/i;
+  const secret = /^--(.*[-_])?(key|token|password|secret)$/i;
   return argv.map((item, index) => {
     const previous = argv[index - 1] ?? "";
-    if (previous.startsWith("--") && secret.test(previous) && !item.startsWith("--")) return "***";
+    if (secret.test(previous) && !item.startsWith("--")) return "***";
     const equals = item.indexOf("=");
-    if (item.startsWith("--") && equals > 0 && secret.test(item.slice(0, equals))) return `${item.slice(0, equals)}=***`;
+    if (equals > 0 && secret.test(item.slice(0, equals))) return `${item.slice(0, equals)}=***`;
     return item;
   });
 }

@@ -43,6 +43,7 @@ export class Supervisor {
   private readonly watchdog: OrphanWatchdog | undefined;
   private readonly stopGraceMs: number;
   private stopping: Promise<StopReport> | undefined;
+  private shuttingDown = false;
 
   constructor(private readonly options: SupervisorOptions) {
     this.registry = new PidRegistry(options.runDir);
@@ -76,7 +77,7 @@ export class Supervisor {
           return;
         }
       }
-      if (!this.stopping) this.children.get(definition.name)!.start();
+      if (!this.stopping && !this.shuttingDown) this.children.get(definition.name)!.start();
     });
     return Promise.all(started).then(() => undefined);
   }
@@ -106,12 +107,18 @@ export class Supervisor {
 
   /** The proxy's readiness callback: open only while every traffic-gating child is ready. */
   trafficGate(): TrafficGate {
-    if (this.stopping) return { ready: false, reason: "openclaw-rl is shutting down", retryAfterS: 30 };
+    if (this.stopping || this.shuttingDown) return { ready: false, reason: "openclaw-rl is shutting down", retryAfterS: 30 };
     const blocked = this.statuses().filter((status) => status.gatesTraffic && !status.ready);
     if (blocked.length === 0) return { ready: true, reason: "all engines ready", retryAfterS: 0 };
     const reason = blocked.map((status) => `${status.name} is ${status.state}: ${status.detail}`).join("; ");
     const failed = blocked.some((status) => status.state === "failed");
     return { ready: false, reason, retryAfterS: failed ? 60 : 5 };
+  }
+
+  /** From now on no restarts, and exits count as stops we asked for (the orchestrator is draining first). */
+  beginShutdown(): void {
+    this.shuttingDown = true;
+    for (const child of this.children.values()) child.beginStop();
   }
 
   /** Stop order: graceful hooks newest first (ray job stop → ray stop), then SIGTERM → SIGKILL of each live group. */

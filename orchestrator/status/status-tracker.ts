@@ -13,6 +13,10 @@ export interface StatusProviders {
   /** Whether traffic is accepted (the supervisor's gate), with the reason. */
   readiness?: () => { ready: boolean; reason: string };
   endpoints?: () => Partial<StatusSnapshot["endpoints"]>;
+  /** The supervised engines in launch order (otherwise folded from engine-state events). */
+  engines?: () => StatusSnapshot["engines"];
+  /** The engines' current weight version (the staleness tracker's), null before any was seen. */
+  weightVersion?: () => string | null;
 }
 
 const ERROR_HISTORY = 20;
@@ -88,11 +92,6 @@ export class StatusTracker {
     }
   }
 
-  /** The version the proxy saw on its own (before any update event). */
-  noteWeightVersion(version: string): void {
-    this.weightVersion ??= version;
-  }
-
   snapshot(): StatusSnapshot {
     const proxy = this.providers.proxy?.();
     const store = this.providers.samples?.();
@@ -110,7 +109,7 @@ export class StatusTracker {
       started_at: this.startedAt,
       uptime_s: Math.round((Date.now() - this.startedAt) / 1000),
       endpoints,
-      weight_version: this.weightVersion,
+      weight_version: this.providers.weightVersion?.() ?? this.weightVersion,
       weights_updating: this.weightsUpdating,
       last_weights_update: this.lastWeightsUpdate,
       sessions: proxy?.sessions ?? this.sessions.size,
@@ -131,7 +130,7 @@ export class StatusTracker {
         zero: this.rewards.zero,
         negative: this.rewards.negative,
       },
-      engines: [...this.engines].map(([name, engine]) => ({ name, ...engine })),
+      engines: this.providers.engines?.() ?? [...this.engines].map(([name, engine]) => ({ name, ...engine })),
       errors: this.errors,
     };
   }

@@ -48,7 +48,8 @@ export class BatchWindow {
       evalScore: event.evalScore, positive: event.counts.positive, zero: event.counts.zero, negative: event.counts.negative,
       hintsAccepted: open.hintsAccepted, hintsRejected: open.hintsRejected, staleDrops: open.staleDrops,
     });
-    this.current = { ...emptyOpenBatch(open.batchSize), ready: Math.max(0, open.ready - event.size) };
+    // without the recipe's batch size (and no sample-ready yet), a delivered batch tells it
+    this.current = { ...emptyOpenBatch(open.batchSize ?? event.size), ready: Math.max(0, open.ready - event.size) };
   }
 }
 

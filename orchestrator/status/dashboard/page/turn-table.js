@@ -2,6 +2,8 @@
 // older pages fetched by cursor) and, on click, the turn's conversation, judge votes and hint.
 import { contentText, element, formatMs, formatReward, shorten } from "./format.js";
 
+const statusLabels = { generating: "generating", "awaiting-next-state": "awaiting reply", judging: "judging", kept: "kept", skipped: "skipped", side: "side", dropped: "dropped" };
+
 export class TurnTable {
   constructor(api, pageSize) {
     this.api = api;
@@ -70,7 +72,7 @@ export class TurnTable {
       const tr = element("tr", `status-${row.status}`, [
         element("td", "mono", shorten(row.sessionId, 18)),
         element("td", "num", row.turn),
-        element("td", "", row.turnType === "side" ? "side" : row.status),
+        element("td", "", statusLabels[row.status] ?? row.status),
         element("td", "num", formatReward(row.reward)),
         element("td", "num", formatReward(row.score)),
         element("td", "num", `${formatMs(row.ttftMs)} / ${formatMs(row.totalMs)}`),
@@ -107,7 +109,7 @@ function renderDetail(detail) {
   const row = detail.row;
   if (row) {
     parts.push(element("dl", "facts", [
-      ...fact("status", row.status), ...fact("why", row.why ?? "–"), ...fact("reward", formatReward(row.reward)),
+      ...fact("status", statusLabels[row.status] ?? row.status), ...fact("why", row.why ?? "–"), ...fact("reward", formatReward(row.reward)),
       ...fact("judge score", formatReward(row.score)), ...fact("hint accepted", row.hintAccepted === null ? "–" : String(row.hintAccepted)),
       ...fact("decided by", row.decidedBy || "–"), ...fact("closed by", row.closedBy ?? "–"), ...fact("finish", row.finishReason ?? "–"),
       ...fact("tokens", `${row.promptTokens ?? "?"} prompt · ${row.responseTokens ?? "?"} response`),

@@ -1,0 +1,72 @@
+// Human-readable status for the terminal: engines, turns, a k / N progress bar toward the next batch,
+// rewards, weights, stale drops and recent errors; and one line per live event for `status --watch`.
+import type { RunEvent } from "../../contracts/events.ts";
+import type { StatusSnapshot } from "../../orchestrator/status/status-snapshot.ts";
+
+export function formatStatus(status: StatusSnapshot, columns = 80): string {
+  const lines: string[] = [];
+  const title = `openclaw-rl ${status.name ?? ""} · ${status.method} · engine ${status.engine} · model ${status.model}${status.stand_in ? " (STAND-IN)" : ""}`;
+  lines.push(title.replace(/\s+/g, " "));
+  lines.push(`  ${status.ready ? "ready" : `NOT READY: ${status.reason}`} · up ${duration(status.uptime_s * 1000)}`);
+  lines.push("engines");
+  for (const engine of status.engines) lines.push(`  ${mark(engine.state)} ${engine.name.padEnd(18)} ${engine.state.padEnd(9)} ${truncate(engine.detail, columns - 34)}`);
+  if (status.engines.length === 0) lines.push("  (none supervised)");
+  lines.push(`sessions ${status.sessions} · turns: main ${status.turns.main}, side ${status.turns.side}`);
+  const { ready, batch_size: size } = status.samples;
+  lines.push(`next batch  ${progressBar(ready, size, Math.max(10, Math.min(40, columns - 30)))} ${ready} / ${size}`);
+  lines.push(`samples     delivered ${status.samples.delivered} · acknowledged ${status.samples.acknowledged} · dropped stale ${status.samples.dropped_stale} · batches ${status.batches}${status.last_batch_at ? ` (last ${ago(status.last_batch_at)})` : ""}`);
+  const rewards = status.rewards;
+  lines.push(`rewards     ${rewards.count} samples · mean ${rewards.mean === null ? "–" : rewards.mean.toFixed(3)} · +${rewards.positive} / 0×${rewards.zero} / −${rewards.negative}`);
+  const update = status.last_weights_update;
+  lines.push(`weights     version ${status.weight_version ?? "–"}${status.weights_updating ? " (updating…)" : ""}${update ? ` · last update ${ago(update.at)} (${duration(update.duration_ms)})` : ""}`);
+  lines.push(`proxy       ${status.endpoints.proxy ?? "–"}`);
+  if (status.errors.length > 0) {
+    lines.push("recent errors");
+    for (const error of status.errors.slice(-5)) lines.push(`  ${ago(error.at)} ${error.source}: ${truncate(error.message, columns - 20)}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+export function formatEvent(event: RunEvent): string {
+  const time = new Date(event.at).toISOString().slice(11, 19);
+  switch (event.type) {
+    case "turn-end":
+      return `${time} turn ${event.sessionId}#${event.turn} (${event.turnType}) ${event.responseTokens} tokens, ${event.finishReason}`;
+    case "sample-ready":
+      return `${time} sample ${event.sampleId} reward ${event.reward} → ${event.ready}/${event.batchSize}`;
+    case "batch-delivered":
+      return `${time} batch ${event.rolloutId} delivered (${event.size} samples, mean reward ${event.meanReward.toFixed(3)})`;
+    case "engine-state":
+      return `${time} ${event.name} ${event.state}: ${event.detail}`;
+    case "weights-update-end":
+      return `${time} weights now version ${event.toVersion}`;
+    case "error":
+      return `${time} error ${event.source}: ${event.message}`;
+    default:
+      return `${time} ${event.type}`;
+  }
+}
+
+export function progressBar(value: number, total: number, width: number): string {
+  const filled = total > 0 ? Math.min(width, Math.round((value / total) * width)) : 0;
+  return `[${"█".repeat(filled)}${"·".repeat(width - filled)}]`;
+}
+
+function mark(state: string): string {
+  return state === "ready" ? "●" : state === "failed" || state === "down" ? "✗" : "○";
+}
+
+function truncate(text: string, width: number): string {
+  return text.length > width && width > 3 ? `${text.slice(0, width - 1)}…` : text;
+}
+
+function duration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 90) return `${seconds}s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)}m`;
+  return `${(seconds / 3600).toFixed(1)}h`;
+}
+
+function ago(at: number): string {
+  return `${duration(Date.now() - at)} ago`;
+}

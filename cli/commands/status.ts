@@ -1,0 +1,107 @@
+// `openclaw-rl status [--run DIR | --url URL] [--json] [--watch]`: asks the running orchestrator's loopback admin
+// API for its state and prints it (engines, turns, samples toward the next batch, rewards, weights, errors).
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { Command } from "commander";
+import { WebSocket } from "ws";
+import { z } from "zod";
+import { OpenclawRlError } from "../../contracts/errors.ts";
+import type { RunEvent } from "../../contracts/events.ts";
+import { ADMIN_ENDPOINT_FILE, readAdminToken } from "../../orchestrator/status/admin-token.ts";
+import { statusSnapshotSchema, type StatusSnapshot } from "../../orchestrator/status/status-snapshot.ts";
+import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
+import { formatEvent, formatStatus } from "./status-format.ts";
+
+interface StatusOptions extends CommonOptions {
+  run?: string;
+  url?: string;
+  token?: string;
+  json?: boolean;
+  watch?: boolean;
+}
+
+export function registerStatusCommand(program: Command): void {
+  withRecipeOptions(program.command("status"))
+    .description("Show the running orchestrator's engines, turns, samples, rewards and weight version")
+    .option("--run <dir>", "run folder of the running start (default: records.dir of the recipe)")
+    .option("--url <url>", "admin URL (default: read from <run>/admin.json)")
+    .option("--token <token>", "admin token (default: <run>/admin-token or $OPENCLAW_RL_ADMIN_TOKEN)")
+    .option("--json", "print the status as JSON")
+    .option("--watch", "keep printing as events arrive (Ctrl-C to quit)")
+    .action(async (options: StatusOptions) => {
+      const target = resolveTarget(options);
+      if (options.watch) return watchStatus(target, options.json === true);
+      const status = await fetchStatus(target);
+      process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status, process.stdout.columns ?? 80));
+    });
+}
+
+interface Target {
+  url: string;
+  token: string;
+}
+
+function resolveTarget(options: StatusOptions): Target {
+  const environmentToken = process.env.OPENCLAW_RL_ADMIN_TOKEN;
+  if (options.url && (options.token || environmentToken)) return { url: options.url.replace(/\/+$/, ""), token: (options.token ?? environmentToken)! };
+  const runDir = path.resolve(options.run ?? recipeFromOptions(options).recipe.records.dir);
+  const token = options.token ?? environmentToken ?? readAdminToken(runDir);
+  if (options.url) return { url: options.url.replace(/\/+$/, ""), token };
+  const endpoint = z.object({ url: z.string().url() }).safeParse(readJsonFile(path.join(runDir, ADMIN_ENDPOINT_FILE)));
+  if (!endpoint.success) {
+    throw new OpenclawRlError("RECIPE_NOT_FOUND", `no running openclaw-rl recorded in ${runDir} (${ADMIN_ENDPOINT_FILE} missing)`, {
+      path: runDir,
+      hint: "start one with `openclaw-rl start`, or pass --run <records.dir> / --url",
+    });
+  }
+  return { url: endpoint.data.url, token };
+}
+
+export async function fetchStatus(target: Target): Promise<StatusSnapshot> {
+  let response: Response;
+  try {
+    response = await fetch(`${target.url}/status`, { headers: { authorization: `Bearer ${target.token}` }, signal: AbortSignal.timeout(5000) });
+  } catch (cause) {
+    throw new OpenclawRlError("ENGINE_UNAVAILABLE", `no openclaw-rl answers at ${target.url}`, { path: target.url, cause, hint: "is `openclaw-rl start` still running?", retryable: true });
+  }
+  if (response.status === 401) throw new OpenclawRlError("UNAUTHORIZED", `the admin token was refused by ${target.url}`, { hint: "the token changes with every start: use --run <records.dir>" });
+  const parsed = statusSnapshotSchema.safeParse(await response.json().catch(() => null));
+  if (!response.ok || !parsed.success) throw new OpenclawRlError("ENGINE_ERROR", `unexpected answer from ${target.url}/status (${response.status})`, { path: target.url });
+  return parsed.data;
+}
+
+async function watchStatus(target: Target, json: boolean): Promise<void> {
+  let render: NodeJS.Timeout | null = null;
+  const redraw = () => {
+    render ??= setTimeout(async () => {
+      render = null;
+      const status = await fetchStatus(target).catch(() => null);
+      if (!status || json) return;
+      if (process.stdout.isTTY) process.stdout.write("\x1b[2J\x1b[H");
+      process.stdout.write(formatStatus(status, process.stdout.columns ?? 80));
+    }, 300);
+  };
+  const socket = new WebSocket(`${target.url.replace(/^http/, "ws")}/events`, { headers: { authorization: `Bearer ${target.token}` }, handshakeTimeout: 5000 });
+  await new Promise<void>((resolve, reject) => {
+    socket.on("open", redraw);
+    socket.on("message", (data) => {
+      const message = JSON.parse(String(data)) as { event?: RunEvent; replayed?: boolean };
+      if (!message.event) return;
+      if (json) process.stdout.write(`${JSON.stringify(message.event)}\n`);
+      else if (!message.replayed && !process.stdout.isTTY) process.stdout.write(`${formatEvent(message.event)}\n`);
+      redraw();
+    });
+    socket.on("close", () => resolve());
+    socket.on("error", (cause) => reject(new OpenclawRlError("ENGINE_UNAVAILABLE", `cannot watch ${target.url}/events: ${cause.message}`, { cause, retryable: true })));
+    process.once("SIGINT", () => socket.close());
+  });
+  if (render) clearTimeout(render);
+}
+
+function readJsonFile(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    return null;
+  }
+}

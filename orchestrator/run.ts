@@ -1,0 +1,195 @@
+// Composition of the running orchestrator: tokenizers and chat templates, SGLang clients (re-pointed at the
+// routers slime announces on the bridge), the sample store + bridge or a JSONL sink, the weight-version
+// tracker, the judge pipeline, the proxy and the admin/status server (with the dashboard mounted). One stop()
+// in the order: stop taking requests → drain the judge → flush the sink → close the bridge → engines → status.
+import path from "node:path";
+import type { Recipe } from "../contracts/recipe.ts";
+import { judgePath } from "../contracts/recipe.ts";
+import type { SampleSink } from "../contracts/sample-sink.ts";
+import { BridgeServer } from "./bridge/bridge-server.ts";
+import { SglangClient } from "./engine/sglang-client.ts";
+import { EventBus } from "./event-bus.ts";
+import { createProxy } from "./proxy/proxy-server.ts";
+import { JudgePipeline } from "./samples/judge-pipeline.ts";
+import { JsonlSink } from "./sinks/jsonl-sink.ts";
+import { WeightVersionTracker } from "./staleness/weight-version-tracker.ts";
+import { createDashboardRoutes } from "./status/dashboard/dashboard-routes.ts";
+import { AdminServer } from "./status/admin-server.ts";
+import { createAdminToken } from "./status/admin-token.ts";
+import type { StatusSnapshot } from "./status/status-snapshot.ts";
+import { StatusTracker } from "./status/status-tracker.ts";
+import { WeightUpdateWatcher } from "./status/weight-update-watcher.ts";
+import { SampleStore } from "./store/sample-store.ts";
+import { ChatTemplate } from "./tokenizer/chat-template.ts";
+import { loadTokenizerFiles } from "./tokenizer/model-files.ts";
+import { ModelTokenizer } from "./tokenizer/model-tokenizer.ts";
+
+export interface Readiness {
+  ready: boolean;
+  reason: string;
+  retryAfterS: number;
+}
+
+export interface OrchestratorOptions {
+  recipe: Recipe;
+  runDir: string;
+  /** The proxy's Bearer key (read from recipe.proxy.api_key_env by the CLI). */
+  apiKey: string | undefined;
+  /** Engine base URLs; null = the router slime announces in its bridge hello. */
+  engines: { policy: string | null; judge: string | null };
+  /** The traffic gate (the supervisor's); asked on every request. */
+  readiness: () => Readiness;
+  /** The supervised engines' states in launch order (the supervisor's). */
+  engineStates?: () => StatusSnapshot["engines"];
+  /** Port overrides (tests use 0). */
+  ports?: { proxy?: number; admin?: number };
+  judgeDrainMs?: number;
+  proxyGraceMs?: number;
+}
+
+export interface RouterHello {
+  policyRouter: string | null;
+  prmRouter: string | null;
+}
+
+export interface RunningOrchestrator {
+  bus: EventBus;
+  status: StatusTracker;
+  adminToken: string;
+  urls: { proxy: string; admin: string; dashboard: string; bridge: string | null };
+  bridgeToken: string | null;
+  /** The latest rollout-function hello, as router URLs (null before any). */
+  bridgeHello(): RouterHello | null;
+  /** Stops everything in order; `engines` runs after the bridge closes and before the status server does. */
+  stop(options?: { engines?: () => Promise<unknown> }): Promise<void>;
+}
+
+export async function startOrchestrator(options: OrchestratorOptions): Promise<RunningOrchestrator> {
+  const { recipe, runDir } = options;
+  const bus = new EventBus();
+  const [policyFiles, judgeFiles] = await Promise.all([
+    loadTokenizerFiles(recipe.model.tokenizer_path ?? recipe.model.path),
+    loadTokenizerFiles(recipe.judge.tokenizer_path ?? judgePath(recipe)),
+  ]);
+  const policyTokenizer = new ModelTokenizer(policyFiles);
+  const policyTemplate = new ChatTemplate(policyFiles);
+  const sameJudgeFiles = judgeFiles.source === policyFiles.source;
+  const judgeTokenizer = sameJudgeFiles ? policyTokenizer : new ModelTokenizer(judgeFiles);
+  const judgeTemplate = sameJudgeFiles ? policyTemplate : new ChatTemplate(judgeFiles);
+
+  const policy = new SwitchableClient(options.engines.policy, recipe.proxy.request_timeout_s * 1000);
+  const judge = new SwitchableClient(options.engines.judge, recipe.judge.timeout_s * 1000);
+  const versions = new WeightVersionTracker(0);
+  let versionSeen = false;
+
+  let store: SampleStore | null = null;
+  let bridge: BridgeServer | null = null;
+  let bridgeEndpoint: { url: string; token: string } | null = null;
+  let sink: SampleSink;
+  if (recipe.sink.kind === "jsonl") {
+    sink = new JsonlSink(path.resolve(runDir, recipe.sink.path!));
+  } else {
+    store = await SampleStore.open(path.join(runDir, "store"), { maxStaleness: recipe.training.max_staleness, versions });
+    bridge = new BridgeServer({ store, bus, recordsDir: runDir });
+    bridgeEndpoint = await bridge.start({ host: "127.0.0.1", port: 0 });
+    sink = store;
+  }
+
+  const pipeline = new JudgePipeline({ recipe, judge: judge.client, judgeTemplate, judgeTokenizer, policyTemplate, policyTokenizer, bus, sink, recordsDir: runDir });
+  const proxy = createProxy({
+    recipe,
+    policy: policy.client,
+    tokenizer: policyTokenizer,
+    template: policyTemplate,
+    bus,
+    onTurnClosed: (turn) => pipeline.onTurnClosed(turn),
+    onFeedback: (body, headers) => pipeline.handleFeedback(body, headers),
+    onWeightVersion: (version) => void (versions.observe(version) && (versionSeen = true)),
+    readiness: options.readiness,
+    apiKey: options.apiKey,
+    recordsDir: runDir,
+  });
+  const proxyAddress = await proxy.listen(options.ports?.proxy ?? recipe.proxy.port, recipe.proxy.host);
+
+  const adminToken = createAdminToken(runDir);
+  const urls = { proxy: "", admin: "", dashboard: "", bridge: bridgeEndpoint?.url ?? null };
+  const status = new StatusTracker(bus, recipe, {
+    proxy: () => proxy.stats(),
+    samples: store ? () => store.counts() : undefined,
+    readiness: options.readiness,
+    endpoints: () => urls,
+    engines: options.engineStates,
+    weightVersion: () => (versionSeen ? String(versions.current()) : null),
+  });
+  const admin = new AdminServer({ bus, token: adminToken, snapshot: () => status.snapshot() });
+  const dashboard = createDashboardRoutes({ bus, recordsDir: runDir, token: adminToken, method: recipe.method });
+  admin.mount(dashboard);
+  const adminAddress = await admin.listen(options.ports?.admin ?? recipe.proxy.admin_port);
+  urls.proxy = `http://${displayHost(proxyAddress.host)}:${proxyAddress.port}/v1`;
+  urls.admin = adminAddress.url;
+  urls.dashboard = `${adminAddress.url}${dashboard.basePath}/?token=${adminToken}`;
+
+  const readVersion = async () => {
+    const version = await policy.client.weightVersion();
+    if (version !== null && versions.observe(version)) versionSeen = true;
+    return version;
+  };
+  const watcher = new WeightUpdateWatcher({ bus, tracker: versions, readVersion });
+  watcher.start();
+  void watcher.poll();
+
+  const readHello = (): RouterHello | null => {
+    const hello = bridge?.hello();
+    if (!hello) return null;
+    if (options.engines.policy === null && hello.routers.policy) policy.point(hello.routers.policy);
+    if (options.engines.judge === null && hello.routers.judge) judge.point(hello.routers.judge);
+    return { policyRouter: hello.routers.policy, prmRouter: hello.routers.judge };
+  };
+
+  let stopping: Promise<void> | null = null;
+  const stop = (stopOptions: { engines?: () => Promise<unknown> } = {}) =>
+    (stopping ??= (async () => {
+      await proxy.close(options.proxyGraceMs ?? 10_000).catch(reportTo(bus, "proxy"));
+      await pipeline.drain(options.judgeDrainMs ?? 15_000).catch(reportTo(bus, "judge"));
+      await sink.close().catch(reportTo(bus, "store"));
+      await bridge?.close().catch(reportTo(bus, "bridge"));
+      watcher.stop();
+      await stopOptions.engines?.().catch(reportTo(bus, "supervisor"));
+      dashboard.close();
+      status.close();
+      await admin.close();
+    })());
+
+  return { bus, status, adminToken, urls, bridgeToken: bridgeEndpoint?.token ?? null, bridgeHello: readHello, stop };
+}
+
+/** An SglangClient whose base URL can move (slime's routers are announced only once the job runs). */
+class SwitchableClient {
+  readonly client: SglangClient;
+  private current: SglangClient;
+
+  constructor(baseUrl: string | null, private readonly timeoutMs: number) {
+    // Until a router is announced, calls go to a closed loopback port and fail as ENGINE_UNAVAILABLE (retryable);
+    // the proxy's gate answers 503 before they are made.
+    this.current = new SglangClient({ baseUrl: baseUrl ?? "http://127.0.0.1:9", timeoutMs });
+    const self = this;
+    this.client = new Proxy({} as SglangClient, {
+      get(_target, key) {
+        const value = Reflect.get(self.current, key, self.current) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(self.current) : value;
+      },
+    });
+  }
+
+  point(baseUrl: string): void {
+    if (this.current.baseUrl !== baseUrl.replace(/\/+$/, "")) this.current = new SglangClient({ baseUrl, timeoutMs: this.timeoutMs });
+  }
+}
+
+function displayHost(host: string): string {
+  return host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+}
+
+function reportTo(bus: EventBus, source: string) {
+  return (error: unknown) => void bus.emit({ type: "error", source, code: "INTERNAL", message: `stop: ${(error as Error).message}` });
+}
