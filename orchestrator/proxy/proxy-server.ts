@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { OpenclawRlError } from "../../contracts/errors.ts";
+import type { ClosedTurn } from "../../contracts/turn.ts";
 import { EncodePool } from "../capture/encode-pool.ts";
 import { PromptBuilder } from "../capture/prompt-builder.ts";
 import { TurnRecords } from "../capture/turn-records.ts";
@@ -32,15 +33,22 @@ export function createProxy(deps: ProxyDeps): Proxy {
     maxSessions: recipe.proxy.max_sessions,
     idleTimeoutMs: recipe.proxy.session_idle_timeout_s * 1000,
     onTurnClosed: (turn) => {
-      void records.append(turn);
-      deps.bus.emit({ type: "turn-closed", sessionId: turn.sessionId, turn: turn.turn, closedBy: turn.closedBy, nextStateRole: turn.nextState?.role ?? null });
-      try {
-        deps.onTurnClosed(turn);
-      } catch (error) {
-        deps.bus.emit({ type: "error", source: "proxy", code: "INTERNAL", message: `onTurnClosed failed: ${(error as Error).message}` });
-      }
+      // recording and judging run after the current request has gone on to the engine (off its critical path)
+      closing.add(turn);
+      setImmediate(() => handOn(turn));
     },
   });
+  const closing = new Set<ClosedTurn>();
+  const handOn = (turn: ClosedTurn): void => {
+    if (!closing.delete(turn)) return;
+    void records.append(turn);
+    deps.bus.emit({ type: "turn-closed", sessionId: turn.sessionId, turn: turn.turn, closedBy: turn.closedBy, nextStateRole: turn.nextState?.role ?? null });
+    try {
+      deps.onTurnClosed(turn);
+    } catch (error) {
+      deps.bus.emit({ type: "error", source: "proxy", code: "INTERNAL", message: `onTurnClosed failed: ${(error as Error).message}` });
+    }
+  };
   const tokenizerSource = recipe.model.tokenizer_path ?? recipe.model.path;
   const workers = deps.encodeWorkers ?? 1;
   const pool = workers > 0 ? new EncodePool(resolveTokenizerFolder(tokenizerSource), workers) : null;
@@ -112,6 +120,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
       await closed;
       sessions.stopSweeping();
       sessions.closeAll("shutdown");
+      for (const turn of [...closing]) handOn(turn);
       await records.flush();
       await pool?.close();
     },
@@ -122,6 +131,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
 
     closeAllSessions(reason) {
       sessions.closeAll(reason);
+      for (const turn of [...closing]) handOn(turn);
     },
   };
 }

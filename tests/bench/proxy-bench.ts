@@ -1,0 +1,270 @@
+// Proxy overhead bench: the same fake SGLang engine reached directly (/generate with input_ids) and through the
+// capture proxy, with OpenClaw-sized sessions (48 KB system prompt, 12 tools, up to 30 turns). Engine and proxy run
+// in their own processes on loopback; this process is the client. Prints markdown tables. Bounded loops only.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa, type ResultPromise } from "execa";
+import type { ChatMessage, Tool } from "../../contracts/chat.ts";
+import { recipeSchema } from "../../contracts/recipe.ts";
+import { SglangClient } from "../../orchestrator/engine/sglang-client.ts";
+import { EventBus } from "../../orchestrator/event-bus.ts";
+import { createProxy } from "../../orchestrator/proxy/proxy-server.ts";
+import { ChatTemplate } from "../../orchestrator/tokenizer/chat-template.ts";
+import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
+import { ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
+
+const REPLY = "Sure, I will look at the workspace now and report back shortly with what I find, starting with the files that changed since yesterday.";
+/** The fake engine's timing: a prefix-cached prefill, then one token per step (about what a 4B model does under load). */
+const ENGINE = { prefillMs: 30, tokenMs: 5 };
+const TURNS = 30;
+const SELF = fileURLToPath(import.meta.url);
+
+// ---------- shared request material ----------
+function systemPrompt(): string {
+  const words = ["Tooling", "policy", "read", "write", "session", "workspace", "agent", "memory", "files", "safety", "reply", "channel"];
+  let text = "<!-- openclaw:attempt:STABLE -->\nYou are a personal assistant running inside OpenClaw.\n";
+  for (let index = 0; text.length < 48_000; index++) text += words[index % words.length] + (index % 17 === 16 ? ".\n" : " ");
+  return text;
+}
+
+function tools(): Tool[] {
+  const names = ["read", "write", "edit", "exec", "ls", "apply_patch", "grep", "find", "web_fetch", "memory_search", "sessions_send", "cron"];
+  return names.map((name, index) => ({
+    type: "function" as const,
+    function: { name, description: `Tool ${index}: ${"does one careful thing with the workspace. ".repeat(3)}`, parameters: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path"] } },
+  }));
+}
+
+const SYSTEM = systemPrompt();
+const TOOLS = tools();
+const INTERNAL: ChatMessage = { role: "user", content: [{ type: "text", text: "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nConversation data (data, not instructions):\n\"Active exec sessions:\\nnone\"\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>" }] };
+
+function userMessage(session: string, turn: number): ChatMessage {
+  const runtime = turn === 1 ? `\n\nRuntime: agent=main | session=agent:main:explicit:${session} | sessionId=${session} | host=vm` : "";
+  return { role: "user", content: `[Sun 2026-11-22 07:${String(turn).padStart(2, "0")} UTC] (${session}) Question ${turn}: please look at file ${turn}.md in the workspace and tell me what changed.${runtime}` };
+}
+
+/** The messages OpenClaw sends for `turn` (1-based) of a session: system, history, new user message, context block. */
+function messagesFor(session: string, turn: number): ChatMessage[] {
+  const messages: ChatMessage[] = [{ role: "system", content: SYSTEM }];
+  for (let index = 1; index < turn; index++) messages.push(userMessage(session, index), { role: "assistant", content: REPLY });
+  messages.push(userMessage(session, turn), INTERNAL);
+  return messages;
+}
+
+// ---------- child: fake engine ----------
+async function runEngine(replyIds: number[]): Promise<void> {
+  const delays = { ...ENGINE };
+  const sleep = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
+  const chunk = (count: number, promptTokens: number) => ({
+    text: "",
+    output_ids: replyIds.slice(0, count),
+    meta_info: {
+      id: "bench",
+      finish_reason: count === replyIds.length ? { type: "stop", matched: replyIds.at(-1) } : null,
+      prompt_tokens: promptTokens,
+      weight_version: "default",
+      completion_tokens: count,
+      output_token_logprobs: replyIds.slice(0, count).map((id) => [-0.25, id, null]),
+    },
+  });
+  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
+    let body = "";
+    for await (const part of request) body += part;
+    if (request.url === "/bench/delays") {
+      Object.assign(delays, JSON.parse(body));
+      return response.end("{}");
+    }
+    const parsed = JSON.parse(body) as { input_ids: number[]; stream?: boolean };
+    const promptTokens = parsed.input_ids.length;
+    await sleep(delays.prefillMs);
+    if (!parsed.stream) {
+      await sleep(delays.tokenMs * replyIds.length);
+      response.writeHead(200, { "content-type": "application/json" });
+      return response.end(JSON.stringify(chunk(replyIds.length, promptTokens)));
+    }
+    response.writeHead(200, { "content-type": "text/event-stream" });
+    for (let count = 1; count <= replyIds.length; count++) {
+      if (count > 1) await sleep(delays.tokenMs);
+      response.write(`data: ${JSON.stringify(chunk(count, promptTokens))}\n\n`);
+    }
+    response.end("data: [DONE]\n\n");
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ port: (server.address() as { port: number }).port })));
+}
+
+// ---------- child: proxy ----------
+async function runProxy(engineUrl: string): Promise<void> {
+  const files = await loadTokenizerFiles("builtin:qwen3");
+  const recordsDir = await mkdtemp(path.join(tmpdir(), "proxy-bench-"));
+  let closed = 0;
+  const proxy = createProxy({
+    recipe: recipeSchema.parse({ engine: { kind: "rehearsal" }, model: { path: "builtin:qwen3" } }),
+    policy: new SglangClient({ baseUrl: engineUrl, timeoutMs: 30_000 }),
+    tokenizer: new ModelTokenizer(files),
+    template: new ChatTemplate(files),
+    bus: new EventBus(100),
+    onTurnClosed: () => closed++,
+    readiness: () => ({ ready: true, reason: "bench", retryAfterS: 0 }),
+    apiKey: undefined,
+    recordsDir,
+  });
+  const { port } = await proxy.listen(0, "127.0.0.1");
+  const probe = createServer((request, response) => {
+    if (request.url === "/quit") {
+      response.end("{}");
+      void proxy.close(0).then(() => rm(recordsDir, { recursive: true, force: true })).then(() => process.exit(0));
+      return;
+    }
+    const cpu = process.cpuUsage();
+    response.end(JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, closed, stats: proxy.stats() }));
+  });
+  probe.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ port, probePort: (probe.address() as { port: number }).port })));
+}
+
+// ---------- client ----------
+function firstLine(child: ResultPromise): Promise<Record<string, number>> {
+  return new Promise((resolve, reject) => {
+    let buffer = "";
+    child.stdout?.on("data", (data: Buffer) => {
+      buffer += data.toString();
+      const line = buffer.split("\n").find((entry) => entry.startsWith("{"));
+      if (line) resolve(JSON.parse(line) as Record<string, number>);
+    });
+    child.catch(reject);
+  });
+}
+
+async function timed(url: string, body: string, stream: boolean): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+  if (!response.ok) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
+  if (!stream) {
+    await response.arrayBuffer();
+    return performance.now() - started;
+  }
+  // time to first token: the first event that carries generated text (/generate: output_ids; proxy: a content delta)
+  let firstAt = -1;
+  const decoder = new TextDecoder();
+  for await (const part of response.body as unknown as AsyncIterable<Uint8Array>) {
+    if (firstAt < 0) {
+      const text = decoder.decode(part, { stream: true });
+      if (text.includes('"output_ids":[') || text.includes('"content":"S')) firstAt = performance.now();
+    }
+  }
+  return firstAt - started;
+}
+
+function percentile(values: number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? NaN;
+}
+
+async function main(): Promise<void> {
+  const files = await loadTokenizerFiles("builtin:qwen3");
+  const tokenizer = new ModelTokenizer(files);
+  const template = new ChatTemplate(files);
+  const replyIds = [...tokenizer.encode(REPLY), tokenizer.tokenId("<|im_end|>")!];
+  const tsx = ["--import", "tsx", SELF];
+  const engine = execa(process.execPath, [...tsx, "--role=engine", `--reply=${JSON.stringify(replyIds)}`], { reject: false });
+  const { port: enginePort } = await firstLine(engine);
+  const engineUrl = `http://127.0.0.1:${enginePort}`;
+  const proxyChild = execa(process.execPath, [...tsx, "--role=proxy", `--engine=${engineUrl}`], { reject: false });
+  const { port: proxyPort, probePort } = await firstLine(proxyChild);
+  const proxyUrl = `http://127.0.0.1:${proxyPort}/v1/chat/completions`;
+  const probe = async () => (await (await fetch(`http://127.0.0.1:${probePort}/`)).json()) as { cpuMs: number; closed: number };
+
+  // direct bodies: the same prompt sizes, tokenized here once per turn (the engine's work depends on size only)
+  const directBodies = new Map<string, string>();
+  for (const stream of [false, true]) {
+    for (let turn = 1; turn <= TURNS; turn++) {
+      const ids = tokenizer.encode(template.render(messagesFor("direct", turn), { tools: TOOLS, addGenerationPrompt: true }));
+      directBodies.set(`${stream}:${turn}`, JSON.stringify({ input_ids: ids, sampling_params: { max_new_tokens: 64, temperature: 0.6 }, return_logprob: true, stream }));
+    }
+  }
+  const proxyBody = (session: string, turn: number, stream: boolean) =>
+    JSON.stringify({ model: "qwen3-4b", messages: messagesFor(session, turn), tools: TOOLS, tool_choice: "auto", stream, ...(stream ? { stream_options: { include_usage: true } } : {}), max_completion_tokens: 8192 });
+
+  // warm-up: first-ever 48 KB system prompt and the shared assistant segments
+  await timed(proxyUrl, proxyBody("warm", 1, false), false);
+  await timed(proxyUrl, proxyBody("warm", 2, false), false);
+
+  const rows: string[] = [];
+  const goals: string[] = [];
+  for (const concurrency of [1, 64]) {
+    for (const stream of [false, true]) {
+      const direct: number[] = [];
+      const proxied: number[] = [];
+      const sessions = concurrency === 1 ? 2 : concurrency;
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        for (let guard = 0; guard < sessions; guard++) {
+          const index = next++;
+          if (index >= sessions) return;
+          const session = `c${concurrency}-${stream ? "s" : "n"}-${index}`;
+          for (let turn = 1; turn <= TURNS; turn++) {
+            const directMs = await timed(`${engineUrl}/generate`, directBodies.get(`${stream}:${turn}`)!, stream);
+            const body = proxyBody(session, turn, stream);
+            const proxyMs = await timed(proxyUrl, body, stream);
+            if (turn > 1) {
+              direct.push(directMs);
+              proxied.push(proxyMs);
+            }
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: concurrency }, worker));
+      const what = stream ? "time to first token (stream)" : "whole response (non-stream)";
+      const [d50, p50, d99, p99] = [percentile(direct, 0.5), percentile(proxied, 0.5), percentile(direct, 0.99), percentile(proxied, 0.99)];
+      rows.push(`| ${what} | ${concurrency} | ${direct.length} | ${d50.toFixed(2)} | ${p50.toFixed(2)} | **${(p50 - d50).toFixed(2)}** | ${d99.toFixed(2)} | ${p99.toFixed(2)} | **${(p99 - d99).toFixed(2)}** |`);
+      if (concurrency === 64) goals.push(`${what} at 64: added p50 ${(p50 - d50).toFixed(2)} ms (goal ≤ 1), added p99 ${(p99 - d99).toFixed(2)} ms (goal ≤ 5)`);
+    }
+  }
+
+  // capture CPU per turn vs history length: sequential sessions, engine answering at once
+  await fetch(`${engineUrl}/bench/delays`, { method: "POST", body: JSON.stringify({ prefillMs: 0, tokenMs: 0 }) });
+  const cpuByTurn = new Map<number, number[]>();
+  const cpuSessions = 12;
+  for (let index = 0; index < cpuSessions; index++) {
+    for (let turn = 1; turn <= TURNS; turn++) {
+      const body = proxyBody(`cpu-${index}`, turn, true);
+      const before = await probe();
+      await timed(proxyUrl, body, true);
+      const after = await probe();
+      const list = cpuByTurn.get(turn) ?? [];
+      list.push(after.cpuMs - before.cpuMs);
+      cpuByTurn.set(turn, list);
+    }
+  }
+  const cpuRows: string[] = [];
+  const turn2 = percentile(cpuByTurn.get(2)!, 0.5);
+  for (const turn of [2, 5, 10, 20, 30]) {
+    const cpu = percentile(cpuByTurn.get(turn)!, 0.5);
+    cpuRows.push(`| ${turn} | ${2 * turn} | ${cpu.toFixed(2)} | ${(cpu / turn2).toFixed(2)}× |`);
+  }
+  const ratio = percentile(cpuByTurn.get(30)!, 0.5) / turn2;
+  goals.push(`capture CPU turn 30 / turn 2: ${ratio.toFixed(2)}× (goal ≤ 2×)`);
+
+  console.log(`Fake engine: ${ENGINE.prefillMs} ms prefill, ${replyIds.length} tokens at ${ENGINE.tokenMs} ms each. Latency in ms; added = proxy − direct at the same percentile (turn 1 of each session excluded: its history is not cached yet).\n`);
+  console.log("| measure | concurrency | samples | direct p50 | proxy p50 | added p50 | direct p99 | proxy p99 | added p99 |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const row of rows) console.log(row);
+  console.log("\nProxy process CPU per turn (median of " + cpuSessions + " sessions, ms):\n");
+  console.log("| turn | messages sent | proxy CPU per turn (ms) | vs turn 2 |");
+  console.log("| --- | --- | --- | --- |");
+  for (const row of cpuRows) console.log(row);
+  console.log("\n" + goals.map((goal) => `- ${goal}`).join("\n"));
+
+  await fetch(`http://127.0.0.1:${probePort}/quit`).catch(() => undefined);
+  engine.kill("SIGTERM");
+  await Promise.allSettled([engine, proxyChild]);
+}
+
+const role = process.argv.find((argument) => argument.startsWith("--role="))?.slice(7);
+if (role === "engine") await runEngine(JSON.parse(process.argv.find((argument) => argument.startsWith("--reply="))!.slice(8)) as number[]);
+else if (role === "proxy") await runProxy(process.argv.find((argument) => argument.startsWith("--engine="))!.slice(9));
+else await main();
