@@ -1,0 +1,99 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import { assemble, postChat, qwen3, startHarness, streamChat, type Harness } from "./harness.ts";
+
+interface GenerateBody {
+  input_ids: number[];
+  sampling_params: { max_new_tokens: number };
+}
+
+/** A raw /generate engine whose behaviour per call is scripted; records what it was asked. */
+function scriptedEngine(handlers: ((body: GenerateBody, response: ServerResponse) => void)[]): { server: Server; calls: GenerateBody[]; start(): Promise<string> } {
+  const calls: GenerateBody[] = [];
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    let text = "";
+    request.on("data", (chunk: Buffer) => (text += chunk.toString()));
+    request.on("end", () => {
+      const body = JSON.parse(text) as GenerateBody;
+      calls.push(body);
+      const handler = handlers[Math.min(calls.length - 1, handlers.length - 1)]!;
+      handler(body, response);
+    });
+  });
+  return {
+    server,
+    calls,
+    start: () => new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`))),
+  };
+}
+
+function sse(response: ServerResponse, ids: number[], version: string, finish: unknown, logProb = -0.5): void {
+  response.write(`data: ${JSON.stringify({ text: "", output_ids: ids, meta_info: { id: "r", finish_reason: finish, weight_version: version, completion_tokens: ids.length, output_token_logprobs: ids.map((id) => [logProb, id, null]) } })}\n\n`);
+}
+
+describe("continuing generations the engine could not finish", () => {
+  let harness: Harness | null = null;
+  let engine: Server | null = null;
+  afterEach(async () => {
+    await harness?.close();
+    engine?.closeAllConnections();
+    engine?.close();
+    harness = engine = null;
+  });
+
+  it("continues after a 499 error chunk and after a connection cut mid-stream, with prompt + tokens so far", async () => {
+    const { tokenizer } = await qwen3();
+    const reply = [...tokenizer.encode("Alpha beta gamma delta epsilon zeta eta theta."), tokenizer.tokenId("<|im_end|>")!];
+    const fake = scriptedEngine([
+      (_body, response) => {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        for (let count = 1; count <= 3; count++) sse(response, reply.slice(0, count), "v1", null, -0.1);
+        response.end('data: {"error":{"message":"Request r was aborted","code":499}}\n\ndata: [DONE]\n\n');
+      },
+      (_body, response) => {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        for (let count = 1; count <= 2; count++) sse(response, reply.slice(3, 3 + count), "v2", null, -0.2);
+        setTimeout(() => response.socket?.destroy(), 5); // the engine restarts mid-stream
+      },
+      (_body, response) => {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        const rest = reply.slice(5);
+        for (let count = 1; count <= rest.length; count++) sse(response, rest.slice(0, count), "v2", count === rest.length ? { type: "stop", matched: rest.at(-1) } : null, -0.3);
+        response.end("data: [DONE]\n\n");
+      },
+    ]);
+    engine = fake.server;
+    harness = await startHarness({ script: () => "unused", policyUrl: await fake.start() });
+    const answer = await streamChat(harness.url, { stream: true, max_tokens: 100, messages: [{ role: "user", content: "letters" }] }, { "x-session-id": "cont" });
+    expect(assemble(answer.events)).toMatchObject({ content: "Alpha beta gamma delta epsilon zeta eta theta.", finish: "stop" });
+
+    expect(fake.calls).toHaveLength(3);
+    const prompt = fake.calls[0]!.input_ids;
+    expect(fake.calls[1]!.input_ids).toEqual([...prompt, ...reply.slice(0, 3)]);
+    expect(fake.calls[1]!.sampling_params.max_new_tokens).toBe(97);
+    expect(fake.calls[2]!.input_ids).toEqual([...prompt, ...reply.slice(0, 5)]);
+    expect(fake.calls[2]!.sampling_params.max_new_tokens).toBe(95);
+
+    await postChat(harness.url, { messages: [{ role: "user", content: "letters" }] }, { "x-session-id": "cont", "x-session-done": "1" });
+    const turn = harness.closed.find((entry) => entry.turn === 0)!;
+    expect(turn.responseIds).toEqual(reply);
+    expect(turn.responseLogProbs).toEqual([...reply.slice(0, 3).map(() => -0.1), ...reply.slice(3, 5).map(() => -0.2), ...reply.slice(5).map(() => -0.3)]);
+    expect(turn.weightVersions).toEqual([
+      { version: "v1", start: 0, end: 3 },
+      { version: "v2", start: 3, end: reply.length },
+    ]);
+  });
+
+  it("links a plain client's turns by history alone (no headers, no markers)", async () => {
+    harness = await startHarness({ script: (prompt) => (prompt.includes("second question") ? "Second answer." : "First answer.") });
+    const first = [{ role: "system", content: "You are terse." }, { role: "user", content: "first question" }];
+    const one = await postChat(harness.url, { messages: first });
+    const sessionId = one.headers.get("x-session-id");
+    await postChat(harness.url, { messages: [...first, { role: "assistant", content: "First answer." }, { role: "user", content: "second question" }] });
+    expect(harness.closed).toHaveLength(1);
+    expect(harness.closed[0]).toMatchObject({ sessionId, turn: 0, nextState: { role: "user", text: "second question" }, decidedBy: { session: "new-session", turnType: "default-main" } });
+    const secondStart = harness.events.filter((event) => event.type === "turn-start").at(-1);
+    expect(secondStart).toMatchObject({ sessionId, turn: 1, turnType: "main" });
+    expect((secondStart as { decidedBy: string }).decidedBy).toMatch(/history-prefix/);
+  });
+});
