@@ -95,7 +95,8 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     sink = store;
   }
 
-  const pipeline = new JudgePipeline({ recipe, judge: judge.client, judgeTemplate, judgeTokenizer, policyTemplate, policyTokenizer, bus, sink, recordsDir: runDir });
+  const announcingSink = announceSamples(sink, bus, recipe.training.batch_size, () => store?.counts().ready ?? null);
+  const pipeline = new JudgePipeline({ recipe, judge: judge.client, judgeTemplate, judgeTokenizer, policyTemplate, policyTokenizer, bus, sink: announcingSink, recordsDir: runDir });
   const proxy = createProxy({
     recipe,
     policy: policy.client,
@@ -161,6 +162,20 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     })());
 
   return { bus, status, adminToken, urls, bridgeToken: bridgeEndpoint?.token ?? null, bridgeHello: readHello, stop };
+}
+
+/** The sink, plus a sample-ready event once each sample is durable (with the count toward the next batch). */
+function announceSamples(sink: SampleSink, bus: EventBus, batchSize: number, readyCount: () => number | null): SampleSink {
+  let written = 0;
+  return {
+    async put(sample) {
+      await sink.put(sample);
+      written += 1;
+      const ready = readyCount() ?? written % batchSize;
+      bus.emit({ type: "sample-ready", sampleId: sample.id, sessionId: sample.sessionId, turn: sample.turn, kind: sample.kind, reward: sample.reward, ready, batchSize });
+    },
+    close: () => sink.close(),
+  };
 }
 
 /** An SglangClient whose base URL can move (slime's routers are announced only once the job runs). */
