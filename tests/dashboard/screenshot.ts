@@ -1,40 +1,63 @@
-// Makes docs/dashboard.png (and docs/dashboard-detail.png): a short synthetic run paced in real time through
-// the real admin server with the dashboard mounted, watched live in headless Chromium.
-// Run: npx tsx tests/dashboard/screenshot.ts [docs-dir]   (needs /usr/bin/chromium)
+// Makes docs/dashboard.png and docs/dashboard-detail.png from a real rehearsal run: `openclaw-rl start`
+// (combine, the CPU stand-ins) on free loopback ports, `openclaw-rl demo` through its proxy, the page in Chromium.
+// Run: npx tsx tests/dashboard/screenshot.ts [docs-dir] [turns]   (needs /usr/bin/chromium; about a minute)
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { execa } from "execa";
 import { launchChromium } from "./chromium.ts";
-import { startDashboardHarness } from "./dashboard-harness.ts";
-import { createSyntheticRun, emitTurn } from "./synthetic-run.ts";
 
 const docsDir = resolve(process.argv[2] ?? "docs");
-const sessions = 24;
-const turns = 420;
-const turnEveryMs = 25;
+const turns = Number(process.argv[3] ?? 120);
+const repo = resolve(import.meta.dirname, "../..");
+const cli = join(repo, "bin/openclaw-rl.mjs");
 
-const harness = await startDashboardHarness({ method: "combine", batchSize: 16, stream: { tickMs: 200 }, limits: { pageSize: 14 } });
-const run = createSyntheticRun(harness.bus, { method: "combine", batchSize: 16, recordsDir: harness.recordsDir, seed: 11 });
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as { port: number };
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+const runDir = mkdtempSync(join(tmpdir(), "dashboard-rehearsal-"));
+const [proxyPort, adminPort, policyPort, judgePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+const recipeArgs = [
+  "--method", "combine", "--set", `records.dir=${runDir}`, "--set", "training.batch_size=8",
+  "--set", `proxy.port=${proxyPort}`, "--set", `proxy.admin_port=${adminPort}`,
+  "--set", `engine.rehearsal.policy_port=${policyPort}`, "--set", `engine.rehearsal.judge_port=${judgePort}`,
+];
+const start = execa("node", [cli, "start", ...recipeArgs], { cwd: repo, reject: false, forceKillAfterDelay: 15_000 });
 const browser = await launchChromium({ width: 1440, height: 1300 });
 try {
-  harness.bus.emit({ type: "engine-state", name: "rehearsal-policy", state: "ready", detail: "GET http://127.0.0.1:31100/health → 200" });
-  harness.bus.emit({ type: "engine-state", name: "rehearsal-judge", state: "ready", detail: "GET http://127.0.0.1:31101/health → 200" });
-  harness.bus.emit({ type: "engine-state", name: "rehearsal-trainer", state: "starting", detail: "waiting for the bridge hello" });
+  const dashboardUrl = await new Promise<string>((found, failed) => {
+    let output = "";
+    const timer = setTimeout(() => failed(new Error(`no dashboard link from start within 120 s:\n${output}`)), 120_000);
+    start.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const link = /Dashboard\s+(http:\/\/127\.0\.0\.1:\d+\/dashboard\/\?token=\S+)/.exec(output)?.[1];
+      if (link) {
+        clearTimeout(timer);
+        found(link);
+      }
+    });
+    void start.then(() => failed(new Error(`start exited before printing its banner:\n${output}`)));
+  });
   const page = await browser.context.newPage();
-  await page.goto(harness.pageUrl);
+  await page.goto(dashboardUrl);
   await page.waitForSelector("body[data-connection=live]");
-  harness.bus.emit({ type: "engine-state", name: "rehearsal-trainer", state: "ready", detail: "said hello on the bridge" });
-  for (let index = 0; index < turns; index++) {
-    emitTurn(run, `rehearsal-${(index % sessions).toString(16).padStart(4, "0")}e1c9`, Math.floor(index / sessions), index / turns);
-    if (index === 200) harness.bus.emit({ type: "sample-dropped", sampleId: "rehearsal-0003e1c9:2", reason: "stale", detail: "5 weight versions behind (training.max_staleness 4)" });
-    await new Promise((done) => setTimeout(done, turnEveryMs));
-  }
-  await page.waitForTimeout(600);
+  const demo = await execa("node", [cli, "demo", ...recipeArgs, "--turns", String(turns)], { cwd: repo, timeout: 300_000 });
+  process.stdout.write(`${demo.stdout.split("\n").slice(-3).join("\n")}\n`);
+  await page.waitForTimeout(1000);
   await page.screenshot({ path: join(docsDir, "dashboard.png") });
-  const withHint = page.locator("#turn-rows tr.status-kept").first();
-  await withHint.click();
+  await page.locator("#turn-rows tr.status-kept").first().click();
   await page.waitForSelector("#detail[data-loaded]");
   await page.screenshot({ path: join(docsDir, "dashboard-detail.png") });
-  process.stdout.write(`wrote ${join(docsDir, "dashboard.png")} and dashboard-detail.png (${turns} turns, ${run.rolloutId} batches)\n`);
+  process.stdout.write(`wrote ${join(docsDir, "dashboard.png")} and dashboard-detail.png\n`);
 } finally {
   await browser.dispose();
-  await harness.close();
+  start.kill("SIGINT");
+  await start;
+  rmSync(runDir, { recursive: true, force: true });
 }

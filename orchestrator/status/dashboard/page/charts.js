@@ -20,7 +20,7 @@ function makeChart(target, series, scales, axes) {
 
 export function createCharts() {
   const byBatch = { x: { time: false } };
-  const batchAxis = { ...axisStyle, label: "batch" };
+  const batchAxis = { ...axisStyle, label: "batch", incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000] };
   const charts = {
     reward: makeChart(
       document.getElementById("chart-reward"),

@@ -163,12 +163,18 @@ function renderConversation(lookup) {
   if (!lookup.found) return [...parts, element("p", "muted", lookup.detail)];
   const record = lookup.record;
   const messages = Array.isArray(record.messages) ? record.messages : [];
-  for (const message of messages) parts.push(messageBlock(message.role ?? "?", contentText(message.content)));
-  if (record.response) parts.push(messageBlock("assistant (this turn)", contentText(record.response.content) || JSON.stringify(record.response.tool_calls ?? "")));
+  for (const message of messages) parts.push(messageBlock(message.role ?? "?", messageText(message)));
+  if (record.response) parts.push(messageBlock("assistant (this turn)", messageText(record.response)));
   const next = record.nextState ?? record.next_state;
   if (next) parts.push(messageBlock(`next state (${next.role ?? "?"})`, contentText(next.text ?? next.messages)));
   parts.push(rawDetails(record));
   return parts;
+}
+
+/** A message's text, then its tool calls as `[tool call] name(arguments)`. */
+function messageText(message) {
+  const calls = Array.isArray(message.tool_calls) ? message.tool_calls.map((call) => `[tool call] ${call.function?.name ?? "?"}(${call.function?.arguments ?? ""})`) : [];
+  return [contentText(message.content), ...calls].filter((text) => text).join("\n");
 }
 
 function messageBlock(role, text) {
