@@ -94,6 +94,8 @@ async function watchStatus(target: Target, json: boolean): Promise<void> {
     socket.on("close", () => resolve());
     socket.on("error", (cause) => reject(new OpenclawRlError("ENGINE_UNAVAILABLE", `cannot watch ${target.url}/events: ${cause.message}`, { cause, retryable: true })));
     process.once("SIGINT", () => socket.close());
+    // `status --watch | head`: the reader went away; stop quietly
+    process.stdout.on("error", (error: NodeJS.ErrnoException) => (error.code === "EPIPE" ? socket.terminate() : reject(error)));
   });
   if (render) clearTimeout(render);
 }
