@@ -1,97 +1,82 @@
-// Request → prompt ids: renders the chat template with tools and chat_template_kwargs, then tokenizes it
-// segment by segment (cached), sending large first-time segments to the encode pool. Ignores generation.
+// Request → prompt ids: renders the chat template with tools and chat_template_kwargs, then tokenizes it (segment
+// cache). In the prompt pool's workers when they run (off the event loop), inline otherwise. Ignores generation.
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
+import { isOpenclawRlError } from "../../contracts/errors.ts";
 import type { ChatTemplate } from "../tokenizer/chat-template.ts";
-import { LruCache, type ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
-import type { EncodePool } from "./encode-pool.ts";
+import type { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
+import type { PromptPool } from "./prompt-pool.ts";
 
 export interface BuiltPrompt {
-  text: string;
   ids: number[];
   /** The generation prompt leaves the model inside <think> (Qwen3 thinking templates). */
   startsInReasoning: boolean;
 }
 
-/** Segments at least this long and not cached yet are encoded in a worker. */
-export const LARGE_SEGMENT_CHARS = 4096;
-
 export class PromptBuilder {
-  private readonly splitter: RegExp | null;
-  private readonly large = new LruCache<string, readonly number[]>(256);
-  private readonly inFlight = new Map<string, Promise<readonly number[]>>();
-
   constructor(
     private readonly template: ChatTemplate,
     private readonly tokenizer: ModelTokenizer,
-    private readonly pool: EncodePool | null,
-  ) {
-    const added = [...tokenizer.addedTokens.keys()].sort((a, b) => b.length - a.length);
-    this.splitter = added.length > 0 ? new RegExp(`(${added.map(escapeRegExp).join("|")})`) : null;
+    private pool: PromptPool | null,
+  ) {}
+
+  /** `routeKey` (the session id) sends a session's prompts to the same worker, whose cache holds its history. */
+  async build(messages: readonly ChatMessage[], tools: readonly Tool[] | null | undefined, extra: Record<string, unknown> | undefined, routeKey = ""): Promise<BuiltPrompt> {
+    const pooled = await this.inPool(() => this.pool!.build(routeKey, messages, tools, extra));
+    if (pooled) return { ids: pooled.ids, startsInReasoning: endsInsideReasoning(pooled.tail) };
+    const text = this.template.render(messages, { tools: tools ? [...tools] : null, addGenerationPrompt: true, extra });
+    return { ids: this.tokenizer.encode(text), startsInReasoning: endsInsideReasoning(text) };
   }
 
-  render(messages: readonly ChatMessage[], tools: readonly Tool[] | null | undefined, extra: Record<string, unknown> | undefined): string {
-    return this.template.render(messages, { tools: tools ? [...tools] : null, addGenerationPrompt: true, extra });
+  /** Same ids as ModelTokenizer.encode(text). */
+  async encode(text: string, routeKey = ""): Promise<number[]> {
+    const pooled = await this.inPool(() => this.pool!.encode(routeKey, text));
+    return pooled ? pooled.ids : this.tokenizer.encode(text);
   }
 
-  async build(messages: readonly ChatMessage[], tools: readonly Tool[] | null | undefined, extra: Record<string, unknown> | undefined): Promise<BuiltPrompt> {
-    const text = this.render(messages, tools, extra);
-    const ids = await this.encode(text);
-    return { text, ids, startsInReasoning: endsInsideReasoning(text) };
-  }
-
-  /** Same ids as ModelTokenizer.encode(text); large uncached segments are encoded off the event loop. */
-  async encode(text: string): Promise<number[]> {
-    if (!this.splitter || !this.pool) return this.tokenizer.encode(text);
-    const pieces = text.split(this.splitter);
-    const pending: Promise<readonly number[]>[] = [];
-    const parts: (readonly number[] | number | Promise<readonly number[]>)[] = [];
-    for (const piece of pieces) {
-      if (piece.length === 0) continue;
-      const addedId = this.tokenizer.addedTokens.get(piece);
-      if (addedId !== undefined) {
-        parts.push(addedId);
-      } else if (piece.length >= LARGE_SEGMENT_CHARS) {
-        const cached = this.large.get(piece);
-        if (cached) parts.push(cached);
-        else {
-          const job = this.encodeLarge(piece);
-          pending.push(job);
-          parts.push(job);
-        }
-      } else {
-        parts.push(this.tokenizer.encode(piece));
-      }
+  /**
+   * Checks once that the workers build exactly what this thread builds (same tokenizer files, same template);
+   * on any difference the pool is closed and prompts are built inline. Returns whether the pool is used.
+   */
+  async verifyPool(): Promise<boolean> {
+    if (!this.pool || !(await this.pool.ready())) return false;
+    const tools: Tool[] = [{ type: "function", function: { name: "probe", description: "Probe tool", parameters: { type: "object", properties: { path: { type: "string" } } } } }];
+    const messages: ChatMessage[] = [
+      { role: "system", content: "You are a probe. <!-- check -->" },
+      { role: "user", content: "Hello, 世界 <think>?" },
+      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "probe", arguments: '{"path": "."}' } }] },
+      { role: "tool", content: "ok", tool_call_id: "call_1" },
+    ];
+    try {
+      const pooled = await this.pool.build("probe", messages, tools, undefined);
+      const inline = this.tokenizer.encode(this.template.render(messages, { tools, addGenerationPrompt: true }));
+      if (pooled.ids.length === inline.length && pooled.ids.every((id, index) => id === inline[index])) return true;
+    } catch {
+      // fall through: disable the pool
     }
-    if (pending.length > 0) await Promise.all(pending);
-    const ids: number[] = [];
-    for (const part of parts) {
-      if (typeof part === "number") ids.push(part);
-      else for (const id of part instanceof Promise ? await part : part) ids.push(id);
-    }
-    return ids;
+    await this.pool.close();
+    this.pool = null;
+    return false;
   }
 
-  private encodeLarge(piece: string): Promise<readonly number[]> {
-    const running = this.inFlight.get(piece);
-    if (running) return running;
-    const job = this.pool!.encode(piece)
-      .catch(() => this.tokenizer.encode(piece)) // no worker: encode here rather than fail the request
-      .then((ids) => {
-        this.large.set(piece, ids);
-        return ids;
-      })
-      .finally(() => this.inFlight.delete(piece));
-    this.inFlight.set(piece, job);
-    return job;
+  async close(): Promise<void> {
+    await this.pool?.close();
+  }
+
+  private async inPool<T>(job: () => Promise<T>): Promise<T | null> {
+    if (!this.pool || !(await this.pool.ready())) return null;
+    try {
+      return await job();
+    } catch (error) {
+      if (isOpenclawRlError(error) && error.code === "TEMPLATE_ERROR") throw error;
+      return null; // a worker died: build inline
+    }
   }
 }
 
 /** True when the rendered prompt's last assistant opening is followed by an unclosed <think>. */
 export function endsInsideReasoning(prompt: string): boolean {
-  const tail = prompt.slice(Math.max(0, prompt.lastIndexOf("<|im_start|>assistant")));
-  return tail.lastIndexOf("<think>") > tail.lastIndexOf("</think>");
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const tail = prompt.slice(-200);
+  const opening = tail.lastIndexOf("<|im_start|>assistant");
+  const generation = opening >= 0 ? tail.slice(opening) : tail;
+  return generation.lastIndexOf("<think>") > generation.lastIndexOf("</think>");
 }

@@ -47,7 +47,7 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
   const { decision } = prepared;
   const parseTools = recipe.model.tool_call_parser === "qwen25" && (body.tools?.length ?? 0) > 0 && body.tool_choice !== "none";
   const extra = (body as Record<string, unknown>).chat_template_kwargs as Record<string, unknown> | undefined;
-  const prompt = await context.prompts.build(body.messages, body.tools ?? null, extra && typeof extra === "object" ? extra : undefined);
+  const prompt = await context.prompts.build(body.messages, body.tools ?? null, extra && typeof extra === "object" ? extra : undefined, decision.sessionId);
   const sampling = mapSampling(body, recipe, prompt.ids.length);
   const readiness = deps.readiness();
   if (!readiness.ready) {

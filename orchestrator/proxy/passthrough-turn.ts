@@ -109,7 +109,7 @@ async function approximateTurn(
   firstTokenAt: number | null,
 ): Promise<CapturedTurn> {
   const extra = (body as Record<string, unknown>).chat_template_kwargs as Record<string, unknown> | undefined;
-  const prompt = await context.prompts.build(body.messages, body.tools ?? null, extra);
+  const prompt = await context.prompts.build(body.messages, body.tools ?? null, extra, decision.sessionId);
   const response: AssistantMessage = { role: "assistant", content: collected.toolCalls.length > 0 && collected.content === "" ? null : collected.content };
   if (collected.reasoning !== null) response.reasoning_content = collected.reasoning;
   if (collected.toolCalls.length > 0) response.tool_calls = collected.toolCalls;
@@ -120,7 +120,7 @@ async function approximateTurn(
     (collected.reasoning !== null ? `${collected.reasoning}\n</think>\n\n` : "") +
     [collected.content, ...calls].filter((part) => part.length > 0).join("\n") +
     "<|im_end|>";
-  const responseIds = await context.prompts.encode(generated);
+  const responseIds = await context.prompts.encode(generated, decision.sessionId);
   const logProbs = responseIds.map((_, index) => collected.logProbs[index] ?? 0); // approximate: marked as such
   const finish: FinishReason = failed ? "abort" : collected.finish === "length" ? "length" : collected.finish === "tool_calls" || collected.toolCalls.length > 0 ? "tool_calls" : collected.finish === "abort" ? "abort" : "stop";
   return {

@@ -22,8 +22,8 @@ export interface ProxyDeps {
   readiness(): { ready: boolean; reason: string; retryAfterS: number };
   apiKey: string | undefined;
   recordsDir: string;
-  /** Worker threads that encode large first-time prompt segments off the event loop (default 1; 0 = encode inline). */
-  encodeWorkers?: number;
+  /** Worker threads that build prompts (template + tokenizer) off the event loop; default min(4, cores − 2), 0 = inline. */
+  promptWorkers?: number;
 }
 
 export interface ProxyCounters {

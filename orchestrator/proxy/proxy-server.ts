@@ -3,13 +3,13 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { availableParallelism } from "node:os";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
-import { EncodePool } from "../capture/encode-pool.ts";
 import { PromptBuilder } from "../capture/prompt-builder.ts";
+import { PromptPool } from "../capture/prompt-pool.ts";
 import { TurnRecords } from "../capture/turn-records.ts";
 import { SessionTracker } from "../sessions/session-tracker.ts";
-import { resolveTokenizerFolder } from "../tokenizer/model-files.ts";
 import { assertBindAllowed, BearerAuth } from "./auth.ts";
 import { serveTokensTurn } from "./chat-turn.ts";
 import { openAiError, sendError, sendJson, toOpenAiError } from "./openai-errors.ts";
@@ -50,13 +50,14 @@ export function createProxy(deps: ProxyDeps): Proxy {
     }
   };
   const tokenizerSource = recipe.model.tokenizer_path ?? recipe.model.path;
-  const workers = deps.encodeWorkers ?? 1;
-  const pool = workers > 0 ? new EncodePool(resolveTokenizerFolder(tokenizerSource), workers) : null;
+  const workers = deps.promptWorkers ?? Math.min(4, Math.max(1, availableParallelism() - 2));
+  const pool = workers > 0 && recipe.proxy.mode === "tokens" ? new PromptPool(tokenizerSource, workers) : null;
+  const prompts = new PromptBuilder(deps.template, deps.tokenizer, pool);
   const shutdown = new AbortController();
   const context: ProxyContext = {
     deps,
     sessions,
-    prompts: new PromptBuilder(deps.template, deps.tokenizer, pool),
+    prompts,
     records,
     counters: { main: 0, side: 0, inFlight: 0, lastWeightVersion: null },
     shutdown: shutdown.signal,
@@ -96,7 +97,10 @@ export function createProxy(deps: ProxyDeps): Proxy {
           resolve();
         });
       });
-      if (recipe.proxy.mode === "tokens") pool?.start();
+      pool?.start();
+      void prompts.verifyPool().then((used) => {
+        if (pool && !used) deps.bus.emit({ type: "error", source: "proxy", code: "INTERNAL", message: "prompt workers unavailable or inconsistent; building prompts on the main thread" });
+      });
       sessions.startSweeping();
       const address = server.address() as AddressInfo;
       return { host: address.address, port: address.port };
@@ -122,7 +126,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
       sessions.closeAll("shutdown");
       for (const turn of [...closing]) handOn(turn);
       await records.flush();
-      await pool?.close();
+      await prompts.close();
     },
 
     stats() {

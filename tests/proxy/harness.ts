@@ -32,7 +32,7 @@ export interface HarnessOptions {
   apiKey?: string;
   ready?: () => boolean;
   policyUrl?: string; // point the proxy elsewhere (an engine that is down)
-  encodeWorkers?: number; // default 0 here: tests share two cores
+  promptWorkers?: number; // default 0 here: tests share two cores
 }
 
 export interface Harness {
@@ -79,7 +79,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     readiness: () => (options.ready?.() ?? true ? { ready: true, reason: "engines ready", retryAfterS: 0 } : { ready: false, reason: "policy engine starting", retryAfterS: 7 }),
     apiKey: options.apiKey,
     recordsDir,
-    encodeWorkers: options.encodeWorkers ?? 0,
+    promptWorkers: options.promptWorkers ?? 0,
   });
   const address = await proxy.listen(0, "127.0.0.1");
   return {

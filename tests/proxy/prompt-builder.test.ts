@@ -1,18 +1,18 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { EncodePool } from "../../orchestrator/capture/encode-pool.ts";
 import { endsInsideReasoning, PromptBuilder } from "../../orchestrator/capture/prompt-builder.ts";
-import { builtinQwen3Folder } from "../../orchestrator/tokenizer/model-files.ts";
+import { PromptPool } from "../../orchestrator/capture/prompt-pool.ts";
 import { INTERNAL_CONTEXT, openclawSystemPrompt, openclawTools, userTurn } from "./fixtures.ts";
 import { qwen3 } from "./harness.ts";
 
 describe("prompt builder", () => {
-  const pool = new EncodePool(builtinQwen3Folder(), 1);
+  const pool = new PromptPool("builtin:qwen3", 1);
   afterAll(async () => pool.close());
 
-  it("encodes exactly like ModelTokenizer, with large first-time segments in a worker that leaves the event loop free", async () => {
+  it("builds exactly what this thread builds, in a worker that leaves the event loop free", async () => {
     const { tokenizer, template } = await qwen3();
     const builder = new PromptBuilder(template, tokenizer, pool);
-    await pool.encode("warm up"); // worker start-up (loading tokenizer.json) is not what we measure
+    pool.start();
+    expect(await builder.verifyPool()).toBe(true); // also waits for start-up, which is not what we measure
 
     const inline = new PromptBuilder(template, tokenizer, null);
     const tools = openclawTools();

@@ -16,7 +16,7 @@ function script(prompt: string): string {
 describe("stock OpenClaw through the proxy", () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness({ script, apiKey: "KEY" });
+    harness = await startHarness({ script, apiKey: "KEY", promptWorkers: 1 }); // prompts built in a worker thread
   });
   afterAll(async () => harness.close());
 

@@ -1,0 +1,130 @@
+// A pool of worker threads that build prompts (chat template + tokenizer) off the event loop, in parallel on
+// multi-core machines. Jobs of one session go to one worker, so its segment cache keeps that history. Owns the
+// workers and their routing; the prompt itself is prompt-worker.ts's job.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { ChatMessage, Tool } from "../../contracts/chat.ts";
+import { OpenclawRlError, type ErrorCode } from "../../contracts/errors.ts";
+import type { PromptJob, PromptJobResult } from "./prompt-worker.ts";
+
+interface Pending {
+  resolve(result: { ids: number[]; tail: string }): void;
+  reject(error: Error): void;
+}
+
+interface PoolWorker {
+  worker: Worker;
+  ready: Promise<boolean>;
+  alive: boolean;
+  pending: Map<number, Pending>;
+}
+
+/** The worker bootstrap: register tsx's loader in the worker, then import the TypeScript entry. */
+function bootstrap(): string {
+  const require = createRequire(import.meta.url);
+  const tsxFolder = path.dirname(require.resolve("tsx/package.json"));
+  const exports = (JSON.parse(readFileSync(path.join(tsxFolder, "package.json"), "utf8")) as { exports: Record<string, { import?: { default?: string } }> }).exports;
+  const api = pathToFileURL(path.join(tsxFolder, exports["./esm/api"]?.import?.default ?? "dist/esm/api/index.mjs")).href;
+  const entry = new URL("./prompt-worker.ts", import.meta.url).href;
+  return `import(${JSON.stringify(api)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
+}
+
+export class PromptPool {
+  private readonly workers: PoolWorker[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(
+    private readonly source: string,
+    private readonly size: number,
+    private readonly startTimeoutMs = 60_000,
+  ) {}
+
+  start(): void {
+    if (this.workers.length > 0 || this.closed || this.size <= 0) return;
+    let code: string;
+    try {
+      code = bootstrap();
+    } catch {
+      return; // no tsx: prompts are built inline
+    }
+    for (let index = 0; index < this.size; index++) {
+      const worker = new Worker(code, { eval: true, workerData: { source: this.source } });
+      worker.unref();
+      const entry: PoolWorker = { worker, alive: true, pending: new Map(), ready: Promise.resolve(false) };
+      entry.ready = new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), this.startTimeoutMs);
+        timer.unref();
+        worker.once("message", (message: { ready?: boolean }) => {
+          clearTimeout(timer);
+          resolve(message.ready === true);
+        });
+        worker.once("error", () => resolve(false));
+      });
+      worker.on("message", (message: PromptJobResult | { ready: boolean }) => {
+        if ("id" in message) this.settle(entry, message);
+      });
+      worker.on("error", (error) => this.fail(entry, error));
+      worker.on("exit", () => this.fail(entry, new Error("prompt worker exited")));
+      this.workers.push(entry);
+    }
+  }
+
+  /** Whether at least one worker is up (waits for start-up, bounded). */
+  async ready(): Promise<boolean> {
+    if (this.workers.length === 0) return false;
+    const states = await Promise.all(this.workers.map((entry) => entry.ready));
+    return states.some(Boolean) && this.workers.some((entry) => entry.alive);
+  }
+
+  build(routeKey: string, messages: readonly ChatMessage[], tools: readonly Tool[] | null | undefined, extra: Record<string, unknown> | undefined): Promise<{ ids: number[]; tail: string }> {
+    return this.run(routeKey, { kind: "build", messages: [...messages], tools: tools ? [...tools] : null, extra });
+  }
+
+  encode(routeKey: string, text: string): Promise<{ ids: number[]; tail: string }> {
+    return this.run(routeKey, { kind: "encode", text });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const entry of this.workers.splice(0)) {
+      this.fail(entry, new Error("prompt pool closed"));
+      void entry.worker.terminate(); // not awaited: a worker still loading finishes that first; they are unref'd
+    }
+  }
+
+  private async run(routeKey: string, job: Omit<PromptJob, "id">): Promise<{ ids: number[]; tail: string }> {
+    const alive = this.workers.filter((entry) => entry.alive);
+    if (this.closed || alive.length === 0) throw new OpenclawRlError("INTERNAL", "no prompt worker is running");
+    const entry = alive[hash(routeKey) % alive.length]!;
+    if (!(await entry.ready) || !entry.alive) throw new OpenclawRlError("INTERNAL", "the prompt worker did not start");
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      entry.pending.set(id, { resolve, reject });
+      entry.worker.postMessage({ ...job, id } satisfies PromptJob);
+    });
+  }
+
+  private settle(entry: PoolWorker, result: PromptJobResult): void {
+    const pending = entry.pending.get(result.id);
+    if (!pending) return;
+    entry.pending.delete(result.id);
+    if (result.ok) pending.resolve({ ids: Array.from(result.ids), tail: result.tail });
+    else pending.reject(new OpenclawRlError(result.code as ErrorCode, result.message));
+  }
+
+  private fail(entry: PoolWorker, error: Error): void {
+    entry.alive = false;
+    for (const pending of entry.pending.values()) pending.reject(new OpenclawRlError("INTERNAL", `prompt worker failed: ${error.message}`, { cause: error }));
+    entry.pending.clear();
+  }
+}
+
+function hash(text: string): number {
+  let value = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) value = Math.imul(value ^ text.charCodeAt(index), 0x01000193);
+  return value >>> 0;
+}

@@ -1,0 +1,50 @@
+// Worker-thread entry of the prompt pool: loads the model's tokenizer files, then renders the chat template and
+// tokenizes (segment cache per worker) for each job. Knows nothing of sessions or HTTP.
+import { parentPort, workerData } from "node:worker_threads";
+import type { ChatMessage, Tool } from "../../contracts/chat.ts";
+import { ChatTemplate } from "../tokenizer/chat-template.ts";
+import { loadTokenizerFiles } from "../tokenizer/model-files.ts";
+import { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
+
+export interface PromptJob {
+  id: number;
+  kind: "build" | "encode";
+  messages?: ChatMessage[];
+  tools?: Tool[] | null;
+  extra?: Record<string, unknown>;
+  text?: string;
+}
+
+export type PromptJobResult =
+  | { id: number; ok: true; ids: Int32Array; tail: string }
+  | { id: number; ok: false; code: string; message: string };
+
+async function main(): Promise<void> {
+  const port = parentPort;
+  if (!port) return;
+  let template: ChatTemplate;
+  let tokenizer: ModelTokenizer;
+  try {
+    const files = await loadTokenizerFiles((workerData as { source: string }).source);
+    template = new ChatTemplate(files);
+    tokenizer = new ModelTokenizer(files);
+  } catch (error) {
+    port.postMessage({ ready: false, error: (error as Error).message });
+    return;
+  }
+  port.on("message", (job: PromptJob) => {
+    try {
+      const text =
+        job.kind === "encode" ? (job.text ?? "") : template.render(job.messages ?? [], { tools: job.tools ?? null, addGenerationPrompt: true, extra: job.extra });
+      const ids = Int32Array.from(tokenizer.encode(text));
+      const result: PromptJobResult = { id: job.id, ok: true, ids, tail: text.slice(-200) };
+      port.postMessage(result, [ids.buffer]);
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? "INTERNAL";
+      port.postMessage({ id: job.id, ok: false, code, message: (error as Error).message } satisfies PromptJobResult);
+    }
+  });
+  port.postMessage({ ready: true });
+}
+
+void main();
