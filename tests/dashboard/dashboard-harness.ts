@@ -1,6 +1,6 @@
 // The real loopback admin server with the dashboard mounted the way `start` mounts it, for tests: port 0,
 // 127.0.0.1 only, a fresh run folder and token; close() ends the dashboard's streams, then the server.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { recipeSchema } from "../../contracts/recipe.ts";
@@ -24,6 +24,7 @@ export interface DashboardHarness {
 
 export async function startDashboardHarness(options: Partial<Omit<DashboardDeps, "bus" | "token">> = {}): Promise<DashboardHarness> {
   const bus = new EventBus();
+  const ownDir = options.recordsDir === undefined;
   const recordsDir = options.recordsDir ?? mkdtempSync(join(tmpdir(), "dashboard-run-"));
   const token = createAdminToken(recordsDir);
   const method = options.method ?? "combine";
@@ -40,6 +41,7 @@ export async function startDashboardHarness(options: Partial<Omit<DashboardDeps,
       routes.close();
       tracker.close();
       await admin.close();
+      if (ownDir) rmSync(recordsDir, { recursive: true, force: true });
     },
   };
 }
