@@ -1,14 +1,19 @@
 // The records index behind turn details: incremental scans of appended JSONL, partial lines, a replaced
 // file, oversized records, and the redaction of secrets and token arrays before anything reaches the page.
-import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { RecordIndex } from "../../orchestrator/status/dashboard/record-index.ts";
 import { redactRecord, turnKey, turnKeyOf } from "../../orchestrator/status/dashboard/turn-details.ts";
 
+const madeDirs: string[] = [];
+afterAll(() => madeDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
 function freshFile(): string {
-  return join(mkdtempSync(join(tmpdir(), "dashboard-index-")), "turns.jsonl");
+  const dir = mkdtempSync(join(tmpdir(), "dashboard-index-"));
+  madeDirs.push(dir);
+  return join(dir, "turns.jsonl");
 }
 
 describe("RecordIndex", () => {
