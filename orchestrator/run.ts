@@ -110,7 +110,14 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     apiKey: options.apiKey,
     recordsDir: runDir,
   });
-  const proxyAddress = await proxy.listen(options.ports?.proxy ?? recipe.proxy.port, recipe.proxy.host);
+  // A failure from here on (a port taken since preflight) must not leave servers holding the process open.
+  const opened: Array<() => Promise<unknown>> = [() => sink.close(), async () => bridge?.close(), () => pipeline.drain(0)];
+  const undo = async (error: unknown): Promise<never> => {
+    for (const close of opened.reverse()) await close().catch(() => undefined);
+    throw error;
+  };
+  const proxyAddress = await proxy.listen(options.ports?.proxy ?? recipe.proxy.port, recipe.proxy.host).catch(undo);
+  opened.push(() => proxy.close(0));
 
   const adminToken = createAdminToken(runDir);
   const urls = { proxy: "", admin: "", dashboard: "", bridge: bridgeEndpoint?.url ?? null };
@@ -125,7 +132,8 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
   const admin = new AdminServer({ bus, token: adminToken, snapshot: () => status.snapshot() });
   const dashboard = createDashboardRoutes({ bus, recordsDir: runDir, token: adminToken, method: recipe.method });
   admin.mount(dashboard);
-  const adminAddress = await admin.listen(options.ports?.admin ?? recipe.proxy.admin_port);
+  opened.push(async () => dashboard.close());
+  const adminAddress = await admin.listen(options.ports?.admin ?? recipe.proxy.admin_port).catch(undo);
   urls.proxy = `http://${displayHost(proxyAddress.host)}:${proxyAddress.port}/v1`;
   urls.admin = adminAddress.url;
   urls.dashboard = `${adminAddress.url}${dashboard.basePath}/?token=${adminToken}`;
