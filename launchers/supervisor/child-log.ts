@@ -2,6 +2,7 @@
 // name and stream), a short readable form for the terminal, and the last lines kept for exit results.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { pino, type Logger } from "pino";
 
 export type TerminalWriter = (line: string) => void;
@@ -71,4 +72,22 @@ export class ChildLog {
 function pushBounded(lines: string[], line: string, limit: number): string[] {
   lines.push(line);
   return lines.length > limit * 2 ? lines.slice(-limit) : lines;
+}
+
+export async function readLines(stream: NodeJS.ReadableStream | null | undefined, onLine: (line: string) => void): Promise<void> {
+  if (!stream) return;
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  for await (const line of lines) onLine(line);
+}
+
+/** argv for logs, with the values of flags named like *-key, *-token, *-password or *-secret hidden. */
+export function redactArgv(argv: string[]): string[] {
+  const secret = /^--(.*[-_])?(key|token|password|secret)$/i;
+  return argv.map((item, index) => {
+    const previous = argv[index - 1] ?? "";
+    if (secret.test(previous) && !item.startsWith("--")) return "***";
+    const equals = item.indexOf("=");
+    if (equals > 0 && secret.test(item.slice(0, equals))) return `${item.slice(0, equals)}=***`;
+    return item;
+  });
 }

@@ -2,12 +2,11 @@
 // lines to its log, polls readiness, turns its end into a ChildResult and applies the restart policy.
 // Knows nothing of other children or of stop order (supervisor.ts).
 import { existsSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { execa } from "execa";
 import type { EngineState } from "../../contracts/events.ts";
 import type { ProcessSpec } from "../../contracts/plan.ts";
 import type { ChildDefinition, ChildStatus } from "./child-definition.ts";
-import { ChildLog, type TerminalWriter } from "./child-log.ts";
+import { ChildLog, readLines, redactArgv, type TerminalWriter } from "./child-log.ts";
 import { childResult, type ChildResult } from "./child-result.ts";
 import type { OrphanWatchdog } from "./orphan-watchdog.ts";
 import type { PidRegistry } from "./pid-registry.ts";
@@ -264,22 +263,4 @@ export class SupervisedChild {
 
 function stableAfter(definition: ChildDefinition): number {
   return definition.restart.kind === "backoff" ? definition.restart.stableAfterMs : Number.POSITIVE_INFINITY;
-}
-
-async function readLines(stream: NodeJS.ReadableStream | null | undefined, onLine: (line: string) => void): Promise<void> {
-  if (!stream) return;
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  for await (const line of lines) onLine(line);
-}
-
-/** argv for logs, with the values of flags named like *-key, *-token, *-password or *-secret hidden. */
-export function redactArgv(argv: string[]): string[] {
-  const secret = /^--(.*[-_])?(key|token|password|secret)$/i;
-  return argv.map((item, index) => {
-    const previous = argv[index - 1] ?? "";
-    if (secret.test(previous) && !item.startsWith("--")) return "***";
-    const equals = item.indexOf("=");
-    if (equals > 0 && secret.test(item.slice(0, equals))) return `${item.slice(0, equals)}=***`;
-    return item;
-  });
 }

@@ -11,7 +11,7 @@ import { defineChildren, resumeFromCheckpoint } from "../../launchers/supervisor
 import { lastMeaningfulLine } from "../../launchers/supervisor/child-result.ts";
 import { countActiveNodes } from "../../launchers/supervisor/ray-control.ts";
 import { backoffPolicy, restartDelay } from "../../launchers/supervisor/restart-policy.ts";
-import { redactArgv } from "../../launchers/supervisor/supervised-child.ts";
+import { redactArgv } from "../../launchers/supervisor/child-log.ts";
 import { Supervisor } from "../../launchers/supervisor/supervisor.ts";
 import { eventually, FIXTURE_BIN, freePort, Harness, slimeProcesses, slimeRecipe } from "./harness.ts";
 
