@@ -8,6 +8,7 @@ import type { Recipe } from "../../contracts/recipe.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import type { PromptBuilder } from "../capture/prompt-builder.ts";
 import type { TurnRecords } from "../capture/turn-records.ts";
+import type { MessageDigests } from "../sessions/message-digest.ts";
 import type { SessionTracker } from "../sessions/session-tracker.ts";
 
 export interface ProxyDeps {
@@ -38,6 +39,7 @@ export interface ProxyContext {
   sessions: SessionTracker;
   prompts: PromptBuilder;
   records: TurnRecords;
+  digests: MessageDigests;
   counters: ProxyCounters;
   /** Aborted by close() once the grace period is over. */
   shutdown: AbortSignal;

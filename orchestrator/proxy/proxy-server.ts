@@ -9,6 +9,7 @@ import type { ClosedTurn } from "../../contracts/turn.ts";
 import { PromptBuilder } from "../capture/prompt-builder.ts";
 import { PromptPool } from "../capture/prompt-pool.ts";
 import { TurnRecords } from "../capture/turn-records.ts";
+import { MessageDigests } from "../sessions/message-digest.ts";
 import { SessionTracker } from "../sessions/session-tracker.ts";
 import { assertBindAllowed, BearerAuth } from "./auth.ts";
 import { serveTokensTurn } from "./chat-turn.ts";
@@ -59,6 +60,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
     sessions,
     prompts,
     records,
+    digests: new MessageDigests(),
     counters: { main: 0, side: 0, inFlight: 0, lastWeightVersion: null },
     shutdown: shutdown.signal,
     newSessionId: () => `session-${randomBytes(8).toString("hex")}`,

@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import type { AssistantMessage, ChatMessage } from "../../contracts/chat.ts";
 import { flattenContent } from "../tokenizer/chat-template.ts";
+import { LruCache } from "../tokenizer/model-tokenizer.ts";
 
 const INTERNAL_CONTEXT_MARKER = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
 
@@ -45,6 +46,26 @@ export function digestMessage(message: ChatMessage | AssistantMessage): string {
   if (message.role === "assistant") return createHash("sha1").update(normalizeMessage(message)).digest("base64");
   // the common case (a 48 KB system prompt, user turns): hash role and text without building a JSON copy
   return createHash("sha1").update(message.role).update("\u0000").update(flattenContent(message.content as ChatMessage["content"])).digest("base64");
+}
+
+/**
+ * digestMessage with a bounded cache for long text (a 48 KB system prompt is resent with every request: looking it
+ * up costs a string comparison, hashing it again a SHA-1 pass).
+ */
+export class MessageDigests {
+  private readonly byRole = new Map<string, LruCache<string, string>>(); // keyed by the content itself: no copies
+
+  constructor(private readonly minCachedChars = 2048) {}
+
+  of(message: ChatMessage | AssistantMessage): string {
+    const content = message.content;
+    if (message.role === "assistant" || typeof content !== "string" || content.length < this.minCachedChars) return digestMessage(message);
+    let cache = this.byRole.get(message.role);
+    if (!cache) this.byRole.set(message.role, (cache = new LruCache<string, string>(512)));
+    let digest = cache.get(content);
+    if (digest === undefined) cache.set(content, (digest = digestMessage(message)));
+    return digest;
+  }
 }
 
 /** prefix[i] = digest of messages[0..i] (inclusive), chained. */

@@ -167,3 +167,17 @@ describe("session tracker", () => {
     expect(sessions.size).toBe(0);
   });
 });
+
+describe("message digests", () => {
+  it("caches long texts without changing the digest, and ignores replay differences", async () => {
+    const { MessageDigests } = await import("../../orchestrator/sessions/message-digest.ts");
+    const digests = new MessageDigests(10);
+    const system: ChatMessage = { role: "system", content: "x".repeat(100) };
+    expect(digests.of(system)).toBe(digestMessage(system));
+    expect(digests.of({ role: "system", content: "x".repeat(100) })).toBe(digestMessage(system));
+    expect(digests.of({ role: "user", content: "x".repeat(100) })).not.toBe(digestMessage(system));
+    const sent: AssistantMessage = { role: "assistant", content: "", tool_calls: [{ id: "call_2", type: "function", function: { name: "ls", arguments: '{"path": "."}' } }] };
+    const replayed: ChatMessage = { role: "assistant", content: null, tool_calls: [{ id: "call2", type: "function", function: { name: "ls", arguments: '{"path":"."}' } }] };
+    expect(digestMessage(replayed)).toBe(digestMessage(sent));
+  });
+});
