@@ -40,6 +40,10 @@ export function toOpenAiError(error: unknown): OpenAiError {
         return openAiError(500, error.message, { code: error.code.toLowerCase() });
     }
   }
+  if (error instanceof Error && error.name === "TimeoutError") {
+    return openAiError(504, "the request took longer than proxy.request_timeout_s", { type: "server_error", code: "timeout" });
+  }
+  if (error instanceof Error && error.name === "AbortError") return openAiError(499, "the request was cancelled", { code: "cancelled" });
   const message = error instanceof Error ? error.message : String(error);
   return openAiError(502, `the policy engine failed: ${message}`, { code: "engine_error" });
 }

@@ -97,3 +97,19 @@ describe("continuing generations the engine could not finish", () => {
     expect((secondStart as { decidedBy: string }).decidedBy).toMatch(/history-prefix/);
   });
 });
+
+describe("request timeout", () => {
+  it("answers 504 when a request outlives proxy.request_timeout_s, and records the turn as not completed", async () => {
+    const harness = await startHarness({ script: () => "A long answer that will not finish in time at all.", tokenDelayMs: 100, recipe: { proxy: { request_timeout_s: 0.3 } } });
+    try {
+      const answer = await postChat(harness.url, { messages: [{ role: "user", content: "slow" }] }, { "x-session-id": "slow" });
+      expect(answer.status).toBe(504);
+      expect((answer.body.error as { message: string }).message).toMatch(/request_timeout_s/);
+      await postChat(harness.url, { messages: [{ role: "user", content: "slow" }] }, { "x-session-id": "slow", "x-session-done": "1" }).catch(() => undefined);
+      expect(harness.closed.filter((turn) => turn.turn === 0)).toEqual([]);
+      expect(harness.events.find((event) => event.type === "turn-end" && event.turn === 0)).toMatchObject({ finishReason: "abort" });
+    } finally {
+      await harness.close();
+    }
+  });
+});
