@@ -63,8 +63,11 @@ export class SessionTracker implements SessionView {
    * that follow its assistant message here. Returns the new turn's index (main or side counter).
    */
   begin(sessionId: string, turnType: "main" | "side", messages: readonly ChatMessage[]): number {
+    if (turnType === "side") {
+      // a side request keeps a known session alive but never creates one (recaps would flood the table)
+      return this.sessions.has(sessionId) ? this.touch(sessionId).sideTurns++ : 0;
+    }
     const session = this.touch(sessionId);
-    if (turnType === "side") return session.sideTurns++;
     const open = session.openTurn;
     if (open) {
       const match = extractNextState(messages, open.captured.response, open.stableLength);

@@ -138,6 +138,8 @@ describe("session tracker", () => {
     sessions.complete(turn("s", 0, { role: "assistant", content: "hi!" }), history);
     expect(sessions.begin("s", "side", [{ role: "system", content: "You are a context summarization assistant" }])).toBe(0);
     expect(closed).toHaveLength(0);
+    sessions.begin("recap-only", "side", [{ role: "system", content: "Write an Activity recap" }]);
+    expect(sessions.exists("recap-only")).toBe(false);
     const next: ChatMessage[] = [...history, { role: "assistant", content: "hi!" }, { role: "user", content: "thanks" }, INTERNAL_CONTEXT];
     expect(sessions.longestHistory(prefixDigests(stableHistory(next).map(digestMessage)))).toEqual({ sessionId: "s", matched: 3 });
     expect(sessions.begin("s", "main", next)).toBe(1);
