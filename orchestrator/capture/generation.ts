@@ -31,6 +31,8 @@ export interface GenerationOptions {
   retryDelaysMs?: readonly number[];
   /** Most continuations after aborts (weight updates) in one turn. */
   maxContinuations?: number;
+  /** Called when the engine first accepts a request of this generation (it may still be paused). */
+  onAccepted?: () => void;
 }
 
 const DEFAULT_RETRY_DELAYS = [100, 250, 500, 1000, 2000, 2000, 2000];
@@ -63,7 +65,7 @@ export class Generation {
       let finish: SglangFinishReason | null = null;
       try {
         let seenInRequest = 0;
-        for await (const chunk of this.client.generateStream(request, { signal: this.options.signal })) {
+        for await (const chunk of this.client.generateStream(request, { signal: this.options.signal, onAccepted: this.options.onAccepted })) {
           const fresh = takeNewTokens(chunk, seenInRequest);
           seenInRequest += fresh.taken;
           finish = chunk.meta_info.finish_reason ?? finish;

@@ -44,7 +44,10 @@ export class SglangClient {
    * Streams /generate chunks (default SGLang mode: cumulative text, output_ids and output log-probs). A gap of
    * more than timeoutMs between two chunks (or before the first) ends the stream with a retryable TIMEOUT.
    */
-  async *generateStream(request: GenerateRequest, options: { signal?: AbortSignal; idleTimeoutMs?: number } = {}): AsyncGenerator<GenerateResponse> {
+  async *generateStream(
+    request: GenerateRequest,
+    options: { signal?: AbortSignal; idleTimeoutMs?: number; /** called once the engine accepted the request (HTTP 200) */ onAccepted?: () => void } = {},
+  ): AsyncGenerator<GenerateResponse> {
     const idleMs = options.idleTimeoutMs ?? this.timeoutMs;
     const idle = new AbortController();
     const timer = setTimeout(() => idle.abort(), idleMs);
@@ -59,6 +62,7 @@ export class SglangClient {
         throw idle.signal.aborted ? idleError() : error;
       }
       if (!response.body) throw new OpenclawRlError("ENGINE_ERROR", `empty stream from ${this.baseUrl}`, { retryable: true });
+      options.onAccepted?.();
       const decoder = new TextDecoder();
       let buffer = "";
       try {

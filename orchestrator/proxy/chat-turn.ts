@@ -72,7 +72,15 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
     stop: sampling.stop,
   });
   const text = new TokenTextStream(deps.tokenizer);
-  const generation = new Generation(deps.policy, { promptIds: prompt.ids, sampling: sampling.params, maxNewTokens: sampling.maxNewTokens, signal: requestSignal(context, request, response) });
+  const generation = new Generation(deps.policy, {
+    promptIds: prompt.ids,
+    sampling: sampling.params,
+    maxNewTokens: sampling.maxNewTokens,
+    signal: requestSignal(context, request, response),
+    // headers and the role chunk go out once the engine accepted the request (it may be paused for a weight
+    // sync); a refused connection before that still gets a 503
+    onAccepted: () => writer?.start(),
+  });
 
   let firstTokenAt: number | null = null;
   let finishReason: FinishReason = "abort";
@@ -81,10 +89,7 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
     const run = generation.run();
     let step = await run.next();
     while (!step.done) {
-      if (firstTokenAt === null) {
-        firstTokenAt = Date.now();
-        writer?.start(); // headers go out with the first token, so an unreachable engine still gets a 503
-      }
+      firstTokenAt ??= Date.now();
       noteWeightVersion(context, step.value.version);
       const deltas = parser.push(text.push(step.value.ids)); // (not inside writer?.…: that would skip it)
       writer?.deltas(deltas);

@@ -9,9 +9,13 @@ export interface Usage {
   total_tokens: number;
 }
 
+/** An SSE comment line this often while nothing else is written, so idle timeouts of clients (undici: 300 s) never fire during a long weight sync. */
+export const HEARTBEAT_MS = 15_000;
+
 export class ChunkWriter {
   private readonly created = Math.floor(Date.now() / 1000);
   private started = false;
+  private heartbeat: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly response: ServerResponse,
@@ -27,6 +31,11 @@ export class ChunkWriter {
     this.response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", ...this.extraHeaders });
     this.response.socket?.setNoDelay(true);
     this.chunk({ role: "assistant", content: "" }, null);
+    this.heartbeat = setInterval(() => {
+      if (!this.response.writableEnded && !this.response.destroyed) this.response.write(": keep-alive\n\n");
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref();
+    this.response.once("close", () => this.stopHeartbeat());
   }
 
   get isStarted(): boolean {
@@ -47,6 +56,7 @@ export class ChunkWriter {
 
   finish(finishReason: string, usage: Usage | null): void {
     this.start();
+    this.stopHeartbeat();
     this.chunk({}, finishReason);
     if (usage) this.write({ id: this.id, object: "chat.completion.chunk", created: this.created, model: this.model, choices: [], usage });
     this.response.end("data: [DONE]\n\n");
@@ -55,8 +65,14 @@ export class ChunkWriter {
   /** A mid-stream failure: an error event, then [DONE] (the HTTP status is already 200). */
   fail(error: { message: string; type: string; code: string | null }): void {
     this.start();
+    this.stopHeartbeat();
     this.write({ error: { ...error, param: null } });
     this.response.end("data: [DONE]\n\n");
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
   }
 
   private chunk(delta: Record<string, unknown>, finishReason: string | null): void {
@@ -72,5 +88,6 @@ export class ChunkWriter {
   private write(body: unknown): void {
     if (this.response.writableEnded || this.response.destroyed) return;
     this.response.write(`data: ${JSON.stringify(body)}\n\n`);
+    this.heartbeat?.refresh();
   }
 }

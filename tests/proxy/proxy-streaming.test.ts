@@ -63,6 +63,23 @@ describe("streaming and weight updates", () => {
     expect(current.closed.find((entry) => entry.sessionId === "pause-1" && entry.turn === 1)).toMatchObject({ closedBy: "session-done", nextState: null });
   });
 
+  it("sends headers and the role chunk while the engine is paused, then the answer once it continues", async () => {
+    harness = await startHarness({ script: () => "After the pause." });
+    const current = harness;
+    await fetch(`${current.standin.url}/pause_generation`, { method: "POST", body: JSON.stringify({ mode: "abort" }) });
+    let roleWhilePaused = false;
+    const answer = await streamChat(current.url, { stream: true, messages: [{ role: "user", content: "wait" }] }, {}, (event) => {
+      if (event.data === "[DONE]" || roleWhilePaused) return;
+      const delta = (event.data.choices as { delta: { role?: string } }[] | undefined)?.[0]?.delta;
+      if (delta?.role === "assistant") {
+        roleWhilePaused = current.standin.state.paused;
+        setTimeout(() => void fetch(`${current.standin.url}/continue_generation`, { method: "POST", body: "{}" }), 30);
+      }
+    });
+    expect(roleWhilePaused).toBe(true);
+    expect(assemble(answer.events)).toMatchObject({ content: "After the pause.", finish: "stop" });
+  });
+
   it("answers non-streamed requests from the same parser (reasoning, tool calls, tool_choice none)", async () => {
     const call = '<tool_call>\n{"name": "read", "arguments": {"path": "a.md"}}\n</tool_call>';
     harness = await startHarness({ script: () => `<think>\nneed the file\n</think>\n\n${call}` });
