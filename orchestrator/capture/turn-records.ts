@@ -32,7 +32,10 @@ export class TurnRecords {
   private prepared: Promise<void> | null = null;
   private failures = 0;
 
-  constructor(recordsDir: string) {
+  constructor(
+    recordsDir: string,
+    private readonly onWriteError: (error: Error) => void = () => {},
+  ) {
     this.file = path.join(recordsDir, "turns.jsonl");
   }
 
@@ -60,9 +63,13 @@ export class TurnRecords {
       ended_at: turn.endedAt,
     };
     const line = JSON.stringify(record) + "\n";
-    this.chain = this.chain.then(() => this.write(line)).catch(() => {
-      this.failures++;
-    });
+    this.chain = this.chain
+      .then(() => this.write(line))
+      .catch((error: Error) => {
+        this.failures++;
+        this.prepared = null; // try to create the folder / file again next time
+        this.onWriteError(error);
+      });
     return this.chain;
   }
 

@@ -2,6 +2,7 @@
 // errors to HTTP statuses. Ignores routing and SSE.
 import type { ServerResponse } from "node:http";
 import { isOpenclawRlError } from "../../contracts/errors.ts";
+import { EngineStatusError } from "../engine/sglang-client.ts";
 
 export interface OpenAiError {
   status: number;
@@ -23,6 +24,9 @@ export function errorBody(error: OpenAiError): { error: { message: string; type:
 
 /** Maps anything thrown while serving a request to an OpenAI error (engine problems: 502 / 503). */
 export function toOpenAiError(error: unknown): OpenAiError {
+  if (error instanceof EngineStatusError && error.status === 503) {
+    return openAiError(503, `the policy engine is unavailable: ${error.message}`, { type: "server_error", code: "engine_unavailable", retryAfterS: 5 });
+  }
   if (isOpenclawRlError(error)) {
     switch (error.code) {
       case "BAD_REQUEST":

@@ -29,7 +29,9 @@ export interface Proxy {
 
 export function createProxy(deps: ProxyDeps): Proxy {
   const recipe = deps.recipe;
-  const records = new TurnRecords(deps.recordsDir);
+  const records = new TurnRecords(deps.recordsDir, (error) =>
+    deps.bus.emit({ type: "error", source: "proxy", code: "INTERNAL", message: `cannot append to ${records.file}: ${error.message}` }),
+  );
   const sessions = new SessionTracker({
     maxSessions: recipe.proxy.max_sessions,
     idleTimeoutMs: recipe.proxy.session_idle_timeout_s * 1000,

@@ -1,0 +1,54 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { ClosedTurn } from "../../contracts/turn.ts";
+import { TurnRecords } from "../../orchestrator/capture/turn-records.ts";
+
+const turn: ClosedTurn = {
+  version: 1,
+  sessionId: "s",
+  turn: 3,
+  decidedBy: { session: "header:x-session-id", turnType: "agent-conversation", reason: "test" },
+  messages: [{ role: "user", content: "hi" }],
+  tools: null,
+  promptIds: [1, 2],
+  responseIds: [3],
+  responseLogProbs: [-0.5],
+  response: { role: "assistant", content: "yo" },
+  finishReason: "stop",
+  weightVersions: [{ version: "7", start: 0, end: 1 }],
+  approximate: false,
+  startedAt: 1,
+  firstTokenAt: 2,
+  endedAt: 3,
+  nextState: { role: "user", messages: [{ role: "user", content: "thanks" }], text: "thanks" },
+  closedBy: "next-request",
+};
+
+describe("turn records", () => {
+  it("appends (never truncates) one line per turn to a 0600 file", async () => {
+    const folder = await mkdtemp(path.join(tmpdir(), "records-"));
+    try {
+      const file = path.join(folder, "turns.jsonl");
+      await writeFile(file, '{"earlier":true}\n', { mode: 0o644 });
+      const records = new TurnRecords(folder);
+      await Promise.all([records.append(turn), records.append({ ...turn, turn: 4 })]);
+      const lines = (await readFile(file, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines[0]).toEqual({ earlier: true });
+      expect(lines.slice(1).map((line) => line.turn)).toEqual([3, 4]);
+      expect(lines[1]).toMatchObject({ session_id: "s", prompt_length: 2, response_ids: [3], response_log_probs: [-0.5], weight_versions: [{ version: "7", start: 0, end: 1 }], next_state: { role: "user", text: "thanks" }, closed_by: "next-request" });
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it("reports a failed write instead of throwing", async () => {
+    const errors: Error[] = [];
+    const records = new TurnRecords("/dev/null/not-a-folder", (error) => errors.push(error));
+    await records.append(turn);
+    expect(errors).toHaveLength(1);
+    expect(records.writeFailures).toBe(1);
+  });
+});
