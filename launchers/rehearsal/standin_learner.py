@@ -93,6 +93,9 @@ class StyleLearner:
         lengths = [int(sample.response_length) for sample in samples]
         masks = [torch.as_tensor(sample.loss_mask if sample.loss_mask is not None else [1] * length, dtype=torch.float32) for sample, length in zip(samples, lengths)]
         loss = loss_math.sum_of_sample_mean(per_token, lengths, masks) / len(samples)  # slime divides by the batch size
+        if not loss.requires_grad:
+            # no sample of this batch chose a reply style (e.g. all tool calls): the stand-in has nothing to learn
+            return {"loss": float(loss.detach()), "styles": seen, "skipped": "no style decision in this batch"}
         self.optimizer.zero_grad()
         loss.backward()
         self.optimizer.step()
