@@ -1,6 +1,6 @@
 // Request → prompt ids: renders the chat template with tools and chat_template_kwargs, then tokenizes it (segment
 // cache). In the prompt pool's workers when they run (off the event loop), inline otherwise. Ignores generation.
-import type { ChatMessage, Tool } from "../../contracts/chat.ts";
+import type { ChatMessage, ChatRequest, Tool } from "../../contracts/chat.ts";
 import { isOpenclawRlError } from "../../contracts/errors.ts";
 import type { ChatTemplate } from "../tokenizer/chat-template.ts";
 import type { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
@@ -18,6 +18,16 @@ export class PromptBuilder {
     private readonly tokenizer: ModelTokenizer,
     private pool: PromptPool | null,
   ) {}
+
+  /** The prompt of a parsed request; `raw` (its body, given up by the caller) goes to a worker without a copy. */
+  async buildRequest(request: ChatRequest, raw: Buffer | null, routeKey: string): Promise<BuiltPrompt> {
+    const body = raw && this.pool ? ownedArrayBuffer(raw) : null;
+    if (body) {
+      const pooled = await this.inPool(() => this.pool!.buildFromBody(routeKey, body));
+      if (pooled) return { ids: pooled.ids, startsInReasoning: endsInsideReasoning(pooled.tail) };
+    }
+    return this.build(request.messages, request.tools ?? null, templateKwargs(request), routeKey);
+  }
 
   /** `routeKey` (the session id) sends a session's prompts to the same worker, whose cache holds its history. */
   async build(messages: readonly ChatMessage[], tools: readonly Tool[] | null | undefined, extra: Record<string, unknown> | undefined, routeKey = ""): Promise<BuiltPrompt> {
@@ -71,6 +81,18 @@ export class PromptBuilder {
       return null; // a worker died: build inline
     }
   }
+}
+
+/** The request's chat_template_kwargs (extra template variables such as enable_thinking), when it is an object. */
+export function templateKwargs(request: ChatRequest): Record<string, unknown> | undefined {
+  const kwargs = (request as Record<string, unknown>).chat_template_kwargs;
+  return kwargs && typeof kwargs === "object" && !Array.isArray(kwargs) ? (kwargs as Record<string, unknown>) : undefined;
+}
+
+/** The bytes of `buffer` as an ArrayBuffer of their own (transferable): the buffer's own memory when it spans it all. */
+function ownedArrayBuffer(buffer: Buffer): ArrayBuffer {
+  const whole = buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength && buffer.buffer instanceof ArrayBuffer;
+  return whole ? (buffer.buffer as ArrayBuffer) : (new Uint8Array(buffer).slice().buffer as ArrayBuffer);
 }
 
 /** True when the rendered prompt's last assistant opening is followed by an unclosed <think>. */

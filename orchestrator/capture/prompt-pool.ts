@@ -84,6 +84,11 @@ export class PromptPool {
     return this.run(routeKey, { kind: "build", messages: [...messages], tools: tools ? [...tools] : null, extra });
   }
 
+  /** From the raw request body, handed over without a copy (the caller must not use `body` afterwards). */
+  buildFromBody(routeKey: string, body: ArrayBuffer): Promise<{ ids: number[]; tail: string }> {
+    return this.run(routeKey, { kind: "body", body }, [body]);
+  }
+
   encode(routeKey: string, text: string): Promise<{ ids: number[]; tail: string }> {
     return this.run(routeKey, { kind: "encode", text });
   }
@@ -96,7 +101,7 @@ export class PromptPool {
     }
   }
 
-  private async run(routeKey: string, job: Omit<PromptJob, "id">): Promise<{ ids: number[]; tail: string }> {
+  private async run(routeKey: string, job: Omit<PromptJob, "id">, transfer: ArrayBuffer[] = []): Promise<{ ids: number[]; tail: string }> {
     const alive = this.workers.filter((entry) => entry.alive);
     if (this.closed || alive.length === 0) throw new OpenclawRlError("INTERNAL", "no prompt worker is running");
     const entry = alive[hash(routeKey) % alive.length]!;
@@ -104,7 +109,7 @@ export class PromptPool {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       entry.pending.set(id, { resolve, reject });
-      entry.worker.postMessage({ ...job, id } satisfies PromptJob);
+      entry.worker.postMessage({ ...job, id } satisfies PromptJob, transfer);
     });
   }
 

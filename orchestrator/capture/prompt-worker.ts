@@ -1,14 +1,17 @@
 // Worker-thread entry of the prompt pool: loads the model's tokenizer files, then renders the chat template and
 // tokenizes (segment cache per worker) for each job. Knows nothing of sessions or HTTP.
 import { parentPort, workerData } from "node:worker_threads";
-import type { ChatMessage, Tool } from "../../contracts/chat.ts";
+import { chatRequestSchema, type ChatMessage, type Tool } from "../../contracts/chat.ts";
 import { ChatTemplate } from "../tokenizer/chat-template.ts";
 import { loadTokenizerFiles } from "../tokenizer/model-files.ts";
 import { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
+import { templateKwargs } from "./prompt-builder.ts";
 
 export interface PromptJob {
   id: number;
-  kind: "build" | "encode";
+  /** build: from messages; body: from the raw request body (transferred, parsed here as the proxy parses it); encode: text. */
+  kind: "build" | "body" | "encode";
+  body?: ArrayBuffer;
   messages?: ChatMessage[];
   tools?: Tool[] | null;
   extra?: Record<string, unknown>;
@@ -34,8 +37,12 @@ async function main(): Promise<void> {
   }
   port.on("message", (job: PromptJob) => {
     try {
-      const text =
-        job.kind === "encode" ? (job.text ?? "") : template.render(job.messages ?? [], { tools: job.tools ?? null, addGenerationPrompt: true, extra: job.extra });
+      let text: string;
+      if (job.kind === "encode") text = job.text ?? "";
+      else if (job.kind === "body") {
+        const request = chatRequestSchema.parse(JSON.parse(new TextDecoder().decode(job.body)));
+        text = template.render(request.messages, { tools: request.tools ?? null, addGenerationPrompt: true, extra: templateKwargs(request) });
+      } else text = template.render(job.messages ?? [], { tools: job.tools ?? null, addGenerationPrompt: true, extra: job.extra });
       const ids = Int32Array.from(tokenizer.encode(text));
       const result: PromptJobResult = { id: job.id, ok: true, ids, tail: text.slice(-200) };
       port.postMessage(result, [ids.buffer]);

@@ -1,6 +1,6 @@
-// <recordsDir>/turns.jsonl: one line per closed (or failed) main turn, append-only, mode 0600, writes
-// serialised so lines never interleave. Ignores judging and samples.
-import { appendFile, chmod, mkdir } from "node:fs/promises";
+// <recordsDir>/turns.jsonl: one line per closed (or failed) main turn, append-only, mode 0600, one open handle,
+// writes serialised so lines never interleave. Ignores judging and samples.
+import { chmod, mkdir, open, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { CapturedTurn, ClosedTurn } from "../../contracts/turn.ts";
 
@@ -14,7 +14,8 @@ export interface TurnRecord {
   next_state: { role: string; messages: unknown[]; text: string } | null;
   closed_by: ClosedTurn["closedBy"] | "failed";
   prompt_length: number;
-  prompt_ids: number[];
+  /** Not written by the proxy (the messages and tools reproduce the prompt); allowed for records written elsewhere. */
+  prompt_ids?: number[];
   response_ids: number[];
   response_log_probs: number[];
   finish_reason: CapturedTurn["finishReason"];
@@ -29,7 +30,7 @@ export interface TurnRecord {
 export class TurnRecords {
   readonly file: string;
   private chain: Promise<void> = Promise.resolve();
-  private prepared: Promise<void> | null = null;
+  private handle: Promise<FileHandle> | null = null;
   private failures = 0;
 
   constructor(
@@ -51,7 +52,6 @@ export class TurnRecords {
       next_state: turn.nextState ? { role: turn.nextState.role, messages: turn.nextState.messages, text: turn.nextState.text } : null,
       closed_by: turn.closedBy ?? "failed",
       prompt_length: turn.promptIds.length,
-      prompt_ids: turn.promptIds,
       response_ids: turn.responseIds,
       response_log_probs: turn.responseLogProbs,
       finish_reason: turn.finishReason,
@@ -67,7 +67,7 @@ export class TurnRecords {
       .then(() => this.write(line))
       .catch((error: Error) => {
         this.failures++;
-        this.prepared = null; // try to create the folder / file again next time
+        this.handle = null; // open (and create) the file again next time
         this.onWriteError(error);
       });
     return this.chain;
@@ -78,17 +78,25 @@ export class TurnRecords {
     return this.chain;
   }
 
+  /** Flushes and closes the file (a later append opens it again). */
+  async close(): Promise<void> {
+    await this.chain;
+    const handle = this.handle;
+    this.handle = null;
+    if (handle) await (await handle.catch(() => null))?.close();
+  }
+
   get writeFailures(): number {
     return this.failures;
   }
 
   private async write(line: string): Promise<void> {
-    this.prepared ??= (async () => {
+    this.handle ??= (async () => {
       await mkdir(path.dirname(this.file), { recursive: true });
-      await appendFile(this.file, "", { mode: 0o600 });
+      const handle = await open(this.file, "a", 0o600);
       await chmod(this.file, 0o600);
+      return handle;
     })();
-    await this.prepared;
-    await appendFile(this.file, line, { mode: 0o600 });
+    await (await this.handle).appendFile(line);
   }
 }

@@ -40,14 +40,14 @@ export function requestSignal(context: ProxyContext, request: IncomingMessage, r
   return AbortSignal.any([disconnected.signal, timeout, context.shutdown]);
 }
 
-export async function serveTokensTurn(context: ProxyContext, request: IncomingMessage, response: ServerResponse, body: ChatRequest): Promise<void> {
+/** `raw` is the request body the chat request was parsed from; it is handed to a prompt worker (not used after). */
+export async function serveTokensTurn(context: ProxyContext, request: IncomingMessage, response: ServerResponse, body: ChatRequest, raw: Buffer | null): Promise<void> {
   const { deps } = context;
   const recipe = deps.recipe;
   const prepared = prepareTurn(context, body, request.headers);
   const { decision } = prepared;
   const parseTools = recipe.model.tool_call_parser === "qwen25" && (body.tools?.length ?? 0) > 0 && body.tool_choice !== "none";
-  const extra = (body as Record<string, unknown>).chat_template_kwargs as Record<string, unknown> | undefined;
-  const prompt = await context.prompts.build(body.messages, body.tools ?? null, extra && typeof extra === "object" ? extra : undefined, decision.sessionId);
+  const prompt = await context.prompts.buildRequest(body, raw, decision.sessionId);
   const sampling = mapSampling(body, recipe, prompt.ids.length);
   const readiness = deps.readiness();
   if (!readiness.ready) {

@@ -108,8 +108,7 @@ async function approximateTurn(
   startedAt: number,
   firstTokenAt: number | null,
 ): Promise<CapturedTurn> {
-  const extra = (body as Record<string, unknown>).chat_template_kwargs as Record<string, unknown> | undefined;
-  const prompt = await context.prompts.build(body.messages, body.tools ?? null, extra, decision.sessionId);
+  const prompt = await context.prompts.buildRequest(body, null, decision.sessionId);
   const response: AssistantMessage = { role: "assistant", content: collected.toolCalls.length > 0 && collected.content === "" ? null : collected.content };
   if (collected.reasoning !== null) response.reasoning_content = collected.reasoning;
   if (collected.toolCalls.length > 0) response.tool_calls = collected.toolCalls;

@@ -129,7 +129,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
       sessions.stopSweeping();
       sessions.closeAll("shutdown");
       for (const turn of [...closing]) handOn(turn);
-      await records.flush();
+      await records.close();
       await prompts.close();
     },
 
@@ -181,5 +181,5 @@ async function route(context: ProxyContext, auth: BearerAuth, accepting: boolean
   const body = parseChatRequest(json);
   if (isOpenAiError(body)) return sendError(response, body);
   if (context.deps.recipe.proxy.mode === "passthrough") return servePassthroughTurn(context, request, response, body);
-  return serveTokensTurn(context, request, response, body);
+  return serveTokensTurn(context, request, response, body, raw);
 }
