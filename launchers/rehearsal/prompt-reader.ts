@@ -66,3 +66,19 @@ export function readPrompt(prompt: string): ReadPrompt {
 export function toolResultText(turn: PromptTurn): string {
   return [...turn.text.matchAll(/<tool_response>\n?([\s\S]*?)\n?<\/tool_response>/g)].map((match) => match[1] ?? "").join("\n");
 }
+
+const OPENCLAW_CONTEXT = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
+
+/**
+ * The last turn of the conversation as a model should read it: OpenClaw's per-request internal-context block
+ * (a trailing user turn, never the user's words) is skipped, and a user turn loses OpenClaw's `[Sun 2026-11-22
+ * 06:25 UTC] ` stamp and its `Runtime: …` line, so neither can be mistaken for a request to run a tool.
+ */
+export function lastConversationTurn(prompt: ReadPrompt): PromptTurn | undefined {
+  const turn = [...prompt.turns].reverse().find((candidate) => !(candidate.role === "user" && candidate.text.trimStart().startsWith(OPENCLAW_CONTEXT)));
+  if (!turn || turn.role !== "user" || turn.toolResult) return turn;
+  const text = turn.text
+    .replace(/^\[[A-Z][a-z]{2} \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})? [A-Z]{2,5}\] /, "")
+    .replace(/\n+Runtime: [^\n]*$/, "");
+  return { ...turn, text };
+}

@@ -1,7 +1,7 @@
 // What the stand-in policy says, as text: a short `<think>` block, then a qwen25 tool call when the user asks to
 // read / list / run / search something and a fitting tool is offered, else an answer in a given style. Pure text.
 import type { OfferedTool, PromptTurn, ReadPrompt } from "./prompt-reader.ts";
-import { toolResultText } from "./prompt-reader.ts";
+import { lastConversationTurn, toolResultText } from "./prompt-reader.ts";
 import { REPLY_STYLES, THINK_END, THINK_GAP } from "./reply-styles.ts";
 
 const TOOL_INTENTS: Array<{ verb: string; pattern: RegExp; names: RegExp }> = [
@@ -69,7 +69,7 @@ function think(text: string): string {
 
 /** The reply plan for a prompt: a fixed tool call, or an answer whose text depends on the chosen style. */
 export function planReply(prompt: ReadPrompt): Plan {
-  const last: PromptTurn | undefined = prompt.turns.at(-1);
+  const last: PromptTurn | undefined = lastConversationTurn(prompt);
   if (last && last.role === "user" && !last.toolResult && prompt.tools.length > 0) {
     const picked = pickTool(last.text, prompt.tools);
     if (picked) {
