@@ -65,6 +65,7 @@ export class SglangClient {
       options.onAccepted?.();
       const decoder = new TextDecoder();
       let buffer = "";
+      const checked: StreamChecks = { ids: 0, logprobs: 0 };
       try {
         for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
           timer.refresh();
@@ -80,7 +81,7 @@ export class SglangClient {
               .join("\n");
             if (data.length === 0) continue;
             if (data === "[DONE]") return;
-            yield parseStreamChunk(data, this.baseUrl);
+            yield parseStreamChunk(data, this.baseUrl, checked);
           }
         }
       } catch (error) {
@@ -147,7 +148,17 @@ export class SglangClient {
   }
 }
 
-function parseStreamChunk(data: string, baseUrl: string): GenerateResponse {
+/** How many entries of the cumulative output arrays earlier chunks of this stream already validated. */
+interface StreamChecks {
+  ids: number;
+  logprobs: number;
+}
+
+/**
+ * One streamed chunk, validated in linear time: in SGLang's default mode each chunk repeats every output id and
+ * log-prob so far, so those two arrays are checked only past what earlier chunks checked; zod checks the rest.
+ */
+function parseStreamChunk(data: string, baseUrl: string, checked: StreamChecks): GenerateResponse {
   let value: unknown;
   try {
     value = JSON.parse(data);
@@ -159,8 +170,38 @@ function parseStreamChunk(data: string, baseUrl: string): GenerateResponse {
     const code = Number(error.data.error.code);
     throw new EngineStatusError(Number.isFinite(code) ? code : 500, `engine error mid-stream: ${error.data.error.message}`, { path: baseUrl, retryable: code === 499 || code >= 500 });
   }
-  const parsed = generateResponseSchema.safeParse(value);
-  if (!parsed.success) throw new OpenclawRlError("ENGINE_ERROR", `unexpected stream chunk from ${baseUrl}: ${parsed.error.issues[0]?.message}`, { path: baseUrl });
+  const fail = (message: string): never => {
+    throw new OpenclawRlError("ENGINE_ERROR", `unexpected stream chunk from ${baseUrl}: ${message}`, { path: baseUrl });
+  };
+  const raw = value as { output_ids?: unknown; meta_info?: { output_token_logprobs?: unknown; completion_tokens?: unknown } };
+  const ids = raw?.output_ids;
+  const entries = raw?.meta_info?.output_token_logprobs;
+  const completion = raw?.meta_info?.completion_tokens;
+  // zod checks everything but the two big arrays (validated below), which it sees empty
+  let light: unknown = value;
+  if (typeof raw?.meta_info === "object" && raw.meta_info !== null && (Array.isArray(ids) || Array.isArray(entries))) {
+    light = { ...raw, ...(Array.isArray(ids) ? { output_ids: [] } : {}), meta_info: { ...raw.meta_info, ...(Array.isArray(entries) ? { output_token_logprobs: [] } : {}) } };
+  }
+  const parsed = generateResponseSchema.safeParse(light);
+  if (!parsed.success) return fail(parsed.error.issues[0]?.message ?? "invalid");
+  if (Array.isArray(ids)) {
+    const cumulative = ids.length === completion;
+    for (let index = cumulative ? Math.min(checked.ids, ids.length) : 0; index < ids.length; index++) {
+      if (!Number.isInteger(ids[index])) fail(`output_ids.${index} is not a token id`);
+    }
+    if (cumulative) checked.ids = ids.length;
+    parsed.data.output_ids = ids as number[];
+  } else if (ids !== undefined) fail("output_ids is not an array");
+  if (Array.isArray(entries)) {
+    const cumulative = entries.length === completion;
+    for (let index = cumulative ? Math.min(checked.logprobs, entries.length) : 0; index < entries.length; index++) {
+      const entry = entries[index] as unknown[];
+      const ok = Array.isArray(entry) && entry.length >= 3 && (entry[0] === null || typeof entry[0] === "number") && Number.isInteger(entry[1]) && (entry[2] === null || typeof entry[2] === "string");
+      if (!ok) fail(`meta_info.output_token_logprobs.${index} is not [logprob, token_id, text]`);
+    }
+    if (cumulative) checked.logprobs = entries.length;
+    parsed.data.meta_info.output_token_logprobs = entries as GenerateResponse["meta_info"]["output_token_logprobs"];
+  } else if (entries !== undefined) fail("meta_info.output_token_logprobs is not an array");
   return parsed.data;
 }
 

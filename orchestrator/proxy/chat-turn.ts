@@ -30,12 +30,12 @@ export function prepareTurn(context: ProxyContext, body: ChatRequest, headers: I
   return { decision, stable, digests };
 }
 
-export function requestSignal(context: ProxyContext, request: IncomingMessage, response: ServerResponse): AbortSignal {
+/** Aborted when the client goes away, at proxy.request_timeout_s, or when the proxy shuts down. */
+export function requestSignal(context: ProxyContext, response: ServerResponse): AbortSignal {
   const disconnected = new AbortController();
   response.on("close", () => {
     if (!response.writableFinished) disconnected.abort(new OpenclawRlError("BAD_REQUEST", "client disconnected"));
   });
-  void request;
   const timeout = AbortSignal.timeout(context.deps.recipe.proxy.request_timeout_s * 1000);
   return AbortSignal.any([disconnected.signal, timeout, context.shutdown]);
 }
@@ -76,7 +76,7 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
     promptIds: prompt.ids,
     sampling: sampling.params,
     maxNewTokens: sampling.maxNewTokens,
-    signal: requestSignal(context, request, response),
+    signal: requestSignal(context, response),
     // headers and the role chunk go out once the engine accepted the request (it may be paused for a weight
     // sync); a refused connection before that still gets a 503
     onAccepted: () => writer?.start(),

@@ -35,7 +35,7 @@ export async function servePassthroughTurn(context: ProxyContext, request: Incom
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(upstreamBody),
-      signal: requestSignal(context, request, response),
+      signal: requestSignal(context, response),
     });
   } catch (cause) {
     return sendError(response, openAiError(503, `cannot reach the policy engine at ${deps.policy.baseUrl}: ${(cause as Error).message}`, { type: "server_error", code: "engine_unavailable", retryAfterS: 5 }));

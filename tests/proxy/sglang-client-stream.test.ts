@@ -43,3 +43,33 @@ describe("SglangClient.generateStream", () => {
     expect(error.code).toBe("ENGINE_ERROR");
   });
 });
+
+describe("SglangClient stream chunk validation", () => {
+  it("accepts cumulative chunks and rejects a malformed log-prob entry", async () => {
+    const bodies = [
+      chunk([5], null) + chunk([5, 6], { type: "stop", matched: 6 }) + "data: [DONE]\n\n",
+      chunk([5], null) + `data: ${JSON.stringify({ text: "", output_ids: [5, 6], meta_info: { id: "r", finish_reason: null, completion_tokens: 2, output_token_logprobs: [[-0.5, 5, null], ["bad", 6, null]] } })}\n\n`,
+    ];
+    let call = 0;
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.end(bodies[call++]);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    const client = new SglangClient({ baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`, timeoutMs: 2000 });
+    try {
+      const parts = [];
+      for await (const part of client.generateStream({ input_ids: [1], sampling_params: {} })) parts.push(part);
+      expect(parts.map((part) => part.output_ids)).toEqual([[5], [5, 6]]);
+      expect(parts[1]!.meta_info.output_token_logprobs).toEqual([[-0.5, 5, null], [-0.5, 6, null]]);
+      expect(parts[1]!.meta_info.finish_reason).toEqual({ type: "stop", matched: 6 });
+      const error = await (async () => {
+        for await (const _ of client.generateStream({ input_ids: [1], sampling_params: {} })) void _;
+      })().catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: "ENGINE_ERROR" });
+      expect((error as Error).message).toMatch(/output_token_logprobs\.1/);
+    } finally {
+      server.close();
+    }
+  });
+});
