@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { performance as eventLoop } from "node:perf_hooks";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa, type ResultPromise } from "execa";
@@ -121,7 +122,8 @@ async function runProxy(engineUrl: string): Promise<void> {
       return;
     }
     const cpu = process.cpuUsage();
-    response.end(JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, closed, stats: proxy.stats() }));
+    const loop = eventLoop.eventLoopUtilization();
+    response.end(JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, mainMs: loop.active, closed, stats: proxy.stats() }));
   });
   probe.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ port, probePort: (probe.address() as { port: number }).port })));
 }
@@ -176,7 +178,7 @@ async function main(): Promise<void> {
   const proxyChild = execa(process.execPath, [...tsx, "--role=proxy", `--engine=${engineUrl}`], { reject: false });
   const { port: proxyPort, probePort } = await firstLine(proxyChild);
   const proxyUrl = `http://127.0.0.1:${proxyPort}/v1/chat/completions`;
-  const probe = async () => (await (await fetch(`http://127.0.0.1:${probePort}/`)).json()) as { cpuMs: number; closed: number };
+  const probe = async () => (await (await fetch(`http://127.0.0.1:${probePort}/`)).json()) as { cpuMs: number; mainMs: number; closed: number };
 
   // direct bodies: the same prompt sizes, tokenized here once per turn (the engine's work depends on size only)
   const directBodies = new Map<string, string>();
@@ -228,6 +230,7 @@ async function main(): Promise<void> {
   // capture CPU per turn vs history length: sequential sessions, engine answering at once
   await fetch(`${engineUrl}/bench/delays`, { method: "POST", body: JSON.stringify({ prefillMs: 0, tokenMs: 0 }) });
   const cpuByTurn = new Map<number, number[]>();
+  const mainByTurn = new Map<number, number[]>();
   const cpuSessions = 12;
   for (let index = 0; index < cpuSessions; index++) {
     for (let turn = 1; turn <= TURNS; turn++) {
@@ -235,16 +238,15 @@ async function main(): Promise<void> {
       const before = await probe();
       await timed(proxyUrl, body, true);
       const after = await probe();
-      const list = cpuByTurn.get(turn) ?? [];
-      list.push(after.cpuMs - before.cpuMs);
-      cpuByTurn.set(turn, list);
+      cpuByTurn.set(turn, [...(cpuByTurn.get(turn) ?? []), after.cpuMs - before.cpuMs]);
+      mainByTurn.set(turn, [...(mainByTurn.get(turn) ?? []), after.mainMs - before.mainMs]);
     }
   }
   const cpuRows: string[] = [];
   const turn2 = percentile(cpuByTurn.get(2)!, 0.5);
   for (const turn of [2, 5, 10, 20, 30]) {
     const cpu = percentile(cpuByTurn.get(turn)!, 0.5);
-    cpuRows.push(`| ${turn} | ${2 * turn} | ${cpu.toFixed(2)} | ${(cpu / turn2).toFixed(2)}× |`);
+    cpuRows.push(`| ${turn} | ${2 * turn} | ${cpu.toFixed(2)} | ${(cpu / turn2).toFixed(2)}× | ${percentile(mainByTurn.get(turn)!, 0.5).toFixed(2)} |`);
   }
   const ratio = percentile(cpuByTurn.get(30)!, 0.5) / turn2;
   goals.push(`capture CPU turn 30 / turn 2: ${ratio.toFixed(2)}× (goal ≤ 2×)`);
@@ -254,8 +256,8 @@ async function main(): Promise<void> {
   console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const row of rows) console.log(row);
   console.log("\nProxy process CPU per turn (median of " + cpuSessions + " sessions, ms):\n");
-  console.log("| turn | messages sent | proxy CPU per turn (ms) | vs turn 2 |");
-  console.log("| --- | --- | --- | --- |");
+  console.log("| turn | messages sent | proxy CPU per turn (ms, all threads) | vs turn 2 | event-loop busy per turn (ms) |");
+  console.log("| --- | --- | --- | --- | --- |");
   for (const row of cpuRows) console.log(row);
   console.log("\n" + goals.map((goal) => `- ${goal}`).join("\n"));
 
