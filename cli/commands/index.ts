@@ -2,19 +2,20 @@
 import type { Command } from "commander";
 import { registerDemoCommand } from "./demo.ts";
 import { registerDoctorCommand } from "./doctor.ts";
-import { registerOpenclawConfigCommand } from "./openclaw-config.ts";
 import { registerJoinCommand } from "./join.ts";
+import { registerOpenclawConfigCommand } from "./openclaw-config.ts";
 import { registerPlanCommand } from "./plan.ts";
+import { registerRecipeReferenceCommand } from "./recipe-reference.ts";
 import { registerStartCommand } from "./start.ts";
 import { registerStatusCommand } from "./status.ts";
 
 export function registerCommands(program: Command): void {
-  void program;
+  registerStartCommand(program);
+  registerStatusCommand(program);
   registerPlanCommand(program);
   registerDoctorCommand(program);
   registerOpenclawConfigCommand(program);
   registerDemoCommand(program);
-  registerStartCommand(program);
-  registerStatusCommand(program);
   registerJoinCommand(program);
+  registerRecipeReferenceCommand(program);
 }

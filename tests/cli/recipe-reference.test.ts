@@ -1,0 +1,22 @@
+// The committed recipe reference is exactly what the schema generates (regenerate with
+// `node bin/openclaw-rl.mjs recipe-reference --write docs/recipe-reference.md`), and it covers every key.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { renderRecipeReference } from "../../cli/recipe-reference.ts";
+
+const committed = path.join(import.meta.dirname, "../../docs/recipe-reference.md");
+
+describe("recipe reference", () => {
+  it("docs/recipe-reference.md matches the schema", () => {
+    expect(readFileSync(committed, "utf8")).toBe(renderRecipeReference());
+  });
+
+  it("lists the keys users edit, with defaults and descriptions", () => {
+    const text = renderRecipeReference();
+    for (const key of ["method", "judge.votes", "cluster.prm_gpus", "training.max_staleness", "training.lora.rank", "combine.w_opd", "opd.topk", "proxy.api_key_env", "engine.slime.root", "sink.path", "records.dir"]) {
+      expect(text, key).toContain(key.includes(".") ? `\`${key}\`` : `## \`${key}\``);
+    }
+    expect(text).toMatch(/\| `judge\.votes` \| integer[^|]*\| `3` \| m: judge votes per turn/);
+  });
+});
