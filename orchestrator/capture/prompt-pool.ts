@@ -117,7 +117,7 @@ export class PromptPool {
     const pending = entry.pending.get(result.id);
     if (!pending) return;
     entry.pending.delete(result.id);
-    if (result.ok) pending.resolve({ ids: Array.from(result.ids), tail: result.tail });
+    if (result.ok) pending.resolve({ ids: toArray(result.ids), tail: result.tail });
     else pending.reject(new OpenclawRlError(result.code as ErrorCode, result.message));
   }
 
@@ -126,6 +126,13 @@ export class PromptPool {
     for (const pending of entry.pending.values()) pending.reject(new OpenclawRlError("INTERNAL", `prompt worker failed: ${error.message}`, { cause: error }));
     entry.pending.clear();
   }
+}
+
+/** A plain array of the ids (a counted loop: several times faster than Array.from's iterator on 10K+ ids). */
+function toArray(ids: Int32Array): number[] {
+  const out = new Array<number>(ids.length);
+  for (let index = 0; index < ids.length; index++) out[index] = ids[index]!;
+  return out;
 }
 
 function hash(text: string): number {

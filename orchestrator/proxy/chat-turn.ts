@@ -9,7 +9,7 @@ import { Generation } from "../capture/generation.ts";
 import { OutputParser } from "../capture/output-parser.ts";
 import { mapSampling } from "../capture/sampling-params.ts";
 import { TokenTextStream } from "../capture/token-text-stream.ts";
-import { prefixDigests, stableHistory } from "../sessions/message-digest.ts";
+import { stableHistory } from "../sessions/message-digest.ts";
 import { decideTurn, type Decision } from "../sessions/turn-decision.ts";
 import { openAiError, sendError, sendJson, toOpenAiError } from "./openai-errors.ts";
 import { noteWeightVersion, type ProxyContext } from "./proxy-context.ts";
@@ -26,7 +26,7 @@ export interface PreparedTurn {
 export function prepareTurn(context: ProxyContext, body: ChatRequest, headers: IncomingMessage["headers"]): PreparedTurn {
   const stable = stableHistory(body.messages);
   const digests = stable.map((message) => context.digests.of(message));
-  const decision = decideTurn(body, headers, prefixDigests(digests), context.deps.recipe.proxy, context.sessions, context.newSessionId);
+  const decision = decideTurn(body, headers, context.digests.prefixes(digests), context.deps.recipe.proxy, context.sessions, context.newSessionId);
   return { decision, stable, digests };
 }
 

@@ -32,7 +32,9 @@ export function createProxy(deps: ProxyDeps): Proxy {
   const records = new TurnRecords(deps.recordsDir, (error) =>
     deps.bus.emit({ type: "error", source: "proxy", code: "INTERNAL", message: `cannot append to ${records.file}: ${error.message}` }),
   );
+  const digests = new MessageDigests();
   const sessions = new SessionTracker({
+    digests,
     maxSessions: recipe.proxy.max_sessions,
     idleTimeoutMs: recipe.proxy.session_idle_timeout_s * 1000,
     onTurnClosed: (turn) => {
@@ -62,7 +64,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
     sessions,
     prompts,
     records,
-    digests: new MessageDigests(),
+    digests,
     counters: { main: 0, side: 0, inFlight: 0, lastWeightVersion: null },
     shutdown: shutdown.signal,
     newSessionId: () => `session-${randomBytes(8).toString("hex")}`,

@@ -49,23 +49,54 @@ export function digestMessage(message: ChatMessage | AssistantMessage): string {
 }
 
 /**
- * digestMessage with a bounded cache for long text (a 48 KB system prompt is resent with every request: looking it
- * up costs a string comparison, hashing it again a SHA-1 pass).
+ * digestMessage and prefixDigests with bounded caches: a session resends its whole history with every request, so
+ * each message (a 48 KB system prompt, 60 short turns) and each prefix link is hashed once, then looked up (a string
+ * comparison) instead of a SHA-1 pass per message and per prefix.
  */
 export class MessageDigests {
-  private readonly byRole = new Map<string, LruCache<string, string>>(); // keyed by the content itself: no copies
+  private readonly byRole = new Map<string, LruCache<string, string>>(); // long text, keyed by the content itself: no copies
+  private readonly short: LruCache<string, string>; // short messages, keyed by their replay-invariant form
+  private readonly links: LruCache<string, string>; // previous prefix digest + message digest → prefix digest
 
-  constructor(private readonly minCachedChars = 2048) {}
+  constructor(
+    private readonly minCachedChars = 2048,
+    capacity = 65_536,
+  ) {
+    this.short = new LruCache(capacity);
+    this.links = new LruCache(capacity);
+  }
 
   of(message: ChatMessage | AssistantMessage): string {
     const content = message.content;
-    if (message.role === "assistant" || typeof content !== "string" || content.length < this.minCachedChars) return digestMessage(message);
+    if (message.role === "assistant" || typeof content !== "string" || content.length < this.minCachedChars) {
+      const key = message.role === "assistant" ? normalizeMessage(message) : `${message.role}\u0000${flattenContent(content as ChatMessage["content"])}`;
+      let digest = this.short.get(key);
+      if (digest === undefined) this.short.set(key, (digest = digestMessage(message)));
+      return digest;
+    }
     let cache = this.byRole.get(message.role);
     if (!cache) this.byRole.set(message.role, (cache = new LruCache<string, string>(512)));
     let digest = cache.get(content);
     if (digest === undefined) cache.set(content, (digest = digestMessage(message)));
     return digest;
   }
+
+  /** Same as prefixDigests(messageDigests). */
+  prefixes(messageDigests: readonly string[]): string[] {
+    const out: string[] = [];
+    let previous = "";
+    for (const digest of messageDigests) {
+      const key = previous + digest; // base64 SHA-1 digests have a fixed length: the pair is unambiguous
+      let next = this.links.get(key);
+      if (next === undefined) this.links.set(key, (next = chainDigest(previous, digest)));
+      out.push((previous = next));
+    }
+    return out;
+  }
+}
+
+function chainDigest(previous: string, digest: string): string {
+  return createHash("sha1").update(previous).update(digest).digest("base64");
 }
 
 /** prefix[i] = digest of messages[0..i] (inclusive), chained. */
@@ -73,7 +104,7 @@ export function prefixDigests(messageDigests: readonly string[]): string[] {
   const out: string[] = [];
   let previous = "";
   for (const digest of messageDigests) {
-    previous = createHash("sha1").update(previous).update(digest).digest("base64");
+    previous = chainDigest(previous, digest);
     out.push(previous);
   }
   return out;

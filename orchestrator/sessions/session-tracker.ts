@@ -2,7 +2,7 @@
 // LRU order with a max size, and idle closing by one periodic sweep. Ignores HTTP and generation.
 import type { ChatMessage } from "../../contracts/chat.ts";
 import type { CapturedTurn, ClosedTurn, NextState } from "../../contracts/turn.ts";
-import { digestMessage, prefixDigests } from "./message-digest.ts";
+import { digestMessage, prefixDigests, type MessageDigests } from "./message-digest.ts";
 import { extractNextState } from "./next-state.ts";
 import type { SessionView } from "./turn-decision.ts";
 
@@ -26,6 +26,8 @@ export interface SessionTrackerOptions {
   idleTimeoutMs: number;
   onTurnClosed(turn: ClosedTurn): void;
   now?: () => number;
+  /** Cached digests (the proxy's own), so a completed turn's history is not hashed again. */
+  digests?: MessageDigests;
 }
 
 export class SessionTracker implements SessionView {
@@ -84,7 +86,10 @@ export class SessionTracker implements SessionView {
     if (session.openTurn) this.close(session, null, "next-request"); // a concurrent turn superseded it
     session.openTurn = { captured, stableLength: stableHistory.length };
     session.usesTools ||= (captured.tools?.length ?? 0) > 0;
-    const digests = prefixDigests([...(historyDigests ?? stableHistory.map(digestMessage)), digestMessage(captured.response)]);
+    const cache = this.options.digests;
+    const digestOf = cache ? (message: Parameters<typeof digestMessage>[0]) => cache.of(message) : digestMessage;
+    const chain = [...(historyDigests ?? stableHistory.map(digestOf)), digestOf(captured.response)];
+    const digests = cache ? cache.prefixes(chain) : prefixDigests(chain);
     if (session.historyDigest !== null) this.byHistory.delete(session.historyDigest);
     session.historyDigest = digests[digests.length - 1] ?? null;
     if (session.historyDigest !== null) this.byHistory.set(session.historyDigest, session.id);

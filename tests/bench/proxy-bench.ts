@@ -175,7 +175,10 @@ async function main(): Promise<void> {
   const engine = execa(process.execPath, [...tsx, "--role=engine", `--reply=${JSON.stringify(replyIds)}`], { reject: false });
   const { port: enginePort } = await firstLine(engine);
   const engineUrl = `http://127.0.0.1:${enginePort}`;
-  const proxyChild = execa(process.execPath, [...tsx, "--role=proxy", `--engine=${engineUrl}`], { reject: false });
+  // --profile=DIR: the proxy process writes a V8 CPU profile (main thread and prompt workers) into DIR
+  const profileDir = process.argv.find((argument) => argument.startsWith("--profile="))?.slice(10);
+  const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  const proxyChild = execa(process.execPath, [...profile, ...tsx, "--role=proxy", `--engine=${engineUrl}`], { reject: false });
   const { port: proxyPort, probePort } = await firstLine(proxyChild);
   const proxyUrl = `http://127.0.0.1:${proxyPort}/v1/chat/completions`;
   const probe = async () => (await (await fetch(`http://127.0.0.1:${probePort}/`)).json()) as { cpuMs: number; mainMs: number; closed: number };
