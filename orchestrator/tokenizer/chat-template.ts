@@ -4,6 +4,7 @@ import { Template } from "@huggingface/jinja";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import type { TokenizerFiles } from "./model-files.ts";
+import { isQwen3Template, Qwen3Template } from "./qwen3-template.ts";
 
 export interface RenderOptions {
   tools?: Tool[] | null;
@@ -46,6 +47,8 @@ function parseArguments(text: string): unknown {
 export class ChatTemplate {
   private readonly template: Template;
   private readonly specials: Record<string, unknown>;
+  /** A plain-code port of this template (Qwen3's), used once it rendered the probe conversations exactly as jinja. */
+  private readonly compiled: Qwen3Template | null;
 
   constructor(files: TokenizerFiles) {
     const source = pickTemplate(files.tokenizerConfig.chat_template);
@@ -58,9 +61,21 @@ export class ChatTemplate {
     this.template = new Template(source);
     const config = files.tokenizerConfig;
     this.specials = { bos_token: tokenText(config.bos_token), eos_token: tokenText(config.eos_token), pad_token: tokenText(config.pad_token) };
+    this.compiled = isQwen3Template(source) ? checkedPort(new Qwen3Template(), (messages, options) => this.renderJinja(messages, options)) : null;
+  }
+
+  /** Whether renders skip the jinja interpreter (a checked port of the template): cheap enough for the event loop. */
+  get isCompiled(): boolean {
+    return this.compiled !== null;
   }
 
   render(messages: readonly ChatMessage[], options: RenderOptions): string {
+    const fast = this.compiled?.render(messages, options.tools, options.addGenerationPrompt, options.extra);
+    return fast ?? this.renderJinja(messages, options);
+  }
+
+  /** The template through @huggingface/jinja (the reference). */
+  renderJinja(messages: readonly ChatMessage[], options: RenderOptions): string {
     const templateMessages = toTemplateMessages(messages);
     try {
       return this.template.render({
@@ -74,6 +89,41 @@ export class ChatTemplate {
       throw new OpenclawRlError("TEMPLATE_ERROR", `chat template failed: ${(cause as Error).message}`, { cause });
     }
   }
+}
+
+/** Probe conversations covering the template's branches; the port is used only if it renders all of them as jinja does. */
+function checkedPort(port: Qwen3Template, jinja: (messages: readonly ChatMessage[], options: RenderOptions) => string): Qwen3Template | null {
+  const tools: Tool[] = [{ type: "function", function: { name: "ls", description: "List \"files\" — ü", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } }];
+  const call = (id: string, args: string) => ({ id, type: "function" as const, function: { name: "ls", arguments: args } });
+  const conversation: ChatMessage[] = [
+    { role: "system", content: "You are a probe.\n" },
+    { role: "user", content: [{ type: "text", text: "List " }, { type: "text", text: "files" }] },
+    { role: "assistant", content: "<think>\nlooking\n</think>\n\nSure.", tool_calls: [call("c1", '{"path": "."}'), call("c2", '"raw"')] },
+    { role: "tool", content: "a.txt", tool_call_id: "c1" },
+    { role: "tool", content: "b.txt", tool_call_id: "c2" },
+    { role: "assistant", content: null, reasoning_content: "\nthinking ", tool_calls: [call("c3", "not json")] },
+    { role: "tool", content: "c.txt", tool_call_id: "c3" },
+    { role: "assistant", content: "Done. " },
+    { role: "user", content: "<tool_response>x</tool_response>" },
+    { role: "developer", content: "Be brief." },
+    { role: "user", content: "Thanks" },
+    { role: "assistant", content: "You're welcome", reasoning_content: "" },
+  ];
+  const cases: [ChatMessage[], RenderOptions][] = [];
+  for (const withTools of [tools, null]) {
+    for (let end = 1; end <= conversation.length; end++) {
+      cases.push([conversation.slice(0, end), { tools: withTools, addGenerationPrompt: end % 2 === 0 }]);
+      cases.push([conversation.slice(1, end + 1), { tools: withTools, addGenerationPrompt: true, extra: { enable_thinking: end % 2 === 0 } }]);
+    }
+  }
+  try {
+    for (const [messages, options] of cases) {
+      if (port.render(messages, options.tools, options.addGenerationPrompt, options.extra) !== jinja(messages, options)) return null;
+    }
+  } catch {
+    return null;
+  }
+  return port;
 }
 
 function pickTemplate(value: unknown): string | null {
