@@ -6,6 +6,9 @@ import type { ChatTemplate } from "../tokenizer/chat-template.ts";
 import type { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
 import type { PromptPool } from "./prompt-pool.ts";
 
+/** Uncached text a prompt may have for it to be tokenized on the event loop (about 1 ms of BPE) rather than in a worker. */
+export const INLINE_ENCODE_CHARS = 4096;
+
 export interface BuiltPrompt {
   ids: number[];
   /** The generation prompt leaves the model inside <think> (Qwen3 thinking templates). */
@@ -19,8 +22,14 @@ export class PromptBuilder {
     private pool: PromptPool | null,
   ) {}
 
-  /** The prompt of a parsed request; `raw` (its body, given up by the caller) goes to a worker without a copy. */
+  /**
+   * The prompt of a parsed request. With a compiled template (microseconds) it is rendered here, and tokenized here
+   * too unless more than INLINE_ENCODE_CHARS of it are not in the segment cache yet (a new 48 KB system prompt):
+   * those segments go to a worker and into this thread's cache. Otherwise `raw` (the body, given up by the
+   * caller) goes to a worker without a copy, which renders and tokenizes.
+   */
   async buildRequest(request: ChatRequest, raw: Buffer | null, routeKey: string): Promise<BuiltPrompt> {
+    if (this.template.isCompiled) return this.buildHere(request.messages, request.tools ?? null, templateKwargs(request), routeKey);
     const body = raw && this.pool ? ownedArrayBuffer(raw) : null;
     if (body) {
       const pooled = await this.inPool(() => this.pool!.buildFromBody(routeKey, body));
@@ -35,6 +44,18 @@ export class PromptBuilder {
     if (pooled) return { ids: pooled.ids, startsInReasoning: endsInsideReasoning(pooled.tail) };
     const text = this.template.render(messages, { tools: tools ? [...tools] : null, addGenerationPrompt: true, extra });
     return { ids: this.tokenizer.encode(text), startsInReasoning: endsInsideReasoning(text) };
+  }
+
+  private async buildHere(messages: readonly ChatMessage[], tools: readonly Tool[] | null, extra: Record<string, unknown> | undefined, routeKey: string): Promise<BuiltPrompt> {
+    const text = this.template.render(messages, { tools: tools ? [...tools] : null, addGenerationPrompt: true, extra });
+    let encoded = this.tokenizer.encodeWithin(text, this.pool ? INLINE_ENCODE_CHARS : Infinity);
+    if ("missing" in encoded) {
+      const missing = encoded.missing;
+      const ids = await this.inPool(() => this.pool!.encodeSegments(routeKey, missing));
+      if (ids) this.tokenizer.learnSegments(missing, ids);
+      encoded = this.tokenizer.encodeWithin(text, Infinity) as { ids: number[] }; // (encodes here if the worker failed)
+    }
+    return { ids: encoded.ids, startsInReasoning: endsInsideReasoning(text) };
   }
 
   /** Same ids as ModelTokenizer.encode(text). */

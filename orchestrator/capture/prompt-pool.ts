@@ -11,7 +11,7 @@ import { OpenclawRlError, type ErrorCode } from "../../contracts/errors.ts";
 import type { PromptJob, PromptJobResult } from "./prompt-worker.ts";
 
 interface Pending {
-  resolve(result: { ids: number[]; tail: string }): void;
+  resolve(result: { ids: number[]; tail: string; lengths?: number[] }): void;
   reject(error: Error): void;
 }
 
@@ -93,6 +93,19 @@ export class PromptPool {
     return this.run(routeKey, { kind: "encode", text });
   }
 
+  /** Each segment's ids (plain segments, without added tokens), for the caller's segment cache. */
+  async encodeSegments(routeKey: string, segments: string[]): Promise<number[][]> {
+    const { ids, lengths } = await this.run(routeKey, { kind: "segments", segments });
+    const out: number[][] = [];
+    let start = 0;
+    for (const length of lengths ?? []) {
+      out.push(ids.slice(start, start + length));
+      start += length;
+    }
+    if (out.length !== segments.length || start !== ids.length) throw new OpenclawRlError("INTERNAL", "the prompt worker answered a segments job with the wrong shape");
+    return out;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const entry of this.workers.splice(0)) {
@@ -101,7 +114,7 @@ export class PromptPool {
     }
   }
 
-  private async run(routeKey: string, job: Omit<PromptJob, "id">, transfer: ArrayBuffer[] = []): Promise<{ ids: number[]; tail: string }> {
+  private async run(routeKey: string, job: Omit<PromptJob, "id">, transfer: ArrayBuffer[] = []): Promise<{ ids: number[]; tail: string; lengths?: number[] }> {
     const alive = this.workers.filter((entry) => entry.alive);
     if (this.closed || alive.length === 0) throw new OpenclawRlError("INTERNAL", "no prompt worker is running");
     const entry = alive[hash(routeKey) % alive.length]!;
@@ -117,7 +130,7 @@ export class PromptPool {
     const pending = entry.pending.get(result.id);
     if (!pending) return;
     entry.pending.delete(result.id);
-    if (result.ok) pending.resolve({ ids: toArray(result.ids), tail: result.tail });
+    if (result.ok) pending.resolve({ ids: toArray(result.ids), tail: result.tail, lengths: result.lengths });
     else pending.reject(new OpenclawRlError(result.code as ErrorCode, result.message));
   }
 

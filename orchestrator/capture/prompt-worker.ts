@@ -9,8 +9,12 @@ import { templateKwargs } from "./prompt-builder.ts";
 
 export interface PromptJob {
   id: number;
-  /** build: from messages; body: from the raw request body (transferred, parsed here as the proxy parses it); encode: text. */
-  kind: "build" | "body" | "encode";
+  /**
+   * build: from messages; body: from the raw request body (transferred, parsed here as the proxy parses it); encode:
+   * text; segments: plain segments (no added tokens), each encoded on its own (for the main thread's segment cache).
+   */
+  kind: "build" | "body" | "encode" | "segments";
+  segments?: string[];
   body?: ArrayBuffer;
   messages?: ChatMessage[];
   tools?: Tool[] | null;
@@ -19,7 +23,7 @@ export interface PromptJob {
 }
 
 export type PromptJobResult =
-  | { id: number; ok: true; ids: Int32Array; tail: string }
+  | { id: number; ok: true; ids: Int32Array; tail: string; /** segments jobs: how many ids each segment has */ lengths?: number[] }
   | { id: number; ok: false; code: string; message: string };
 
 async function main(): Promise<void> {
@@ -37,6 +41,13 @@ async function main(): Promise<void> {
   }
   port.on("message", (job: PromptJob) => {
     try {
+      if (job.kind === "segments") {
+        const encoded = (job.segments ?? []).map((segment) => tokenizer.encode(segment));
+        const ids = Int32Array.from(encoded.flat());
+        const result: PromptJobResult = { id: job.id, ok: true, ids, tail: "", lengths: encoded.map((segment) => segment.length) };
+        port.postMessage(result, [ids.buffer]);
+        return;
+      }
       let text: string;
       if (job.kind === "encode") text = job.text ?? "";
       else if (job.kind === "body") {

@@ -31,6 +31,9 @@ export class LruCache<K, V> {
     this.map.set(key, value);
     if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value as K);
   }
+  has(key: K): boolean {
+    return this.map.has(key);
+  }
   get size(): number {
     return this.map.size;
   }
@@ -66,6 +69,35 @@ export class ModelTokenizer {
       else for (const id of this.encodeSegment(piece)) ids.push(id);
     }
     return ids;
+  }
+
+  /**
+   * encode(text) when the plain segments not cached yet total at most `budgetChars` (cheap enough for the event
+   * loop); otherwise the uncached segments, to be encoded elsewhere (a worker) and given back with learnSegments.
+   */
+  encodeWithin(text: string, budgetChars: number): { ids: number[] } | { missing: string[] } {
+    const pieces = this.splitter ? text.split(this.splitter) : [text];
+    const missing: string[] = [];
+    let missingChars = 0;
+    for (const piece of pieces) {
+      if (piece.length === 0 || this.addedTokens.has(piece) || this.segments.has(piece)) continue;
+      missing.push(piece);
+      missingChars += piece.length;
+    }
+    if (missingChars > budgetChars) return { missing };
+    const ids: number[] = [];
+    for (const piece of pieces) {
+      if (piece.length === 0) continue;
+      const addedId = this.splitter ? this.addedTokens.get(piece) : undefined;
+      if (addedId !== undefined) ids.push(addedId);
+      else for (const id of this.encodeSegment(piece)) ids.push(id);
+    }
+    return { ids };
+  }
+
+  /** Caches segment ids encoded elsewhere (by a ModelTokenizer of the same files: encode(segment) for a plain segment). */
+  learnSegments(segments: readonly string[], ids: readonly (readonly number[])[]): void {
+    segments.forEach((segment, index) => this.segments.set(segment, ids[index]!));
   }
 
   decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {

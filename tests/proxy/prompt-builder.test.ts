@@ -1,7 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { endsInsideReasoning, PromptBuilder } from "../../orchestrator/capture/prompt-builder.ts";
+import { chatRequestSchema, type ChatMessage, type ChatRequest } from "../../contracts/chat.ts";
+import { endsInsideReasoning, PromptBuilder, templateKwargs } from "../../orchestrator/capture/prompt-builder.ts";
+import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
+import { ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
 import { PromptPool } from "../../orchestrator/capture/prompt-pool.ts";
-import { INTERNAL_CONTEXT, openclawSystemPrompt, openclawTools, userTurn } from "./fixtures.ts";
+import { INTERNAL_CONTEXT, openclawFixture, openclawSystemPrompt, openclawTools, userTurn } from "./fixtures.ts";
 import { qwen3 } from "./harness.ts";
 
 describe("prompt builder", () => {
@@ -39,6 +42,38 @@ describe("prompt builder", () => {
       expect(built!.ids).toEqual(tokenizer.encode(template.render(messages, { tools, addGenerationPrompt: true })));
     }
     expect(pooledLate).toBeLessThan(inlineLate / 2);
+  });
+
+  it("builds requests on this thread with the compiled template, sending only uncached long segments to the worker: same ids as jinja + a full encode", async () => {
+    const { template } = await qwen3();
+    const files = await loadTokenizerFiles("builtin:qwen3");
+    const tokenizer = new ModelTokenizer(files); // a fresh segment cache: the system prompt is new to it
+    const reference = new ModelTokenizer(files, 0);
+    const builder = new PromptBuilder(template, tokenizer, pool);
+    pool.start();
+    expect(await builder.verifyPool()).toBe(true);
+    const tools = openclawTools();
+    const system: ChatMessage = { role: "system", content: openclawSystemPrompt(48_000, " in-thread") };
+    const history: ChatMessage[] = [system];
+    const requests: ChatRequest[] = [];
+    for (let turn = 1; turn <= 6; turn++) {
+      history.push(userTurn("h", turn, turn === 1));
+      requests.push({ messages: [...history, INTERNAL_CONTEXT], tools, ...(turn % 3 === 0 ? { chat_template_kwargs: { enable_thinking: false } } : {}) } as ChatRequest);
+      history.push(
+        turn % 2 === 0
+          ? { role: "assistant", content: null, reasoning_content: "check the file", tool_calls: [{ id: `call_${turn}`, type: "function", function: { name: "read", arguments: `{"path": "${turn}.md"}` } }] }
+          : { role: "assistant", content: `<think>\nturn ${turn}\n</think>\n\nDone with ${turn}.` },
+      );
+      if (turn % 2 === 0) history.push({ role: "tool", content: `contents of ${turn}.md`, tool_call_id: `call_${turn}` });
+    }
+    for (const name of ["main-turn-1", "main-turn-2", "tool-turn-1", "tool-turn-2"] as const) requests.push(chatRequestSchema.parse(openclawFixture(name).body));
+    for (const request of requests) {
+      const built = await builder.buildRequest(request, null, "h");
+      const text = template.renderJinja(request.messages, { tools: request.tools ?? null, addGenerationPrompt: true, extra: templateKwargs(request) });
+      expect(built.ids).toEqual(reference.encode(text));
+      expect(built.startsInReasoning).toBe(endsInsideReasoning(text));
+    }
+    expect(tokenizer.cachedSegments).toBeGreaterThan(0); // the worker's segments were learned here
   });
 
   it("detects a generation prompt that opens <think>", () => {
