@@ -38,6 +38,24 @@ def http_json(method: str, url: str, body: dict | None = None) -> dict | str:
         return text
 
 
+SERVER_WAIT_S = 120.0
+
+
+def wait_for_server(url: str, timeout_s: float) -> None:
+    """Polls GET /health until the server answers 200; raises after timeout_s (the supervisor then reports it)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with urllib.request.urlopen(url.rstrip("/") + "/health", timeout=2.0) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the policy server at {url} did not answer /health within {timeout_s:.0f}s")
+        time.sleep(0.1)
+
+
 def load_function(path: str):
     module, _, attribute = path.rpartition(".")
     return getattr(importlib.import_module(module), attribute)
@@ -196,6 +214,7 @@ def main(argv=None) -> int:
     )
     args = slime_like_args(options)
     sync = WeightSync(options.policy_url, options.run_dir, learner)
+    wait_for_server(options.policy_url, SERVER_WAIT_S)  # slime creates the engines before the first weight sync
     sync.update()  # slime's initial actor_model.update_weights()
     pending = Background(generate_rollout, args, 0, None)
     current = None

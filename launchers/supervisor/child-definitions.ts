@@ -36,11 +36,8 @@ export function defineChildren(plan: LaunchPlan, recipe: Recipe, hooks: Definiti
     else if (spec.argv.includes("sglang.launch_server")) definitions.push(standaloneJudge(spec, recipe, hooks));
     else definitions.push(standIn(spec, hooks));
   }
-  // The stand-in trainer drives the stand-in servers at once: start it after they answer.
-  const servers = definitions.filter((definition) => definition.spec && flagValue(definition.spec.argv, "--port") !== undefined && definition.spec.name.startsWith("rehearsal-"));
-  for (const definition of definitions) {
-    if (definition.spec?.name.startsWith("rehearsal-") && !definition.gatesTraffic) definition.after = servers.map((server) => server.name);
-  }
+  // The stand-in trainer starts together with the stand-in servers (its Python start-up overlaps theirs); like
+  // slime's train_async, it waits for the policy server to answer before its first weight sync.
   return definitions;
 }
 
