@@ -2,24 +2,16 @@
 // (combine, the CPU stand-ins) on free loopback ports, `openclaw-rl demo` through its proxy, the page in Chromium.
 // Run: npx tsx tests/dashboard/screenshot.ts [docs-dir] [turns]   (needs /usr/bin/chromium; about a minute)
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { execa } from "execa";
 import { launchChromium } from "./chromium.ts";
+import { freePort } from "../support/loopback.ts";
 
 const docsDir = resolve(process.argv[2] ?? "docs");
 const turns = Number(process.argv[3] ?? 120);
 const repo = resolve(import.meta.dirname, "../..");
 const cli = join(repo, "bin/openclaw-rl.mjs");
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 const runDir = mkdtempSync(join(tmpdir(), "dashboard-rehearsal-"));
 const [proxyPort, adminPort, policyPort, judgePort] = [await freePort(), await freePort(), await freePort(), await freePort()];

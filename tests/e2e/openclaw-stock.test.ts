@@ -2,34 +2,16 @@
 // three conversations of three user turns each, a tool call, explicit 👍 / 👎, OpenClaw's own activity-recap side
 // requests, and the stand-in trainer's weight updates mid-conversation. Checks what was captured, judged, delivered.
 import { mkdtemp, readFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openclawInstalled } from "./support/openclaw-client.ts";
 import { startGateway, type Gateway } from "./support/openclaw-gateway.ts";
+import { freePort, until } from "../support/loopback.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const API_KEY = "e2e-proxy-key";
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | null>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => null);
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 async function readJsonl(file: string): Promise<Record<string, any>[]> {
   const text = await readFile(file, "utf8").catch(() => "");

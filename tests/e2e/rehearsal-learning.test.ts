@@ -2,37 +2,19 @@
 // stand-in trainer running the real native rollout function), a scripted user who rejects the AI-flavoured style,
 // and, for each method, the rejected style's share falling over training batches.
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { rejectedShare, rewardCurve } from "../../launchers/rehearsal/reward-curve.ts";
 import { ScriptedUser } from "../../launchers/rehearsal/scripted-user.ts";
+import { freePort, until } from "../support/loopback.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const TURNS: Record<string, number> = { binary: 72, opd: 120, combine: 72 };
 // OPD samples come only from rejected turns (the hint judge accepts only those), so its batches fill slowly; smaller
 // batches give it as many weight updates per run as the other methods get.
 const BATCH: Record<string, number> = { binary: 4, opd: 2, combine: 4 };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | null>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => null);
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 async function policyState(policyUrl: string): Promise<{ weight_version: string; responder: { probabilities: Record<string, number> } }> {
   return (await (await fetch(`${policyUrl}/standin/state`, { signal: AbortSignal.timeout(5000) })).json()) as never;

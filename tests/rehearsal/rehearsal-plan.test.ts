@@ -1,23 +1,15 @@
 // The rehearsal engine's process plan, and the planned stand-in servers actually starting from that argv:
 // banner ("the model is a stand-in"), /health, and the policy's stand-in state on the recipe's port.
-import { createServer } from "node:net";
 import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import type { PlanContext } from "../../contracts/plan.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
 import { rehearsalProcesses } from "../../launchers/rehearsal/rehearsal-plan.ts";
+import { freePort } from "../support/loopback.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const context: PlanContext = { packageRoot: root, runDir: "/tmp/run", bridgeUrl: "http://127.0.0.1:4567", bridgeToken: "sekret", environment: {} };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe("rehearsalProcesses", () => {
   it("plans the policy and judge stand-ins on the recipe's ports and the trainer with the bridge env", () => {

@@ -1,7 +1,6 @@
 // Test harness of the supervisor tests: a temp run folder, the fixture executables first on PATH, the
 // fixture event log, free ports, and the ProcessSpecs a launch plan would produce for them.
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -60,16 +59,7 @@ export class Harness {
   }
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from "../support/loopback.ts";
 
 export function slimeRecipe(overrides: { rayPort: number; dashboardPort: number; judgePort: number; restartOnCrash?: boolean; nodes?: number; runDir: string }): Recipe {
   const input: RecipeInput = {
