@@ -28,6 +28,8 @@ export interface CapturedTurn {
   decidedBy: TurnDecision;
   messages: ChatMessage[]; // the request's messages, ephemeral context blocks included (as sent)
   tools: Tool[] | null;
+  /** The request's chat_template_kwargs (e.g. enable_thinking), needed to render the same prompt again. */
+  templateKwargs?: Record<string, unknown>;
   promptIds: number[];
   responseIds: number[];
   responseLogProbs: number[]; // one per response id, exactly as the engine returned them

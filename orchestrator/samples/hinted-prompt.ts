@@ -26,7 +26,14 @@ export function appendHint(messages: readonly ChatMessage[], hint: string): Chat
 }
 
 /** Token ids of the hinted prompt, ending with the generation prompt, ready to be followed by the response ids. */
-export function hintedPromptIds(messages: readonly ChatMessage[], tools: Tool[] | null, hint: string, template: ChatTemplate, tokenizer: ModelTokenizer): number[] {
-  const text = template.render(appendHint(messages, hint), { tools, addGenerationPrompt: true });
+export function hintedPromptIds(
+  messages: readonly ChatMessage[],
+  tools: Tool[] | null,
+  hint: string,
+  template: ChatTemplate,
+  tokenizer: ModelTokenizer,
+  templateKwargs?: Record<string, unknown>,
+): number[] {
+  const text = template.render(appendHint(messages, hint), { tools, addGenerationPrompt: true, extra: templateKwargs });
   return tokenizer.encode(text);
 }

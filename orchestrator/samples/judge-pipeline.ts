@@ -242,7 +242,10 @@ export class JudgePipeline {
 
     let teacher: TeacherOutcome | null = null;
     if (decision.teacher === "engine") {
-      teacher = await this.teacher.score({ messages: turn.messages, tools: turn.tools, promptIds: turn.promptIds, responseIds: turn.responseIds }, signals.hint!);
+      teacher = await this.teacher.score(
+        { messages: turn.messages, tools: turn.tools, templateKwargs: turn.templateKwargs, promptIds: turn.promptIds, responseIds: turn.responseIds },
+        signals.hint!,
+      );
       record.teacher = {
         ok: teacher.ok,
         reason: teacher.ok ? null : teacher.reason,

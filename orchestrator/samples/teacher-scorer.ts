@@ -23,6 +23,8 @@ export interface TeacherScorerOptions {
 export interface TeacherInput {
   messages: readonly ChatMessage[];
   tools: Tool[] | null;
+  /** The request's chat_template_kwargs, rendered again with the hint. */
+  templateKwargs?: Record<string, unknown>;
   /** The turn's own prompt ids: re-rendering the messages without the hint should give exactly these. */
   promptIds: readonly number[];
   responseIds: readonly number[];
@@ -34,8 +36,8 @@ export type TeacherOutcome =
       values: TeacherValues;
       promptLength: number;
       logprobStartLen: number;
-      /** False when re-rendering the turn's messages (without hint) does not give its prompt ids: the request used
-       * template options (chat_template_kwargs) the turn record does not carry; the hinted prompt may differ likewise. */
+      /** False when re-rendering the turn's messages (without hint, with its chat_template_kwargs) does not give its
+       * prompt ids: the template is not deterministic for them; the hinted prompt may then differ likewise. */
       promptReproduced: boolean;
     }
   | { ok: false; reason: string; promptLength: number | null; logprobStartLen: number | null };
@@ -50,7 +52,7 @@ export class TeacherScorer {
   async score(input: TeacherInput, hint: string): Promise<TeacherOutcome> {
     let promptIds: number[];
     try {
-      promptIds = hintedPromptIds(input.messages, input.tools, hint, this.options.template, this.options.tokenizer);
+      promptIds = hintedPromptIds(input.messages, input.tools, hint, this.options.template, this.options.tokenizer, input.templateKwargs);
     } catch (error) {
       return { ok: false, reason: `cannot render the hinted prompt: ${(error as Error).message}`, promptLength: null, logprobStartLen: null };
     }
@@ -76,7 +78,7 @@ export class TeacherScorer {
 
   private reproducesPrompt(input: TeacherInput): boolean {
     try {
-      const ids = this.options.tokenizer.encode(this.options.template.render(input.messages, { tools: input.tools, addGenerationPrompt: true }));
+      const ids = this.options.tokenizer.encode(this.options.template.render(input.messages, { tools: input.tools, addGenerationPrompt: true, extra: input.templateKwargs }));
       return ids.length === input.promptIds.length && ids.every((id, index) => id === input.promptIds[index]);
     } catch {
       return false;

@@ -68,6 +68,19 @@ describe("opd", () => {
     expect(record).toMatchObject({ sample: { kind: "opd" }, teacher: { ok: true, promptReproduced: false } });
   });
 
+  it("renders the hinted prompt with the turn's chat_template_kwargs, so the teacher sees the same template options", async () => {
+    harness = await startHarness({ method: "opd", judge: { votes: 1 } });
+    harness.judge.script("CASE-kw-carried", "hint", [`\\boxed{1} [HINT_START]${HINT_11}[HINT_END]`]);
+    const turn = await makeTurn({ marker: "CASE-kw-carried" });
+    const templateKwargs = { enable_thinking: false };
+    const rendered = harness.template.render(turn.messages, { addGenerationPrompt: true, extra: templateKwargs });
+    await harness.judgeTurn({ ...turn, templateKwargs, promptIds: harness.tokenizer.encode(rendered) });
+    const [record] = await harness.records();
+    expect(record).toMatchObject({ sample: { kind: "opd" }, teacher: { ok: true, promptReproduced: true } });
+    const scored = harness.judge.scored.at(-1)!;
+    expect(scored.promptText).toContain(`${HINT_11}<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n`);
+  });
+
   it("top-K: [R][K] teacher rows aligned with the response tokens", async () => {
     harness = await startHarness({ method: "opd", judge: { votes: 1 }, opd: { topk: 5 } });
     harness.judge.script("CASE-topk", "hint", [`\\boxed{1} [HINT_START]${HINT_11}[HINT_END]`]);
