@@ -6,8 +6,8 @@ import type { ChatTemplate } from "../tokenizer/chat-template.ts";
 import type { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
 import type { PromptPool } from "./prompt-pool.ts";
 
-/** Uncached text a prompt may have for it to be tokenized on the event loop (about 1 ms of BPE) rather than in a worker. */
-export const INLINE_ENCODE_CHARS = 4096;
+/** Uncached text a prompt may have for it to be tokenized on the event loop (about 1 µs of BPE a character) rather than in a worker. */
+export const INLINE_ENCODE_CHARS = 1024;
 
 export interface BuiltPrompt {
   ids: number[];

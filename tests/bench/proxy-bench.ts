@@ -200,7 +200,9 @@ async function main(): Promise<void> {
 
   const rows: string[] = [];
   const goals: string[] = [];
-  for (const concurrency of [1, 64]) {
+  // --cpu-only: skip the latency runs (quick CPU-per-turn figures while profiling)
+  const cpuOnly = process.argv.includes("--cpu-only");
+  for (const concurrency of cpuOnly ? [] : [1, 64]) {
     for (const stream of [false, true]) {
       const direct: number[] = [];
       const proxied: number[] = [];
