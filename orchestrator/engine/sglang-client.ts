@@ -72,7 +72,8 @@ export class SglangClient {
       let buffer = "";
       const checked: StreamChecks = { ids: 0, logprobs: 0 };
       try {
-        for await (const chunk of response as AsyncIterable<string>) {
+        // destroyOnReturn false: leaving the loop at [DONE] must not destroy the socket (it goes back to the pool)
+        for await (const chunk of response.iterator({ destroyOnReturn: false }) as AsyncIterable<string>) {
           timer.refresh();
           buffer += chunk;
           let boundary: number;
@@ -98,7 +99,7 @@ export class SglangClient {
       clearTimeout(timer);
       // read to the end (the socket goes back to the pool) after [DONE]; cut it on any other way out
       if (response && !response.complete) {
-        if (finished) response.resume();
+        if (finished) drain(response);
         else response.destroy();
       }
     }
@@ -195,6 +196,14 @@ export class SglangClient {
     }
     return response;
   }
+}
+
+/** Reads what follows [DONE] (normally just the end) so the socket is reused; an engine that never ends is cut after 5 s. */
+function drain(response: IncomingMessage): void {
+  const timer = setTimeout(() => response.destroy(), 5000);
+  timer.unref();
+  response.once("close", () => clearTimeout(timer));
+  response.resume();
 }
 
 /** The data of one SSE event (its `data:` lines joined). */

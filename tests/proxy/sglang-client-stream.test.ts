@@ -73,3 +73,33 @@ describe("SglangClient stream chunk validation", () => {
     }
   });
 });
+
+describe("SglangClient stream connections", () => {
+  it("reuses one keep-alive connection for streams read to [DONE], and cuts a stream left early", async () => {
+    let connections = 0;
+    const server = createServer(async (request, response) => {
+      for await (const part of request) void part;
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write(chunk([3], null));
+      setTimeout(() => response.end(chunk([3, 4], { type: "stop", matched: 4 }) + "data: [DONE]\n\n"), 2);
+    });
+    server.on("connection", () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    const client = new SglangClient({ baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`, timeoutMs: 2000 });
+    try {
+      for (let round = 0; round < 5; round++) {
+        const ids: number[][] = [];
+        for await (const part of client.generateStream({ input_ids: [1], sampling_params: {} })) ids.push(part.output_ids ?? []);
+        expect(ids).toEqual([[3], [3, 4]]);
+      }
+      expect(connections).toBeLessThanOrEqual(2); // (a request sent before the last one's end was read opens a second)
+      for await (const part of client.generateStream({ input_ids: [1], sampling_params: {} })) if (part) break; // left after the first chunk
+      const again: number[][] = [];
+      for await (const part of client.generateStream({ input_ids: [1], sampling_params: {} })) again.push(part.output_ids ?? []);
+      expect(again).toEqual([[3], [3, 4]]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
