@@ -48,12 +48,12 @@ export class PromptBuilder {
 
   private async buildHere(messages: readonly ChatMessage[], tools: readonly Tool[] | null, extra: Record<string, unknown> | undefined, routeKey: string): Promise<BuiltPrompt> {
     const text = this.template.render(messages, { tools: tools ? [...tools] : null, addGenerationPrompt: true, extra });
-    let encoded = this.tokenizer.encodeWithin(text, this.pool ? INLINE_ENCODE_CHARS : Infinity);
+    let encoded = this.tokenizer.encodeWithin(text, this.pool ? INLINE_ENCODE_CHARS : Infinity, routeKey);
     if ("missing" in encoded) {
       const missing = encoded.missing;
       const ids = await this.inPool(() => this.pool!.encodeSegments(routeKey, missing));
       if (ids) this.tokenizer.learnSegments(missing, ids);
-      encoded = this.tokenizer.encodeWithin(text, Infinity) as { ids: number[] }; // (encodes here if the worker failed)
+      encoded = this.tokenizer.encodeWithin(text, Infinity, routeKey) as { ids: number[] }; // (encodes here if the worker failed)
     }
     return { ids: encoded.ids, startsInReasoning: endsInsideReasoning(text) };
   }

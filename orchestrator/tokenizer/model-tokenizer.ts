@@ -61,6 +61,13 @@ export class ModelTokenizer {
   private readonly splitter: RegExp | null;
   private readonly segments: LruCache<string, readonly number[]>;
   private readonly idToAdded: Map<number, string>;
+  /** Per memo key (a session): its last text, the offsets just after each added token, and the ids up to each. */
+  private readonly memos = new LruCache<string, { text: string; cuts: number[]; counts: number[]; ids: number[] }>(128);
+  /**
+   * Whether a text's split at added tokens up to the end of one is the same whatever follows: true unless an added
+   * token contains another one (then a longer match could start earlier).
+   */
+  private readonly prefixReusable: boolean;
 
   constructor(files: TokenizerFiles, cacheSegments = 4096) {
     this.inner = TokenizerLoader.fromPreTrained({ tokenizerJSON: files.tokenizerJson, tokenizerConfig: files.tokenizerConfig }) as unknown as LenmlTokenizer;
@@ -71,6 +78,7 @@ export class ModelTokenizer {
     const sorted = [...this.addedTokens.keys()].sort((a, b) => b.length - a.length);
     this.splitter = sorted.length > 0 ? new RegExp(`(${sorted.map(escapeRegExp).join("|")})`) : null;
     this.segments = new LruCache(cacheSegments);
+    this.prefixReusable = this.splitter !== null && sorted.every((token) => sorted.every((other) => other === token || !token.includes(other)));
   }
 
   /** Same ids as tokenizer(text, add_special_tokens=False).input_ids in transformers. */
@@ -89,9 +97,24 @@ export class ModelTokenizer {
   /**
    * encode(text) when the plain segments not cached yet total at most `budgetChars` (cheap enough for the event
    * loop); otherwise the uncached segments, to be encoded elsewhere (a worker) and given back with learnSegments.
+   * With `memoKey` (a session), the longest part of that key's previous text that this text starts with, up to the
+   * end of an added token, is reused as is (its ids, no split or lookups): a session's prompt grows at its end.
+   * The returned ids are shared with that memo: read them, do not change them.
    */
-  encodeWithin(text: string, budgetChars: number): { ids: number[] } | { missing: string[] } {
-    const pieces = this.splitter ? text.split(this.splitter) : [text];
+  encodeWithin(text: string, budgetChars: number, memoKey?: string): { ids: number[] } | { missing: string[] } {
+    const memo = memoKey !== undefined && this.prefixReusable ? this.memos.get(memoKey) : undefined;
+    let reused = -1; // index into memo.cuts
+    if (memo) {
+      for (let low = 0, high = memo.cuts.length - 1; low <= high; ) {
+        const middle = (low + high) >> 1;
+        const cut = memo.cuts[middle]!;
+        // (=== on two slices compares memory; startsWith goes character by character, 40 times slower)
+        if (cut <= text.length && text.slice(0, cut) === memo.text.slice(0, cut)) low = (reused = middle) + 1;
+        else high = middle - 1;
+      }
+    }
+    const start = reused >= 0 ? memo!.cuts[reused]! : 0;
+    const pieces = this.splitter ? (start > 0 ? text.slice(start) : text).split(this.splitter) : [text];
     const missing: string[] = [];
     let missingChars = 0;
     for (const piece of pieces) {
@@ -100,13 +123,21 @@ export class ModelTokenizer {
       missingChars += piece.length;
     }
     if (missingChars > budgetChars) return { missing };
-    const ids: number[] = [];
+    const ids: number[] = reused >= 0 ? memo!.ids.slice(0, memo!.counts[reused]!) : [];
+    const cuts = reused >= 0 ? memo!.cuts.slice(0, reused + 1) : [];
+    const counts = reused >= 0 ? memo!.counts.slice(0, reused + 1) : [];
+    let offset = start;
     for (const piece of pieces) {
       if (piece.length === 0) continue;
+      offset += piece.length;
       const addedId = this.splitter ? this.addedTokens.get(piece) : undefined;
-      if (addedId !== undefined) ids.push(addedId);
-      else for (const id of this.encodeSegment(piece)) ids.push(id);
+      if (addedId !== undefined) {
+        ids.push(addedId);
+        cuts.push(offset);
+        counts.push(ids.length);
+      } else for (const id of this.encodeSegment(piece)) ids.push(id);
     }
+    if (memoKey !== undefined && this.prefixReusable) this.memos.set(memoKey, { text, cuts, counts, ids });
     return { ids };
   }
 
