@@ -7,6 +7,7 @@ import { OpenclawRlError } from "../../contracts/errors.ts";
 import { TURN_RECORD_VERSION, type CapturedTurn, type FinishReason } from "../../contracts/turn.ts";
 import { Generation } from "../capture/generation.ts";
 import { OutputParser } from "../capture/output-parser.ts";
+import { templateKwargs } from "../capture/prompt-builder.ts";
 import { mapSampling } from "../capture/sampling-params.ts";
 import { TokenTextStream } from "../capture/token-text-stream.ts";
 import { stableHistory } from "../sessions/message-digest.ts";
@@ -111,6 +112,7 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
     decidedBy: decision.decidedBy,
     messages: body.messages,
     tools: body.tools ?? null,
+    templateKwargs: templateKwargs(body),
     promptIds: prompt.ids,
     responseIds: generation.ids,
     responseLogProbs: generation.logProbs,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { assemble, postChat, startHarness, streamChat, waitFor, type Harness } from "./harness.ts";
+import { assemble, postChat, qwen3, startHarness, streamChat, waitFor, type Harness } from "./harness.ts";
 
 const LONG = "One two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty.";
 
@@ -106,5 +106,18 @@ describe("streaming and weight updates", () => {
     expect(choice.finish_reason).toBe("length");
     expect((answer.body.usage as { completion_tokens: number }).completion_tokens).toBe(5);
     await waitFor(() => harness!.events.some((event) => event.type === "turn-end"));
+  });
+
+  it("renders chat_template_kwargs into the prompt and hands them on with the turn (the teacher renders them again)", async () => {
+    harness = await startHarness({ script: () => LONG });
+    const kwargs = { enable_thinking: false };
+    const headers = { "x-session-id": "kwargs-1" };
+    await postChat(harness.url, { messages: [{ role: "user", content: "count" }], chat_template_kwargs: kwargs }, headers);
+    await postChat(harness.url, { messages: [{ role: "user", content: "count" }, { role: "assistant", content: LONG }, { role: "user", content: "thanks" }], chat_template_kwargs: kwargs }, headers);
+    await waitFor(() => harness!.closed.length === 1);
+    const turn = harness.closed[0]!;
+    expect(turn.templateKwargs).toEqual(kwargs);
+    const prompt = (await qwen3()).tokenizer.decode(turn.promptIds);
+    expect(prompt.endsWith("<|im_start|>assistant\n<think>\n\n</think>\n\n")).toBe(true);
   });
 });
