@@ -3,7 +3,8 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { OpenclawRlError } from "../../contracts/errors.ts";
-import { generateResponseSchema, streamErrorSchema, type GenerateRequest, type GenerateResponse } from "../../contracts/sglang.ts";
+import { generateResponseSchema, type GenerateRequest, type GenerateResponse } from "../../contracts/sglang.ts";
+import { eventData, parseStreamChunk, type StreamChecks } from "./stream-chunk.ts";
 
 /** An engine answer with an HTTP (or mid-stream error) status: 499 = the request was aborted (pause for a weight update). */
 export class EngineStatusError extends OpenclawRlError {
@@ -106,8 +107,7 @@ export class SglangClient {
   }
 
   /** POSTs a streamed request; resolves with the response once the engine answered 2xx (else EngineStatusError). */
-  private openStream(path: string, body: unknown, signal: AbortSignal): Promise<IncomingMessage> {
-    const payload = JSON.stringify(body);
+  private openStream(path: string, body: unknown, signal: AbortSignal, retries = 2, payload = JSON.stringify(body)): Promise<IncomingMessage> {
     const url = new URL(this.baseUrl + path);
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
@@ -118,10 +118,15 @@ export class SglangClient {
         signal,
         headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...this.headers() },
       });
+      let answered = false;
       outgoing.once("error", (cause) => {
-        reject(signal.aborted ? signal.reason : new OpenclawRlError("ENGINE_UNAVAILABLE", `cannot reach ${this.baseUrl}${path}`, { path: this.baseUrl, cause, retryable: true }));
+        if (signal.aborted) return reject(signal.reason);
+        // a kept-alive connection the engine closed just as it was reused: once more on another (as Node advises)
+        if (outgoing.reusedSocket && !answered && retries > 0) return resolve(this.openStream(path, body, signal, retries - 1, payload));
+        reject(new OpenclawRlError("ENGINE_UNAVAILABLE", `cannot reach ${this.baseUrl}${path}`, { path: this.baseUrl, cause, retryable: true }));
       });
       outgoing.once("response", (response) => {
+        answered = true;
         const status = response.statusCode ?? 0;
         if (status >= 200 && status < 300) return resolve(response);
         let text = "";
@@ -204,106 +209,6 @@ function drain(response: IncomingMessage): void {
   timer.unref();
   response.once("close", () => clearTimeout(timer));
   response.resume();
-}
-
-/** The data of one SSE event (its `data:` lines joined). */
-function eventData(event: string): string {
-  if (event.startsWith("data:") && !event.includes("\n")) return event.slice(5).trimStart();
-  return event
-    .split("\n")
-    .filter((line) => line.startsWith("data:"))
-    .map((line) => line.slice(5).trimStart())
-    .join("\n");
-}
-
-/** How many entries of the cumulative output arrays earlier chunks of this stream already validated. */
-interface StreamChecks {
-  ids: number;
-  logprobs: number;
-}
-
-/**
- * One streamed chunk, validated in linear time: in SGLang's default mode each chunk repeats every output id and
- * log-prob so far, so those two arrays are checked only past what earlier chunks checked; zod checks the rest.
- */
-function parseStreamChunk(data: string, baseUrl: string, checked: StreamChecks): GenerateResponse {
-  let value: unknown;
-  try {
-    value = JSON.parse(data);
-  } catch (cause) {
-    throw new OpenclawRlError("ENGINE_ERROR", `malformed stream chunk from ${baseUrl}`, { cause, path: baseUrl });
-  }
-  if (typeof value === "object" && value !== null && "error" in value) {
-    const error = streamErrorSchema.safeParse(value);
-    if (error.success) {
-      const code = Number(error.data.error.code);
-      throw new EngineStatusError(Number.isFinite(code) ? code : 500, `engine error mid-stream: ${error.data.error.message}`, { path: baseUrl, retryable: code === 499 || code >= 500 });
-    }
-  }
-  const fail = (message: string): never => {
-    throw new OpenclawRlError("ENGINE_ERROR", `unexpected stream chunk from ${baseUrl}: ${message}`, { path: baseUrl });
-  };
-  const raw = value as { output_ids?: unknown; meta_info?: { output_token_logprobs?: unknown; completion_tokens?: unknown } };
-  const ids = raw?.output_ids;
-  const entries = raw?.meta_info?.output_token_logprobs;
-  const completion = raw?.meta_info?.completion_tokens;
-  let parsed: { data: GenerateResponse };
-  if (isCommonChunk(value)) parsed = { data: value as GenerateResponse }; // the usual shape: checked by hand, no copy
-  else {
-    // zod checks everything but the two big arrays (validated below), which it sees empty
-    let light: unknown = value;
-    if (typeof raw?.meta_info === "object" && raw.meta_info !== null && (Array.isArray(ids) || Array.isArray(entries))) {
-      light = { ...raw, ...(Array.isArray(ids) ? { output_ids: [] } : {}), meta_info: { ...raw.meta_info, ...(Array.isArray(entries) ? { output_token_logprobs: [] } : {}) } };
-    }
-    const result = generateResponseSchema.safeParse(light);
-    if (!result.success) return fail(result.error.issues[0]?.message ?? "invalid");
-    parsed = result;
-  }
-  if (Array.isArray(ids)) {
-    const cumulative = ids.length === completion;
-    for (let index = cumulative ? Math.min(checked.ids, ids.length) : 0; index < ids.length; index++) {
-      if (!Number.isInteger(ids[index])) fail(`output_ids.${index} is not a token id`);
-    }
-    if (cumulative) checked.ids = ids.length;
-    parsed.data.output_ids = ids as number[];
-  } else if (ids !== undefined) fail("output_ids is not an array");
-  if (Array.isArray(entries)) {
-    const cumulative = entries.length === completion;
-    for (let index = cumulative ? Math.min(checked.logprobs, entries.length) : 0; index < entries.length; index++) {
-      const entry = entries[index] as unknown[];
-      const ok = Array.isArray(entry) && entry.length >= 3 && (entry[0] === null || typeof entry[0] === "number") && Number.isInteger(entry[1]) && (entry[2] === null || typeof entry[2] === "string");
-      if (!ok) fail(`meta_info.output_token_logprobs.${index} is not [logprob, token_id, text]`);
-    }
-    if (cumulative) checked.logprobs = entries.length;
-    parsed.data.meta_info.output_token_logprobs = entries as GenerateResponse["meta_info"]["output_token_logprobs"];
-  } else if (entries !== undefined) fail("meta_info.output_token_logprobs is not an array");
-  return parsed.data;
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-const optionalInteger = (value: unknown): boolean => value === undefined || Number.isInteger(value);
-const optionalString = (value: unknown, nullable = false): boolean => value === undefined || typeof value === "string" || (nullable && value === null);
-
-/**
- * Whether a chunk has the shape SGLang streams (a subset of what generateResponseSchema accepts, the two big
- * arrays aside), so zod can be skipped; anything else (input log-probs, numeric weight versions, …) goes to zod.
- */
-function isCommonChunk(value: unknown): boolean {
-  if (!isObject(value) || !isObject(value.meta_info)) return false;
-  if (value.text !== undefined && value.text !== null && typeof value.text !== "string") return false;
-  const meta = value.meta_info;
-  if (meta.input_token_logprobs !== undefined || meta.input_top_logprobs !== undefined || meta.output_top_logprobs !== undefined) return false;
-  if (!optionalString(meta.id) || !optionalString(meta.weight_version)) return false;
-  if (!optionalInteger(meta.prompt_tokens) || !optionalInteger(meta.completion_tokens) || !optionalInteger(meta.cached_tokens) || !optionalInteger(meta.output_token_logprobs_length)) return false;
-  const finish = meta.finish_reason;
-  if (finish === undefined || finish === null) return true;
-  if (!isObject(finish)) return false;
-  if (finish.type === "stop") return finish.matched === undefined || finish.matched === null || typeof finish.matched === "number" || typeof finish.matched === "string";
-  if (finish.type === "length") return finish.length === undefined || typeof finish.length === "number";
-  if (finish.type === "abort") {
-    return optionalString(finish.message) && (finish.status_code === undefined || finish.status_code === null || typeof finish.status_code === "number") && optionalString(finish.err_type, true);
-  }
-  return false;
 }
 
 async function readJson(response: Response, baseUrl: string): Promise<unknown> {

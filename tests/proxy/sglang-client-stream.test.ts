@@ -103,3 +103,33 @@ describe("SglangClient stream connections", () => {
     }
   });
 });
+
+describe("SglangClient stale keep-alive connections", () => {
+  it("sends a request again on a new connection when the engine closed the reused one", async () => {
+    const served = new WeakMap<object, number>();
+    let connections = 0;
+    const server = createServer(async (request, response) => {
+      for await (const part of request) void part;
+      const count = (served.get(request.socket) ?? 0) + 1;
+      served.set(request.socket, count);
+      if (count > 1) return request.socket.destroy(); // an engine that drops idle connections without telling
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.end(chunk([8], { type: "stop", matched: 8 }) + "data: [DONE]\n\n");
+    });
+    server.on("connection", () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    const client = new SglangClient({ baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`, timeoutMs: 2000 });
+    try {
+      for (let round = 0; round < 3; round++) {
+        const ids: number[][] = [];
+        for await (const part of client.generateStream({ input_ids: [1], sampling_params: {} })) ids.push(part.output_ids ?? []);
+        expect(ids).toEqual([[8]]);
+        await new Promise((resolve) => setTimeout(resolve, 20)); // the socket is back in the pool
+      }
+      expect(connections).toBe(3);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
