@@ -53,6 +53,9 @@ export function digestMessage(message: ChatMessage | AssistantMessage): string {
  * each message (a 48 KB system prompt, 60 short turns) and each prefix link is hashed once, then looked up (a string
  * comparison) instead of a SHA-1 pass per message and per prefix.
  */
+/** Longest replay-invariant form cached by MessageDigests' short-message cache (capacity × this bounds its memory). */
+const MAX_SHORT_KEY = 4096;
+
 export class MessageDigests {
   private readonly byRole = new Map<string, LruCache<string, string>>(); // long text, keyed by the content itself: no copies
   private readonly short: LruCache<string, string>; // short messages, keyed by their replay-invariant form
@@ -60,16 +63,17 @@ export class MessageDigests {
 
   constructor(
     private readonly minCachedChars = 2048,
-    capacity = 65_536,
+    capacity = 16_384,
   ) {
     this.short = new LruCache(capacity);
-    this.links = new LruCache(capacity);
+    this.links = new LruCache(capacity * 4);
   }
 
   of(message: ChatMessage | AssistantMessage): string {
     const content = message.content;
     if (message.role === "assistant" || typeof content !== "string" || content.length < this.minCachedChars) {
       const key = message.role === "assistant" ? normalizeMessage(message) : `${message.role}\u0000${flattenContent(content as ChatMessage["content"])}`;
+      if (key.length > MAX_SHORT_KEY) return digestMessage(message); // (keeps the cache's memory bounded)
       let digest = this.short.get(key);
       if (digest === undefined) this.short.set(key, (digest = digestMessage(message)));
       return digest;
