@@ -206,6 +206,7 @@ def main(argv=None) -> int:
     options = parse_arguments(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     generate_rollout = load_function(options.rollout_function_path)
+    wait_for_server(options.policy_url, SERVER_WAIT_S)  # slime creates the engines before the trainer talks to them
     learner = make_learner(options)
     print(
         f"[standin-trainer] the model is a stand-in: this trainer runs the real {options.rollout_function_path} in slime's "
@@ -214,7 +215,6 @@ def main(argv=None) -> int:
     )
     args = slime_like_args(options)
     sync = WeightSync(options.policy_url, options.run_dir, learner)
-    wait_for_server(options.policy_url, SERVER_WAIT_S)  # slime creates the engines before the first weight sync
     sync.update()  # slime's initial actor_model.update_weights()
     pending = Background(generate_rollout, args, 0, None)
     current = None

@@ -104,3 +104,29 @@ describe("standin_trainer.py", () => {
     }
   });
 });
+
+describe("standin_trainer.py start-up", () => {
+  it("waits for a policy server that comes up after it (start launches them together) instead of crashing", async () => {
+    const folder = await mkdtemp(path.join(tmpdir(), "standin-trainer-late-"));
+    const tokenizer = new ModelTokenizer(await loadTokenizerFiles("builtin:qwen3"));
+    const late = new StandinSglangServer({ tokenizer, responder: new PolicyResponder(tokenizer, { seed: 5 }) });
+    const { port } = await late.start();
+    const url = late.url;
+    await late.close(); // the port is known but nothing listens yet
+    const trainer = execa(
+      "/usr/bin/python3",
+      ["launchers/rehearsal/standin_trainer.py", "--policy-url", url, "--judge-url", url, "--method", "binary", "--batch-size", "2", "--train-seconds", "0", "--num-rollout", "1", "--run-dir", folder, "--rollout-function-path", "fake_rollout.generate_rollout"],
+      { env: { PYTHONPATH: ["native", "tests/rehearsal/fixtures"].join(path.delimiter), FAKE_ROLLOUT_LOG: path.join(folder, "rollout.log") }, reject: false, timeout: 60_000 },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const server = new StandinSglangServer({ tokenizer, responder: new PolicyResponder(tokenizer, { seed: 5 }), port });
+    await server.start();
+    try {
+      const result = await trainer;
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stdout).toContain('"event": "weights-updated"');
+    } finally {
+      await server.close();
+    }
+  });
+});
