@@ -56,6 +56,20 @@ def wait_for_server(url: str, timeout_s: float) -> None:
         time.sleep(0.1)
 
 
+def torch_importable() -> bool:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def acknowledge_only_rollout(*arguments, **keywords):
+    from acknowledge_only import generate_rollout
+
+    return generate_rollout(*arguments, **keywords)
+
+
 def load_function(path: str):
     module, _, attribute = path.rpartition(".")
     return getattr(importlib.import_module(module), attribute)
@@ -205,7 +219,13 @@ def train(rollout_id: int, output, learner, train_seconds: float) -> None:
 def main(argv=None) -> int:
     options = parse_arguments(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    generate_rollout = load_function(options.rollout_function_path)
+    if options.learn != "on" and not torch_importable():
+        # the real rollout function builds torch tensors: without torch, fetch and acknowledge batches only
+        print("[standin-trainer] torch is not importable by this Python: no learning; batches are only fetched over the bridge and acknowledged", flush=True)
+        options.learn = "off"
+        generate_rollout = acknowledge_only_rollout
+    else:
+        generate_rollout = load_function(options.rollout_function_path)
     wait_for_server(options.policy_url, SERVER_WAIT_S)  # slime creates the engines before the trainer talks to them
     learner = make_learner(options)
     print(

@@ -130,3 +130,31 @@ describe("standin_trainer.py start-up", () => {
     }
   });
 });
+
+describe("standin_trainer.py without torch", () => {
+  it("says so and only fetches and acknowledges batches over the real bridge", async () => {
+    const { FixtureProcess } = await import("../bridge/fixture-process.ts");
+    const folder = await mkdtemp(path.join(tmpdir(), "standin-trainer-notorch-"));
+    const bridge = await FixtureProcess.start(folder, "--samples", "4", "--teacher", "mixed");
+    try {
+      const result = await execa(
+        "/usr/bin/python3",
+        ["launchers/rehearsal/standin_trainer.py", "--policy-url", server.url, "--judge-url", server.url, "--method", "combine", "--batch-size", "2", "--train-seconds", "0", "--num-rollout", "2", "--run-dir", folder],
+        {
+          env: { PYTHONPATH: ["tests/rehearsal/fixtures/no_torch", "native"].join(path.delimiter), OPENCLAW_RL_BRIDGE: bridge.info.url, OPENCLAW_RL_BRIDGE_TOKEN: bridge.info.token },
+          reject: false,
+          timeout: 60_000,
+        },
+      );
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stdout).toContain("torch is not importable by this Python: no learning");
+      const trained = result.stdout.split("\n").filter((line) => line.includes('"event": "trained"'));
+      expect(trained).toHaveLength(2);
+      const stats = await bridge.command("stats");
+      expect(stats.hello).toBeTruthy();
+      expect((stats.events as string[]).filter((type) => type === "batch-acknowledged")).toHaveLength(2);
+    } finally {
+      await bridge.kill9();
+    }
+  });
+});
