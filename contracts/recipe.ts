@@ -170,6 +170,12 @@ export const slimeSchema = z
     python: z.string().default("python3").describe("Python interpreter of the slime environment."),
     ray: z.string().default("ray").describe("ray executable of the slime environment."),
     mem_fraction_static: z.number().gt(0).lt(1).default(0.8).describe("--sglang-mem-fraction-static."),
+    stream_output_flag: z
+      .enum(["--sglang-stream-output", "--sglang-incremental-streaming-output", "none"])
+      .default("--sglang-stream-output")
+      .describe(
+        "Makes SGLang stream only the new tokens of each /generate chunk; by default every chunk repeats the whole answer so far, which the proxy would re-parse at every token (quadratic in the answer's length). slime names the flag after the installed SGLang's field: --sglang-stream-output (SGLang 0.5.x, the reference's) or --sglang-incremental-streaming-output (newer SGLang); none keeps cumulative chunks. The proxy reads both kinds.",
+      ),
     extra_args: z.array(z.string()).default([]).describe("More train_async.py flags, appended last."),
     env: z.record(z.string(), z.string()).default({}).describe("More environment variables for every slime process."),
   })

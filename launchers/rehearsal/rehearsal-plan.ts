@@ -27,6 +27,8 @@ function serverProcess(recipe: Recipe, context: PlanContext, role: "policy" | "j
       "--served-model-name", recipe.model.served_name,
       "--seed", String(rehearsal.seed),
       "--token-delay-ms", String(STANDIN_TOKEN_DELAY_MS),
+      // as the slime plan asks of SGLang: chunks carry only new tokens (the proxy parses each token once)
+      ...(recipe.engine.slime.stream_output_flag === "none" ? [] : ["--incremental-streaming-output"]),
     ],
     env: {},
   };

@@ -70,7 +70,7 @@ const serverInfo: ControlRoute = (server, _body, response) =>
     host: "127.0.0.1",
     port: server.address?.port ?? null,
     weight_version: server.state.weightVersion,
-    incremental_streaming_output: false,
+    incremental_streaming_output: server.options.incrementalStreaming === true,
     stream_interval: 1,
     reasoning_parser: "qwen3",
     tool_call_parser: "qwen25",

@@ -48,8 +48,15 @@ class ChunkBuilder {
     this.inputFields = inputLogprobFields(inputIds, scores, view);
   }
 
-  chunk(generation: StandinGeneration): Record<string, unknown> {
-    const logprobs = this.admitted.view.returnLogprob ? { ...this.inputFields, ...outputLogprobFields(generation.outputIds, generation.outputLogprobs, this.admitted.view) } : null;
+  /**
+   * One response body. `from` > 0 (SGLang's --incremental-streaming-output) sends only the output ids, output
+   * log-probs and text after what earlier chunks carried; completion_tokens and output_token_logprobs_length stay
+   * cumulative, and the input log-probs are repeated in full, as SGLang does.
+   */
+  chunk(generation: StandinGeneration, from: { ids: number; text: number } = { ids: 0, text: 0 }): Record<string, unknown> {
+    const ids = from.ids > 0 ? generation.outputIds.slice(from.ids) : generation.outputIds;
+    const values = from.ids > 0 ? generation.outputLogprobs.slice(from.ids) : generation.outputLogprobs;
+    const logprobs = this.admitted.view.returnLogprob ? { ...this.inputFields, ...outputLogprobFields(ids, values, this.admitted.view) } : null;
     const meta = metaInfo(
       {
         rid: generation.rid,
@@ -64,7 +71,8 @@ class ChunkBuilder {
       logprobs,
     );
     this.first = false;
-    return { text: generation.text(), output_ids: [...generation.outputIds], meta_info: meta };
+    if (logprobs) meta.output_token_logprobs_length = generation.outputIds.length;
+    return { text: generation.text().slice(from.text), output_ids: [...ids], meta_info: meta };
   }
 }
 
@@ -97,8 +105,11 @@ export async function streamGenerate(server: StandinSglangServer, body: unknown,
   response.on("close", () => prepared.generation.requestAbort());
   if (response.destroyed) prepared.generation.requestAbort(); // the client left while it waited
   let sent = 0;
+  const incremental = server.options.incrementalStreaming === true;
+  const carried = { ids: 0, text: 0 };
   for await (const generation of server.run(prepared)) {
-    writeSse(response, builder!.chunk(generation));
+    writeSse(response, builder!.chunk(generation, incremental ? { ...carried } : undefined));
+    if (incremental) Object.assign(carried, { ids: generation.outputIds.length, text: generation.text().length });
     sent += 1;
   }
   if (sent === 0) writeSse(response, builder!.chunk(prepared.generation)); // prefill-only: one final chunk

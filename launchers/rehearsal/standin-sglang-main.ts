@@ -16,6 +16,7 @@ const optionsSchema = z.object({
   seed: z.coerce.number().int().default(0),
   "token-delay-ms": z.coerce.number().min(0).default(0),
   "weight-version": z.string().default("default"),
+  "incremental-streaming-output": z.boolean().default(false),
 });
 
 async function main(): Promise<void> {
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
       seed: { type: "string" },
       "token-delay-ms": { type: "string" },
       "weight-version": { type: "string" },
+      "incremental-streaming-output": { type: "boolean" },
     },
     strict: true,
   });
@@ -56,6 +58,7 @@ async function main(): Promise<void> {
     host: "127.0.0.1",
     tokenDelayMs: options["token-delay-ms"],
     weightVersion: options["weight-version"],
+    incrementalStreaming: options["incremental-streaming-output"],
     log,
   });
   const { url } = await server.start();

@@ -38,6 +38,8 @@ export interface StandinServerOptions {
   port?: number;
   tokenDelayMs?: number;
   weightVersion?: string;
+  /** SGLang's --incremental-streaming-output: streamed chunks carry only new text, ids and output log-probs. */
+  incrementalStreaming?: boolean;
   /** Ids that end a generation besides stop_token_ids (default: <|im_end|> and <|endoftext|>). */
   eosTokenIds?: number[];
   log?: (line: string) => void;

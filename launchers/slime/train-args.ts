@@ -99,6 +99,7 @@ function sglangArgs(recipe: Recipe): string[] {
     "--sglang-mem-fraction-static", String(recipe.engine.slime.mem_fraction_static),
     "--sglang-context-length", String(model.context_length),
     ...(model.reasoning_parser === "none" ? [] : ["--sglang-reasoning-parser", model.reasoning_parser]),
+    ...(recipe.engine.slime.stream_output_flag === "none" ? [] : [recipe.engine.slime.stream_output_flag]),
   ];
 }
 

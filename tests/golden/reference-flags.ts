@@ -95,6 +95,7 @@ const COMMON: Record<string, Difference> = {
   "--prm-model-path": { ours: CHECKPOINT, why: "judge.path, default model.path" },
   "--save": { ours: "/runs/golden/checkpoints", why: "training.save_dir inside records.dir" },
   "--custom-config-path": { ours: "/runs/golden/slime-custom-config.yaml", why: "combine weights and top-K reach the losses as args attributes (stated once)" },
+  "--sglang-stream-output": { ours: null, why: "SGLang streams only new tokens per chunk; with cumulative chunks the proxy would re-parse the whole answer at every token" },
 };
 const EXPLICIT_CLIP = {
   "--eps-clip": { ours: "0.2", why: "the script passes none; slime's default 0.2, stated explicitly" },

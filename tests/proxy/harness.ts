@@ -33,6 +33,7 @@ export interface HarnessOptions {
   ready?: () => boolean;
   policyUrl?: string; // point the proxy elsewhere (an engine that is down)
   promptWorkers?: number; // default 0 here: tests share two cores
+  incrementalStreaming?: boolean; // the stand-in streams like SGLang's --incremental-streaming-output
 }
 
 export interface Harness {
@@ -54,6 +55,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     tokenizer,
     chatTemplate: template,
     tokenDelayMs: options.tokenDelayMs ?? 0,
+    incrementalStreaming: options.incrementalStreaming,
     responder: {
       reply: ({ promptText, inputIds }) => {
         const full = tokenizer.encode(options.script(promptText));

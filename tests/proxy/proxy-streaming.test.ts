@@ -25,43 +25,45 @@ describe("streaming and weight updates", () => {
     expect(contentChunks.length).toBeGreaterThan(10);
   });
 
-  it("continues a generation across pause (abort mode) + weight version bump, recording who made which tokens", async () => {
-    harness = await startHarness({ script: () => LONG, tokenDelayMs: 10 });
-    const current = harness;
-    let paused = false;
-    const answer = await streamChat(current.url, { stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "count" }] }, { "x-session-id": "pause-1" }, async (event) => {
-      if (paused || event.data === "[DONE]") return;
-      const delta = (event.data.choices as { delta: { content?: string } }[] | undefined)?.[0]?.delta;
-      if (!delta?.content) return;
-      paused = true;
-      // what slime does around a weight sync: pause (abort in-flight), new version, continue
-      await fetch(`${current.standin.url}/pause_generation`, { method: "POST", body: JSON.stringify({ mode: "abort" }) });
-      await fetch(`${current.standin.url}/update_weight_version`, { method: "POST", body: JSON.stringify({ new_version: "v2" }) });
-      setTimeout(() => void fetch(`${current.standin.url}/continue_generation`, { method: "POST", body: "{}" }), 80);
-    });
-    expect(answer.status).toBe(200);
-    const streamed = assemble(answer.events);
-    expect(streamed.content).toBe(LONG);
-    expect(streamed.finish).toBe("stop");
-    expect(answer.events.some((event) => event.data !== "[DONE]" && "error" in event.data)).toBe(false);
-    expect(current.standin.state.counters.aborted).toBeGreaterThanOrEqual(1);
+  for (const incrementalStreaming of [false, true]) {
+    it(`continues a generation across pause (abort mode) + weight version bump, recording who made which tokens (${incrementalStreaming ? "incremental" : "cumulative"} chunks)`, async () => {
+      harness = await startHarness({ script: () => LONG, tokenDelayMs: 10, incrementalStreaming });
+      const current = harness;
+      let paused = false;
+      const answer = await streamChat(current.url, { stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "count" }] }, { "x-session-id": "pause-1" }, async (event) => {
+        if (paused || event.data === "[DONE]") return;
+        const delta = (event.data.choices as { delta: { content?: string } }[] | undefined)?.[0]?.delta;
+        if (!delta?.content) return;
+        paused = true;
+        // what slime does around a weight sync: pause (abort in-flight), new version, continue
+        await fetch(`${current.standin.url}/pause_generation`, { method: "POST", body: JSON.stringify({ mode: "abort" }) });
+        await fetch(`${current.standin.url}/update_weight_version`, { method: "POST", body: JSON.stringify({ new_version: "v2" }) });
+        setTimeout(() => void fetch(`${current.standin.url}/continue_generation`, { method: "POST", body: "{}" }), 80);
+      });
+      expect(answer.status).toBe(200);
+      const streamed = assemble(answer.events);
+      expect(streamed.content).toBe(LONG);
+      expect(streamed.finish).toBe("stop");
+      expect(answer.events.some((event) => event.data !== "[DONE]" && "error" in event.data)).toBe(false);
+      expect(current.standin.state.counters.aborted).toBeGreaterThanOrEqual(1);
 
-    await postChat(current.url, { messages: [{ role: "user", content: "count" }] }, { "x-session-id": "pause-1", "x-session-done": "1" });
-    const turn = current.closed.find((entry) => entry.sessionId === "pause-1" && entry.turn === 0)!;
-    const expected = [...current.tokenizer.encode(LONG), current.tokenizer.tokenId("<|im_end|>")!];
-    expect(turn.responseIds).toEqual(expected);
-    expect(turn.responseLogProbs).toHaveLength(expected.length);
-    expect(turn.weightVersions.map((span) => span.version)).toEqual(["default", "v2"]);
-    expect(turn.weightVersions[0]!.start).toBe(0);
-    expect(turn.weightVersions[0]!.end).toBe(turn.weightVersions[1]!.start);
-    expect(turn.weightVersions[1]!.end).toBe(expected.length);
-    const end = current.events.find((event) => event.type === "turn-end" && event.sessionId === "pause-1");
-    expect(end).toMatchObject({ continuedAfterAbort: 1, weightVersions: ["default", "v2"] });
-    expect(current.versions).toEqual(["default", "v2"]);
-    expect(streamed.usage).toMatchObject({ completion_tokens: expected.length });
-    // X-Session-Done closed the second turn at once, without a next state
-    expect(current.closed.find((entry) => entry.sessionId === "pause-1" && entry.turn === 1)).toMatchObject({ closedBy: "session-done", nextState: null });
-  });
+      await postChat(current.url, { messages: [{ role: "user", content: "count" }] }, { "x-session-id": "pause-1", "x-session-done": "1" });
+      const turn = current.closed.find((entry) => entry.sessionId === "pause-1" && entry.turn === 0)!;
+      const expected = [...current.tokenizer.encode(LONG), current.tokenizer.tokenId("<|im_end|>")!];
+      expect(turn.responseIds).toEqual(expected);
+      expect(turn.responseLogProbs).toHaveLength(expected.length);
+      expect(turn.weightVersions.map((span) => span.version)).toEqual(["default", "v2"]);
+      expect(turn.weightVersions[0]!.start).toBe(0);
+      expect(turn.weightVersions[0]!.end).toBe(turn.weightVersions[1]!.start);
+      expect(turn.weightVersions[1]!.end).toBe(expected.length);
+      const end = current.events.find((event) => event.type === "turn-end" && event.sessionId === "pause-1");
+      expect(end).toMatchObject({ continuedAfterAbort: 1, weightVersions: ["default", "v2"] });
+      expect(current.versions).toEqual(["default", "v2"]);
+      expect(streamed.usage).toMatchObject({ completion_tokens: expected.length });
+      // X-Session-Done closed the second turn at once, without a next state
+      expect(current.closed.find((entry) => entry.sessionId === "pause-1" && entry.turn === 1)).toMatchObject({ closedBy: "session-done", nextState: null });
+    });
+  }
 
   it("sends headers and the role chunk while the engine is paused, then the answer once it continues", async () => {
     harness = await startHarness({ script: () => "After the pause." });

@@ -227,3 +227,25 @@ describe("POST /v1/chat/completions", () => {
     expect(streamedLogprobs.length).toBe(chunks.at(-1)!.usage!.completion_tokens - 1); // the EOS step has no text
   });
 });
+
+describe("incremental streaming (SGLang's --incremental-streaming-output)", () => {
+  it("sends only new text, ids and output log-probs per chunk; counts stay cumulative", async () => {
+    const tokenizer = new ModelTokenizer(await loadTokenizerFiles("builtin:qwen3"));
+    const server = new StandinSglangServer({ tokenizer, incrementalStreaming: true, responder: { reply: () => ({ text: "one two three four five" }) } });
+    await server.start();
+    try {
+      const client = new SglangClient({ baseUrl: server.url });
+      const chunks = [];
+      for await (const chunk of client.generateStream({ input_ids: tokenizer.encode("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"), sampling_params: { max_new_tokens: 50 }, return_logprob: true })) chunks.push(chunk);
+      expect(chunks.length).toBeGreaterThan(3);
+      const ids = chunks.flatMap((chunk) => chunk.output_ids ?? []);
+      expect(ids).toEqual([...tokenizer.encode("one two three four five"), tokenizer.tokenId("<|im_end|>")]);
+      expect(chunks.flatMap((chunk) => chunk.meta_info.output_token_logprobs ?? []).map((entry) => entry[1])).toEqual(ids);
+      expect(chunks.map((chunk) => chunk.text ?? "").join("")).toBe("one two three four five");
+      expect(chunks.map((chunk) => chunk.meta_info.completion_tokens)).toEqual(chunks.map((_, index) => index + 1));
+      expect(chunks.every((chunk) => (chunk.output_ids ?? []).length === 1)).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+});
