@@ -9,6 +9,7 @@ import { failed, passed, type CheckResult } from "./doctor-check.ts";
 import { checkGpus } from "./gpu-check.ts";
 import { checkPorts } from "./port-check.ts";
 import { checkPythonImports, checkRay } from "./python-check.ts";
+import { checkSglangStreamFlag } from "./sglang-stream-check.ts";
 import { checkSlime } from "./slime-check.ts";
 
 export interface DoctorOptions {
@@ -34,8 +35,14 @@ export async function runDoctor(recipe: Recipe, options: DoctorOptions): Promise
 
 async function slimeChecks(recipe: Recipe, options: DoctorOptions): Promise<CheckResult[]> {
   const pythonPath = slimePythonPath(recipe, options.packageRoot);
-  const [gpus, python, ray, slimeResults] = await Promise.all([checkGpus(recipe), checkPythonImports(recipe, pythonPath), checkRay(recipe), checkSlime(recipe)]);
-  return [placementCheck(recipe), gpus, ...python, ray, ...slimeResults].flat();
+  const [gpus, python, ray, slimeResults, streamFlag] = await Promise.all([
+    checkGpus(recipe),
+    checkPythonImports(recipe, pythonPath),
+    checkRay(recipe),
+    checkSlime(recipe),
+    checkSglangStreamFlag(recipe, pythonPath),
+  ]);
+  return [placementCheck(recipe), gpus, ...python, ray, streamFlag, ...slimeResults].flat();
 }
 
 function placementCheck(recipe: Recipe): CheckResult[] {

@@ -11,6 +11,7 @@ import { runDoctor } from "../../launchers/doctor/doctor.ts";
 import { checkGpus } from "../../launchers/doctor/gpu-check.ts";
 import { checkPorts } from "../../launchers/doctor/port-check.ts";
 import { checkPythonImports } from "../../launchers/doctor/python-check.ts";
+import { checkSglangStreamFlag } from "../../launchers/doctor/sglang-stream-check.ts";
 import { checkSlime, slimeHasPrmFlags } from "../../launchers/doctor/slime-check.ts";
 import { MODEL_ARGS_FIXTURE } from "../golden/golden-plan.ts";
 
@@ -106,6 +107,18 @@ describe("doctor checks", () => {
     expect(results[2]!.detail).toContain("cannot import sglang");
     const missing = await checkPythonImports(parseRecipe({ engine: { slime: { python: "/nonexistent/python3" } } }), "/x");
     expect(missing).toEqual([expect.objectContaining({ status: "fail", detail: "engine.slime.python (/nonexistent/python3) was not found" })]);
+  });
+
+  it("sglang: the recipe's stream flag must exist in the installed SGLang (slime derives --sglang-* from its fields)", async () => {
+    const answer = (fields: Record<string, boolean>) => executable("fake-python", `echo '${JSON.stringify({ ok: true, stream_output: false, incremental_streaming_output: false, ...fields })}'`);
+    const recipe = (python: string, flag?: string) => parseRecipe({ engine: { slime: { python, ...(flag ? { stream_output_flag: flag } : {}) } } });
+    const old = path.join(answer({ stream_output: true }), "fake-python");
+    const recent = path.join(answer({ incremental_streaming_output: true }), "fake-python");
+    expect(await checkSglangStreamFlag(recipe(old), "/x")).toMatchObject({ status: "ok" });
+    expect(await checkSglangStreamFlag(recipe(recent), "/x")).toMatchObject({ status: "fail", fix: 'set engine.slime.stream_output_flag: "--sglang-incremental-streaming-output"' });
+    expect(await checkSglangStreamFlag(recipe(recent, "--sglang-incremental-streaming-output"), "/x")).toMatchObject({ status: "ok" });
+    expect(await checkSglangStreamFlag(recipe(path.join(answer({}), "fake-python")), "/x")).toMatchObject({ status: "fail" });
+    expect(await checkSglangStreamFlag(recipe("/nonexistent/python3"), "/x")).toMatchObject({ status: "skip" });
   });
 
   it("rehearsal: only tokenizer, ports and disk apply", async () => {
