@@ -1,7 +1,8 @@
 // How a supervised child ended, as one result object (like execa's): exit code, signal, timed out, killed by
 // us, the last lines it printed and a one-line summary. Ignores why it was started or whether it restarts.
 
-export interface ChildResult {
+/** What is known of any end: who ended, how, and the last lines it printed. */
+interface ChildExit {
   name: string;
   pid: number | undefined;
   exitCode: number | undefined;
@@ -10,26 +11,21 @@ export interface ChildResult {
   timedOut: boolean;
   /** We sent the signal (a stop, a forced stop, a readiness timeout), so the end is not a crash. */
   killedByUs: boolean;
-  durationMs: number;
   /** Last stderr lines, and the last lines of both streams together (a Ray job prints its traceback on stdout). */
   stderrTail: string[];
   outputTail: string[];
+}
+
+export interface ChildResult extends ChildExit {
+  durationMs: number;
   /** `judge exited with code 1 after 12.3s: torch.OutOfMemoryError: CUDA out of memory` */
   summary: string;
   /** True when the end was planned: exit 0 of a one-shot child, or a stop we asked for. */
   ok: boolean;
 }
 
-export interface ChildEnd {
-  name: string;
-  pid: number | undefined;
-  exitCode: number | undefined;
-  signal: string | undefined;
-  timedOut: boolean;
-  killedByUs: boolean;
+export interface ChildEnd extends ChildExit {
   startedAt: number;
-  stderrTail: string[];
-  outputTail: string[];
   expectedToExit: boolean;
 }
 
