@@ -46,6 +46,8 @@ export interface ScriptedUserOptions {
   /** Every n-th session opens with a request that makes the agent call a tool (0 = never). */
   toolSessionEvery?: number;
   requestTimeoutMs?: number;
+  /** How long to keep retrying while the proxy answers 503 (engines starting or restarting); default 120 s. */
+  unavailableWaitMs?: number;
   stream?: boolean;
 }
 
@@ -101,7 +103,23 @@ export class ScriptedUser {
 
   private async ask(session: string, messages: ChatMessage[], withTools: boolean): Promise<Reply> {
     const stream = this.options.stream ?? true;
-    const response = await fetch(`${this.options.proxyUrl.replace(/\/+$/, "")}/v1/chat/completions`, {
+    // as a well-behaved client: an engine that is (re)starting answers 503 with Retry-After; wait, up to a bound
+    const deadline = Date.now() + (this.options.unavailableWaitMs ?? 120_000);
+    for (;;) {
+      const response = await this.post(session, messages, withTools, stream);
+      if (response.status === 503 && Date.now() < deadline) {
+        await response.arrayBuffer();
+        const seconds = Number(response.headers.get("retry-after") ?? "1");
+        await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(Number.isFinite(seconds) ? seconds : 1, 0.2), 5) * 1000));
+        continue;
+      }
+      if (!response.ok) throw new Error(`the proxy answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+      return stream ? readStream(await response.text()) : readWhole(await response.json());
+    }
+  }
+
+  private post(session: string, messages: ChatMessage[], withTools: boolean, stream: boolean): Promise<Response> {
+    return fetch(`${this.options.proxyUrl.replace(/\/+$/, "")}/v1/chat/completions`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -112,8 +130,6 @@ export class ScriptedUser {
       body: JSON.stringify({ model: this.options.model, messages, stream, ...(withTools ? { tools: TOOLS } : {}) }),
       signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 120_000),
     });
-    if (!response.ok) throw new Error(`the proxy answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
-    return stream ? readStream(await response.text()) : readWhole(await response.json());
   }
 
   private async weightVersion(): Promise<string | null> {

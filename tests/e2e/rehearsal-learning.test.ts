@@ -39,7 +39,7 @@ describe("rehearsal learning (scripted user rejects the AI style)", () => {
       const start = execa(process.execPath, argv, { cwd: root, reject: false, env: { OPENCLAW_RL_API_KEY: "" }, all: true });
       const policyUrl = `http://127.0.0.1:${policyPort}`;
       try {
-        await until("the proxy", async () => ((await fetch(`http://127.0.0.1:${proxyPort}/v1/models`)).ok ? true : null), 120_000);
+        await until("the proxy to be ready", async () => ((await fetch(`http://127.0.0.1:${proxyPort}/readyz`)).ok ? true : null), 120_000);
         await until("the trainer's first weight sync", async () => ((await policyState(policyUrl)).weight_version !== "default" ? true : null), 120_000);
         const before = (await policyState(policyUrl)).responder.probabilities.ai!;
         const user = new ScriptedUser({ proxyUrl: `http://127.0.0.1:${proxyPort}`, policyUrl, model: "qwen3-4b", toolSessionEvery: 5 });

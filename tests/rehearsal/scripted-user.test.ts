@@ -64,3 +64,36 @@ describe("rewardCurve", () => {
     expect(formatCurvePoint(rewardCurve(records)[0]!, 0.25)).toMatch(/^weights v1 .* 50% .*reward \+0\.33 .*P\(ai\)=0\.250$/);
   });
 });
+
+describe("ScriptedUser and a proxy whose engines are still starting", () => {
+  it("waits out 503 + Retry-After, then talks; gives up with the proxy's reason after its bound", async () => {
+    const { createServer } = await import("node:http");
+    let refusals = 2;
+    const front = createServer((request, response) => {
+      if (refusals > 0) {
+        refusals -= 1;
+        response.writeHead(503, { "retry-after": "0", "content-type": "application/json" });
+        response.end(JSON.stringify({ error: { message: "the policy engine is not ready: rehearsal-judge is starting" } }));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", async () => {
+        const forwarded = await fetch(`${server.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(chunks) });
+        response.writeHead(forwarded.status, { "content-type": forwarded.headers.get("content-type") ?? "application/json" });
+        response.end(await forwarded.text());
+      });
+    });
+    await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(front.address() as { port: number }).port}`;
+    try {
+      const records = await new ScriptedUser({ proxyUrl: url, model: "m", stream: false }).run(1);
+      expect(records).toHaveLength(1);
+      expect(refusals).toBe(0);
+      refusals = 1_000;
+      await expect(new ScriptedUser({ proxyUrl: url, model: "m", stream: false, unavailableWaitMs: 300 }).run(1)).rejects.toThrow(/503.*rehearsal-judge is starting/);
+    } finally {
+      await new Promise((resolve) => front.close(resolve));
+    }
+  });
+});
