@@ -1,11 +1,16 @@
 // The rehearsal engine's processes: the stand-in policy and judge servers (node + tsx, loopback ports from
 // engine.rehearsal) and the stand-in trainer (Python, the real native rollout function). Pure: starts nothing.
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { PlanContext, ProcessSpec } from "../../contracts/plan.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 
-/** Python that runs the stand-in trainer (Debian's, which has torch; native/ needs it for the rollout function). */
-export const STANDIN_PYTHON = "/usr/bin/python3";
+/**
+ * Python that runs the stand-in trainer: the system one (Debian's python3-torch installs torch there, which the
+ * native rollout function and the learner need), else `python3` from PATH (without torch the trainer says so and
+ * only acknowledges batches).
+ */
+export const STANDIN_PYTHON = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 /** Delay per streamed token of the stand-in servers, so pauses can land mid-generation as on a real engine. */
 export const STANDIN_TOKEN_DELAY_MS = 2;
 /** Adam step size of the stand-in style softmax (the recipe's training.lr is sized for real models). */
