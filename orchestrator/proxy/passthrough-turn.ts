@@ -8,6 +8,7 @@ import { TURN_RECORD_VERSION, type CapturedTurn, type FinishReason } from "../..
 import { openAiError, sendError } from "./openai-errors.ts";
 import { finishTurn, prepareTurn, requestSignal } from "./chat-turn.ts";
 import { noteWeightVersion, type ProxyContext } from "./proxy-context.ts";
+import { templateKwargs } from "../capture/prompt-builder.ts";
 
 interface Collected {
   content: string;
@@ -129,6 +130,7 @@ async function approximateTurn(
     decidedBy: decision.decidedBy,
     messages: body.messages,
     tools: body.tools ?? null,
+    templateKwargs: templateKwargs(body),
     promptIds: prompt.ids,
     responseIds,
     responseLogProbs: logProbs,

@@ -26,7 +26,7 @@ describe("proxy lifecycle and passthrough", () => {
   it("passthrough mode relays the engine's chat completion and records approximate turns", async () => {
     const harness = await startHarness({ script: () => "<think>\nok\n</think>\n\nPassed through.", recipe: { proxy: { mode: "passthrough" } } });
     try {
-      const streamed = await streamChat(harness.url, { stream: true, messages: [{ role: "user", content: "hi" }] }, { "x-session-id": "p" });
+      const streamed = await streamChat(harness.url, { stream: true, messages: [{ role: "user", content: "hi" }], chat_template_kwargs: { enable_thinking: true } }, { "x-session-id": "p" });
       expect(streamed.status).toBe(200);
       expect(assemble(streamed.events).content).toBe("Passed through.");
       const whole = await postChat(harness.url, { messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "Passed through." }, { role: "user", content: "and again" }] }, { "x-session-id": "p" });
@@ -34,6 +34,7 @@ describe("proxy lifecycle and passthrough", () => {
       const turn = harness.closed[0]!;
       expect(turn).toMatchObject({ sessionId: "p", turn: 0, approximate: true, closedBy: "next-request", nextState: { role: "user", text: "and again" } });
       expect(turn.responseIds.length).toBe(turn.responseLogProbs.length);
+      expect(turn.templateKwargs).toEqual({ enable_thinking: true });
       expect(harness.tokenizer.decode(turn.responseIds)).toContain("Passed through.");
     } finally {
       await harness.close();
