@@ -4,13 +4,8 @@ import type { EngineState } from "../../../contracts/events.ts";
 
 export const DASHBOARD_VERSION = 1 as const;
 
-export interface BatchPoint {
-  rolloutId: number;
-  batchId: string;
-  at: number;
-  size: number;
-  meanReward: number;
-  evalScore: number | null;
+/** Reward and hint counts of one batch window, and the samples dropped as stale in it. */
+export interface BatchCounts {
   positive: number;
   zero: number;
   negative: number;
@@ -19,6 +14,15 @@ export interface BatchPoint {
   hintsRejected: number;
   /** Samples dropped as stale since the previous batch. */
   staleDrops: number;
+}
+
+export interface BatchPoint extends BatchCounts {
+  rolloutId: number;
+  batchId: string;
+  at: number;
+  size: number;
+  meanReward: number;
+  evalScore: number | null;
 }
 
 export interface LatencyPoint {
@@ -101,16 +105,10 @@ export interface Totals {
 }
 
 /** Running stats of the batch being filled (judged since the last delivered batch). */
-export interface OpenBatch {
+export interface OpenBatch extends BatchCounts {
   ready: number;
   batchSize: number | null;
   judged: number;
-  positive: number;
-  zero: number;
-  negative: number;
-  hintsAccepted: number;
-  hintsRejected: number;
-  staleDrops: number;
 }
 
 /** An appended series: `start` is the running index of items[0], so a client can skip what it has. */
