@@ -58,7 +58,8 @@ export class Generation {
       const remaining = this.options.maxNewTokens - this.ids.length;
       if (remaining <= 0) return this.result("length", null, abortMessage);
       const request: GenerateRequest = {
-        input_ids: this.ids.length === 0 ? [...this.options.promptIds] : [...this.options.promptIds, ...this.ids],
+        // (the prompt ids go out as they are: serialised, never changed; a continuation needs a new array)
+        input_ids: this.ids.length === 0 ? (this.options.promptIds as number[]) : [...this.options.promptIds, ...this.ids],
         sampling_params: { ...this.options.sampling, max_new_tokens: remaining },
         return_logprob: true,
       };

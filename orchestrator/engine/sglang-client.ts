@@ -55,9 +55,18 @@ export class SglangClient {
     options: { signal?: AbortSignal; idleTimeoutMs?: number; /** called once the engine accepted the request (HTTP 200) */ onAccepted?: () => void } = {},
   ): AsyncGenerator<GenerateResponse> {
     const idleMs = options.idleTimeoutMs ?? this.timeoutMs;
+    // one controller, aborted by the idle timer or by the caller's signal (cheaper than AbortSignal.any per stream)
     const idle = new AbortController();
-    const timer = setTimeout(() => idle.abort(), idleMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, idle.signal]) : idle.signal;
+    let idleFired = false;
+    const timer = setTimeout(() => {
+      idleFired = true;
+      idle.abort();
+    }, idleMs);
+    const outer = options.signal;
+    const onOuterAbort = (): void => idle.abort(outer?.reason);
+    if (outer?.aborted) onOuterAbort();
+    else outer?.addEventListener("abort", onOuterAbort, { once: true });
+    const signal = idle.signal;
     const idleError = () =>
       new OpenclawRlError("TIMEOUT", `no data from ${this.baseUrl}/generate for ${Math.round(idleMs / 1000)} s`, { path: this.baseUrl, retryable: true });
     let response: IncomingMessage | null = null;
@@ -66,7 +75,7 @@ export class SglangClient {
       try {
         response = await this.openStream("/generate", { ...request, stream: true }, signal);
       } catch (error) {
-        throw idle.signal.aborted && !options.signal?.aborted ? idleError() : error;
+        throw idleFired && !outer?.aborted ? idleError() : error;
       }
       options.onAccepted?.();
       response.setEncoding("utf8");
@@ -92,12 +101,13 @@ export class SglangClient {
         }
         finished = true;
       } catch (error) {
-        if (idle.signal.aborted && !options.signal?.aborted) throw idleError();
-        if (options.signal?.aborted) throw options.signal.reason;
+        if (idleFired && !outer?.aborted) throw idleError();
+        if (outer?.aborted) throw outer.reason;
         throw error;
       }
     } finally {
       clearTimeout(timer);
+      outer?.removeEventListener("abort", onOuterAbort);
       // read to the end (the socket goes back to the pool) after [DONE]; cut it on any other way out
       if (response && !response.complete) {
         if (finished) drain(response);

@@ -4,24 +4,38 @@ import type { IncomingMessage } from "node:http";
 import { chatRequestSchema, type ChatRequest } from "../../contracts/chat.ts";
 import { openAiError, type OpenAiError } from "./openai-errors.ts";
 
-export async function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | OpenAiError> {
+/**
+ * The whole body, or a 413 past maxBytes. Event-driven (an async iterator costs a promise per network chunk), and
+ * copied once into a buffer of the declared size when there is a Content-Length.
+ */
+export function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | OpenAiError> {
   const declared = Number(request.headers["content-length"]);
   const tooLarge = (): OpenAiError => openAiError(413, `request body larger than proxy.max_body_bytes (${maxBytes} bytes)`, { code: "body_too_large" });
   if (Number.isFinite(declared) && declared > maxBytes) {
     request.resume();
-    return tooLarge();
+    return Promise.resolve(tooLarge());
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) {
-      request.resume();
-      return tooLarge();
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size);
+  return new Promise((resolve, reject) => {
+    const sized = Number.isInteger(declared) && declared > 0 ? Buffer.allocUnsafe(declared) : null;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      if (size + chunk.length > maxBytes) {
+        request.off("data", onData).off("end", onEnd);
+        request.resume();
+        return resolve(tooLarge());
+      }
+      if (sized && size + chunk.length <= sized.length) chunk.copy(sized, size);
+      else chunks.push(chunk);
+      size += chunk.length;
+    };
+    const onEnd = (): void => {
+      if (sized && size === sized.length && chunks.length === 0) return resolve(sized);
+      // a body shorter or longer than declared (Node's parser normally refuses those): join what came
+      resolve(Buffer.concat([...(sized ? [sized.subarray(0, Math.min(size, sized.length))] : []), ...chunks]));
+    };
+    request.on("data", onData).once("end", onEnd).once("error", reject);
+  });
 }
 
 export function parseJson(body: Buffer): unknown | OpenAiError {

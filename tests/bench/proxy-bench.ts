@@ -1,7 +1,7 @@
 // Proxy overhead bench: the same fake SGLang engine reached directly (/generate with input_ids) and through the
 // capture proxy, with OpenClaw-sized sessions (48 KB system prompt, 12 tools, up to 30 turns). Engine and proxy run
 // in their own processes on loopback; this process is the client. Prints markdown tables. Bounded loops only.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { performance as eventLoop } from "node:perf_hooks";
@@ -21,6 +21,8 @@ const REPLY = "Sure, I will look at the workspace now and report back shortly wi
 /** The fake engine's timing: a prefix-cached prefill, then one token per step (about what a 4B model does under load). */
 const ENGINE = { prefillMs: 30, tokenMs: 5 };
 const TURNS = 30;
+/** About how many tokens REPLY is (the exact count, replyIds.length, is known once the tokenizer loaded). */
+const TOKENS_HINT = 28;
 const SELF = fileURLToPath(import.meta.url);
 
 // ---------- shared request material ----------
@@ -57,19 +59,21 @@ function messagesFor(session: string, turn: number): ChatMessage[] {
 }
 
 // ---------- child: fake engine ----------
-async function runEngine(replyIds: number[]): Promise<void> {
+async function runEngine(replyIds: number[], cumulative: boolean): Promise<void> {
   const delays = { ...ENGINE };
   const sleep = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
-  const chunk = (count: number, promptTokens: number) => ({
+  // SGLang with --incremental-streaming-output (what `openclaw-rl plan` configures): a chunk carries only the ids and
+  // output log-probs after the previous chunk's; completion_tokens stays cumulative. --cumulative: SGLang's default.
+  const chunk = (from: number, count: number, promptTokens: number) => ({
     text: "",
-    output_ids: replyIds.slice(0, count),
+    output_ids: replyIds.slice(from, count),
     meta_info: {
       id: "bench",
       finish_reason: count === replyIds.length ? { type: "stop", matched: replyIds.at(-1) } : null,
       prompt_tokens: promptTokens,
       weight_version: "default",
       completion_tokens: count,
-      output_token_logprobs: replyIds.slice(0, count).map((id) => [-0.25, id, null]),
+      output_token_logprobs: replyIds.slice(from, count).map((id) => [-0.25, id, null]),
     },
   });
   const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
@@ -81,16 +85,20 @@ async function runEngine(replyIds: number[]): Promise<void> {
     }
     const parsed = JSON.parse(body) as { input_ids: number[]; stream?: boolean };
     const promptTokens = parsed.input_ids.length;
-    await sleep(delays.prefillMs);
+    // token k is due at prefill + (k − 1) · tokenMs after the request arrived, streamed or not (a decode loop runs
+    // at its own pace; sleeping tokenMs after each write would add the timer's lateness once per token to streams)
+    const arrived = performance.now();
+    const due = (count: number) => sleep(arrived + delays.prefillMs + (count - 1) * delays.tokenMs - performance.now());
     if (!parsed.stream) {
-      await sleep(delays.tokenMs * replyIds.length);
+      await due(replyIds.length);
       response.writeHead(200, { "content-type": "application/json" });
-      return response.end(JSON.stringify(chunk(replyIds.length, promptTokens)));
+      return response.end(JSON.stringify(chunk(0, replyIds.length, promptTokens)));
     }
+    await due(1);
     response.writeHead(200, { "content-type": "text/event-stream" });
     for (let count = 1; count <= replyIds.length; count++) {
-      if (count > 1) await sleep(delays.tokenMs);
-      response.write(`data: ${JSON.stringify(chunk(count, promptTokens))}\n\n`);
+      await due(count);
+      response.write(`data: ${JSON.stringify(chunk(cumulative ? 0 : count - 1, count, promptTokens))}\n\n`);
     }
     response.end("data: [DONE]\n\n");
   });
@@ -128,6 +136,27 @@ async function runProxy(engineUrl: string): Promise<void> {
   probe.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ port, probePort: (probe.address() as { port: number }).port })));
 }
 
+// ---------- child: bare relay ----------
+/**
+ * The floor of any Node HTTP proxy on this machine: forwards each request's bytes to the engine and the engine's
+ * bytes back, with no parsing at all. (Added latency over direct = the cost of one more hop, before any capture work.)
+ */
+async function runRelay(engineUrl: string): Promise<void> {
+  const target = new URL(engineUrl);
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const server = createServer((request, response) => {
+    const upstream = httpRequest({ host: target.hostname, port: target.port, path: request.url, method: request.method, agent, headers: { "content-type": "application/json", "content-length": request.headers["content-length"] ?? "" } });
+    upstream.once("response", (answer) => {
+      response.writeHead(answer.statusCode ?? 502, { "content-type": answer.headers["content-type"] ?? "application/json" });
+      answer.pipe(response);
+    });
+    upstream.once("error", () => response.destroy());
+    request.pipe(upstream);
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ port: (server.address() as { port: number }).port })));
+}
+
 // ---------- client ----------
 function firstLine(child: ResultPromise): Promise<Record<string, number>> {
   return new Promise((resolve, reject) => {
@@ -141,24 +170,30 @@ function firstLine(child: ResultPromise): Promise<Record<string, number>> {
   });
 }
 
-async function timed(url: string, body: string, stream: boolean): Promise<number> {
-  const started = performance.now();
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
-  if (!response.ok) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
-  if (!stream) {
-    await response.arrayBuffer();
-    return performance.now() - started;
-  }
-  // time to first token: the first event that carries generated text (/generate: output_ids; proxy: a content delta)
-  let firstAt = -1;
-  const decoder = new TextDecoder();
-  for await (const part of response.body as unknown as AsyncIterable<Uint8Array>) {
-    if (firstAt < 0) {
-      const text = decoder.decode(part, { stream: true });
-      if (text.includes('"output_ids":[') || text.includes('"content":"S')) firstAt = performance.now();
-    }
-  }
-  return firstAt - started;
+/** The client's keep-alive pool (node:http: a fraction of fetch's CPU, which this 2-core machine shares with the proxy). */
+const clientAgent = new Agent({ keepAlive: true, maxSockets: Infinity });
+
+/** Whole-response time, or time to the first event that carries generated text (/generate: output_ids; proxy: a content delta). */
+function timed(url: string, body: string, stream: boolean): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const outgoing = httpRequest(url, { method: "POST", agent: clientAgent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } });
+    outgoing.once("error", reject);
+    outgoing.once("response", (response) => {
+      let firstAt = -1;
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (part: string) => {
+        if (response.statusCode !== 200) text += part;
+        else if (stream && firstAt < 0 && (part.includes('"output_ids":[') || part.includes('"content":"S'))) firstAt = performance.now();
+      });
+      response.once("end", () => {
+        if (response.statusCode !== 200) reject(new Error(`${url} answered ${response.statusCode}: ${text}`));
+        else resolve(stream ? firstAt - started : performance.now() - started);
+      });
+    });
+    outgoing.end(body);
+  });
 }
 
 function percentile(values: number[], fraction: number): number {
@@ -172,7 +207,8 @@ async function main(): Promise<void> {
   const template = new ChatTemplate(files);
   const replyIds = [...tokenizer.encode(REPLY), tokenizer.tokenId("<|im_end|>")!];
   const tsx = ["--import", "tsx", SELF];
-  const engine = execa(process.execPath, [...tsx, "--role=engine", `--reply=${JSON.stringify(replyIds)}`], { reject: false });
+  const cumulative = process.argv.includes("--cumulative");
+  const engine = execa(process.execPath, [...tsx, "--role=engine", `--reply=${JSON.stringify(replyIds)}`, ...(cumulative ? ["--cumulative"] : [])], { reject: false });
   const { port: enginePort } = await firstLine(engine);
   const engineUrl = `http://127.0.0.1:${enginePort}`;
   // --profile=DIR: the proxy process writes a V8 CPU profile (main thread and prompt workers) into DIR
@@ -181,6 +217,8 @@ async function main(): Promise<void> {
   const proxyChild = execa(process.execPath, [...profile, ...tsx, "--role=proxy", `--engine=${engineUrl}`], { reject: false });
   const { port: proxyPort, probePort } = await firstLine(proxyChild);
   const proxyUrl = `http://127.0.0.1:${proxyPort}/v1/chat/completions`;
+  const relayChild = execa(process.execPath, [...tsx, "--role=relay", `--engine=${engineUrl}`], { reject: false });
+  const { port: relayPort } = await firstLine(relayChild);
   const probe = async () => (await (await fetch(`http://127.0.0.1:${probePort}/`)).json()) as { cpuMs: number; mainMs: number; closed: number };
 
   // direct bodies: the same prompt sizes, tokenized here once per turn (the engine's work depends on size only)
@@ -202,23 +240,35 @@ async function main(): Promise<void> {
   const goals: string[] = [];
   // --cpu-only: skip the latency runs (quick CPU-per-turn figures while profiling)
   const cpuOnly = process.argv.includes("--cpu-only");
+  const lockstep = process.argv.includes("--lockstep");
   for (const concurrency of cpuOnly ? [] : [1, 64]) {
     for (const stream of [false, true]) {
       const direct: number[] = [];
+      const relayed: number[] = [];
       const proxied: number[] = [];
       const sessions = concurrency === 1 ? 2 : concurrency;
       let next = 0;
+      // Each client sends every turn three ways in turn: direct, through the bare relay, through the proxy.
+      // Clients start spread over one request cycle (those three answers), as independent users do; started
+      // together, 64 closed-loop clients with a fixed-time engine stay in lockstep and every request lands in a
+      // burst of 64 (measured apart: --lockstep).
+      const cycleMs = 3 * (ENGINE.prefillMs + ENGINE.tokenMs * TOKENS_HINT);
+      let started = 0;
       const worker = async (): Promise<void> => {
+        const offset = lockstep ? 0 : (started++ * cycleMs) / concurrency;
+        if (offset > 0) await new Promise((resolve) => setTimeout(resolve, offset));
         for (let guard = 0; guard < sessions; guard++) {
           const index = next++;
           if (index >= sessions) return;
           const session = `c${concurrency}-${stream ? "s" : "n"}-${index}`;
           for (let turn = 1; turn <= TURNS; turn++) {
             const directMs = await timed(`${engineUrl}/generate`, directBodies.get(`${stream}:${turn}`)!, stream);
+            const relayMs = await timed(`http://127.0.0.1:${relayPort}/generate`, directBodies.get(`${stream}:${turn}`)!, stream);
             const body = proxyBody(session, turn, stream);
             const proxyMs = await timed(proxyUrl, body, stream);
             if (turn > 1) {
               direct.push(directMs);
+              relayed.push(relayMs);
               proxied.push(proxyMs);
             }
           }
@@ -226,9 +276,11 @@ async function main(): Promise<void> {
       };
       await Promise.all(Array.from({ length: concurrency }, worker));
       const what = stream ? "time to first token (stream)" : "whole response (non-stream)";
-      const [d50, p50, d99, p99] = [percentile(direct, 0.5), percentile(proxied, 0.5), percentile(direct, 0.99), percentile(proxied, 0.99)];
-      rows.push(`| ${what} | ${concurrency} | ${direct.length} | ${d50.toFixed(2)} | ${p50.toFixed(2)} | **${(p50 - d50).toFixed(2)}** | ${d99.toFixed(2)} | ${p99.toFixed(2)} | **${(p99 - d99).toFixed(2)}** |`);
-      if (concurrency === 64) goals.push(`${what} at 64: added p50 ${(p50 - d50).toFixed(2)} ms (goal ≤ 1), added p99 ${(p99 - d99).toFixed(2)} ms (goal ≤ 5)`);
+      const at = (values: number[], fraction: number) => percentile(values, fraction);
+      const [d50, r50, p50, d99, r99, p99] = [at(direct, 0.5), at(relayed, 0.5), at(proxied, 0.5), at(direct, 0.99), at(relayed, 0.99), at(proxied, 0.99)];
+      const ms = (value: number) => value.toFixed(2);
+      rows.push(`| ${what} | ${concurrency} | ${direct.length} | ${ms(d50)} | ${ms(r50 - d50)} | **${ms(p50 - d50)}** | ${ms(d99)} | ${ms(r99 - d99)} | **${ms(p99 - d99)}** |`);
+      if (concurrency === 64) goals.push(`${what} at 64: proxy added p50 ${ms(p50 - d50)} ms (goal ≤ 1; bare relay ${ms(r50 - d50)}), added p99 ${ms(p99 - d99)} ms (goal ≤ 5; bare relay ${ms(r99 - d99)})`);
     }
   }
 
@@ -257,7 +309,7 @@ async function main(): Promise<void> {
   goals.push(`capture CPU turn 30 / turn 2: ${ratio.toFixed(2)}× (goal ≤ 2×)`);
 
   console.log(`Fake engine: ${ENGINE.prefillMs} ms prefill, ${replyIds.length} tokens at ${ENGINE.tokenMs} ms each. Latency in ms; added = proxy − direct at the same percentile (turn 1 of each session excluded: its history is not cached yet).\n`);
-  console.log("| measure | concurrency | samples | direct p50 | proxy p50 | added p50 | direct p99 | proxy p99 | added p99 |");
+  console.log("| measure | concurrency | samples | direct p50 | added p50: bare relay | added p50: proxy | direct p99 | added p99: bare relay | added p99: proxy |");
   console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const row of rows) console.log(row);
   console.log("\nProxy process CPU per turn (median of " + cpuSessions + " sessions, ms):\n");
@@ -268,10 +320,12 @@ async function main(): Promise<void> {
 
   await fetch(`http://127.0.0.1:${probePort}/quit`).catch(() => undefined);
   engine.kill("SIGTERM");
-  await Promise.allSettled([engine, proxyChild]);
+  relayChild.kill("SIGTERM");
+  await Promise.allSettled([engine, proxyChild, relayChild]);
 }
 
 const role = process.argv.find((argument) => argument.startsWith("--role="))?.slice(7);
-if (role === "engine") await runEngine(JSON.parse(process.argv.find((argument) => argument.startsWith("--reply="))!.slice(8)) as number[]);
+if (role === "engine") await runEngine(JSON.parse(process.argv.find((argument) => argument.startsWith("--reply="))!.slice(8)) as number[], process.argv.includes("--cumulative"));
 else if (role === "proxy") await runProxy(process.argv.find((argument) => argument.startsWith("--engine="))!.slice(9));
+else if (role === "relay") await runRelay(process.argv.find((argument) => argument.startsWith("--engine="))!.slice(9));
 else await main();

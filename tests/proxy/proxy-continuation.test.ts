@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { assemble, postChat, qwen3, startHarness, streamChat, type Harness } from "./harness.ts";
+import { assemble, postChat, qwen3, startHarness, streamChat, waitFor, type Harness } from "./harness.ts";
 
 interface GenerateBody {
   input_ids: number[];
@@ -108,6 +108,29 @@ describe("request timeout", () => {
       await postChat(harness.url, { messages: [{ role: "user", content: "slow" }] }, { "x-session-id": "slow", "x-session-done": "1" }).catch(() => undefined);
       expect(harness.closed.filter((turn) => turn.turn === 0)).toEqual([]);
       expect(harness.events.find((event) => event.type === "turn-end" && event.turn === 0)).toMatchObject({ finishReason: "abort" });
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
+describe("client disconnect", () => {
+  it("a client that leaves mid-stream cancels the engine's generation and the turn is not recorded as complete", async () => {
+    const harness = await startHarness({ script: () => "A long answer that keeps going for a while, token after token, until the client leaves.", tokenDelayMs: 40 });
+    try {
+      const controller = new AbortController();
+      const response = await fetch(`${harness.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-session-id": "leaver" },
+        body: JSON.stringify({ messages: [{ role: "user", content: "talk" }], stream: true }),
+        signal: controller.signal,
+      });
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      await reader.read(); // the role chunk: the engine is generating
+      controller.abort();
+      await waitFor(() => harness.standin.state.inFlight.size === 0 && harness.events.some((event) => event.type === "turn-end"));
+      expect(harness.standin.state.counters.aborted).toBe(1);
+      expect(harness.events.find((event) => event.type === "turn-end")).toMatchObject({ finishReason: "abort" });
     } finally {
       await harness.close();
     }

@@ -1,4 +1,4 @@
-import { createServer as createHttpServer } from "node:http";
+import { createServer as createHttpServer, request as httpRequest } from "node:http";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OpenclawRlError } from "../../contracts/errors.ts";
@@ -52,6 +52,27 @@ describe("bad input, auth and engine failures", () => {
     }
     expect(harness.proxy.stats()).toEqual({ sessions: 0, turns: { main: 0, side: 0 }, inFlight: 0 });
     expect(harness.standin.state.counters.requests).toBe(0);
+  });
+
+  it("reads chunked bodies (no Content-Length) up to max_body_bytes and answers 413 past it", async () => {
+    const send = (parts: string[]): Promise<{ status: number; body: string }> =>
+      new Promise((resolve, reject) => {
+        const outgoing = httpRequest(`${harness.url}/v1/chat/completions`, { method: "POST", headers: { ...auth, "content-type": "application/json", "transfer-encoding": "chunked" } });
+        outgoing.once("error", reject);
+        outgoing.once("response", (response) => {
+          let body = "";
+          response.setEncoding("utf8");
+          response.on("data", (part: string) => (body += part)).once("end", () => resolve({ status: response.statusCode ?? 0, body }));
+        });
+        for (const part of parts) outgoing.write(part);
+        outgoing.end();
+      });
+    const ok = await send(['{"messages": [{"role": "user", ', '"content": "in two parts"}], "session_id": "chunked", "session_done": true}']);
+    expect(ok.status, ok.body).toBe(200);
+    expect(JSON.parse(ok.body).choices[0].message.content).toBe("fine");
+    const big = await send(['{"messages": [{"role": "user", "content": "', "x".repeat(3000), "y".repeat(3000), '"}]}']);
+    expect(big.status).toBe(413);
+    expect(big.body).toMatch(/max_body_bytes/);
   });
 
   it("checks the Bearer key on /v1 routes only", async () => {
