@@ -57,7 +57,7 @@ export function digestMessage(message: ChatMessage | AssistantMessage): string {
 const MAX_SHORT_KEY = 4096;
 
 export class MessageDigests {
-  private readonly byRole = new Map<string, LruCache<string, string>>(); // long text, keyed by the content itself: no copies
+  private readonly byRole = new Map<string, LruCache<string, { digest: string; text: string }>>(); // long text, keyed by the content itself: no copies
   private readonly short: LruCache<string, string>; // short messages, keyed by their replay-invariant form
   private readonly links: LruCache<string, string>; // previous prefix digest + message digest → prefix digest
 
@@ -79,10 +79,20 @@ export class MessageDigests {
       return digest;
     }
     let cache = this.byRole.get(message.role);
-    if (!cache) this.byRole.set(message.role, (cache = new LruCache<string, string>(512)));
-    let digest = cache.get(content);
-    if (digest === undefined) cache.set(content, (digest = digestMessage(message)));
-    return digest;
+    if (!cache) this.byRole.set(message.role, (cache = new LruCache<string, { digest: string; text: string }>(512)));
+    let entry = cache.get(content);
+    if (entry === undefined) cache.set(content, (entry = { digest: digestMessage(message), text: content }));
+    return entry.digest;
+  }
+
+  /**
+   * The instance of a long text (≥ minCachedChars) that `of` saw first, when `text` equals it; else `text`. Open
+   * turns and records then share one copy of the 48 KB system prompt every request resends, instead of one copy per
+   * session that outlives its request (old-generation garbage at every turn).
+   */
+  canonicalText(role: string, text: string): string {
+    if (text.length < this.minCachedChars) return text;
+    return this.byRole.get(role)?.get(text)?.text ?? text;
   }
 
   /** Same as prefixDigests(messageDigests). */
