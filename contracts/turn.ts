@@ -38,6 +38,12 @@ export interface CapturedTurn {
   weightVersions: WeightVersionSpan[];
   /** True for passthrough mode: ids re-tokenized from text, log-probs aligned approximately. */
   approximate: boolean;
+  /**
+   * Passthrough only: indices of response tokens the engine gave no matching log-prob for (its chat stream leaves out
+   * a final empty-text step such as EOS; re-tokenized text can differ from what it generated). Their log-prob is a
+   * 0 placeholder and samples leave them out of the loss.
+   */
+  missingLogProbs?: number[];
   startedAt: number; // ms epoch
   firstTokenAt: number | null;
   endedAt: number;

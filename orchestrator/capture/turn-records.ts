@@ -18,6 +18,8 @@ export interface TurnRecord {
   prompt_ids?: number[];
   response_ids: number[];
   response_log_probs: number[];
+  /** Passthrough turns only: response positions whose log-prob is a 0 placeholder (no matching engine value). */
+  missing_log_probs?: number[];
   finish_reason: CapturedTurn["finishReason"];
   weight_versions: CapturedTurn["weightVersions"];
   decided_by: CapturedTurn["decidedBy"];
@@ -54,6 +56,7 @@ export class TurnRecords {
       prompt_length: turn.promptIds.length,
       response_ids: turn.responseIds,
       response_log_probs: turn.responseLogProbs,
+      ...(turn.missingLogProbs && turn.missingLogProbs.length > 0 ? { missing_log_probs: turn.missingLogProbs } : {}),
       finish_reason: turn.finishReason,
       weight_versions: turn.weightVersions,
       decided_by: turn.decidedBy,

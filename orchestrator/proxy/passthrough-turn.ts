@@ -14,7 +14,7 @@ interface Collected {
   content: string;
   reasoning: string | null;
   toolCalls: ToolCall[];
-  logProbs: number[];
+  logProbs: { logprob: number; token?: string }[];
   finish: string | null;
   weightVersion: string | null;
 }
@@ -117,11 +117,12 @@ async function approximateTurn(
   const calls = collected.toolCalls.map((call) => `<tool_call>\n{"name": ${JSON.stringify(call.function.name)}, "arguments": ${call.function.arguments}}\n</tool_call>`);
   const generated =
     (collected.reasoning !== null && !prompt.startsInReasoning ? "<think>\n" : "") +
-    (collected.reasoning !== null ? `${collected.reasoning}\n</think>\n\n` : "") +
+    // (reasoning without its edge newlines, as Qwen3's template writes it: `reasoning_content.strip('\n')`)
+    (collected.reasoning !== null ? `${collected.reasoning.replace(/^\n+|\n+$/g, "")}\n</think>\n\n` : "") +
     [collected.content, ...calls].filter((part) => part.length > 0).join("\n") +
     "<|im_end|>";
   const responseIds = await context.prompts.encode(generated, decision.sessionId);
-  const logProbs = responseIds.map((_, index) => collected.logProbs[index] ?? 0); // approximate: marked as such
+  const aligned = alignLogProbs(responseIds, collected.logProbs, (id) => context.deps.tokenizer.decode([id]));
   const finish: FinishReason = failed ? "abort" : collected.finish === "length" ? "length" : collected.finish === "tool_calls" || collected.toolCalls.length > 0 ? "tool_calls" : collected.finish === "abort" ? "abort" : "stop";
   return {
     version: TURN_RECORD_VERSION,
@@ -133,7 +134,8 @@ async function approximateTurn(
     templateKwargs: templateKwargs(body),
     promptIds: prompt.ids,
     responseIds,
-    responseLogProbs: logProbs,
+    responseLogProbs: aligned.logProbs,
+    ...(aligned.missing.length > 0 ? { missingLogProbs: aligned.missing } : {}),
     response,
     finishReason: finish,
     weightVersions: [{ version: collected.weightVersion ?? "unknown", start: 0, end: responseIds.length }],
@@ -148,7 +150,7 @@ interface ChoiceLike {
   delta?: ChoiceMessage;
   message?: ChoiceMessage;
   finish_reason?: string | null;
-  logprobs?: { content?: { logprob: number }[] | null } | null;
+  logprobs?: { content?: { logprob: number; token?: string }[] | null } | null;
 }
 interface ChoiceMessage {
   content?: string | null;
@@ -189,6 +191,31 @@ function collectChoice(collected: Collected, choice: ChoiceLike | undefined, met
     if (call.function?.name) existing.function.name += call.function.name;
     if (call.function?.arguments) existing.function.arguments += call.function.arguments;
   }
-  for (const entry of choice.logprobs?.content ?? []) collected.logProbs.push(entry.logprob);
+  for (const entry of choice.logprobs?.content ?? []) {
+    if (typeof entry.logprob === "number" && Number.isFinite(entry.logprob)) collected.logProbs.push({ logprob: entry.logprob, ...(typeof entry.token === "string" ? { token: entry.token } : {}) });
+    else collected.logProbs.push({ logprob: Number.NaN }); // kept in place, so later entries keep their positions
+  }
   if (choice.finish_reason) collected.finish = choice.finish_reason;
+}
+
+/**
+ * The engine's chat log-prob entries laid over the re-tokenized response by position. An entry counts only where its
+ * token text (when it has one) is the text of the re-tokenized id there; every other position, and any position past
+ * the entries (SGLang's chat stream sends none for a last step with empty text, such as EOS), gets a 0 placeholder
+ * and is listed in `missing`, so the sample leaves it out of the loss rather than train on a made-up value.
+ */
+export function alignLogProbs(
+  responseIds: readonly number[],
+  entries: readonly { logprob: number; token?: string }[],
+  pieceOf: (id: number) => string,
+): { logProbs: number[]; missing: number[] } {
+  const logProbs: number[] = [];
+  const missing: number[] = [];
+  responseIds.forEach((id, index) => {
+    const entry = entries[index];
+    const matches = entry !== undefined && Number.isFinite(entry.logprob) && (entry.token === undefined || entry.token === pieceOf(id));
+    logProbs.push(matches ? entry.logprob : 0);
+    if (!matches) missing.push(index);
+  });
+  return { logProbs, missing };
 }

@@ -20,6 +20,9 @@ export function unusableTurnReason(turn: ClosedTurn): string | null {
     return `the turn has ${turn.responseLogProbs.length} log-probs for ${turn.responseIds.length} response tokens`;
   }
   if (!turn.responseLogProbs.every(Number.isFinite)) return "the turn holds a non-finite rollout log-prob";
+  const missing = turn.missingLogProbs ?? [];
+  if (missing.some((index) => !Number.isInteger(index) || index < 0 || index >= turn.responseIds.length)) return "the turn lists a missing log-prob outside its response";
+  if (missing.length > 0 && new Set(missing).size >= turn.responseIds.length) return "the engine gave no matching log-prob for any response token (passthrough)";
   const versions = expandWeightVersions(turn.weightVersions, turn.responseIds.length);
   if (typeof versions === "string") return versions;
   return null;
@@ -38,6 +41,13 @@ export function expandWeightVersions(spans: readonly WeightVersionSpan[], length
   const missing = versions.indexOf(undefined);
   if (missing >= 0) return `response token ${missing} has no weight version`;
   return versions as string[];
+}
+
+/** 1 per trained response token; 0 everywhere for a masked decision, and at tokens without an engine log-prob. */
+function lossMask(length: number, masked: boolean, missingLogProbs: readonly number[]): number[] {
+  const mask = new Array<number>(length).fill(masked ? 0 : 1);
+  for (const index of missingLogProbs) mask[index] = 0;
+  return mask;
 }
 
 export interface BuildInput {
@@ -61,7 +71,7 @@ export function buildSample({ turn, decision, teacher, evalScore, now }: BuildIn
     kind: decision.kind,
     tokens: [...turn.promptIds, ...turn.responseIds],
     responseLength: length,
-    lossMask: new Array<number>(length).fill(decision.masked ? 0 : 1),
+    lossMask: lossMask(length, decision.masked, turn.missingLogProbs ?? []),
     rolloutLogProbs: [...turn.responseLogProbs],
     reward: decision.reward,
     weightVersions,

@@ -121,6 +121,15 @@ describe("buildSample", () => {
     expect(built.sample.lossMask).toEqual([0, 0, 0]);
   });
 
+  it("leaves passthrough tokens without an engine log-prob out of the loss, and refuses a turn with none", () => {
+    const built = buildSample({ turn: turn({ approximate: true, responseLogProbs: [-0.1, -0.2, 0], missingLogProbs: [2] }), decision: rl, teacher: null, evalScore: null, now: 0 });
+    if (!built.ok) throw new Error(built.reason);
+    expect(built.sample.lossMask).toEqual([1, 1, 0]);
+    expect(built.sample.approximate).toBe(true);
+    expect(unusableTurnReason(turn({ approximate: true, responseLogProbs: [0, 0, 0], missingLogProbs: [0, 1, 2] }))).toMatch(/no matching log-prob/);
+    expect(unusableTurnReason(turn({ missingLogProbs: [3] }))).toMatch(/outside its response/);
+  });
+
   it("refuses aborted, empty, misaligned turns and uncovered weight versions", () => {
     expect(unusableTurnReason(turn({ finishReason: "abort" }))).toMatch(/aborted/);
     expect(unusableTurnReason(turn({ responseIds: [], responseLogProbs: [], weightVersions: [] }))).toBe("empty response");

@@ -34,6 +34,11 @@ describe("proxy lifecycle and passthrough", () => {
       const turn = harness.closed[0]!;
       expect(turn).toMatchObject({ sessionId: "p", turn: 0, approximate: true, closedBy: "next-request", nextState: { role: "user", text: "and again" } });
       expect(turn.responseIds.length).toBe(turn.responseLogProbs.length);
+      // re-tokenizing gives back the engine's tokens; only the EOS, which the chat stream sends no entry for, is missing
+      expect(harness.tokenizer.decode(turn.responseIds)).toBe("<think>\nok\n</think>\n\nPassed through.<|im_end|>");
+      expect(turn.missingLogProbs).toEqual([turn.responseIds.length - 1]);
+      expect(turn.responseLogProbs.at(-1)).toBe(0);
+      expect(turn.responseLogProbs.slice(0, -1).every((value) => value < 0)).toBe(true);
       expect(turn.templateKwargs).toEqual({ enable_thinking: true });
       expect(harness.tokenizer.decode(turn.responseIds)).toContain("Passed through.");
     } finally {
