@@ -6,7 +6,7 @@ import path from "node:path";
 import type { Recipe } from "../contracts/recipe.ts";
 import { judgePath } from "../contracts/recipe.ts";
 import type { SampleSink } from "../contracts/sample-sink.ts";
-import { BridgeServer } from "./bridge/bridge-server.ts";
+import { BridgeServer, bridgeHost } from "./bridge/bridge-server.ts";
 import { SglangClient } from "./engine/sglang-client.ts";
 import { EventBus } from "./event-bus.ts";
 import { createProxy } from "./proxy/proxy-server.ts";
@@ -91,7 +91,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
   } else {
     store = await SampleStore.open(path.join(runDir, "store"), { maxStaleness: recipe.training.max_staleness, versions });
     bridge = new BridgeServer({ store, bus, recordsDir: runDir });
-    bridgeEndpoint = await bridge.start({ host: "127.0.0.1", port: 0 });
+    bridgeEndpoint = await bridge.start({ host: bridgeHost(recipe), port: 0 });
     sink = store;
   }
 

@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import type { LaunchPlan, Placement, PlanContext, ProcessSpec } from "../../contracts/plan.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import { buildLaunchPlan } from "../../launchers/launch-plan.ts";
+import { bridgeHost } from "../../orchestrator/bridge/bridge-server.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
 import { PACKAGE_ROOT } from "../recipe-file.ts";
 
@@ -30,7 +31,7 @@ export function placeholderContext(recipe: Recipe, environment: Record<string, s
   return {
     packageRoot: PACKAGE_ROOT,
     runDir: path.resolve(recipe.records.dir),
-    bridgeUrl: "http://127.0.0.1:<bridge-port>",
+    bridgeUrl: `http://${bridgeHost(recipe)}:<bridge-port>`,
     bridgeToken: "<per-run token>",
     environment,
     runId: "plan",

@@ -1,4 +1,4 @@
-// The bridge server: loopback HTTP with a per-run bearer token; slime's rollout function says hello, long-polls
+// The bridge server: HTTP (loopback, or the head address on several nodes) with a per-run bearer token; slime's rollout function says hello, long-polls
 // for batches (binary frames) and acknowledges them. Owns client sessions and bus events, not the samples.
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -29,10 +29,19 @@ export interface BridgeServerOptions {
 }
 
 export interface BridgeStartOptions {
-  host: "127.0.0.1";
+  /** Loopback on one node; the head node's address when slime's rollout manager may run on another node. */
+  host: string;
   port: number;
   /** With port 0, rebind the port and token of a previous bridge.json in recordsDir (slime's env still holds them). */
   reuseEndpoint?: boolean;
+}
+
+/**
+ * Where the bridge listens: loopback on one node; on several, the head node's address (cluster.head_address), since
+ * slime's rollout manager is a Ray actor that may be scheduled on any node. Every request needs the run's token.
+ */
+export function bridgeHost(recipe: { cluster: { nodes: number; head_address: string } }): string {
+  return recipe.cluster.nodes > 1 ? recipe.cluster.head_address : "127.0.0.1";
 }
 
 export interface BridgeHello {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EventBus } from "../../orchestrator/event-bus.ts";
-import { BridgeServer } from "../../orchestrator/bridge/bridge-server.ts";
+import { BridgeServer, bridgeHost } from "../../orchestrator/bridge/bridge-server.ts";
 import { SampleStore } from "../../orchestrator/store/sample-store.ts";
 import { makeSample } from "./sample-factory.ts";
 import { TestBridgeClient } from "./fixture-process.ts";
@@ -40,6 +40,25 @@ describe("BridgeServer", () => {
     expect((await post("/v1/hello", {}, "wrong")).status).toBe(401);
     expect((await fetch(endpoint.url + "/v1/hello", { method: "POST", body: "{}" })).status).toBe(401);
     expect((await post("/v1/nothing", {})).status).toBe(404);
+  });
+
+  it("listens on the head address when the cluster has several nodes (slime's rollout manager may run on any of them)", async () => {
+    expect(bridgeHost({ cluster: { nodes: 1, head_address: "10.0.0.1" } })).toBe("127.0.0.1");
+    expect(bridgeHost({ cluster: { nodes: 2, head_address: "10.0.0.1" } })).toBe("10.0.0.1");
+    // another address of this machine stands in for the head's: the bridge is reached there, with the token only
+    const otherDir = await mkdtemp(join(tmpdir(), "openclaw-bridge-head-"));
+    const head = new BridgeServer({ store, bus, recordsDir: otherDir });
+    const reached = await head.start({ host: bridgeHost({ cluster: { nodes: 2, head_address: "127.0.0.2" } }), port: 0 });
+    try {
+      expect(reached.url).toMatch(/^http:\/\/127\.0\.0\.2:\d+$/);
+      const hello = { version: 1, type: "hello", session: "head", pid: 7, routers: { policy: null, judge: null } };
+      expect((await fetch(reached.url + "/v1/hello", { method: "POST", body: JSON.stringify(hello) })).status).toBe(401);
+      const answer = await fetch(reached.url + "/v1/hello", { method: "POST", headers: { authorization: `Bearer ${reached.token}` }, body: JSON.stringify(hello) });
+      expect(answer.status).toBe(200);
+      expect(head.hello()).toMatchObject({ pid: 7 });
+    } finally {
+      await head.close();
+    }
   });
 
   it("answers a malformed message with 400 naming the field, and changes nothing", async () => {
