@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { OpenclawRlError } from "../../contracts/errors.ts";
 import {
   ackMessageSchema,
   batchRequestSchema,
@@ -227,8 +228,18 @@ export class BridgeServer {
 
 function listen(server: Server, host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const onError = (error: Error) => {
+    const onError = (error: NodeJS.ErrnoException) => {
       server.off("listening", onListening);
+      if (error.code === "EADDRNOTAVAIL") {
+        // only a multi-node bridge binds anything but loopback: its address comes from the recipe
+        return reject(
+          new OpenclawRlError("RECIPE_INVALID", `the bridge cannot listen on ${host}: no network interface of this machine has that address`, {
+            path: "cluster.head_address",
+            hint: "run `openclaw-rl start` on the head node, and set cluster.head_address to its IP as the other nodes reach it",
+            cause: error,
+          }),
+        );
+      }
       reject(error);
     };
     const onListening = () => {

@@ -59,6 +59,9 @@ describe("BridgeServer", () => {
     } finally {
       await head.close();
     }
+    // a head address this machine does not have: an error naming the recipe key
+    const elsewhere = new BridgeServer({ store, bus, recordsDir: otherDir });
+    await expect(elsewhere.start({ host: "192.0.2.1", port: 0 })).rejects.toMatchObject({ code: "RECIPE_INVALID", path: "cluster.head_address" });
   });
 
   it("answers a malformed message with 400 naming the field, and changes nothing", async () => {
