@@ -61,7 +61,7 @@ export const chatRequestSchema = z
     presence_penalty: z.number().nullable().optional(),
     frequency_penalty: z.number().nullable().optional(),
     logprobs: z.boolean().nullable().optional(),
-    top_logprobs: z.number().int().nullable().optional(),
+    top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
     session_id: z.string().optional(),
     turn_type: z.enum(["main", "side"]).optional(),
     session_done: z.boolean().optional(),

@@ -8,6 +8,8 @@ import { EngineStatusError, type SglangClient } from "../engine/sglang-client.ts
 export interface TokenBatch {
   ids: number[];
   logProbs: number[];
+  /** With GenerationOptions.topLogprobs: the engine's [logprob, id] alternatives of each token (null where it sent none). */
+  top?: ([number, number][] | null)[];
   version: string;
 }
 
@@ -33,6 +35,8 @@ export interface GenerationOptions {
   maxContinuations?: number;
   /** Called when the engine first accepts a request of this generation (it may still be paused). */
   onAccepted?: () => void;
+  /** Alternatives per token to ask the engine for (top_logprobs_num); 0 or absent: none. */
+  topLogprobs?: number;
 }
 
 const DEFAULT_RETRY_DELAYS = [100, 250, 500, 1000, 2000, 2000, 2000];
@@ -62,6 +66,7 @@ export class Generation {
         input_ids: this.ids.length === 0 ? (this.options.promptIds as number[]) : [...this.options.promptIds, ...this.ids],
         sampling_params: { ...this.options.sampling, max_new_tokens: remaining },
         return_logprob: true,
+        ...(this.options.topLogprobs ? { top_logprobs_num: this.options.topLogprobs } : {}),
       };
       let finish: SglangFinishReason | null = null;
       try {
@@ -74,7 +79,7 @@ export class Generation {
             const version = chunk.meta_info.weight_version ?? "unknown";
             this.append(fresh.ids, fresh.logProbs, version);
             failures = 0;
-            yield { ids: fresh.ids, logProbs: fresh.logProbs, version };
+            yield { ids: fresh.ids, logProbs: fresh.logProbs, ...(this.options.topLogprobs ? { top: fresh.top } : {}), version };
           }
           // no break at the finish: reading on to [DONE] keeps the connection reusable
         }
@@ -149,21 +154,26 @@ export class Generation {
  * output_ids and log-probs, its incremental mode only the new ones; a token counts only with its own
  * log-prob entry (an abort from the waiting queue sends a stray last id without one).
  */
-export function takeNewTokens(chunk: GenerateResponse, seen: number): { ids: number[]; logProbs: number[]; taken: number } {
+export function takeNewTokens(chunk: GenerateResponse, seen: number): { ids: number[]; logProbs: number[]; top: ([number, number][] | null)[]; taken: number } {
   const outputIds = chunk.output_ids ?? [];
   const entries = chunk.meta_info.output_token_logprobs ?? [];
+  const tops = chunk.meta_info.output_top_logprobs ?? [];
   const completion = chunk.meta_info.completion_tokens;
   const cumulative = completion === undefined ? entries.length >= seen && outputIds.length >= seen : outputIds.length === completion || entries.length === completion;
   const idsNew = cumulative ? outputIds.slice(seen) : outputIds;
   const entriesNew = cumulative ? entries.slice(seen) : entries;
+  const topsNew = cumulative ? tops.slice(seen) : tops; // (the alternatives stream the way the entries do)
   const ids: number[] = [];
   const logProbs: number[] = [];
+  const top: ([number, number][] | null)[] = [];
   for (let index = 0; index < idsNew.length && index < entriesNew.length; index++) {
     const entry = entriesNew[index]!;
     const logProb = entry[0];
     if (entry[1] !== idsNew[index] || logProb === null) break;
     ids.push(idsNew[index]!);
     logProbs.push(logProb);
+    const row = topsNew[index];
+    top.push(row ? row.filter((alternative) => alternative[0] !== null).map((alternative) => [alternative[0]!, alternative[1]] as [number, number]) : null);
   }
   const aborted = chunk.meta_info.finish_reason?.type === "abort";
   if (!aborted && ids.length < idsNew.length) {
@@ -171,7 +181,7 @@ export function takeNewTokens(chunk: GenerateResponse, seen: number): { ids: num
       hint: "the proxy needs return_logprob output entries for every token; check the engine version",
     });
   }
-  return { ids, logProbs, taken: ids.length };
+  return { ids, logProbs, top, taken: ids.length };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -6,6 +6,7 @@ import type { ChatRequest } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { TURN_RECORD_VERSION, type CapturedTurn, type FinishReason } from "../../contracts/turn.ts";
 import { Generation } from "../capture/generation.ts";
+import { OpenAiLogprobs, type OpenAiLogprob } from "../capture/openai-logprobs.ts";
 import { OutputParser } from "../capture/output-parser.ts";
 import { templateKwargs } from "../capture/prompt-builder.ts";
 import { mapSampling } from "../capture/sampling-params.ts";
@@ -90,6 +91,8 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
     stop: sampling.stop,
   });
   const text = new TokenTextStream(deps.tokenizer);
+  const logprobs = body.logprobs === true ? new OpenAiLogprobs(deps.tokenizer) : null;
+  const wholeLogprobs: OpenAiLogprob[] = []; // non-stream answers: every entry, in the message's choice
   const generation = new Generation(deps.policy, {
     promptIds: prompt.ids,
     sampling: sampling.params,
@@ -98,6 +101,7 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
     // headers and the role chunk go out once the engine accepted the request (it may be paused for a weight
     // sync); a refused connection before that still gets a 503
     onAccepted: () => writer?.start(),
+    topLogprobs: logprobs ? (body.top_logprobs ?? 0) : 0,
   });
 
   let firstTokenAt: number | null = null;
@@ -109,6 +113,11 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
     while (!step.done) {
       firstTokenAt ??= Date.now();
       noteWeightVersion(context, step.value.version);
+      if (logprobs) {
+        const entries = logprobs.of(step.value);
+        if (writer) writer.logprobs(entries);
+        else for (const entry of entries) wholeLogprobs.push(entry);
+      }
       const deltas = parser.push(text.push(step.value.ids)); // (not inside writer?.…: that would skip it)
       writer?.deltas(deltas);
       step = await run.next();
@@ -176,7 +185,7 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
       object: "chat.completion",
       created: Math.floor(startedAt / 1000),
       model,
-      choices: [{ index: 0, message: captured.response, logprobs: null, finish_reason: captured.finishReason }],
+      choices: [{ index: 0, message: captured.response, logprobs: logprobs ? { content: wholeLogprobs } : null, finish_reason: captured.finishReason }],
       usage,
       metadata: { weight_version: generation.weightVersions.at(-1)?.version ?? null, session_id: decision.sessionId },
     },

@@ -56,6 +56,9 @@ export function parseChatRequest(value: unknown): ChatRequest | OpenAiError {
   if (parsed.data.n !== undefined && parsed.data.n !== null && parsed.data.n !== 1) {
     return openAiError(400, `n: only n = 1 is supported (got ${parsed.data.n})`, { param: "n", code: "unsupported_n" });
   }
+  if ((parsed.data.top_logprobs ?? 0) > 0 && parsed.data.logprobs !== true) {
+    return openAiError(400, "top_logprobs: set logprobs to true to use top_logprobs", { param: "top_logprobs", code: "invalid_request" });
+  }
   return parsed.data;
 }
 

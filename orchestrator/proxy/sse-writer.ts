@@ -1,6 +1,7 @@
 // Writes OpenAI chat.completion.chunk events as server-sent events, shaped like SGLang's own chat
 // streaming (role chunk first, deltas, finish chunk, optional usage chunk, [DONE]). Ignores generation.
 import type { ServerResponse } from "node:http";
+import type { OpenAiLogprob } from "../capture/openai-logprobs.ts";
 import type { OutputDelta } from "../capture/output-parser.ts";
 
 export interface Usage {
@@ -16,6 +17,8 @@ export class ChunkWriter {
   private readonly created = Math.floor(Date.now() / 1000);
   private started = false;
   private heartbeat: NodeJS.Timeout | null = null;
+  /** Log-prob entries not sent yet: they go out on the next chunk written (as SGLang does), else on the finish chunk. */
+  private pendingLogprobs: OpenAiLogprob[] = [];
 
   constructor(
     private readonly response: ServerResponse,
@@ -30,7 +33,7 @@ export class ChunkWriter {
     this.started = true;
     this.response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", ...this.extraHeaders });
     this.response.socket?.setNoDelay(true);
-    this.chunk({ role: "assistant", content: "" }, null);
+    this.chunk({ role: "assistant", content: "" }, null, false);
     this.heartbeat = setInterval(() => {
       if (!this.response.writableEnded && !this.response.destroyed) this.response.write(": keep-alive\n\n");
     }, HEARTBEAT_MS);
@@ -40,6 +43,11 @@ export class ChunkWriter {
 
   get isStarted(): boolean {
     return this.started;
+  }
+
+  /** Queues the log-prob entries of tokens just generated (a request with `logprobs: true`). */
+  logprobs(entries: readonly OpenAiLogprob[]): void {
+    for (const entry of entries) this.pendingLogprobs.push(entry);
   }
 
   deltas(deltas: readonly OutputDelta[]): void {
@@ -75,13 +83,18 @@ export class ChunkWriter {
     this.heartbeat = null;
   }
 
-  private chunk(delta: Record<string, unknown>, finishReason: string | null): void {
+  private chunk(delta: Record<string, unknown>, finishReason: string | null, withLogprobs = true): void {
+    let logprobs: { content: OpenAiLogprob[] } | null = null;
+    if (withLogprobs && this.pendingLogprobs.length > 0) {
+      logprobs = { content: this.pendingLogprobs };
+      this.pendingLogprobs = [];
+    }
     this.write({
       id: this.id,
       object: "chat.completion.chunk",
       created: this.created,
       model: this.model,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      choices: [{ index: 0, delta, logprobs, finish_reason: finishReason }],
     });
   }
 
