@@ -1,5 +1,6 @@
-// The bridge server: HTTP (loopback, or the head address on several nodes) with a per-run bearer token; slime's rollout function says hello, long-polls
-// for batches (binary frames) and acknowledges them. Owns client sessions and bus events, not the samples.
+// The bridge server: HTTP (loopback, or the head address on several nodes) with a per-run bearer token; slime's
+// rollout function says hello, long-polls for batches (binary frames) and acknowledges them. Owns client sessions and
+// bus events, not the samples.
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
