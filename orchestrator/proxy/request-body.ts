@@ -2,6 +2,7 @@
 // problem). Ignores sessions and generation.
 import type { IncomingMessage } from "node:http";
 import { chatRequestSchema, type ChatRequest } from "../../contracts/chat.ts";
+import { OpenclawRlError } from "../../contracts/errors.ts";
 import { openAiError, type OpenAiError } from "./openai-errors.ts";
 
 /**
@@ -34,7 +35,10 @@ export function readBody(request: IncomingMessage, maxBytes: number): Promise<Bu
       // a body shorter or longer than declared (Node's parser normally refuses those): join what came
       resolve(Buffer.concat([...(sized ? [sized.subarray(0, Math.min(size, sized.length))] : []), ...chunks]));
     };
-    request.on("data", onData).once("end", onEnd).once("error", reject);
+    const onClose = (): void => {
+      if (!request.complete) reject(new OpenclawRlError("BAD_REQUEST", "the client closed the connection before the body was complete"));
+    };
+    request.on("data", onData).once("end", onEnd).once("error", reject).once("close", onClose);
   });
 }
 
