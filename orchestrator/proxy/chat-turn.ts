@@ -26,12 +26,11 @@ export interface PreparedTurn {
 
 /**
  * Session + turn type for a parsed request; no state changes (long message texts are swapped for the equal cached
- * instance, see MessageDigests.canonicalText).
+ * instance, see MessageDigests.ofSharing).
  */
 export function prepareTurn(context: ProxyContext, body: ChatRequest, headers: IncomingMessage["headers"]): PreparedTurn {
   const stable = stableHistory(body.messages);
-  const digests = stable.map((message) => context.digests.of(message));
-  for (const message of stable) if (typeof message.content === "string") message.content = context.digests.canonicalText(message.role, message.content);
+  const digests = stable.map((message) => context.digests.ofSharing(message));
   const decision = decideTurn(body, headers, context.digests.prefixes(digests), context.deps.recipe.proxy, context.sessions, context.newSessionId);
   return { decision, stable, digests };
 }

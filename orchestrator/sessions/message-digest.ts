@@ -78,21 +78,28 @@ export class MessageDigests {
       if (digest === undefined) this.short.set(key, (digest = digestMessage(message)));
       return digest;
     }
+    return this.longEntry(message, content).digest;
+  }
+
+  /**
+   * Same as of(message), and a long text (≥ minCachedChars) is swapped for the equal instance seen first (one
+   * lookup for both). Open turns and records then share one copy of the 48 KB system prompt every request resends,
+   * instead of one copy per session that outlives its request (old-generation garbage at every turn).
+   */
+  ofSharing(message: ChatMessage): string {
+    const content = message.content;
+    if (typeof content !== "string" || content.length < this.minCachedChars || message.role === "assistant") return this.of(message);
+    const entry = this.longEntry(message, content);
+    message.content = entry.text;
+    return entry.digest;
+  }
+
+  private longEntry(message: ChatMessage | AssistantMessage, content: string): { digest: string; text: string } {
     let cache = this.byRole.get(message.role);
     if (!cache) this.byRole.set(message.role, (cache = new LruCache<string, { digest: string; text: string }>(512)));
     let entry = cache.get(content);
     if (entry === undefined) cache.set(content, (entry = { digest: digestMessage(message), text: content }));
-    return entry.digest;
-  }
-
-  /**
-   * The instance of a long text (≥ minCachedChars) that `of` saw first, when `text` equals it; else `text`. Open
-   * turns and records then share one copy of the 48 KB system prompt every request resends, instead of one copy per
-   * session that outlives its request (old-generation garbage at every turn).
-   */
-  canonicalText(role: string, text: string): string {
-    if (text.length < this.minCachedChars) return text;
-    return this.byRole.get(role)?.get(text)?.text ?? text;
+    return entry;
   }
 
   /** Same as prefixDigests(messageDigests). */

@@ -178,6 +178,12 @@ describe("message digests", () => {
     expect(digests.of(system)).toBe(digestMessage(system));
     expect(digests.of({ role: "system", content: "x".repeat(100) })).toBe(digestMessage(system));
     expect(digests.of({ role: "user", content: "x".repeat(100) })).not.toBe(digestMessage(system));
+    // ofSharing: the same digests, the content unchanged (an equal instance)
+    const resent: ChatMessage = { role: "system", content: "x".repeat(100) };
+    expect(digests.ofSharing(resent)).toBe(digestMessage(system));
+    expect(resent.content).toBe("x".repeat(100));
+    const short: ChatMessage = { role: "user", content: "hi" };
+    expect(digests.ofSharing(short)).toBe(digestMessage(short));
     const sent: AssistantMessage = { role: "assistant", content: "", tool_calls: [{ id: "call_2", type: "function", function: { name: "ls", arguments: '{"path": "."}' } }] };
     const replayed: ChatMessage = { role: "assistant", content: null, tool_calls: [{ id: "call2", type: "function", function: { name: "ls", arguments: '{"path":"."}' } }] };
     expect(digestMessage(replayed)).toBe(digestMessage(sent));
