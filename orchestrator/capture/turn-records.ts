@@ -1,8 +1,8 @@
-// <recordsDir>/turns.jsonl: one line per closed (or failed) main turn, append-only, mode 0600, one open handle,
-// writes serialised so lines never interleave. Ignores judging and samples.
-import { chmod, mkdir, open, type FileHandle } from "node:fs/promises";
+// <recordsDir>/turns.jsonl: one line per closed (or failed) main turn, appended to a JsonlAppendFile (mode 0600,
+// lines in order, never interleaved). Ignores judging and samples.
 import path from "node:path";
 import type { CapturedTurn, ClosedTurn } from "../../contracts/turn.ts";
+import { JsonlAppendFile } from "../records/jsonl-append-file.ts";
 
 export interface TurnRecord {
   version: number;
@@ -31,8 +31,7 @@ export interface TurnRecord {
 
 export class TurnRecords {
   readonly file: string;
-  private chain: Promise<void> = Promise.resolve();
-  private handle: Promise<FileHandle> | null = null;
+  private appender: JsonlAppendFile;
   private failures = 0;
 
   constructor(
@@ -40,9 +39,10 @@ export class TurnRecords {
     private readonly onWriteError: (error: Error) => void = () => {},
   ) {
     this.file = path.join(recordsDir, "turns.jsonl");
+    this.appender = new JsonlAppendFile(this.file);
   }
 
-  /** Appends a closed turn (or a turn that could not be completed, closedBy "failed"). */
+  /** Appends a closed turn (or a turn that could not be completed, closedBy "failed"); a failed write is reported, not thrown. */
   append(turn: CapturedTurn & { nextState?: ClosedTurn["nextState"]; closedBy?: ClosedTurn["closedBy"] }): Promise<void> {
     const record: TurnRecord = {
       version: turn.version,
@@ -65,41 +65,20 @@ export class TurnRecords {
       first_token_at: turn.firstTokenAt,
       ended_at: turn.endedAt,
     };
-    const line = JSON.stringify(record) + "\n";
-    this.chain = this.chain
-      .then(() => this.write(line))
-      .catch((error: Error) => {
-        this.failures++;
-        this.handle = null; // open (and create) the file again next time
-        this.onWriteError(error);
-      });
-    return this.chain;
-  }
-
-  /** Resolves when every append so far is on disk. */
-  flush(): Promise<void> {
-    return this.chain;
+    return this.appender.append(record).catch((error: Error) => {
+      this.failures++;
+      this.onWriteError(error);
+    });
   }
 
   /** Flushes and closes the file (a later append opens it again). */
   async close(): Promise<void> {
-    await this.chain;
-    const handle = this.handle;
-    this.handle = null;
-    if (handle) await (await handle.catch(() => null))?.close();
+    const closing = this.appender;
+    this.appender = new JsonlAppendFile(this.file);
+    await closing.close();
   }
 
   get writeFailures(): number {
     return this.failures;
-  }
-
-  private async write(line: string): Promise<void> {
-    this.handle ??= (async () => {
-      await mkdir(path.dirname(this.file), { recursive: true });
-      const handle = await open(this.file, "a", 0o600);
-      await chmod(this.file, 0o600);
-      return handle;
-    })();
-    await (await this.handle).appendFile(line);
   }
 }

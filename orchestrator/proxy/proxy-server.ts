@@ -29,9 +29,7 @@ export interface Proxy {
 
 export function createProxy(deps: ProxyDeps): Proxy {
   const recipe = deps.recipe;
-  const records = new TurnRecords(deps.recordsDir, (error) =>
-    deps.bus.emit({ type: "error", source: "proxy", code: "INTERNAL", message: `cannot append to ${records.file}: ${error.message}` }),
-  );
+  const records = new TurnRecords(deps.recordsDir, (error) => deps.bus.emit({ type: "error", source: "proxy", code: "INTERNAL", message: error.message }));
   const digests = new MessageDigests();
   const sessions = new SessionTracker({
     digests,

@@ -1,7 +1,7 @@
 // judgements.jsonl: one line per judged turn (votes with their raw text, the decision, the kept hint, the sample
 // made or the reason none was), append-only, mode 0600, in the run folder. Writing only; analysis reads the file.
 import path from "node:path";
-import { JsonlAppendFile } from "../sinks/jsonl-sink.ts";
+import { JsonlAppendFile } from "./jsonl-append-file.ts";
 
 export const JUDGEMENT_RECORD_VERSION = 1 as const;
 
