@@ -75,9 +75,7 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
 
   // From here on the request changes state: the previous turn of the session closes.
   const startedAt = Date.now();
-  const turn = context.sessions.begin(decision.sessionId, decision.turnType, body.messages);
-  context.counters[decision.turnType]++;
-  deps.bus.emit({ type: "turn-start", sessionId: decision.sessionId, turn, turnType: decision.turnType, decidedBy: `${decision.decidedBy.session} / ${decision.decidedBy.turnType}: ${decision.decidedBy.reason}` });
+  const turn = beginTurn(context, decision, body.messages);
 
   const model = body.model ?? recipe.model.served_name;
   const completionId = `chatcmpl-${randomBytes(12).toString("hex")}`;
@@ -131,13 +129,7 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
 
   const endedAt = Date.now();
   const captured: CapturedTurn = {
-    version: TURN_RECORD_VERSION,
-    sessionId: decision.sessionId,
-    turn,
-    decidedBy: decision.decidedBy,
-    messages: body.messages,
-    tools: body.tools ?? null,
-    templateKwargs: templateKwargs(body),
+    ...turnOrigin(decision, turn, body),
     promptIds: prompt.ids,
     responseIds: generation.ids,
     responseLogProbs: generation.logProbs,
@@ -149,16 +141,7 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
     firstTokenAt,
     endedAt,
   };
-  deps.bus.emit({
-    type: "turn-end",
-    sessionId: decision.sessionId,
-    turn,
-    turnType: decision.turnType,
-    finishReason: captured.finishReason,
-    promptTokens: prompt.ids.length,
-    responseTokens: generation.ids.length,
-    ttftMs: firstTokenAt === null ? null : firstTokenAt - startedAt,
-    totalMs: endedAt - startedAt,
+  emitTurnEnd(context, decision, captured, {
     weightVersions: [...new Set(generation.weightVersions.map((span) => span.version))],
     continuedAfterAbort: generation.continuedAfterAbort,
   });
@@ -190,6 +173,44 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
     },
     { "x-session-id": decision.sessionId },
   );
+}
+
+/** The request becomes a turn of its session (a main turn closes the session's previous one); counted and announced. */
+export function beginTurn(context: ProxyContext, decision: Decision, messages: ChatRequest["messages"]): number {
+  const turn = context.sessions.begin(decision.sessionId, decision.turnType, messages);
+  context.counters[decision.turnType]++;
+  const { session, turnType, reason } = decision.decidedBy;
+  context.deps.bus.emit({ type: "turn-start", sessionId: decision.sessionId, turn, turnType: decision.turnType, decidedBy: `${session} / ${turnType}: ${reason}` });
+  return turn;
+}
+
+/** The fields of a captured turn that come from the request and the session decision. */
+export function turnOrigin(decision: Decision, turn: number, body: ChatRequest): Pick<CapturedTurn, "version" | "sessionId" | "turn" | "decidedBy" | "messages" | "tools" | "templateKwargs"> {
+  return {
+    version: TURN_RECORD_VERSION,
+    sessionId: decision.sessionId,
+    turn,
+    decidedBy: decision.decidedBy,
+    messages: body.messages,
+    tools: body.tools ?? null,
+    templateKwargs: templateKwargs(body),
+  };
+}
+
+/** Announces the end of a turn from what it captured, with what only the engine side knows. */
+export function emitTurnEnd(context: ProxyContext, decision: Decision, captured: CapturedTurn, engine: { weightVersions: string[]; continuedAfterAbort: number }): void {
+  context.deps.bus.emit({
+    type: "turn-end",
+    sessionId: decision.sessionId,
+    turn: captured.turn,
+    turnType: decision.turnType,
+    finishReason: captured.finishReason,
+    promptTokens: captured.promptIds.length,
+    responseTokens: captured.responseIds.length,
+    ttftMs: captured.firstTokenAt === null ? null : captured.firstTokenAt - captured.startedAt,
+    totalMs: captured.endedAt - captured.startedAt,
+    ...engine,
+  });
 }
 
 /** A complete main turn becomes the session's open turn; one that could not be completed is only recorded. */

@@ -4,11 +4,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AssistantMessage, ChatRequest, ToolCall } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
-import { TURN_RECORD_VERSION, type CapturedTurn, type FinishReason } from "../../contracts/turn.ts";
+import type { CapturedTurn, FinishReason } from "../../contracts/turn.ts";
 import { openAiError, sendError } from "./openai-errors.ts";
-import { finishTurn, prepareTurn, requestSignal } from "./chat-turn.ts";
+import { beginTurn, emitTurnEnd, finishTurn, prepareTurn, requestSignal, turnOrigin } from "./chat-turn.ts";
 import { noteWeightVersion, type ProxyContext } from "./proxy-context.ts";
-import { templateKwargs } from "../capture/prompt-builder.ts";
 
 interface Collected {
   content: string;
@@ -46,9 +45,7 @@ export async function servePassthroughTurn(context: ProxyContext, request: Incom
     return sendError(response, openAiError(502, `the policy engine answered ${upstream.status}: ${text.slice(0, 300)}`, { code: "engine_error" }));
   }
 
-  const turn = context.sessions.begin(decision.sessionId, decision.turnType, body.messages);
-  context.counters[decision.turnType]++;
-  deps.bus.emit({ type: "turn-start", sessionId: decision.sessionId, turn, turnType: decision.turnType, decidedBy: `${decision.decidedBy.session} / ${decision.decidedBy.turnType}: ${decision.decidedBy.reason}` });
+  const turn = beginTurn(context, decision, body.messages);
   const collected: Collected = { content: "", reasoning: null, toolCalls: [], logProbs: [], finish: null, weightVersion: null };
   let firstTokenAt: number | null = null;
   let failed = false;
@@ -83,19 +80,7 @@ export async function servePassthroughTurn(context: ProxyContext, request: Incom
   }
   if (collected.weightVersion) noteWeightVersion(context, collected.weightVersion);
   const captured = await approximateTurn(context, body, decision, turn, collected, failed, startedAt, firstTokenAt);
-  deps.bus.emit({
-    type: "turn-end",
-    sessionId: decision.sessionId,
-    turn,
-    turnType: decision.turnType,
-    finishReason: captured.finishReason,
-    promptTokens: captured.promptIds.length,
-    responseTokens: captured.responseIds.length,
-    ttftMs: firstTokenAt === null ? null : firstTokenAt - startedAt,
-    totalMs: captured.endedAt - startedAt,
-    weightVersions: collected.weightVersion ? [collected.weightVersion] : [],
-    continuedAfterAbort: 0,
-  });
+  emitTurnEnd(context, decision, captured, { weightVersions: collected.weightVersion ? [collected.weightVersion] : [], continuedAfterAbort: 0 });
   finishTurn(context, prepared, captured);
 }
 
@@ -125,13 +110,7 @@ async function approximateTurn(
   const aligned = alignLogProbs(responseIds, collected.logProbs, (id) => context.deps.tokenizer.decode([id]));
   const finish: FinishReason = failed ? "abort" : collected.finish === "length" ? "length" : collected.finish === "tool_calls" || collected.toolCalls.length > 0 ? "tool_calls" : collected.finish === "abort" ? "abort" : "stop";
   return {
-    version: TURN_RECORD_VERSION,
-    sessionId: decision.sessionId,
-    turn,
-    decidedBy: decision.decidedBy,
-    messages: body.messages,
-    tools: body.tools ?? null,
-    templateKwargs: templateKwargs(body),
+    ...turnOrigin(decision, turn, body),
     promptIds: prompt.ids,
     responseIds,
     responseLogProbs: aligned.logProbs,
