@@ -32,7 +32,7 @@ export class OpenAiLogprobs {
   }
 
   private entry(id: number, logprob: number): OpenAiTopLogprob {
-    const token = this.tokenizer.decode([id]);
+    const token = this.tokenizer.tokenText(id);
     return { token, logprob, bytes: [...Buffer.from(token, "utf8")] };
   }
 }

@@ -107,7 +107,7 @@ async function approximateTurn(
     [collected.content, ...calls].filter((part) => part.length > 0).join("\n") +
     "<|im_end|>";
   const responseIds = await context.prompts.encode(generated, decision.sessionId);
-  const aligned = alignLogProbs(responseIds, collected.logProbs, (id) => context.deps.tokenizer.decode([id]));
+  const aligned = alignLogProbs(responseIds, collected.logProbs, (id) => context.deps.tokenizer.tokenText(id));
   const finish: FinishReason = failed ? "abort" : collected.finish === "length" ? "length" : collected.finish === "tool_calls" || collected.toolCalls.length > 0 ? "tool_calls" : collected.finish === "abort" ? "abort" : "stop";
   return {
     ...turnOrigin(decision, turn, body),

@@ -54,6 +54,9 @@ export class LruCache<K, V> {
   }
 }
 
+/** Most ids whose text tokenText keeps (above any vocabulary this project serves; ids beyond are decoded each time). */
+const MAX_TOKEN_TEXTS = 300_000;
+
 export class ModelTokenizer {
   readonly addedTokens: ReadonlyMap<string, number>;
   readonly specialIds: ReadonlySet<number>;
@@ -61,6 +64,7 @@ export class ModelTokenizer {
   private readonly splitter: RegExp | null;
   private readonly segments: LruCache<string, readonly number[]>;
   private readonly idToAdded: Map<number, string>;
+  private readonly tokenTexts = new Map<number, string>();
   /** Per memo key (a session): its last text, the offsets just after each added token, and the ids up to each. */
   private readonly memos = new LruCache<string, { text: string; cuts: number[]; counts: number[]; ids: number[] }>(128);
   /**
@@ -148,6 +152,19 @@ export class ModelTokenizer {
 
   decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
     return this.inner.decode([...ids], { skip_special_tokens: options.skipSpecialTokens ?? false });
+  }
+
+  /**
+   * The text of one id decoded alone, special tokens kept: what an engine's log-prob entry shows for that token
+   * (U+FFFD where the token is part of a character). Cached per id (at most one entry per vocabulary id).
+   */
+  tokenText(id: number): string {
+    let text = this.tokenTexts.get(id);
+    if (text === undefined) {
+      text = this.decode([id]);
+      if (this.tokenTexts.size < MAX_TOKEN_TEXTS) this.tokenTexts.set(id, text);
+    }
+    return text;
   }
 
   /** The id of an added token such as `<|im_end|>`, or undefined. */

@@ -17,3 +17,15 @@ describe("TokenTextStream", () => {
     }
   });
 });
+
+describe("ModelTokenizer.tokenText", () => {
+  it("is each id decoded alone, special tokens kept, a piece of a character as U+FFFD, the same when asked again", async () => {
+    const { tokenizer } = await qwen3();
+    const ids = [...tokenizer.encode("Héllo 𓀀 <think>x</think>"), tokenizer.tokenId("<|im_end|>")!];
+    const texts = ids.map((id) => tokenizer.tokenText(id));
+    expect(texts).toEqual(ids.map((id) => tokenizer.decode([id])));
+    expect(texts.at(-1)).toBe("<|im_end|>");
+    expect(texts.some((text) => text.includes("\uFFFD"))).toBe(true); // 𓀀 takes several byte-level tokens
+    expect(ids.map((id) => tokenizer.tokenText(id))).toEqual(texts);
+  });
+});
