@@ -21,8 +21,6 @@ const REPLY = "Sure, I will look at the workspace now and report back shortly wi
 /** The fake engine's timing: a prefix-cached prefill, then one token per step (about what a 4B model does under load). */
 const ENGINE = { prefillMs: 30, tokenMs: 5 };
 const TURNS = 30;
-/** About how many tokens REPLY is (the exact count, replyIds.length, is known once the tokenizer loaded). */
-const TOKENS_HINT = 28;
 const SELF = fileURLToPath(import.meta.url);
 
 // ---------- shared request material ----------
@@ -252,7 +250,7 @@ async function main(): Promise<void> {
       // Clients start spread over one request cycle (those three answers), as independent users do; started
       // together, 64 closed-loop clients with a fixed-time engine stay in lockstep and every request lands in a
       // burst of 64 (measured apart: --lockstep).
-      const cycleMs = 3 * (ENGINE.prefillMs + ENGINE.tokenMs * TOKENS_HINT);
+      const cycleMs = 3 * (ENGINE.prefillMs + ENGINE.tokenMs * replyIds.length);
       let started = 0;
       const worker = async (): Promise<void> => {
         const offset = lockstep ? 0 : (started++ * cycleMs) / concurrency;
