@@ -28,12 +28,16 @@ export class SglangClient {
   private readonly apiKey: string | undefined;
   /** Streams go through node:http with keep-alive (a third of fetch's CPU per streamed chunk: no web streams). */
   private readonly agent: HttpAgent;
+  /** Where streamed requests go, parsed once (a URL per request costs more than the request object itself). */
+  private readonly target: { https: boolean; host: string; port: number; prefix: string };
 
   constructor(options: SglangClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.timeoutMs = options.timeoutMs ?? 600_000;
     this.apiKey = options.apiKey;
     this.agent = this.baseUrl.startsWith("https:") ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    const url = new URL(this.baseUrl);
+    this.target = { https: url.protocol === "https:", host: url.hostname.replace(/^\[|\]$/g, ""), port: url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80, prefix: url.pathname.replace(/\/+$/, "") };
   }
 
   async generate(request: GenerateRequest, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<GenerateResponse> {
@@ -52,7 +56,14 @@ export class SglangClient {
    */
   async *generateStream(
     request: GenerateRequest,
-    options: { signal?: AbortSignal; idleTimeoutMs?: number; /** called once the engine accepted the request (HTTP 200) */ onAccepted?: () => void } = {},
+    options: {
+      signal?: AbortSignal;
+      idleTimeoutMs?: number;
+      /** called once the engine accepted the request (HTTP 200) */
+      onAccepted?: () => void;
+      /** request.input_ids already serialised (the ids joined by commas): sent as they are, not serialised again */
+      inputIdsJson?: string;
+    } = {},
   ): AsyncGenerator<GenerateResponse> {
     const idleMs = options.idleTimeoutMs ?? this.timeoutMs;
     // one controller, aborted by the idle timer or by the caller's signal (cheaper than AbortSignal.any per stream)
@@ -73,7 +84,7 @@ export class SglangClient {
     let finished = false;
     try {
       try {
-        response = await this.openStream("/generate", { ...request, stream: true }, signal);
+        response = await this.openStream("/generate", { ...request, stream: true }, signal, 2, generatePayload({ ...request, stream: true }, options.inputIdsJson));
       } catch (error) {
         throw idleFired && !outer?.aborted ? idleError() : error;
       }
@@ -118,11 +129,13 @@ export class SglangClient {
 
   /** POSTs a streamed request; resolves with the response once the engine answered 2xx (else EngineStatusError). */
   private openStream(path: string, body: unknown, signal: AbortSignal, retries = 2, payload = JSON.stringify(body)): Promise<IncomingMessage> {
-    const url = new URL(this.baseUrl + path);
-    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+    const send = this.target.https ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
-      const outgoing = send(url, {
+      const outgoing = send({
+        host: this.target.host,
+        port: this.target.port,
+        path: this.target.prefix + path,
         method: "POST",
         agent: this.agent,
         signal,
@@ -237,4 +250,15 @@ function engineMessage(text: string): string {
   } catch {
     return text.slice(0, 300) || "(empty body)";
   }
+}
+
+/**
+ * The JSON text of a /generate request; with `inputIdsJson` (its input_ids joined by commas, from cached parts) the
+ * ids are spliced in as that text instead of serialised again.
+ */
+export function generatePayload(request: GenerateRequest & { stream?: boolean }, inputIdsJson?: string): string {
+  if (inputIdsJson === undefined) return JSON.stringify(request);
+  const { input_ids: _ids, ...rest } = request;
+  const others = JSON.stringify(rest);
+  return `{"input_ids":[${inputIdsJson}]${others.length > 2 ? "," + others.slice(1) : "}"}`;
 }

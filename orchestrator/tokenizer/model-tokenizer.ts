@@ -65,8 +65,14 @@ export class ModelTokenizer {
   private readonly segments: LruCache<string, readonly number[]>;
   private readonly idToAdded: Map<number, string>;
   private readonly tokenTexts = new Map<number, string>();
-  /** Per memo key (a session): its last text, the offsets just after each added token, and the ids up to each. */
-  private readonly memos = new LruCache<string, { text: string; cuts: number[]; counts: number[]; ids: number[] }>(128);
+  /**
+   * Per memo key (a session): its last text, the offsets just after each added token, the ids up to each, and the
+   * ids' JSON as fragments (one per piece: a cached segment's shared text, or an added token's id) with the
+   * fragment count up to each cut.
+   */
+  private readonly memos = new LruCache<string, { text: string; cuts: number[]; counts: number[]; ids: number[]; fragments: string[]; fragmentCounts: number[] }>(128);
+  /** The JSON of a cached segment's ids (the ids joined by commas), made once per segment ids array. */
+  private readonly segmentJson = new WeakMap<readonly number[], string>();
   /**
    * Whether a text's split at added tokens up to the end of one is the same whatever follows: true unless an added
    * token contains another one (then a longer match could start earlier).
@@ -103,9 +109,11 @@ export class ModelTokenizer {
    * loop); otherwise the uncached segments, to be encoded elsewhere (a worker) and given back with learnSegments.
    * With `memoKey` (a session), the longest part of that key's previous text that this text starts with, up to the
    * end of an added token, is reused as is (its ids, no split or lookups): a session's prompt grows at its end.
-   * The returned ids are shared with that memo: read them, do not change them.
+   * The returned ids are shared with that memo: read them, do not change them. `idsJson` is the ids joined by commas
+   * (what JSON.stringify(ids) has between its brackets), made from each segment's cached JSON: an engine request
+   * sends it instead of serialising 13K ids every turn (about 150 µs).
    */
-  encodeWithin(text: string, budgetChars: number, memoKey?: string): { ids: number[] } | { missing: string[] } {
+  encodeWithin(text: string, budgetChars: number, memoKey?: string): { ids: number[]; idsJson: string } | { missing: string[] } {
     const memo = memoKey !== undefined && this.prefixReusable ? this.memos.get(memoKey) : undefined;
     let reused = -1; // index into memo.cuts
     if (memo) {
@@ -130,6 +138,8 @@ export class ModelTokenizer {
     const ids: number[] = reused >= 0 ? memo!.ids.slice(0, memo!.counts[reused]!) : [];
     const cuts = reused >= 0 ? memo!.cuts.slice(0, reused + 1) : [];
     const counts = reused >= 0 ? memo!.counts.slice(0, reused + 1) : [];
+    const fragments = reused >= 0 ? memo!.fragments.slice(0, memo!.fragmentCounts[reused]!) : [];
+    const fragmentCounts = reused >= 0 ? memo!.fragmentCounts.slice(0, reused + 1) : [];
     let offset = start;
     for (const piece of pieces) {
       if (piece.length === 0) continue;
@@ -137,12 +147,18 @@ export class ModelTokenizer {
       const addedId = this.splitter ? this.addedTokens.get(piece) : undefined;
       if (addedId !== undefined) {
         ids.push(addedId);
+        fragments.push(String(addedId));
         cuts.push(offset);
         counts.push(ids.length);
-      } else for (const id of this.encodeSegment(piece)) ids.push(id);
+        fragmentCounts.push(fragments.length);
+      } else {
+        const segment = this.encodeSegment(piece);
+        for (const id of segment) ids.push(id);
+        if (segment.length > 0) fragments.push(this.jsonOf(segment));
+      }
     }
-    if (memoKey !== undefined && this.prefixReusable) this.memos.set(memoKey, { text, cuts, counts, ids });
-    return { ids };
+    if (memoKey !== undefined && this.prefixReusable) this.memos.set(memoKey, { text, cuts, counts, ids, fragments, fragmentCounts });
+    return { ids, idsJson: fragments.join(",") };
   }
 
   /** Caches segment ids encoded elsewhere (by a ModelTokenizer of the same files: encode(segment) for a plain segment). */
@@ -179,6 +195,15 @@ export class ModelTokenizer {
 
   get cachedSegments(): number {
     return this.segments.size;
+  }
+
+  private jsonOf(segmentIds: readonly number[]): string {
+    let json = this.segmentJson.get(segmentIds);
+    if (json === undefined) {
+      json = segmentIds.join(",");
+      this.segmentJson.set(segmentIds, json);
+    }
+    return json;
   }
 
   private encodeSegment(segment: string): readonly number[] {

@@ -1,5 +1,5 @@
 // ModelTokenizer.encodeWithin with a memo key reuses the ids of the key's previous text up to the end of an added
-// token: the ids must always equal a plain encode, whatever the new text shares with the old one.
+// token: the ids (and their JSON) must always equal a plain encode, whatever the new text shares with the old one.
 import { describe, expect, it } from "vitest";
 import { ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
 import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
@@ -31,7 +31,10 @@ describe("encodeWithin with a memo key", () => {
       else text = PARTS[Math.floor(next() * PARTS.length)]!; // unrelated
       texts.set(key, text);
       const encoded = memoized.encodeWithin(text, Infinity, key);
-      expect("ids" in encoded && encoded.ids, `step ${step}: ${JSON.stringify(text)}`).toEqual(plain.encode(text));
+      const expected = plain.encode(text);
+      expect("ids" in encoded && encoded.ids, `step ${step}: ${JSON.stringify(text)}`).toEqual(expected);
+      // the engine request's input_ids, made from the cached segments' JSON
+      expect("idsJson" in encoded && JSON.parse(`[${encoded.idsJson}]`), `step ${step}: JSON`).toEqual(expected);
     }
   });
 });

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EngineStatusError, SglangClient } from "../../orchestrator/engine/sglang-client.ts";
+import { EngineStatusError, generatePayload, SglangClient } from "../../orchestrator/engine/sglang-client.ts";
 
 const chunk = (ids: number[], finish: unknown) =>
   `data: ${JSON.stringify({ text: "", output_ids: ids, meta_info: { id: "r", finish_reason: finish, weight_version: "7", completion_tokens: ids.length, output_token_logprobs: ids.map((id) => [-0.5, id, null]) } })}\n\n`;
@@ -131,5 +131,37 @@ describe("SglangClient stale keep-alive connections", () => {
       server.closeAllConnections();
       server.close();
     }
+  });
+});
+
+describe("SglangClient request target", () => {
+  it("streams to the base URL's path prefix, on its host and port", async () => {
+    const paths: string[] = [];
+    const server = createServer((request, response) => {
+      paths.push(request.url ?? "");
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.end(chunk([5], { type: "stop", matched: 5 }) + "data: [DONE]\n\n");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    try {
+      const client = new SglangClient({ baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}/engine/`, timeoutMs: 2000 });
+      const seen: number[][] = [];
+      for await (const part of client.generateStream({ input_ids: [1], sampling_params: {} })) seen.push(part.output_ids ?? []);
+      expect(seen).toEqual([[5]]);
+      expect(paths).toEqual(["/engine/generate"]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
+describe("generatePayload", () => {
+  it("splices pre-serialised input_ids into the same JSON a plain serialisation gives", () => {
+    const request = { input_ids: [151644, 872, 198, 0, 42], sampling_params: { temperature: 0.6, max_new_tokens: 10, stop: ["\"}"] }, return_logprob: true, stream: true };
+    expect(JSON.parse(generatePayload(request, request.input_ids.join(",")))).toEqual(request);
+    expect(generatePayload(request, request.input_ids.join(","))).toBe(JSON.stringify(request));
+    expect(generatePayload(request)).toBe(JSON.stringify(request));
+    expect(JSON.parse(generatePayload({ input_ids: [7] } as never, "7"))).toEqual({ input_ids: [7] });
   });
 });
