@@ -1,6 +1,7 @@
 // The OpenAI-compatible proxy: HTTP server, routes, auth and limits, lifecycle (listen / close / stats).
 // Turn logic lives in chat-turn.ts and passthrough-turn.ts; sessions in ../sessions; capture in ../capture.
 import { randomBytes } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { availableParallelism } from "node:os";
@@ -57,6 +58,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
   const pool = workers > 0 && recipe.proxy.mode === "tokens" ? new PromptPool(tokenizerSource, workers) : null;
   const prompts = new PromptBuilder(deps.template, deps.tokenizer, pool);
   const shutdown = new AbortController();
+  setMaxListeners(0, shutdown.signal); // one listener per request in flight: no "possible leak" warning past 10
   const context: ProxyContext = {
     deps,
     sessions,

@@ -1,6 +1,7 @@
 // Turns closed main turns into samples: explicit feedback or judge votes (binary / opd / combine), teacher scoring,
 // the sample put into the sink, one judgement record per turn, events and counters. Owns the judging life cycle of
 // a turn (held feedback, bounded retries of failed judgements, re-judging); HTTP routing is the proxy's.
+import { setMaxListeners } from "node:events";
 import type { Recipe } from "../../contracts/recipe.ts";
 import type { Sample } from "../../contracts/sample.ts";
 import type { SampleSink } from "../../contracts/sample-sink.ts";
@@ -62,6 +63,7 @@ export class JudgePipeline {
 
   constructor(private readonly deps: JudgePipelineDeps) {
     this.recipe = deps.recipe;
+    setMaxListeners(0, this.shutdown.signal); // every judge call in flight or waiting listens to it: no warning past 10
     const judge = deps.recipe.judge;
     const limiter = new CallLimiter(judge.concurrency);
     const settings = {

@@ -25,6 +25,21 @@ describe("streaming and weight updates", () => {
     expect(contentChunks.length).toBeGreaterThan(10);
   });
 
+  it("serves many streams at once without a listener-leak warning (one shutdown listener per request)", async () => {
+    harness = await startHarness({ script: () => "Short answer.", tokenDelayMs: 20 });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      const answers = await Promise.all(Array.from({ length: 16 }, (_, index) => streamChat(harness!.url, { stream: true, messages: [{ role: "user", content: `q${index}` }] }, { "x-session-id": `many-${index}` })));
+      for (const answer of answers) expect(assemble(answer.events).content).toBe("Short answer.");
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings.filter((warning) => warning.includes("MaxListeners"))).toEqual([]);
+  });
+
   for (const incrementalStreaming of [false, true]) {
     it(`continues a generation across pause (abort mode) + weight version bump, recording who made which tokens (${incrementalStreaming ? "incremental" : "cumulative"} chunks)`, async () => {
       harness = await startHarness({ script: () => LONG, tokenDelayMs: 10, incrementalStreaming });
