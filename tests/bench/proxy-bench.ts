@@ -92,8 +92,10 @@ async function runEngine(replyIds: number[], cumulative: boolean): Promise<void>
       response.writeHead(200, { "content-type": "application/json" });
       return response.end(JSON.stringify(chunk(0, replyIds.length, promptTokens)));
     }
-    await due(1);
+    // SGLang's /generate stream answers 200 with its headers at once, then the body as tokens come
+    // (reference/sglang-streaming.md: a paused engine leaves "200 headers and a stalled body")
     response.writeHead(200, { "content-type": "text/event-stream" });
+    response.flushHeaders();
     for (let count = 1; count <= replyIds.length; count++) {
       await due(count);
       response.write(`data: ${JSON.stringify(chunk(cumulative ? 0 : count - 1, count, promptTokens))}\n\n`);
@@ -212,7 +214,9 @@ async function main(): Promise<void> {
   // --profile=DIR: the proxy process writes a V8 CPU profile (main thread and prompt workers) into DIR
   const profileDir = process.argv.find((argument) => argument.startsWith("--profile="))?.slice(10);
   const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const proxyChild = execa(process.execPath, [...profile, ...tsx, "--role=proxy", `--engine=${engineUrl}`], { reject: false });
+  // --proxy-flags="--max-semi-space-size=64 …": node flags for the proxy process (GC settings and the like)
+  const proxyFlags = (process.argv.find((argument) => argument.startsWith("--proxy-flags="))?.slice(14) ?? "").split(" ").filter(Boolean);
+  const proxyChild = execa(process.execPath, [...proxyFlags, ...profile, ...tsx, "--role=proxy", `--engine=${engineUrl}`], { reject: false });
   const { port: proxyPort, probePort } = await firstLine(proxyChild);
   const proxyUrl = `http://127.0.0.1:${proxyPort}/v1/chat/completions`;
   const relayChild = execa(process.execPath, [...tsx, "--role=relay", `--engine=${engineUrl}`], { reject: false });
@@ -239,8 +243,11 @@ async function main(): Promise<void> {
   // --cpu-only: skip the latency runs (quick CPU-per-turn figures while profiling)
   const cpuOnly = process.argv.includes("--cpu-only");
   const lockstep = process.argv.includes("--lockstep");
+  // --only=64:stream (or 1:whole, …): one latency run, for quick comparisons while tuning
+  const only = process.argv.find((argument) => argument.startsWith("--only="))?.slice(7);
   for (const concurrency of cpuOnly ? [] : [1, 64]) {
     for (const stream of [false, true]) {
+      if (only && only !== `${concurrency}:${stream ? "stream" : "whole"}`) continue;
       const direct: number[] = [];
       const relayed: number[] = [];
       const proxied: number[] = [];
@@ -282,6 +289,17 @@ async function main(): Promise<void> {
     }
   }
 
+  const stop = async (): Promise<void> => {
+    await fetch(`http://127.0.0.1:${probePort}/quit`).catch(() => undefined);
+    engine.kill("SIGTERM");
+    relayChild.kill("SIGTERM");
+    await Promise.allSettled([engine, proxyChild, relayChild]);
+  };
+  if (only) {
+    console.log(rows.join("\n") + "\n" + goals.join("\n"));
+    return stop();
+  }
+
   // capture CPU per turn vs history length: sequential sessions, engine answering at once
   await fetch(`${engineUrl}/bench/delays`, { method: "POST", body: JSON.stringify({ prefillMs: 0, tokenMs: 0 }) });
   const cpuByTurn = new Map<number, number[]>();
@@ -315,11 +333,7 @@ async function main(): Promise<void> {
   console.log("| --- | --- | --- | --- | --- |");
   for (const row of cpuRows) console.log(row);
   console.log("\n" + goals.map((goal) => `- ${goal}`).join("\n"));
-
-  await fetch(`http://127.0.0.1:${probePort}/quit`).catch(() => undefined);
-  engine.kill("SIGTERM");
-  relayChild.kill("SIGTERM");
-  await Promise.allSettled([engine, proxyChild, relayChild]);
+  await stop();
 }
 
 const role = process.argv.find((argument) => argument.startsWith("--role="))?.slice(7);
