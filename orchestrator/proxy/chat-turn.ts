@@ -142,38 +142,43 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
     firstTokenAt,
     endedAt,
   };
-  emitTurnEnd(context, decision, captured, {
-    weightVersions: [...new Set(generation.weightVersions.map((span) => span.version))],
-    continuedAfterAbort: generation.continuedAfterAbort,
-  });
-  finishTurn(context, prepared, captured);
+  const bookkeeping = (): void => {
+    emitTurnEnd(context, decision, captured, {
+      weightVersions: [...new Set(generation.weightVersions.map((span) => span.version))],
+      continuedAfterAbort: generation.continuedAfterAbort,
+    });
+    finishTurn(context, prepared, captured);
+  };
 
   if (failure || captured.finishReason === "abort") {
+    bookkeeping();
     const error = failure ? toOpenAiError(failure) : openAiError(502, "the policy engine aborted the generation and it could not be continued", { code: "engine_aborted" });
     deps.bus.emit({ type: "error", source: "proxy", code: error.code ?? "engine_error", message: error.message });
     if (writer) writer.fail(error);
     else sendError(response, error);
     return;
   }
+  // The answer goes out first, then the turn's bookkeeping, in the same tick: the client has its reply a little sooner
+  // (digests, events), and its next request still finds the session's turn completed.
   const usage = { prompt_tokens: prompt.ids.length, completion_tokens: generation.ids.length, total_tokens: prompt.ids.length + generation.ids.length };
-  if (writer) {
-    writer.finish(captured.finishReason, body.stream_options?.include_usage ? usage : null);
-    return;
+  if (writer) writer.finish(captured.finishReason, body.stream_options?.include_usage ? usage : null);
+  else {
+    sendJson(
+      response,
+      200,
+      {
+        id: completionId,
+        object: "chat.completion",
+        created: Math.floor(startedAt / 1000),
+        model,
+        choices: [{ index: 0, message: captured.response, logprobs: logprobs ? { content: wholeLogprobs } : null, finish_reason: captured.finishReason }],
+        usage,
+        metadata: { weight_version: generation.weightVersions.at(-1)?.version ?? null, session_id: decision.sessionId },
+      },
+      { "x-session-id": decision.sessionId },
+    );
   }
-  sendJson(
-    response,
-    200,
-    {
-      id: completionId,
-      object: "chat.completion",
-      created: Math.floor(startedAt / 1000),
-      model,
-      choices: [{ index: 0, message: captured.response, logprobs: logprobs ? { content: wholeLogprobs } : null, finish_reason: captured.finishReason }],
-      usage,
-      metadata: { weight_version: generation.weightVersions.at(-1)?.version ?? null, session_id: decision.sessionId },
-    },
-    { "x-session-id": decision.sessionId },
-  );
+  bookkeeping();
 }
 
 /** The request becomes a turn of its session (a main turn closes the session's previous one); counted and announced. */
