@@ -2,7 +2,7 @@
 // capture proxy, with OpenClaw-sized sessions (48 KB system prompt, 12 tools, up to 30 turns). Engine and proxy run
 // in their own processes on loopback; this process is the client. Prints markdown tables. Bounded loops only.
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { performance as eventLoop } from "node:perf_hooks";
 import path from "node:path";
@@ -196,6 +196,40 @@ function timed(url: string, body: string, stream: boolean): Promise<number> {
   });
 }
 
+/**
+ * The proxy of another git revision of this repository, from a temporary worktree (this checkout's node_modules
+ * linked in), started with that revision's own bench in the proxy role. Refused with a clear message when the
+ * revision is unknown or its bench has no proxy role.
+ */
+async function startRevisionProxy(revision: string, engineUrl: string, flags: string[]): Promise<{ url: string; stop(): Promise<void> }> {
+  const root = path.resolve(path.dirname(SELF), "../..");
+  const folder = await mkdtemp(path.join(tmpdir(), "proxy-bench-rev-"));
+  const tree = path.join(folder, "tree");
+  const remove = async (): Promise<void> => {
+    await execa("git", ["-C", root, "worktree", "remove", "--force", tree], { reject: false });
+    await rm(folder, { recursive: true, force: true });
+  };
+  try {
+    const added = await execa("git", ["-C", root, "worktree", "add", "--detach", tree, revision], { reject: false });
+    if (added.exitCode !== 0) throw new Error(`--compare=${revision}: git worktree add failed: ${added.stderr.trim()}`);
+    await symlink(path.join(root, "node_modules"), path.join(tree, "node_modules"));
+    const child = execa(process.execPath, [...flags, "--import", "tsx", path.join(tree, "tests/bench/proxy-bench.ts"), "--role=proxy", `--engine=${engineUrl}`], { reject: false, cwd: tree });
+    const ready = await Promise.race([firstLine(child), child.then((result) => result)]);
+    if (!("port" in ready) || !("probePort" in ready)) throw new Error(`--compare=${revision}: that revision's bench did not start a proxy`);
+    return {
+      url: `http://127.0.0.1:${ready.port}/v1/chat/completions`,
+      async stop() {
+        await fetch(`http://127.0.0.1:${ready.probePort}/quit`).catch(() => undefined);
+        await Promise.allSettled([child]);
+        await remove();
+      },
+    };
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+}
+
 function percentile(values: number[], fraction: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? NaN;
@@ -222,6 +256,10 @@ async function main(): Promise<void> {
   const relayChild = execa(process.execPath, [...tsx, "--role=relay", `--engine=${engineUrl}`], { reject: false });
   const { port: relayPort } = await firstLine(relayChild);
   const probe = async () => (await (await fetch(`http://127.0.0.1:${probePort}/`)).json()) as { cpuMs: number; mainMs: number; closed: number };
+  // --compare=REV: the proxy of another git revision (a temporary worktree) measured side by side in the same run
+  const compareRev = process.argv.find((argument) => argument.startsWith("--compare="))?.slice(10);
+  const baseline = compareRev ? await startRevisionProxy(compareRev, engineUrl, proxyFlags) : null;
+  const targets = [{ url: proxyUrl, times: new Map<string, number[]>() }, ...(baseline ? [{ url: baseline.url, times: new Map<string, number[]>() }] : [])];
 
   // direct bodies: the same prompt sizes, tokenized here once per turn (the engine's work depends on size only)
   const directBodies = new Map<string, string>();
@@ -235,8 +273,10 @@ async function main(): Promise<void> {
     JSON.stringify({ model: "qwen3-4b", messages: messagesFor(session, turn), tools: TOOLS, tool_choice: "auto", stream, ...(stream ? { stream_options: { include_usage: true } } : {}), max_completion_tokens: 8192 });
 
   // warm-up: first-ever 48 KB system prompt and the shared assistant segments
-  await timed(proxyUrl, proxyBody("warm", 1, false), false);
-  await timed(proxyUrl, proxyBody("warm", 2, false), false);
+  for (const target of targets) {
+    await timed(target.url, proxyBody("warm", 1, false), false);
+    await timed(target.url, proxyBody("warm", 2, false), false);
+  }
 
   const rows: string[] = [];
   const goals: string[] = [];
@@ -250,14 +290,15 @@ async function main(): Promise<void> {
       if (only && only !== `${concurrency}:${stream ? "stream" : "whole"}`) continue;
       const direct: number[] = [];
       const relayed: number[] = [];
-      const proxied: number[] = [];
+      const key = `${concurrency}:${stream}`;
+      for (const target of targets) target.times.set(key, []);
       const sessions = concurrency === 1 ? 2 : concurrency;
       let next = 0;
-      // Each client sends every turn three ways in turn: direct, through the bare relay, through the proxy.
-      // Clients start spread over one request cycle (those three answers), as independent users do; started
-      // together, 64 closed-loop clients with a fixed-time engine stay in lockstep and every request lands in a
-      // burst of 64 (measured apart: --lockstep).
-      const cycleMs = 3 * (ENGINE.prefillMs + ENGINE.tokenMs * replyIds.length);
+      // Each client sends every turn three ways in turn: direct, through the bare relay, through the proxy (and
+      // through the --compare proxy, the two in alternating order). Clients start spread over one request cycle
+      // (those answers), as independent users do; started together, 64 closed-loop clients with a fixed-time
+      // engine stay in lockstep and every request lands in a burst of 64 (measured apart: --lockstep).
+      const cycleMs = (2 + targets.length) * (ENGINE.prefillMs + ENGINE.tokenMs * replyIds.length);
       let started = 0;
       const worker = async (): Promise<void> => {
         const offset = lockstep ? 0 : (started++ * cycleMs) / concurrency;
@@ -270,11 +311,12 @@ async function main(): Promise<void> {
             const directMs = await timed(`${engineUrl}/generate`, directBodies.get(`${stream}:${turn}`)!, stream);
             const relayMs = await timed(`http://127.0.0.1:${relayPort}/generate`, directBodies.get(`${stream}:${turn}`)!, stream);
             const body = proxyBody(session, turn, stream);
-            const proxyMs = await timed(proxyUrl, body, stream);
+            const proxyMs: number[] = [];
+            for (const which of turn % 2 === 0 ? targets.keys() : [...targets.keys()].reverse()) proxyMs[which] = await timed(targets[which]!.url, body, stream);
             if (turn > 1) {
               direct.push(directMs);
               relayed.push(relayMs);
-              proxied.push(proxyMs);
+              targets.forEach((target, which) => target.times.get(key)!.push(proxyMs[which]!));
             }
           }
         }
@@ -282,9 +324,12 @@ async function main(): Promise<void> {
       await Promise.all(Array.from({ length: concurrency }, worker));
       const what = stream ? "time to first token (stream)" : "whole response (non-stream)";
       const at = (values: number[], fraction: number) => percentile(values, fraction);
+      const proxied = targets[0]!.times.get(key)!;
       const [d50, r50, p50, d99, r99, p99] = [at(direct, 0.5), at(relayed, 0.5), at(proxied, 0.5), at(direct, 0.99), at(relayed, 0.99), at(proxied, 0.99)];
       const ms = (value: number) => value.toFixed(2);
-      rows.push(`| ${what} | ${concurrency} | ${direct.length} | ${ms(d50)} | ${ms(r50 - d50)} | **${ms(p50 - d50)}** | ${ms(d99)} | ${ms(r99 - d99)} | **${ms(p99 - d99)}** |`);
+      const compared = targets[1]?.times.get(key);
+      const extra = compared ? ` ${ms(at(compared, 0.5) - d50)} | ${ms(at(compared, 0.99) - d99)} |` : "";
+      rows.push(`| ${what} | ${concurrency} | ${direct.length} | ${ms(d50)} | ${ms(r50 - d50)} | **${ms(p50 - d50)}** | ${ms(d99)} | ${ms(r99 - d99)} | **${ms(p99 - d99)}** |${extra}`);
       if (concurrency === 64) goals.push(`${what} at 64: proxy added p50 ${ms(p50 - d50)} ms (goal ≤ 1; bare relay ${ms(r50 - d50)}), added p99 ${ms(p99 - d99)} ms (goal ≤ 5; bare relay ${ms(r99 - d99)})`);
     }
   }
@@ -294,9 +339,12 @@ async function main(): Promise<void> {
     engine.kill("SIGTERM");
     relayChild.kill("SIGTERM");
     await Promise.allSettled([engine, proxyChild, relayChild]);
+    await baseline?.stop();
   };
+  const header = `| measure | concurrency | samples | direct p50 | added p50: bare relay | added p50: proxy | direct p99 | added p99: bare relay | added p99: proxy |${baseline ? ` added p50: proxy@${compareRev} | added p99: proxy@${compareRev} |` : ""}`;
+  const rule = `| --- | --- | --- | --- | --- | --- | --- | --- | --- |${baseline ? " --- | --- |" : ""}`;
   if (only) {
-    console.log(rows.join("\n") + "\n" + goals.join("\n"));
+    console.log([header, rule, ...rows, ...goals].join("\n"));
     return stop();
   }
 
@@ -325,8 +373,8 @@ async function main(): Promise<void> {
   goals.push(`capture CPU turn 30 / turn 2: ${ratio.toFixed(2)}× (goal ≤ 2×)`);
 
   console.log(`Fake engine: ${ENGINE.prefillMs} ms prefill, ${replyIds.length} tokens at ${ENGINE.tokenMs} ms each. Latency in ms; added = proxy − direct at the same percentile (turn 1 of each session excluded: its history is not cached yet).\n`);
-  console.log("| measure | concurrency | samples | direct p50 | added p50: bare relay | added p50: proxy | direct p99 | added p99: bare relay | added p99: proxy |");
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  console.log(header);
+  console.log(rule);
   for (const row of rows) console.log(row);
   console.log("\nProxy process CPU per turn (median of " + cpuSessions + " sessions, ms):\n");
   console.log("| turn | messages sent | proxy CPU per turn (ms, all threads) | vs turn 2 | event-loop busy per turn (ms) |");
