@@ -45,6 +45,24 @@ describe("binary", () => {
     expect(harness.pipeline.evalScoreOfBatch([`${turn.sessionId}:0`, "unknown:1"])).toBe(1);
   });
 
+  it("many judge calls retrying at once: no listener-leak warning (each retry sleep listens to the pipeline's shutdown)", async () => {
+    harness = await startHarness({ method: "binary", judge: { votes: 3, retries: 1, concurrency: 32 } }, { retryBackoffMs: 300 });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      const turns = await Promise.all(Array.from({ length: 6 }, (_, index) => makeTurn({ marker: `CASE-many${index}` })));
+      // every turn's three first votes fail: 18 calls wait out their retry backoff at once
+      for (const turn of turns) harness.judge.script(turn.sessionId.replace("session-", ""), "eval", [FAIL, FAIL, FAIL, "\\boxed{1}"]);
+      const judged = await Promise.all(turns.map((turn) => harness!.judgeTurn(turn)));
+      for (const event of judged) expect(event).toMatchObject({ score: 1 });
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings.filter((warning) => warning.includes("MaxListeners"))).toEqual([]);
+  });
+
   it("a tie is 0; the first judged turn of a session is kept (at-least-one), later zeros are masked", async () => {
     harness = await startHarness({ method: "binary", judge: { votes: 3, retries: 1 } });
     harness.judge.script("CASE-tie", "eval", ["\\boxed{1}", "\\boxed{-1}", FAIL, FAIL]);
