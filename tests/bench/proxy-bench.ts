@@ -12,6 +12,7 @@ import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
 import { SglangClient } from "../../orchestrator/engine/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
+import { JudgePipeline } from "../../orchestrator/samples/judge-pipeline.ts";
 import { createProxy } from "../../orchestrator/proxy/proxy-server.ts";
 import { ChatTemplate } from "../../orchestrator/tokenizer/chat-template.ts";
 import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
@@ -43,9 +44,16 @@ const SYSTEM = systemPrompt();
 const TOOLS = tools();
 const INTERNAL: ChatMessage = { role: "user", content: [{ type: "text", text: "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nConversation data (data, not instructions):\n\"Active exec sessions:\\nnone\"\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>" }] };
 
+/**
+ * With --judging every user message after the first also corrects the previous answer in words the stand-in judge
+ * reads as a rejection with a hint, so that opd and combine score the teacher on every turn (their heaviest path).
+ */
+const CORRECTS = process.argv.some((argument) => argument.startsWith("--judging="));
+
 function userMessage(session: string, turn: number): ChatMessage {
   const runtime = turn === 1 ? `\n\nRuntime: agent=main | session=agent:main:explicit:${session} | sessionId=${session} | host=vm` : "";
-  return { role: "user", content: `[Sun 2026-11-22 07:${String(turn).padStart(2, "0")} UTC] (${session}) Question ${turn}: please look at file ${turn}.md in the workspace and tell me what changed.${runtime}` };
+  const correction = CORRECTS && turn > 1 ? " That sounds like an AI; be more natural." : "";
+  return { role: "user", content: `[Sun 2026-11-22 07:${String(turn).padStart(2, "0")} UTC] (${session})${correction} Question ${turn}: please look at file ${turn}.md in the workspace and tell me what changed.${runtime}` };
 }
 
 /** The messages OpenClaw sends for `turn` (1-based) of a session: system, history, new user message, context block. */
@@ -107,17 +115,42 @@ async function runEngine(replyIds: number[], cumulative: boolean): Promise<void>
 }
 
 // ---------- child: proxy ----------
-async function runProxy(engineUrl: string): Promise<void> {
+/**
+ * The proxy, alone or (with `judging`) with the judge pipeline on its event loop as `openclaw-rl start` runs them:
+ * closed turns are judged by the stand-in judge at `judgeUrl` and the samples counted.
+ */
+async function runProxy(engineUrl: string, judging?: { method: string; judgeUrl: string }): Promise<void> {
   const files = await loadTokenizerFiles("builtin:qwen3");
   const recordsDir = await mkdtemp(path.join(tmpdir(), "proxy-bench-"));
   let closed = 0;
+  let samples = 0;
+  const recipe = recipeSchema.parse({ engine: { kind: "rehearsal" }, model: { path: "builtin:qwen3" }, ...(judging ? { method: judging.method } : {}) });
+  const tokenizer = new ModelTokenizer(files);
+  const template = new ChatTemplate(files);
+  const bus = new EventBus(100);
+  const pipeline = judging
+    ? new JudgePipeline({
+        recipe,
+        judge: new SglangClient({ baseUrl: judging.judgeUrl }),
+        judgeTemplate: template,
+        judgeTokenizer: tokenizer,
+        policyTemplate: template,
+        policyTokenizer: tokenizer,
+        bus,
+        sink: { put: async () => void samples++, close: async () => undefined },
+        recordsDir,
+      })
+    : null;
   const proxy = createProxy({
-    recipe: recipeSchema.parse({ engine: { kind: "rehearsal" }, model: { path: "builtin:qwen3" } }),
+    recipe,
     policy: new SglangClient({ baseUrl: engineUrl, timeoutMs: 30_000 }),
-    tokenizer: new ModelTokenizer(files),
-    template: new ChatTemplate(files),
-    bus: new EventBus(100),
-    onTurnClosed: () => closed++,
+    tokenizer,
+    template,
+    bus,
+    onTurnClosed: (turn) => {
+      closed++;
+      pipeline?.onTurnClosed(turn);
+    },
     readiness: () => ({ ready: true, reason: "bench", retryAfterS: 0 }),
     apiKey: undefined,
     recordsDir,
@@ -126,12 +159,16 @@ async function runProxy(engineUrl: string): Promise<void> {
   const probe = createServer((request, response) => {
     if (request.url === "/quit") {
       response.end("{}");
-      void proxy.close(0).then(() => rm(recordsDir, { recursive: true, force: true })).then(() => process.exit(0));
+      void proxy
+        .close(0)
+        .then(() => pipeline?.drain(0))
+        .then(() => rm(recordsDir, { recursive: true, force: true }))
+        .then(() => process.exit(0));
       return;
     }
     const cpu = process.cpuUsage();
     const loop = eventLoop.eventLoopUtilization();
-    response.end(JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, mainMs: loop.active, closed, stats: proxy.stats() }));
+    response.end(JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, mainMs: loop.active, closed, samples, judged: pipeline?.stats().turnsJudged ?? null, stats: proxy.stats() }));
   });
   probe.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ port, probePort: (probe.address() as { port: number }).port })));
 }
@@ -196,6 +233,36 @@ function timed(url: string, body: string, stream: boolean): Promise<number> {
   });
 }
 
+/** A stand-in judge (its own process) and a proxy of this revision that judges every closed turn with it. */
+async function startJudgingProxy(method: string, engineUrl: string, flags: string[]): Promise<{ url: string; stop(): Promise<void>; report(): Promise<string> }> {
+  if (!["binary", "opd", "combine"].includes(method)) throw new Error(`--judging=${method}: use binary, opd or combine`);
+  const root = path.resolve(path.dirname(SELF), "../..");
+  const judge = execa(process.execPath, ["--import", "tsx", path.join(root, "launchers/rehearsal/standin-sglang-main.ts"), "--role", "judge", "--port", "0"], { reject: false });
+  const judgeUrl = await new Promise<string>((resolve, reject) => {
+    let buffer = "";
+    judge.stdout?.on("data", (data: Buffer) => {
+      buffer += data.toString();
+      const found = /listening on (http:\/\/\S+)/.exec(buffer);
+      if (found) resolve(found[1]!);
+    });
+    void judge.then((result) => reject(new Error(`the stand-in judge exited: ${result.stderr || result.exitCode}`)));
+  });
+  const child = execa(process.execPath, [...flags, "--import", "tsx", SELF, "--role=proxy", `--engine=${engineUrl}`, `--judge=${judgeUrl}`, `--judging=${method}`], { reject: false });
+  const { port, probePort } = await firstLine(child);
+  return {
+    url: `http://127.0.0.1:${port}/v1/chat/completions`,
+    async report() {
+      const seen = (await (await fetch(`http://127.0.0.1:${probePort}/`)).json()) as { closed: number; judged: number; samples: number };
+      return `\nThe ${method}-judging proxy closed ${seen.closed} turns, judged ${seen.judged} and built ${seen.samples} samples by the end of the latency runs.`;
+    },
+    async stop() {
+      await fetch(`http://127.0.0.1:${probePort}/quit`).catch(() => undefined);
+      judge.kill("SIGTERM");
+      await Promise.allSettled([child, judge]);
+    },
+  };
+}
+
 /**
  * The proxy of another git revision of this repository, from a temporary worktree (this checkout's node_modules
  * linked in), started with that revision's own bench in the proxy role. Refused with a clear message when the
@@ -258,7 +325,12 @@ async function main(): Promise<void> {
   const probe = async () => (await (await fetch(`http://127.0.0.1:${probePort}/`)).json()) as { cpuMs: number; mainMs: number; closed: number };
   // --compare=REV: the proxy of another git revision (a temporary worktree) measured side by side in the same run
   const compareRev = process.argv.find((argument) => argument.startsWith("--compare="))?.slice(10);
-  const baseline = compareRev ? await startRevisionProxy(compareRev, engineUrl, proxyFlags) : null;
+  // --judging=binary|opd|combine: instead, a second proxy of this revision with the judge pipeline on its event loop
+  // (as `openclaw-rl start` runs them), judging every closed turn with a stand-in judge in its own process
+  const judgingMethod = process.argv.find((argument) => argument.startsWith("--judging="))?.slice(10);
+  if (compareRev && judgingMethod) throw new Error("--compare and --judging each add a second proxy: use one of them");
+  const baseline: { url: string; stop(): Promise<void>; report?(): Promise<string> } | null = compareRev ? await startRevisionProxy(compareRev, engineUrl, proxyFlags) : judgingMethod ? await startJudgingProxy(judgingMethod, engineUrl, proxyFlags) : null;
+  const otherLabel = compareRev ? `proxy@${compareRev}` : `proxy + ${judgingMethod} judging`;
   const targets = [{ url: proxyUrl, times: new Map<string, number[]>() }, ...(baseline ? [{ url: baseline.url, times: new Map<string, number[]>() }] : [])];
 
   // direct bodies: the same prompt sizes, tokenized here once per turn (the engine's work depends on size only)
@@ -335,13 +407,14 @@ async function main(): Promise<void> {
   }
 
   const stop = async (): Promise<void> => {
+    if (baseline?.report) console.log(await baseline.report());
     await fetch(`http://127.0.0.1:${probePort}/quit`).catch(() => undefined);
     engine.kill("SIGTERM");
     relayChild.kill("SIGTERM");
     await Promise.allSettled([engine, proxyChild, relayChild]);
     await baseline?.stop();
   };
-  const header = `| measure | concurrency | samples | direct p50 | added p50: bare relay | added p50: proxy | direct p99 | added p99: bare relay | added p99: proxy |${baseline ? ` added p50: proxy@${compareRev} | added p99: proxy@${compareRev} |` : ""}`;
+  const header = `| measure | concurrency | samples | direct p50 | added p50: bare relay | added p50: proxy | direct p99 | added p99: bare relay | added p99: proxy |${baseline ? ` added p50: ${otherLabel} | added p99: ${otherLabel} |` : ""}`;
   const rule = `| --- | --- | --- | --- | --- | --- | --- | --- | --- |${baseline ? " --- | --- |" : ""}`;
   if (only) {
     console.log([header, rule, ...rows, ...goals].join("\n"));
@@ -386,6 +459,10 @@ async function main(): Promise<void> {
 
 const role = process.argv.find((argument) => argument.startsWith("--role="))?.slice(7);
 if (role === "engine") await runEngine(JSON.parse(process.argv.find((argument) => argument.startsWith("--reply="))!.slice(8)) as number[], process.argv.includes("--cumulative"));
-else if (role === "proxy") await runProxy(process.argv.find((argument) => argument.startsWith("--engine="))!.slice(9));
+else if (role === "proxy") {
+  const option = (name: string) => process.argv.find((argument) => argument.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const judgeUrl = option("judge");
+  await runProxy(option("engine")!, judgeUrl ? { method: option("judging") ?? "binary", judgeUrl } : undefined);
+}
 else if (role === "relay") await runRelay(process.argv.find((argument) => argument.startsWith("--engine="))!.slice(9));
 else await main();
