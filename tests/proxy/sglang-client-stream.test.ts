@@ -165,3 +165,59 @@ describe("generatePayload", () => {
     expect(JSON.parse(generatePayload({ input_ids: [7] } as never, "7"))).toEqual({ input_ids: [7] });
   });
 });
+
+describe("SglangClient.generate (node:http, keep-alive)", () => {
+  const answer = { text: "ok", output_ids: [5], meta_info: { id: "r", finish_reason: { type: "stop", matched: 5 }, prompt_tokens: 1, completion_tokens: 1 } };
+  let server: Server;
+  let url = "";
+  let connections = 0;
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      let body = "";
+      request.on("data", (part) => (body += part));
+      request.on("end", () => {
+        const mode = request.headers["x-mode"] ?? JSON.parse(body).mode;
+        if (mode === "hang") return; // never answers
+        if (mode === "busy") return void response.writeHead(503, { "content-type": "application/json" }).end('{"error":{"message":"queue full"}}');
+        if (mode === "garbage") return void response.writeHead(200, { "content-type": "text/plain" }).end("<html>oops</html>");
+        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...answer, meta_info: { ...answer.meta_info, echoed: JSON.parse(body) } }));
+      });
+    });
+    server.on("connection", () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const request = (mode: string) => ({ input_ids: [1, 2], sampling_params: { max_new_tokens: 1 }, mode }) as never;
+
+  it("sends the request as JSON with stream false and parses the answer; calls share one kept-alive connection", async () => {
+    const client = new SglangClient({ baseUrl: url });
+    const before = connections;
+    const first = await client.generate(request("ok"));
+    await client.generate(request("ok"));
+    expect(first.output_ids).toEqual([5]);
+    expect((first.meta_info as Record<string, unknown>).echoed).toMatchObject({ input_ids: [1, 2], stream: false, sampling_params: { max_new_tokens: 1 } });
+    expect(connections - before).toBe(1);
+  });
+
+  it("refuses with the engine's status and message, a non-JSON answer, a timeout, an unreachable engine and the caller's abort", async () => {
+    const client = new SglangClient({ baseUrl: url });
+    await expect(client.generate(request("busy"))).rejects.toMatchObject({ status: 503, retryable: true, message: expect.stringContaining("queue full") });
+    await expect(client.generate(request("garbage"))).rejects.toMatchObject({ code: "ENGINE_ERROR", message: expect.stringContaining("non-JSON answer") });
+    const started = Date.now();
+    await expect(client.generate(request("hang"), { timeoutMs: 150 })).rejects.toMatchObject({ code: "TIMEOUT", retryable: true });
+    expect(Date.now() - started).toBeLessThan(2000);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("shutting down")), 50);
+    await expect(client.generate(request("hang"), { signal: controller.signal })).rejects.toMatchObject({ code: "ENGINE_UNAVAILABLE" });
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", () => resolve()));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    await expect(new SglangClient({ baseUrl: `http://127.0.0.1:${port}` }).generate(request("ok"))).rejects.toMatchObject({ code: "ENGINE_UNAVAILABLE", retryable: true });
+    expect(await client.generate(request("ok"))).toMatchObject({ output_ids: [5] }); // still usable after all that
+  });
+});
