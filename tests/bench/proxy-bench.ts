@@ -233,8 +233,17 @@ function timed(url: string, body: string, stream: boolean): Promise<number> {
   });
 }
 
+/** What a proxy process's probe answers: its CPU and event-loop time so far, turns closed, judged and built into samples. */
+interface ProxyProbe {
+  cpuMs: number;
+  mainMs: number;
+  closed: number;
+  judged: number | null;
+  samples: number;
+}
+
 /** A stand-in judge (its own process) and a proxy of this revision that judges every closed turn with it. */
-async function startJudgingProxy(method: string, engineUrl: string, flags: string[]): Promise<{ url: string; stop(): Promise<void>; report(): Promise<string> }> {
+async function startJudgingProxy(method: string, engineUrl: string, flags: string[]): Promise<{ url: string; stop(): Promise<void>; probe(): Promise<ProxyProbe> }> {
   if (!["binary", "opd", "combine"].includes(method)) throw new Error(`--judging=${method}: use binary, opd or combine`);
   const root = path.resolve(path.dirname(SELF), "../..");
   const judge = execa(process.execPath, ["--import", "tsx", path.join(root, "launchers/rehearsal/standin-sglang-main.ts"), "--role", "judge", "--port", "0"], { reject: false });
@@ -251,10 +260,7 @@ async function startJudgingProxy(method: string, engineUrl: string, flags: strin
   const { port, probePort } = await firstLine(child);
   return {
     url: `http://127.0.0.1:${port}/v1/chat/completions`,
-    async report() {
-      const seen = (await (await fetch(`http://127.0.0.1:${probePort}/`)).json()) as { closed: number; judged: number; samples: number };
-      return `\nThe ${method}-judging proxy closed ${seen.closed} turns, judged ${seen.judged} and built ${seen.samples} samples by the end of the latency runs.`;
-    },
+    probe: async () => (await (await fetch(`http://127.0.0.1:${probePort}/`)).json()) as ProxyProbe,
     async stop() {
       await fetch(`http://127.0.0.1:${probePort}/quit`).catch(() => undefined);
       judge.kill("SIGTERM");
@@ -322,14 +328,14 @@ async function main(): Promise<void> {
   const proxyUrl = `http://127.0.0.1:${proxyPort}/v1/chat/completions`;
   const relayChild = execa(process.execPath, [...tsx, "--role=relay", `--engine=${engineUrl}`], { reject: false });
   const { port: relayPort } = await firstLine(relayChild);
-  const probe = async () => (await (await fetch(`http://127.0.0.1:${probePort}/`)).json()) as { cpuMs: number; mainMs: number; closed: number };
+  const probe = async () => (await (await fetch(`http://127.0.0.1:${probePort}/`)).json()) as ProxyProbe;
   // --compare=REV: the proxy of another git revision (a temporary worktree) measured side by side in the same run
   const compareRev = process.argv.find((argument) => argument.startsWith("--compare="))?.slice(10);
   // --judging=binary|opd|combine: instead, a second proxy of this revision with the judge pipeline on its event loop
   // (as `openclaw-rl start` runs them), judging every closed turn with a stand-in judge in its own process
   const judgingMethod = process.argv.find((argument) => argument.startsWith("--judging="))?.slice(10);
   if (compareRev && judgingMethod) throw new Error("--compare and --judging each add a second proxy: use one of them");
-  const baseline: { url: string; stop(): Promise<void>; report?(): Promise<string> } | null = compareRev ? await startRevisionProxy(compareRev, engineUrl, proxyFlags) : judgingMethod ? await startJudgingProxy(judgingMethod, engineUrl, proxyFlags) : null;
+  const baseline: { url: string; stop(): Promise<void>; probe?(): Promise<ProxyProbe> } | null = compareRev ? await startRevisionProxy(compareRev, engineUrl, proxyFlags) : judgingMethod ? await startJudgingProxy(judgingMethod, engineUrl, proxyFlags) : null;
   const otherLabel = compareRev ? `proxy@${compareRev}` : `proxy + ${judgingMethod} judging`;
   const targets = [{ url: proxyUrl, times: new Map<string, number[]>() }, ...(baseline ? [{ url: baseline.url, times: new Map<string, number[]>() }] : [])];
 
@@ -349,6 +355,8 @@ async function main(): Promise<void> {
     await timed(target.url, proxyBody("warm", 1, false), false);
     await timed(target.url, proxyBody("warm", 2, false), false);
   }
+  // --judging: both proxies' CPU per closed turn over the latency runs, side by side
+  const judgingFrom = baseline?.probe ? { plain: await probe(), judging: await baseline.probe() } : null;
 
   const rows: string[] = [];
   const goals: string[] = [];
@@ -407,7 +415,16 @@ async function main(): Promise<void> {
   }
 
   const stop = async (): Promise<void> => {
-    if (baseline?.report) console.log(await baseline.report());
+    if (judgingFrom && baseline?.probe) {
+      const [plain, judging] = [await probe(), await baseline.probe()];
+      const perTurn = (now: ProxyProbe, then: ProxyProbe) => (now.cpuMs - then.cpuMs) / Math.max(1, now.closed - then.closed);
+      const [plainMs, judgingMs] = [perTurn(plain, judgingFrom.plain), perTurn(judging, judgingFrom.judging)];
+      console.log(
+        `\nProxy process CPU per closed turn over the latency runs (all threads): ${plainMs.toFixed(2)} ms without judging, ` +
+          `${judgingMs.toFixed(2)} ms with ${judgingMethod} judging (${(judgingMs / plainMs).toFixed(2)}×); the judging proxy judged ` +
+          `${(judging.judged ?? 0) - (judgingFrom.judging.judged ?? 0)} of the ${judging.closed - judgingFrom.judging.closed} turns it closed and built ${judging.samples - judgingFrom.judging.samples} samples.`,
+      );
+    }
     await fetch(`http://127.0.0.1:${probePort}/quit`).catch(() => undefined);
     engine.kill("SIGTERM");
     relayChild.kill("SIGTERM");
