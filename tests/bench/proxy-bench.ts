@@ -375,7 +375,7 @@ async function main(): Promise<void> {
       const sessions = concurrency === 1 ? 2 : concurrency;
       let next = 0;
       // Each client sends every turn three ways in turn: direct, through the bare relay, through the proxy (and
-      // through the --compare proxy, the two in alternating order). Clients start spread over one request cycle
+      // through the --compare or --judging proxy, the two in alternating order). Clients start spread over one request cycle
       // (those answers), as independent users do; started together, 64 closed-loop clients with a fixed-time
       // engine stay in lockstep and every request lands in a burst of 64 (measured apart: --lockstep).
       const cycleMs = (2 + targets.length) * (ENGINE.prefillMs + ENGINE.tokenMs * replyIds.length);
@@ -414,17 +414,19 @@ async function main(): Promise<void> {
     }
   }
 
+  // (taken here, before the CPU-per-turn runs, which only the plain proxy serves)
+  let judgingLine: string | null = null;
+  if (judgingFrom && baseline?.probe) {
+    const [plain, judging] = [await probe(), await baseline.probe()];
+    const perTurn = (now: ProxyProbe, then: ProxyProbe) => (now.cpuMs - then.cpuMs) / Math.max(1, now.closed - then.closed);
+    const [plainMs, judgingMs] = [perTurn(plain, judgingFrom.plain), perTurn(judging, judgingFrom.judging)];
+    judgingLine =
+      `\nProxy process CPU per closed turn over the latency runs (all threads): ${plainMs.toFixed(2)} ms without judging, ` +
+      `${judgingMs.toFixed(2)} ms with ${judgingMethod} judging (${(judgingMs / plainMs).toFixed(2)}×); the judging proxy judged ` +
+      `${(judging.judged ?? 0) - (judgingFrom.judging.judged ?? 0)} of the ${judging.closed - judgingFrom.judging.closed} turns it closed and built ${judging.samples - judgingFrom.judging.samples} samples.`;
+  }
   const stop = async (): Promise<void> => {
-    if (judgingFrom && baseline?.probe) {
-      const [plain, judging] = [await probe(), await baseline.probe()];
-      const perTurn = (now: ProxyProbe, then: ProxyProbe) => (now.cpuMs - then.cpuMs) / Math.max(1, now.closed - then.closed);
-      const [plainMs, judgingMs] = [perTurn(plain, judgingFrom.plain), perTurn(judging, judgingFrom.judging)];
-      console.log(
-        `\nProxy process CPU per closed turn over the latency runs (all threads): ${plainMs.toFixed(2)} ms without judging, ` +
-          `${judgingMs.toFixed(2)} ms with ${judgingMethod} judging (${(judgingMs / plainMs).toFixed(2)}×); the judging proxy judged ` +
-          `${(judging.judged ?? 0) - (judgingFrom.judging.judged ?? 0)} of the ${judging.closed - judgingFrom.judging.closed} turns it closed and built ${judging.samples - judgingFrom.judging.samples} samples.`,
-      );
-    }
+    if (judgingLine) console.log(judgingLine);
     await fetch(`http://127.0.0.1:${probePort}/quit`).catch(() => undefined);
     engine.kill("SIGTERM");
     relayChild.kill("SIGTERM");
