@@ -1,6 +1,6 @@
 // One chat completion in tokens mode: decide session and turn type, build the prompt, generate (continuing
 // across weight updates), stream parsed deltas, then hand the captured turn to the session tracker.
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ChatRequest } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
@@ -22,6 +22,8 @@ export interface PreparedTurn {
   stable: ChatRequest["messages"];
   /** Digest of each stable message (reused when the turn completes). */
   digests: string[];
+  /** Prefix digest of the stable history up to each message (the last one is reused when the turn completes). */
+  prefixes: string[];
 }
 
 /**
@@ -31,8 +33,9 @@ export interface PreparedTurn {
 export function prepareTurn(context: ProxyContext, body: ChatRequest, headers: IncomingMessage["headers"]): PreparedTurn {
   const stable = stableHistory(body.messages);
   const digests = stable.map((message) => context.digests.ofSharing(message));
-  const decision = decideTurn(body, headers, context.digests.prefixes(digests), context.deps.recipe.proxy, context.sessions, context.newSessionId);
-  return { decision, stable, digests };
+  const prefixes = context.digests.prefixes(digests);
+  const decision = decideTurn(body, headers, prefixes, context.deps.recipe.proxy, context.sessions, context.newSessionId);
+  return { decision, stable, digests, prefixes };
 }
 
 /**
@@ -78,7 +81,8 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
   const turn = beginTurn(context, decision, body.messages);
 
   const model = body.model ?? recipe.model.served_name;
-  const completionId = `chatcmpl-${randomBytes(12).toString("hex")}`;
+  // 24 hex characters from a v4 UUID (Node draws those from a pooled random buffer: no getrandom call per request)
+  const completionId = `chatcmpl-${randomUUID().replaceAll("-", "").slice(0, 24)}`;
   const stream = body.stream === true;
   const writer = stream ? new ChunkWriter(response, completionId, model, { "x-session-id": decision.sessionId }) : null;
   const parser = new OutputParser({
@@ -224,7 +228,7 @@ export function finishTurn(context: ProxyContext, prepared: PreparedTurn, captur
   const { decision } = prepared;
   if (decision.turnType === "main") {
     if (captured.finishReason === "abort") void context.records.append(captured);
-    else context.sessions.complete(captured, prepared.stable, prepared.digests);
+    else context.sessions.complete(captured, prepared.stable, prepared.digests, prepared.prefixes.at(-1) ?? "");
   }
   if (decision.sessionDone) context.sessions.endSession(decision.sessionId);
 }

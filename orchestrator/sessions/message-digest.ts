@@ -102,10 +102,13 @@ export class MessageDigests {
     return entry;
   }
 
-  /** Same as prefixDigests(messageDigests). */
-  prefixes(messageDigests: readonly string[]): string[] {
+  /**
+   * Same as prefixDigests(messageDigests); with `from` (the last prefix digest of messages before these), the chain
+   * goes on from there: prefixes(b, prefixes(a).at(-1)) equals prefixes([...a, ...b]).slice(a.length).
+   */
+  prefixes(messageDigests: readonly string[], from = ""): string[] {
     const out: string[] = [];
-    let previous = "";
+    let previous = from;
     for (const digest of messageDigests) {
       const key = previous + digest; // base64 SHA-1 digests have a fixed length: the pair is unambiguous
       let next = this.links.get(key);

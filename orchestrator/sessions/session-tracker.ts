@@ -81,15 +81,25 @@ export class SessionTracker implements SessionView {
   }
 
   /** A main turn finished generating: it becomes the session's open turn and its history becomes known. */
-  complete(captured: CapturedTurn, stableHistory: readonly ChatMessage[], historyDigests?: readonly string[]): void {
+  /**
+   * The turn becomes the session's open turn, and the session is found again by its history + this response.
+   * `historyPrefix` (the last prefix digest of the stable history, as the request's turn decision computed it)
+   * saves chaining the whole history again.
+   */
+  complete(captured: CapturedTurn, stableHistory: readonly ChatMessage[], historyDigests?: readonly string[], historyPrefix?: string): void {
     const session = this.touch(captured.sessionId);
     if (session.openTurn) this.close(session, null, "next-request"); // a concurrent turn superseded it
     session.openTurn = { captured, stableLength: stableHistory.length };
     session.usesTools ||= (captured.tools?.length ?? 0) > 0;
     const cache = this.options.digests;
     const digestOf = cache ? (message: Parameters<typeof digestMessage>[0]) => cache.of(message) : digestMessage;
-    const chain = [...(historyDigests ?? stableHistory.map(digestOf)), digestOf(captured.response)];
-    const digests = cache ? cache.prefixes(chain) : prefixDigests(chain);
+    const digests =
+      cache && historyPrefix !== undefined
+        ? cache.prefixes([digestOf(captured.response)], historyPrefix)
+        : (() => {
+            const chain = [...(historyDigests ?? stableHistory.map(digestOf)), digestOf(captured.response)];
+            return cache ? cache.prefixes(chain) : prefixDigests(chain);
+          })();
     if (session.historyDigest !== null) this.byHistory.delete(session.historyDigest);
     session.historyDigest = digests[digests.length - 1] ?? null;
     if (session.historyDigest !== null) this.byHistory.set(session.historyDigest, session.id);

@@ -188,4 +188,30 @@ describe("message digests", () => {
     const replayed: ChatMessage = { role: "assistant", content: null, tool_calls: [{ id: "call2", type: "function", function: { name: "ls", arguments: '{"path":"."}' } }] };
     expect(digestMessage(replayed)).toBe(digestMessage(sent));
   });
+
+  it("chains prefixes on from a given prefix digest exactly as over the whole list", async () => {
+    const { MessageDigests } = await import("../../orchestrator/sessions/message-digest.ts");
+    const digests = new MessageDigests();
+    const all = ["a", "b", "c", "d", "e"].map((content) => digestMessage({ role: "user", content }));
+    const whole = prefixDigests(all);
+    expect(digests.prefixes(all)).toEqual(whole);
+    expect(digests.prefixes(all.slice(3), whole[2])).toEqual(whole.slice(3));
+    expect(digests.prefixes(all.slice(0, 1), "")).toEqual(whole.slice(0, 1));
+  });
+
+  it("a completed turn is found again by its history + response, with or without the history's prefix digest given", async () => {
+    const { MessageDigests } = await import("../../orchestrator/sessions/message-digest.ts");
+    const cache = new MessageDigests();
+    const history: ChatMessage[] = [{ role: "system", content: "sys" }, { role: "user", content: "hello" }];
+    const reply: AssistantMessage = { role: "assistant", content: "hi!" };
+    const more: ChatMessage = { role: "user", content: "more" };
+    const next = prefixDigests([...history.map((message) => digestMessage(message)), digestMessage(reply), digestMessage(more)]);
+    for (const givePrefix of [false, true]) {
+      const sessions = new SessionTracker({ maxSessions: 10, idleTimeoutMs: 60_000, onTurnClosed: () => undefined, digests: cache });
+      sessions.begin("s", "main", history);
+      const historyDigests = history.map((message) => cache.of(message));
+      sessions.complete(turn("s", 0, reply), history, historyDigests, givePrefix ? cache.prefixes(historyDigests).at(-1) : undefined);
+      expect(sessions.longestHistory(next), `prefix given: ${givePrefix}`).toEqual({ sessionId: "s", matched: 3 });
+    }
+  });
 });
