@@ -90,7 +90,7 @@ export class SglangClient {
     let finished = false;
     try {
       try {
-        response = await this.openStream("/generate", { ...request, stream: true }, signal, 2, generatePayload({ ...request, stream: true }, options.inputIdsJson));
+        response = await this.openStream("/generate", generatePayload({ ...request, stream: true }, options.inputIdsJson), signal);
       } catch (error) {
         throw idleFired && !outer?.aborted ? idleError() : error;
       }
@@ -133,8 +133,11 @@ export class SglangClient {
     }
   }
 
-  /** POSTs a streamed request; resolves with the response once the engine answered 2xx (else EngineStatusError). */
-  private openStream(path: string, body: unknown, signal: AbortSignal, retries = 2, payload = JSON.stringify(body)): Promise<IncomingMessage> {
+  /**
+   * POSTs a JSON payload over node:http with keep-alive; resolves with the response once the engine answered 2xx
+   * (else EngineStatusError), rejects with the signal's reason once it aborts, ENGINE_UNAVAILABLE when unreachable.
+   */
+  private openStream(path: string, payload: string, signal: AbortSignal, retries = 2): Promise<IncomingMessage> {
     const send = this.target.https ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
@@ -151,7 +154,7 @@ export class SglangClient {
       outgoing.once("error", (cause) => {
         if (signal.aborted) return reject(signal.reason);
         // a kept-alive connection the engine closed just as it was reused: once more on another (as Node advises)
-        if (outgoing.reusedSocket && !answered && retries > 0) return resolve(this.openStream(path, body, signal, retries - 1, payload));
+        if (outgoing.reusedSocket && !answered && retries > 0) return resolve(this.openStream(path, payload, signal, retries - 1));
         reject(new OpenclawRlError("ENGINE_UNAVAILABLE", `cannot reach ${this.baseUrl}${path}`, { path: this.baseUrl, cause, retryable: true }));
       });
       outgoing.once("response", (response) => {
@@ -203,75 +206,42 @@ export class SglangClient {
   }
 
   /**
-   * POSTs JSON over node:http with keep-alive and resolves with the 2xx answer's text (fetch cost about 1 ms of CPU
-   * a call in undici, several calls a judged turn). Refusals: TIMEOUT past timeoutMs (the whole call),
-   * ENGINE_UNAVAILABLE when the engine cannot be reached or the caller's signal aborts, EngineStatusError otherwise.
+   * A whole POST over openStream, resolving with the 2xx answer's text (fetch cost about 1 ms of CPU a call in undici,
+   * several calls a judged turn). TIMEOUT past timeoutMs (the whole call); ENGINE_UNAVAILABLE when the caller aborts.
    */
-  private post(path: string, payload: string, options: { signal?: AbortSignal; timeoutMs?: number }, retries = 1): Promise<string> {
+  private async post(path: string, payload: string, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<string> {
     const url = `${this.baseUrl}${path}`;
-    const send = this.target.https ? httpsRequest : httpRequest;
-    return new Promise((resolve, reject) => {
-      const signal = options.signal;
-      const unavailable = (cause: unknown) => new OpenclawRlError("ENGINE_UNAVAILABLE", `cannot reach ${url}`, { path: this.baseUrl, cause, retryable: true });
-      if (signal?.aborted) return reject(unavailable(signal.reason));
-      let settled = false;
-      let answered = false;
-      const settle = (error: unknown, text = ""): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        if (error) reject(error);
-        else resolve(text);
-      };
-      const outgoing = send({
-        host: this.target.host,
-        port: this.target.port,
-        path: this.target.prefix + path,
-        method: "POST",
-        agent: this.agent,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...this.headers() },
-      });
-      const timer = setTimeout(() => {
-        settle(new OpenclawRlError("TIMEOUT", `timed out calling ${url}`, { path: this.baseUrl, retryable: true }));
-        outgoing.destroy();
-      }, options.timeoutMs ?? this.timeoutMs);
-      const onAbort = (): void => {
-        settle(unavailable(signal!.reason));
-        outgoing.destroy();
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      outgoing.once("error", (cause) => {
-        if (settled) return;
-        // a kept-alive connection the engine closed just as it was reused: once more on another (as Node advises)
-        if (outgoing.reusedSocket && !answered && retries > 0) {
-          settled = true;
-          clearTimeout(timer);
-          signal?.removeEventListener("abort", onAbort);
-          return resolve(this.post(path, payload, options, retries - 1));
-        }
-        settle(unavailable(cause));
-      });
-      outgoing.once("response", (response) => {
-        answered = true;
-        const status = response.statusCode ?? 0;
-        let text = "";
-        response.setEncoding("utf8");
-        response.on("data", (part: string) => (text += part));
-        response.once("error", (cause) => settle(unavailable(cause)));
-        response.once("end", () => {
-          if (status >= 200 && status < 300) return settle(null, text);
-          settle(
-            new EngineStatusError(status, `${url} answered ${status}: ${engineMessage(text)}`, {
-              path: this.baseUrl,
-              retryable: status >= 500 || status === 499 || status === 429,
-            }),
-          );
-        });
-      });
-      outgoing.end(payload);
-    });
+    const call = new AbortController();
+    const timer = setTimeout(() => call.abort(new OpenclawRlError("TIMEOUT", `timed out calling ${url}`, { path: this.baseUrl, retryable: true })), options.timeoutMs ?? this.timeoutMs);
+    const outer = options.signal;
+    const onAbort = (): void => call.abort(new OpenclawRlError("ENGINE_UNAVAILABLE", `cannot reach ${url}`, { path: this.baseUrl, cause: outer?.reason, retryable: true }));
+    if (outer?.aborted) onAbort();
+    else outer?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await readText(await this.openStream(path, payload, call.signal, 1), call.signal, url, this.baseUrl);
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener("abort", onAbort);
+    }
   }
+}
+
+/** The whole body of an answer; the signal's reason if it aborts meanwhile, ENGINE_UNAVAILABLE if the engine cuts it. */
+function readText(response: IncomingMessage, signal: AbortSignal, url: string, baseUrl: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    response.setEncoding("utf8");
+    response.on("data", (part: string) => (text += part));
+    response.once("end", () => resolve(text));
+    const cut = (cause?: unknown): void => {
+      if (signal.aborted) reject(signal.reason);
+      else reject(new OpenclawRlError("ENGINE_UNAVAILABLE", `cannot reach ${url}`, { path: baseUrl, cause, retryable: true }));
+    };
+    response.once("error", cut);
+    response.once("close", () => {
+      if (!response.complete) cut();
+    });
+  });
 }
 
 /** Reads what follows [DONE] (normally just the end) so the socket is reused; an engine that never ends is cut after 5 s. */
