@@ -123,10 +123,10 @@ function chainDigest(previous: string, digest: string): string {
   return createHash("sha1").update(previous).update(digest).digest("base64");
 }
 
-/** prefix[i] = digest of messages[0..i] (inclusive), chained. */
-export function prefixDigests(messageDigests: readonly string[]): string[] {
+/** prefix[i] = digest of messages[0..i] (inclusive), chained; with `from`, chained on from that prefix digest. */
+export function prefixDigests(messageDigests: readonly string[], from = ""): string[] {
   const out: string[] = [];
-  let previous = "";
+  let previous = from;
   for (const digest of messageDigests) {
     previous = chainDigest(previous, digest);
     out.push(previous);

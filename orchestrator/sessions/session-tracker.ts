@@ -80,9 +80,9 @@ export class SessionTracker implements SessionView {
     return session.mainTurns++;
   }
 
-  /** A main turn finished generating: it becomes the session's open turn and its history becomes known. */
   /**
-   * The turn becomes the session's open turn, and the session is found again by its history + this response.
+   * A main turn finished generating: it becomes the session's open turn, and the session is found again by its
+   * history + this response.
    * `historyPrefix` (the last prefix digest of the stable history, as the request's turn decision computed it)
    * saves chaining the whole history again.
    */
@@ -93,16 +93,11 @@ export class SessionTracker implements SessionView {
     session.usesTools ||= (captured.tools?.length ?? 0) > 0;
     const cache = this.options.digests;
     const digestOf = cache ? (message: Parameters<typeof digestMessage>[0]) => cache.of(message) : digestMessage;
-    const digests =
-      cache && historyPrefix !== undefined
-        ? cache.prefixes([digestOf(captured.response)], historyPrefix)
-        : (() => {
-            const chain = [...(historyDigests ?? stableHistory.map(digestOf)), digestOf(captured.response)];
-            return cache ? cache.prefixes(chain) : prefixDigests(chain);
-          })();
+    const chain = (digests: readonly string[], from?: string) => (cache ? cache.prefixes(digests, from) : prefixDigests(digests, from));
+    const from = historyPrefix ?? chain(historyDigests ?? stableHistory.map(digestOf)).at(-1) ?? "";
     if (session.historyDigest !== null) this.byHistory.delete(session.historyDigest);
-    session.historyDigest = digests[digests.length - 1] ?? null;
-    if (session.historyDigest !== null) this.byHistory.set(session.historyDigest, session.id);
+    session.historyDigest = chain([digestOf(captured.response)], from)[0]!;
+    this.byHistory.set(session.historyDigest, session.id);
   }
 
   /** X-Session-Done: closes the last turn without a next state and forgets the session. */
