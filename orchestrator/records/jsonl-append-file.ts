@@ -3,17 +3,11 @@
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { OpenclawRlError } from "../../contracts/errors.ts";
-
-interface PendingLine {
-  line: string;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
+import { GroupCommit } from "../group-commit.ts";
 
 export class JsonlAppendFile {
   private handle: Promise<FileHandle> | null = null;
-  private pending: PendingLine[] = [];
-  private flushing: Promise<void> | null = null;
+  private readonly lines = new GroupCommit<string, void>((lines) => this.writeLines(lines));
   private closed = false;
 
   constructor(readonly file: string) {}
@@ -21,38 +15,25 @@ export class JsonlAppendFile {
   /** Appends one JSON value as one line; resolves once the line is fsync'd. */
   append(value: unknown): Promise<void> {
     if (this.closed) return Promise.reject(new OpenclawRlError("INTERNAL", `${this.file} is closed`, { path: this.file }));
-    const line = JSON.stringify(value) + "\n";
-    return new Promise<void>((resolve, reject) => {
-      this.pending.push({ line, resolve, reject });
-      this.flushing ??= this.flush();
-    });
+    return this.lines.add(JSON.stringify(value) + "\n");
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    while (this.flushing) await this.flushing;
+    await this.lines.settled();
     if (this.handle) await (await this.handle).close();
     this.handle = null;
   }
 
-  private async flush(): Promise<void> {
+  private async writeLines(lines: string[]): Promise<void[]> {
     try {
-      while (this.pending.length > 0) {
-        const batch = this.pending;
-        this.pending = [];
-        try {
-          const handle = await this.openHandle();
-          await handle.write(batch.map((entry) => entry.line).join(""));
-          await handle.sync();
-          for (const entry of batch) entry.resolve();
-        } catch (cause) {
-          this.dropHandle(); // the next append opens (and creates) the file again
-          const error = new OpenclawRlError("INTERNAL", `cannot append to ${this.file}: ${(cause as Error).message}`, { path: this.file, cause, retryable: true });
-          for (const entry of batch) entry.reject(error);
-        }
-      }
-    } finally {
-      this.flushing = null;
+      const handle = await this.openHandle();
+      await handle.write(lines.join(""));
+      await handle.sync();
+      return lines.map(() => undefined);
+    } catch (cause) {
+      this.dropHandle(); // the next append opens (and creates) the file again
+      throw new OpenclawRlError("INTERNAL", `cannot append to ${this.file}: ${(cause as Error).message}`, { path: this.file, cause, retryable: true });
     }
   }
 

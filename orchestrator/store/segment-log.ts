@@ -4,6 +4,7 @@ import { open, readdir, readFile, rm, truncate, type FileHandle } from "node:fs/
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { OpenclawRlError } from "../../contracts/errors.ts";
+import { GroupCommit } from "../group-commit.ts";
 import { fsyncDirectory } from "./durable-file.ts";
 
 export interface RecordLocation {
@@ -30,15 +31,8 @@ export function segmentFileName(segment: number): string {
   return `samples-${String(segment).padStart(8, "0")}.seg`;
 }
 
-interface PendingAppend {
-  payload: Buffer;
-  resolve: (location: RecordLocation) => void;
-  reject: (error: unknown) => void;
-}
-
 export class SegmentLog {
-  private pending: PendingAppend[] = [];
-  private flushing: Promise<void> | null = null;
+  private readonly appends = new GroupCommit<Buffer, RecordLocation>((payloads) => this.writeGroup(payloads));
   private closed = false;
 
   private constructor(
@@ -87,45 +81,26 @@ export class SegmentLog {
   /** Resolves once the payload is written and fsync'd. Appends queued meanwhile share one fsync. */
   append(payload: Buffer): Promise<RecordLocation> {
     if (this.closed) return Promise.reject(new OpenclawRlError("INTERNAL", "sample store is closed"));
-    return new Promise((resolve, reject) => {
-      this.pending.push({ payload, resolve, reject });
-      if (!this.flushing) this.flushing = this.flushLoop();
-    });
+    return this.appends.add(payload);
   }
 
-  private async flushLoop(): Promise<void> {
-    try {
-      while (this.pending.length > 0) {
-        const group = this.pending;
-        this.pending = [];
-        try {
-          await this.writeGroup(group);
-        } catch (error) {
-          for (const item of group) item.reject(error);
-        }
-      }
-    } finally {
-      this.flushing = null;
-    }
-  }
-
-  private async writeGroup(group: PendingAppend[]): Promise<void> {
+  private async writeGroup(payloads: Buffer[]): Promise<RecordLocation[]> {
     if (this.activeSize >= this.segmentBytes) await this.rotate();
     const buffers: Buffer[] = [];
     const locations: RecordLocation[] = [];
     let offset = this.activeSize;
-    for (const item of group) {
+    for (const payload of payloads) {
       const prefix = Buffer.alloc(RECORD_PREFIX);
-      prefix.writeUInt32LE(item.payload.length, 0);
-      prefix.writeUInt32LE(crc32(item.payload), 4);
-      buffers.push(prefix, item.payload);
-      locations.push({ segment: this.active, offset: offset + RECORD_PREFIX, length: item.payload.length });
-      offset += RECORD_PREFIX + item.payload.length;
+      prefix.writeUInt32LE(payload.length, 0);
+      prefix.writeUInt32LE(crc32(payload), 4);
+      buffers.push(prefix, payload);
+      locations.push({ segment: this.active, offset: offset + RECORD_PREFIX, length: payload.length });
+      offset += RECORD_PREFIX + payload.length;
     }
     await this.activeHandle.writev(buffers);
     await this.activeHandle.sync();
     this.activeSize = offset;
-    group.forEach((item, index) => item.resolve(locations[index]!));
+    return locations;
   }
 
   private async rotate(): Promise<void> {
@@ -158,7 +133,7 @@ export class SegmentLog {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    while (this.flushing) await this.flushing;
+    await this.appends.settled();
     await this.activeHandle.close();
   }
 }
