@@ -1,15 +1,30 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type RequestListener } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngineStatusError, generatePayload, SglangClient } from "../../orchestrator/engine/sglang-client.ts";
 
 const chunk = (ids: number[], finish: unknown) =>
   `data: ${JSON.stringify({ text: "", output_ids: ids, meta_info: { id: "r", finish_reason: finish, weight_version: "7", completion_tokens: ids.length, output_token_logprobs: ids.map((id) => [-0.5, id, null]) } })}\n\n`;
 
+/** A loopback HTTP server standing in for the engine, counting the connections clients open to it. */
+async function startEngine(handle: RequestListener): Promise<{ url: string; connections(): number; close(): void }> {
+  let connections = 0;
+  const server = createServer(handle);
+  server.on("connection", () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    connections: () => connections,
+    close() {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
 describe("SglangClient.generateStream", () => {
-  let server: Server;
-  let url = "";
+  let engine: Awaited<ReturnType<typeof startEngine>>;
   beforeAll(async () => {
-    server = createServer((request, response) => {
+    engine = await startEngine((request, response) => {
       response.writeHead(200, { "content-type": "text/event-stream" });
       if (request.url === "/generate" && request.headers["x-mode"] === undefined) {
         response.write(chunk([1], null)); // then stalls: a hung engine
@@ -17,16 +32,11 @@ describe("SglangClient.generateStream", () => {
       }
       response.end();
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   });
-  afterAll(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  afterAll(() => engine.close());
 
   it("ends a stalled stream with a retryable TIMEOUT after the idle gap", async () => {
-    const client = new SglangClient({ baseUrl: url, timeoutMs: 150 });
+    const client = new SglangClient({ baseUrl: engine.url, timeoutMs: 150 });
     const seen: number[][] = [];
     const started = Date.now();
     const error = await (async () => {
@@ -51,12 +61,11 @@ describe("SglangClient stream chunk validation", () => {
       chunk([5], null) + `data: ${JSON.stringify({ text: "", output_ids: [5, 6], meta_info: { id: "r", finish_reason: null, completion_tokens: 2, output_token_logprobs: [[-0.5, 5, null], ["bad", 6, null]] } })}\n\n`,
     ];
     let call = 0;
-    const server = createServer((_request, response) => {
+    const engine = await startEngine((_request, response) => {
       response.writeHead(200, { "content-type": "text/event-stream" });
       response.end(bodies[call++]);
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-    const client = new SglangClient({ baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`, timeoutMs: 2000 });
+    const client = new SglangClient({ baseUrl: engine.url, timeoutMs: 2000 });
     try {
       const parts = [];
       for await (const part of client.generateStream({ input_ids: [1], sampling_params: {} })) parts.push(part);
@@ -69,37 +78,33 @@ describe("SglangClient stream chunk validation", () => {
       expect(error).toMatchObject({ code: "ENGINE_ERROR" });
       expect((error as Error).message).toMatch(/output_token_logprobs\.1/);
     } finally {
-      server.close();
+      engine.close();
     }
   });
 });
 
 describe("SglangClient stream connections", () => {
   it("reuses one keep-alive connection for streams read to [DONE], and cuts a stream left early", async () => {
-    let connections = 0;
-    const server = createServer(async (request, response) => {
+    const engine = await startEngine(async (request, response) => {
       for await (const part of request) void part;
       response.writeHead(200, { "content-type": "text/event-stream" });
       response.write(chunk([3], null));
       setTimeout(() => response.end(chunk([3, 4], { type: "stop", matched: 4 }) + "data: [DONE]\n\n"), 2);
     });
-    server.on("connection", () => connections++);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-    const client = new SglangClient({ baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`, timeoutMs: 2000 });
+    const client = new SglangClient({ baseUrl: engine.url, timeoutMs: 2000 });
     try {
       for (let round = 0; round < 5; round++) {
         const ids: number[][] = [];
         for await (const part of client.generateStream({ input_ids: [1], sampling_params: {} })) ids.push(part.output_ids ?? []);
         expect(ids).toEqual([[3], [3, 4]]);
       }
-      expect(connections).toBeLessThanOrEqual(2); // (a request sent before the last one's end was read opens a second)
+      expect(engine.connections()).toBeLessThanOrEqual(2); // (a request sent before the last one's end was read opens a second)
       for await (const part of client.generateStream({ input_ids: [1], sampling_params: {} })) if (part) break; // left after the first chunk
       const again: number[][] = [];
       for await (const part of client.generateStream({ input_ids: [1], sampling_params: {} })) again.push(part.output_ids ?? []);
       expect(again).toEqual([[3], [3, 4]]);
     } finally {
-      server.closeAllConnections();
-      server.close();
+      engine.close();
     }
   });
 });
@@ -107,8 +112,7 @@ describe("SglangClient stream connections", () => {
 describe("SglangClient stale keep-alive connections", () => {
   it("sends a request again on a new connection when the engine closed the reused one", async () => {
     const served = new WeakMap<object, number>();
-    let connections = 0;
-    const server = createServer(async (request, response) => {
+    const engine = await startEngine(async (request, response) => {
       for await (const part of request) void part;
       const count = (served.get(request.socket) ?? 0) + 1;
       served.set(request.socket, count);
@@ -116,9 +120,7 @@ describe("SglangClient stale keep-alive connections", () => {
       response.writeHead(200, { "content-type": "text/event-stream" });
       response.end(chunk([8], { type: "stop", matched: 8 }) + "data: [DONE]\n\n");
     });
-    server.on("connection", () => connections++);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-    const client = new SglangClient({ baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`, timeoutMs: 2000 });
+    const client = new SglangClient({ baseUrl: engine.url, timeoutMs: 2000 });
     try {
       for (let round = 0; round < 3; round++) {
         const ids: number[][] = [];
@@ -126,10 +128,9 @@ describe("SglangClient stale keep-alive connections", () => {
         expect(ids).toEqual([[8]]);
         await new Promise((resolve) => setTimeout(resolve, 20)); // the socket is back in the pool
       }
-      expect(connections).toBe(3);
+      expect(engine.connections()).toBe(3);
     } finally {
-      server.closeAllConnections();
-      server.close();
+      engine.close();
     }
   });
 });
@@ -137,21 +138,19 @@ describe("SglangClient stale keep-alive connections", () => {
 describe("SglangClient request target", () => {
   it("streams to the base URL's path prefix, on its host and port", async () => {
     const paths: string[] = [];
-    const server = createServer((request, response) => {
+    const engine = await startEngine((request, response) => {
       paths.push(request.url ?? "");
       response.writeHead(200, { "content-type": "text/event-stream" });
       response.end(chunk([5], { type: "stop", matched: 5 }) + "data: [DONE]\n\n");
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
     try {
-      const client = new SglangClient({ baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}/engine/`, timeoutMs: 2000 });
+      const client = new SglangClient({ baseUrl: `${engine.url}/engine/`, timeoutMs: 2000 });
       const seen: number[][] = [];
       for await (const part of client.generateStream({ input_ids: [1], sampling_params: {} })) seen.push(part.output_ids ?? []);
       expect(seen).toEqual([[5]]);
       expect(paths).toEqual(["/engine/generate"]);
     } finally {
-      server.closeAllConnections();
-      server.close();
+      engine.close();
     }
   });
 });
@@ -168,11 +167,9 @@ describe("generatePayload", () => {
 
 describe("SglangClient.generate (node:http, keep-alive)", () => {
   const answer = { text: "ok", output_ids: [5], meta_info: { id: "r", finish_reason: { type: "stop", matched: 5 }, prompt_tokens: 1, completion_tokens: 1 } };
-  let server: Server;
-  let url = "";
-  let connections = 0;
+  let engine: Awaited<ReturnType<typeof startEngine>>;
   beforeAll(async () => {
-    server = createServer((request, response) => {
+    engine = await startEngine((request, response) => {
       let body = "";
       request.on("data", (part) => (body += part));
       request.on("end", () => {
@@ -183,28 +180,22 @@ describe("SglangClient.generate (node:http, keep-alive)", () => {
         response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...answer, meta_info: { ...answer.meta_info, echoed: JSON.parse(body) } }));
       });
     });
-    server.on("connection", () => connections++);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   });
-  afterAll(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  afterAll(() => engine.close());
   const request = (mode: string) => ({ input_ids: [1, 2], sampling_params: { max_new_tokens: 1 }, mode }) as never;
 
   it("sends the request as JSON with stream false and parses the answer; calls share one kept-alive connection", async () => {
-    const client = new SglangClient({ baseUrl: url });
-    const before = connections;
+    const client = new SglangClient({ baseUrl: engine.url });
+    const before = engine.connections();
     const first = await client.generate(request("ok"));
     await client.generate(request("ok"));
     expect(first.output_ids).toEqual([5]);
     expect((first.meta_info as Record<string, unknown>).echoed).toMatchObject({ input_ids: [1, 2], stream: false, sampling_params: { max_new_tokens: 1 } });
-    expect(connections - before).toBe(1);
+    expect(engine.connections() - before).toBe(1);
   });
 
   it("refuses with the engine's status and message, a non-JSON answer, a timeout, an unreachable engine and the caller's abort", async () => {
-    const client = new SglangClient({ baseUrl: url });
+    const client = new SglangClient({ baseUrl: engine.url });
     await expect(client.generate(request("busy"))).rejects.toMatchObject({ status: 503, retryable: true, message: expect.stringContaining("queue full") });
     await expect(client.generate(request("garbage"))).rejects.toMatchObject({ code: "ENGINE_ERROR", message: expect.stringContaining("non-JSON answer") });
     const started = Date.now();
