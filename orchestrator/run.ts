@@ -1,16 +1,16 @@
-// Composition of the running orchestrator: tokenizers and chat templates, SGLang clients (re-pointed at the
-// routers slime announces on the bridge), the sample store + bridge or a JSONL sink, the weight-version
-// tracker, the judge pipeline, the proxy and the admin/status server (with the dashboard mounted). One stop()
-// in the order: stop taking requests → drain the judge → flush the sink → close the bridge → engines → status.
+// Composition of the running orchestrator: the policy's tokenizer and chat template, SGLang clients (re-pointed at
+// the routers slime announces on the bridge), the sample store + bridge or a JSONL sink, the weight-version
+// tracker, judging on its own thread, the proxy and the admin/status server (with the dashboard mounted). One
+// stop() in the order: stop taking requests → drain the judge → flush the sink → close the bridge → engines → status.
 import path from "node:path";
 import type { Recipe } from "../contracts/recipe.ts";
 import { judgePath } from "../contracts/recipe.ts";
 import type { SampleSink } from "../contracts/sample-sink.ts";
 import { BridgeServer, bridgeHost } from "./bridge/bridge-server.ts";
-import { SglangClient } from "./engine/sglang-client.ts";
+import { SwitchableClient } from "./engine/switchable-client.ts";
 import { EventBus } from "./event-bus.ts";
 import { createProxy } from "./proxy/proxy-server.ts";
-import { JudgePipeline } from "./samples/judge-pipeline.ts";
+import { JudgeThread } from "./samples/judge-thread.ts";
 import { JsonlSink } from "./sinks/jsonl-sink.ts";
 import { WeightVersionTracker } from "./staleness/weight-version-tracker.ts";
 import { createDashboardRoutes } from "./status/dashboard/dashboard-routes.ts";
@@ -67,18 +67,12 @@ export interface RunningOrchestrator {
 export async function startOrchestrator(options: OrchestratorOptions): Promise<RunningOrchestrator> {
   const { recipe, runDir } = options;
   const bus = new EventBus();
-  const [policyFiles, judgeFiles] = await Promise.all([
-    loadTokenizerFiles(recipe.model.tokenizer_path ?? recipe.model.path),
-    loadTokenizerFiles(recipe.judge.tokenizer_path ?? judgePath(recipe)),
-  ]);
+  const policySource = recipe.model.tokenizer_path ?? recipe.model.path;
+  const policyFiles = await loadTokenizerFiles(policySource);
   const policyTokenizer = new ModelTokenizer(policyFiles);
   const policyTemplate = new ChatTemplate(policyFiles);
-  const sameJudgeFiles = judgeFiles.source === policyFiles.source;
-  const judgeTokenizer = sameJudgeFiles ? policyTokenizer : new ModelTokenizer(judgeFiles);
-  const judgeTemplate = sameJudgeFiles ? policyTemplate : new ChatTemplate(judgeFiles);
 
   const policy = new SwitchableClient(options.engines.policy, recipe.proxy.request_timeout_s * 1000);
-  const judge = new SwitchableClient(options.engines.judge, recipe.judge.timeout_s * 1000);
   const versions = new WeightVersionTracker(0);
   let versionSeen = false;
 
@@ -96,22 +90,31 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
   }
 
   const announcingSink = announceSamples(sink, bus, recipe.training.batch_size, () => store?.counts().ready ?? null);
-  const pipeline = new JudgePipeline({ recipe, judge: judge.client, judgeTemplate, judgeTokenizer, policyTemplate, policyTokenizer, bus, sink: announcingSink, recordsDir: runDir });
+  // Judging runs on its own thread (its tokenizers loaded there too), off the proxy's event loop.
+  const judging = await JudgeThread.start({
+    data: { recipe, recordsDir: runDir, policySource, judgeSource: recipe.judge.tokenizer_path ?? judgePath(recipe), judgeUrl: options.engines.judge },
+    bus,
+    sink: announcingSink,
+  }).catch(async (error: unknown) => {
+    await sink.close().catch(() => undefined);
+    await bridge?.close().catch(() => undefined);
+    throw error;
+  });
   const proxy = createProxy({
     recipe,
     policy: policy.client,
     tokenizer: policyTokenizer,
     template: policyTemplate,
     bus,
-    onTurnClosed: (turn) => pipeline.onTurnClosed(turn),
-    onFeedback: (body, headers) => pipeline.handleFeedback(body, headers),
+    onTurnClosed: (turn) => judging.onTurnClosed(turn),
+    onFeedback: (body, headers) => judging.handleFeedback(body, headers),
     onWeightVersion: (version) => void (versions.observe(version) && (versionSeen = true)),
     readiness: options.readiness,
     apiKey: options.apiKey,
     recordsDir: runDir,
   });
   // A failure from here on (a port taken since preflight) must not leave servers holding the process open.
-  const opened: Array<() => Promise<unknown>> = [() => sink.close(), async () => bridge?.close(), () => pipeline.drain(0)];
+  const opened: Array<() => Promise<unknown>> = [() => sink.close(), async () => bridge?.close(), () => judging.drain(0)];
   const undo = async (error: unknown): Promise<never> => {
     for (const close of opened.reverse()) await close().catch(() => undefined);
     throw error;
@@ -151,7 +154,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     const hello = bridge?.hello();
     if (!hello) return null;
     if (options.engines.policy === null && hello.routers.policy) policy.point(hello.routers.policy);
-    if (options.engines.judge === null && hello.routers.judge) judge.point(hello.routers.judge);
+    if (options.engines.judge === null && hello.routers.judge) judging.pointJudge(hello.routers.judge);
     return { policyRouter: hello.routers.policy, prmRouter: hello.routers.judge };
   };
 
@@ -159,7 +162,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
   const stop = (stopOptions: { engines?: () => Promise<unknown> } = {}) =>
     (stopping ??= (async () => {
       await proxy.close(options.proxyGraceMs ?? 10_000).catch(reportTo(bus, "proxy"));
-      await pipeline.drain(options.judgeDrainMs ?? 15_000).catch(reportTo(bus, "judge"));
+      await judging.drain(options.judgeDrainMs ?? 15_000).catch(reportTo(bus, "judge"));
       await sink.close().catch(reportTo(bus, "store"));
       await bridge?.close().catch(reportTo(bus, "bridge"));
       watcher.stop();
@@ -184,29 +187,6 @@ function announceSamples(sink: SampleSink, bus: EventBus, batchSize: number, rea
     },
     close: () => sink.close(),
   };
-}
-
-/** An SglangClient whose base URL can move (slime's routers are announced only once the job runs). */
-class SwitchableClient {
-  readonly client: SglangClient;
-  private current: SglangClient;
-
-  constructor(baseUrl: string | null, private readonly timeoutMs: number) {
-    // Until a router is announced, calls go to a closed loopback port and fail as ENGINE_UNAVAILABLE (retryable);
-    // the proxy's gate answers 503 before they are made.
-    this.current = new SglangClient({ baseUrl: baseUrl ?? "http://127.0.0.1:9", timeoutMs });
-    const self = this;
-    this.client = new Proxy({} as SglangClient, {
-      get(_target, key) {
-        const value = Reflect.get(self.current, key, self.current) as unknown;
-        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(self.current) : value;
-      },
-    });
-  }
-
-  point(baseUrl: string): void {
-    if (this.current.baseUrl !== baseUrl.replace(/\/+$/, "")) this.current = new SglangClient({ baseUrl, timeoutMs: this.timeoutMs });
-  }
 }
 
 function displayHost(host: string): string {

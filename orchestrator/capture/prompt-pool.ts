@@ -1,13 +1,10 @@
 // A pool of worker threads that build prompts (chat template + tokenizer) off the event loop, in parallel on
 // multi-core machines. Jobs of one session go to one worker, so its segment cache keeps that history. Owns the
 // workers and their routing; the prompt itself is prompt-worker.ts's job.
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import { OpenclawRlError, type ErrorCode } from "../../contracts/errors.ts";
+import { plainArray, startTsWorker } from "../worker-thread.ts";
 import type { PromptJob, PromptJobResult } from "./prompt-worker.ts";
 
 interface Pending {
@@ -20,16 +17,6 @@ interface PoolWorker {
   ready: Promise<boolean>;
   alive: boolean;
   pending: Map<number, Pending>;
-}
-
-/** The worker bootstrap: register tsx's loader in the worker, then import the TypeScript entry. */
-function bootstrap(): string {
-  const require = createRequire(import.meta.url);
-  const tsxFolder = path.dirname(require.resolve("tsx/package.json"));
-  const exports = (JSON.parse(readFileSync(path.join(tsxFolder, "package.json"), "utf8")) as { exports: Record<string, { import?: { default?: string } }> }).exports;
-  const api = pathToFileURL(path.join(tsxFolder, exports["./esm/api"]?.import?.default ?? "dist/esm/api/index.mjs")).href;
-  const entry = new URL("./prompt-worker.ts", import.meta.url).href;
-  return `import(${JSON.stringify(api)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
 }
 
 export class PromptPool {
@@ -45,14 +32,14 @@ export class PromptPool {
 
   start(): void {
     if (this.workers.length > 0 || this.closed || this.size <= 0) return;
-    let code: string;
-    try {
-      code = bootstrap();
-    } catch {
-      return; // no tsx: prompts are built inline
-    }
+    const module = new URL("./prompt-worker.ts", import.meta.url);
     for (let index = 0; index < this.size; index++) {
-      const worker = new Worker(code, { eval: true, workerData: { source: this.source } });
+      let worker: Worker;
+      try {
+        worker = startTsWorker(module, { source: this.source });
+      } catch {
+        return; // no tsx: prompts are built inline
+      }
       worker.unref();
       const entry: PoolWorker = { worker, alive: true, pending: new Map(), ready: Promise.resolve(false) };
       entry.ready = new Promise<boolean>((resolve) => {
@@ -130,7 +117,7 @@ export class PromptPool {
     const pending = entry.pending.get(result.id);
     if (!pending) return;
     entry.pending.delete(result.id);
-    if (result.ok) pending.resolve({ ids: toArray(result.ids), tail: result.tail, lengths: result.lengths });
+    if (result.ok) pending.resolve({ ids: plainArray(result.ids), tail: result.tail, lengths: result.lengths });
     else pending.reject(new OpenclawRlError(result.code as ErrorCode, result.message));
   }
 
@@ -139,13 +126,6 @@ export class PromptPool {
     for (const pending of entry.pending.values()) pending.reject(new OpenclawRlError("INTERNAL", `prompt worker failed: ${error.message}`, { cause: error }));
     entry.pending.clear();
   }
-}
-
-/** A plain array of the ids (a counted loop: several times faster than Array.from's iterator on 10K+ ids). */
-function toArray(ids: Int32Array): number[] {
-  const out = new Array<number>(ids.length);
-  for (let index = 0; index < ids.length; index++) out[index] = ids[index]!;
-  return out;
 }
 
 function hash(text: string): number {

@@ -9,10 +9,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa, type ResultPromise } from "execa";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
+import type { ClosedTurn } from "../../contracts/turn.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
 import { SglangClient } from "../../orchestrator/engine/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { JudgePipeline } from "../../orchestrator/samples/judge-pipeline.ts";
+import { JudgeThread } from "../../orchestrator/samples/judge-thread.ts";
 import { createProxy } from "../../orchestrator/proxy/proxy-server.ts";
 import { ChatTemplate } from "../../orchestrator/tokenizer/chat-template.ts";
 import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
@@ -116,31 +118,28 @@ async function runEngine(replyIds: number[], cumulative: boolean): Promise<void>
 
 // ---------- child: proxy ----------
 /**
- * The proxy, alone or (with `judging`) with the judge pipeline on its event loop as `openclaw-rl start` runs them:
- * closed turns are judged by the stand-in judge at `judgeUrl` and the samples counted.
+ * The proxy, alone or (with `judging`) judging every closed turn with the stand-in judge at `judgeUrl`, counting the
+ * samples: on a judging thread as `openclaw-rl start` runs it, or (`on: "loop"`) with the pipeline on the proxy's
+ * event loop, as it ran before judging had its own thread.
  */
-async function runProxy(engineUrl: string, judging?: { method: string; judgeUrl: string }): Promise<void> {
+async function runProxy(engineUrl: string, judging?: { method: string; judgeUrl: string; on: "thread" | "loop" }): Promise<void> {
   const files = await loadTokenizerFiles("builtin:qwen3");
   const recordsDir = await mkdtemp(path.join(tmpdir(), "proxy-bench-"));
   let closed = 0;
   let samples = 0;
+  let judged = 0;
   const recipe = recipeSchema.parse({ engine: { kind: "rehearsal" }, model: { path: "builtin:qwen3" }, ...(judging ? { method: judging.method } : {}) });
   const tokenizer = new ModelTokenizer(files);
   const template = new ChatTemplate(files);
   const bus = new EventBus(100);
-  const pipeline = judging
-    ? new JudgePipeline({
-        recipe,
-        judge: new SglangClient({ baseUrl: judging.judgeUrl }),
-        judgeTemplate: template,
-        judgeTokenizer: tokenizer,
-        policyTemplate: template,
-        policyTokenizer: tokenizer,
-        bus,
-        sink: { put: async () => void samples++, close: async () => undefined },
-        recordsDir,
-      })
-    : null;
+  bus.subscribe((event) => void (event.type === "turn-judged" && judged++));
+  const sink = { put: async () => void samples++, close: async () => undefined };
+  let judge: { onTurnClosed(turn: ClosedTurn): void; drain(ms: number): Promise<void> } | null = null;
+  if (judging?.on === "loop") {
+    judge = new JudgePipeline({ recipe, judge: new SglangClient({ baseUrl: judging.judgeUrl }), judgeTemplate: template, judgeTokenizer: tokenizer, policyTemplate: template, policyTokenizer: tokenizer, bus, sink, recordsDir });
+  } else if (judging) {
+    judge = await JudgeThread.start({ data: { recipe, recordsDir, policySource: "builtin:qwen3", judgeSource: "builtin:qwen3", judgeUrl: judging.judgeUrl }, bus, sink });
+  }
   const proxy = createProxy({
     recipe,
     policy: new SglangClient({ baseUrl: engineUrl, timeoutMs: 30_000 }),
@@ -149,7 +148,7 @@ async function runProxy(engineUrl: string, judging?: { method: string; judgeUrl:
     bus,
     onTurnClosed: (turn) => {
       closed++;
-      pipeline?.onTurnClosed(turn);
+      judge?.onTurnClosed(turn);
     },
     readiness: () => ({ ready: true, reason: "bench", retryAfterS: 0 }),
     apiKey: undefined,
@@ -161,14 +160,14 @@ async function runProxy(engineUrl: string, judging?: { method: string; judgeUrl:
       response.end("{}");
       void proxy
         .close(0)
-        .then(() => pipeline?.drain(0))
+        .then(() => judge?.drain(0))
         .then(() => rm(recordsDir, { recursive: true, force: true }))
         .then(() => process.exit(0));
       return;
     }
     const cpu = process.cpuUsage();
     const loop = eventLoop.eventLoopUtilization();
-    response.end(JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, mainMs: loop.active, closed, samples, judged: pipeline?.stats().turnsJudged ?? null, stats: proxy.stats() }));
+    response.end(JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, mainMs: loop.active, closed, samples, judged: judge ? judged : null, stats: proxy.stats() }));
   });
   probe.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ port, probePort: (probe.address() as { port: number }).port })));
 }
@@ -243,8 +242,9 @@ interface ProxyProbe {
 }
 
 /** A stand-in judge (its own process) and a proxy of this revision that judges every closed turn with it. */
-async function startJudgingProxy(method: string, engineUrl: string, flags: string[]): Promise<{ url: string; stop(): Promise<void>; probe(): Promise<ProxyProbe> }> {
+async function startJudgingProxy(method: string, on: string, engineUrl: string, flags: string[]): Promise<{ url: string; stop(): Promise<void>; probe(): Promise<ProxyProbe> }> {
   if (!["binary", "opd", "combine"].includes(method)) throw new Error(`--judging=${method}: use binary, opd or combine`);
+  if (!["thread", "loop"].includes(on)) throw new Error(`--judging-on=${on}: use thread (as openclaw-rl start runs it) or loop`);
   const root = path.resolve(path.dirname(SELF), "../..");
   const judge = execa(process.execPath, ["--import", "tsx", path.join(root, "launchers/rehearsal/standin-sglang-main.ts"), "--role", "judge", "--port", "0"], { reject: false });
   const judgeUrl = await new Promise<string>((resolve, reject) => {
@@ -256,7 +256,7 @@ async function startJudgingProxy(method: string, engineUrl: string, flags: strin
     });
     void judge.then((result) => reject(new Error(`the stand-in judge exited: ${result.stderr || result.exitCode}`)));
   });
-  const child = execa(process.execPath, [...flags, "--import", "tsx", SELF, "--role=proxy", `--engine=${engineUrl}`, `--judge=${judgeUrl}`, `--judging=${method}`], { reject: false });
+  const child = execa(process.execPath, [...flags, "--import", "tsx", SELF, "--role=proxy", `--engine=${engineUrl}`, `--judge=${judgeUrl}`, `--judging=${method}`, `--judging-on=${on}`], { reject: false });
   const { port, probePort } = await firstLine(child);
   return {
     url: `http://127.0.0.1:${port}/v1/chat/completions`,
@@ -331,12 +331,13 @@ async function main(): Promise<void> {
   const probe = async () => (await (await fetch(`http://127.0.0.1:${probePort}/`)).json()) as ProxyProbe;
   // --compare=REV: the proxy of another git revision (a temporary worktree) measured side by side in the same run
   const compareRev = process.argv.find((argument) => argument.startsWith("--compare="))?.slice(10);
-  // --judging=binary|opd|combine: instead, a second proxy of this revision with the judge pipeline on its event loop
-  // (as `openclaw-rl start` runs them), judging every closed turn with a stand-in judge in its own process
+  // --judging=binary|opd|combine: instead, a second proxy of this revision judging every closed turn with a stand-in
+  // judge in its own process, on a judging thread as `openclaw-rl start` runs it (--judging-on=loop: on its event loop)
   const judgingMethod = process.argv.find((argument) => argument.startsWith("--judging="))?.slice(10);
+  const judgingOn = process.argv.find((argument) => argument.startsWith("--judging-on="))?.slice(13) ?? "thread";
   if (compareRev && judgingMethod) throw new Error("--compare and --judging each add a second proxy: use one of them");
-  const baseline: { url: string; stop(): Promise<void>; probe?(): Promise<ProxyProbe> } | null = compareRev ? await startRevisionProxy(compareRev, engineUrl, proxyFlags) : judgingMethod ? await startJudgingProxy(judgingMethod, engineUrl, proxyFlags) : null;
-  const otherLabel = compareRev ? `proxy@${compareRev}` : `proxy + ${judgingMethod} judging`;
+  const baseline: { url: string; stop(): Promise<void>; probe?(): Promise<ProxyProbe> } | null = compareRev ? await startRevisionProxy(compareRev, engineUrl, proxyFlags) : judgingMethod ? await startJudgingProxy(judgingMethod, judgingOn, engineUrl, proxyFlags) : null;
+  const otherLabel = compareRev ? `proxy@${compareRev}` : `proxy + ${judgingMethod} judging (${judgingOn === "loop" ? "on its event loop" : "own thread"})`;
   const targets = [{ url: proxyUrl, times: new Map<string, number[]>() }, ...(baseline ? [{ url: baseline.url, times: new Map<string, number[]>() }] : [])];
 
   // direct bodies: the same prompt sizes, tokenized here once per turn (the engine's work depends on size only)
@@ -418,11 +419,13 @@ async function main(): Promise<void> {
   let judgingLine: string | null = null;
   if (judgingFrom && baseline?.probe) {
     const [plain, judging] = [await probe(), await baseline.probe()];
-    const perTurn = (now: ProxyProbe, then: ProxyProbe) => (now.cpuMs - then.cpuMs) / Math.max(1, now.closed - then.closed);
-    const [plainMs, judgingMs] = [perTurn(plain, judgingFrom.plain), perTurn(judging, judgingFrom.judging)];
+    const perTurn = (now: ProxyProbe, then: ProxyProbe, key: "cpuMs" | "mainMs") => (now[key] - then[key]) / Math.max(1, now.closed - then.closed);
+    const [plainMs, judgingMs] = [perTurn(plain, judgingFrom.plain, "cpuMs"), perTurn(judging, judgingFrom.judging, "cpuMs")];
+    const [plainLoop, judgingLoop] = [perTurn(plain, judgingFrom.plain, "mainMs"), perTurn(judging, judgingFrom.judging, "mainMs")];
     judgingLine =
       `\nProxy process CPU per closed turn over the latency runs (all threads): ${plainMs.toFixed(2)} ms without judging, ` +
-      `${judgingMs.toFixed(2)} ms with ${judgingMethod} judging (${(judgingMs / plainMs).toFixed(2)}×); the judging proxy judged ` +
+      `${judgingMs.toFixed(2)} ms with ${judgingMethod} judging (${(judgingMs / plainMs).toFixed(2)}×); the proxy's event loop busy per ` +
+      `closed turn: ${plainLoop.toFixed(2)} ms without judging, ${judgingLoop.toFixed(2)} ms with it (judging ${judgingOn === "loop" ? "on that loop" : "on its own thread"}). The judging proxy judged ` +
       `${(judging.judged ?? 0) - (judgingFrom.judging.judged ?? 0)} of the ${judging.closed - judgingFrom.judging.closed} turns it closed and built ${judging.samples - judgingFrom.judging.samples} samples.`;
   }
   const stop = async (): Promise<void> => {
@@ -481,7 +484,7 @@ if (role === "engine") await runEngine(JSON.parse(process.argv.find((argument) =
 else if (role === "proxy") {
   const option = (name: string) => process.argv.find((argument) => argument.startsWith(`--${name}=`))?.slice(name.length + 3);
   const judgeUrl = option("judge");
-  await runProxy(option("engine")!, judgeUrl ? { method: option("judging") ?? "binary", judgeUrl } : undefined);
+  await runProxy(option("engine")!, judgeUrl ? { method: option("judging") ?? "binary", judgeUrl, on: option("judging-on") === "loop" ? "loop" : "thread" } : undefined);
 }
 else if (role === "relay") await runRelay(process.argv.find((argument) => argument.startsWith("--engine="))!.slice(9));
 else await main();
