@@ -26,8 +26,8 @@ export interface GenerationResult {
 
 export interface GenerationOptions {
   promptIds: readonly number[];
-  /** promptIds joined by commas when the prompt builder has it (sent instead of serialising the ids again). */
-  promptIdsJson?: string;
+  /** Cached JSON parts of promptIds when the prompt builder has them (copied into the request, not serialised again). */
+  promptIdsJsonParts?: readonly string[];
   sampling: SamplingParams & Record<string, unknown>;
   maxNewTokens: number;
   signal: AbortSignal;
@@ -73,8 +73,8 @@ export class Generation {
       let finish: SglangFinishReason | null = null;
       try {
         let seenInRequest = 0;
-        const inputIdsJson = this.ids.length === 0 ? this.options.promptIdsJson : undefined;
-        for await (const chunk of this.client.generateStream(request, { signal: this.options.signal, onAccepted: this.options.onAccepted, inputIdsJson })) {
+        const inputIdsJsonParts = this.ids.length === 0 ? this.options.promptIdsJsonParts : undefined;
+        for await (const chunk of this.client.generateStream(request, { signal: this.options.signal, onAccepted: this.options.onAccepted, inputIdsJsonParts })) {
           const fresh = takeNewTokens(chunk, seenInRequest);
           seenInRequest += fresh.taken;
           finish = chunk.meta_info.finish_reason ?? finish;

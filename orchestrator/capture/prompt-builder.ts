@@ -11,8 +11,8 @@ export const INLINE_ENCODE_CHARS = 1024;
 
 export interface BuiltPrompt {
   ids: number[];
-  /** When known: the ids joined by commas (the engine request's input_ids without its brackets), made from cached parts. */
-  idsJson?: string;
+  /** When known: cached JSON parts that, joined by commas, are the ids joined by commas (input_ids without brackets). */
+  idsJsonParts?: readonly string[];
   /** The generation prompt leaves the model inside <think> (Qwen3 thinking templates). */
   startsInReasoning: boolean;
 }
@@ -55,9 +55,9 @@ export class PromptBuilder {
       const missing = encoded.missing;
       const ids = await this.inPool(() => this.pool!.encodeSegments(routeKey, missing));
       if (ids) this.tokenizer.learnSegments(missing, ids);
-      encoded = this.tokenizer.encodeWithin(text, Infinity, routeKey) as { ids: number[]; idsJson: string }; // (encodes here if the worker failed)
+      encoded = this.tokenizer.encodeWithin(text, Infinity, routeKey) as { ids: number[]; idsJsonParts: readonly string[] }; // (encodes here if the worker failed)
     }
-    return { ids: encoded.ids, idsJson: encoded.idsJson, startsInReasoning: endsInsideReasoning(text) };
+    return { ids: encoded.ids, idsJsonParts: encoded.idsJsonParts, startsInReasoning: endsInsideReasoning(text) };
   }
 
   /** Same ids as ModelTokenizer.encode(text). */

@@ -96,7 +96,7 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
   const wholeLogprobs: OpenAiLogprob[] = []; // non-stream answers: every entry, in the message's choice
   const generation = new Generation(deps.policy, {
     promptIds: prompt.ids,
-    promptIdsJson: prompt.idsJson,
+    promptIdsJsonParts: prompt.idsJsonParts,
     sampling: sampling.params,
     maxNewTokens: sampling.maxNewTokens,
     signal: requestSignal(context, response),

@@ -5,17 +5,22 @@ import path from "node:path";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { GroupCommit } from "../group-commit.ts";
 
+const NEWLINE = Buffer.from("\n");
+
 export class JsonlAppendFile {
   private handle: Promise<FileHandle> | null = null;
-  private readonly lines = new GroupCommit<string, void>((lines) => this.writeLines(lines));
+  private readonly lines = new GroupCommit<Buffer, void>((lines) => this.writeLines(lines));
   private closed = false;
 
   constructor(readonly file: string) {}
 
-  /** Appends one JSON value as one line; resolves once the line is fsync'd. */
+  /**
+   * Appends one JSON value as one line; resolves once the line is fsync'd. The line waits as bytes (off the JS heap:
+   * a turn's line holds its whole history) and a group goes out in one writev, without joining the lines first.
+   */
   append(value: unknown): Promise<void> {
     if (this.closed) return Promise.reject(new OpenclawRlError("INTERNAL", `${this.file} is closed`, { path: this.file }));
-    return this.lines.add(JSON.stringify(value) + "\n");
+    return this.lines.add(Buffer.from(JSON.stringify(value), "utf8"));
   }
 
   async close(): Promise<void> {
@@ -25,10 +30,17 @@ export class JsonlAppendFile {
     this.handle = null;
   }
 
-  private async writeLines(lines: string[]): Promise<void[]> {
+  private async writeLines(lines: Buffer[]): Promise<void[]> {
     try {
       const handle = await this.openHandle();
-      await handle.write(lines.join(""));
+      const parts: Buffer[] = [];
+      let expected = 0;
+      for (const line of lines) {
+        parts.push(line, NEWLINE);
+        expected += line.length + 1;
+      }
+      const { bytesWritten } = await handle.writev(parts);
+      if (bytesWritten !== expected) throw new Error(`wrote ${bytesWritten} of ${expected} bytes (disk full?)`);
       await handle.sync();
       return lines.map(() => undefined);
     } catch (cause) {

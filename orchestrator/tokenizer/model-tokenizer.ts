@@ -73,6 +73,8 @@ export class ModelTokenizer {
   private readonly memos = new LruCache<string, { text: string; cuts: number[]; counts: number[]; ids: number[]; fragments: string[]; fragmentCounts: number[] }>(128);
   /** The JSON of a cached segment's ids (the ids joined by commas), made once per segment ids array. */
   private readonly segmentJson = new WeakMap<readonly number[], string>();
+  /** The JSON of each added token's id (a handful of entries). */
+  private readonly addedIdJson = new Map<number, string>();
   /**
    * Whether a text's split at added tokens up to the end of one is the same whatever follows: true unless an added
    * token contains another one (then a longer match could start earlier).
@@ -109,11 +111,11 @@ export class ModelTokenizer {
    * loop); otherwise the uncached segments, to be encoded elsewhere (a worker) and given back with learnSegments.
    * With `memoKey` (a session), the longest part of that key's previous text that this text starts with, up to the
    * end of an added token, is reused as is (its ids, no split or lookups): a session's prompt grows at its end.
-   * The returned ids are shared with that memo: read them, do not change them. `idsJson` is the ids joined by commas
-   * (what JSON.stringify(ids) has between its brackets), made from each segment's cached JSON: an engine request
-   * sends it instead of serialising 13K ids every turn (about 150 µs).
+   * The returned ids are shared with that memo: read them, do not change them. `idsJsonParts` joined by commas are
+   * the ids joined by commas (what JSON.stringify(ids) has between its brackets): each segment's cached JSON, which
+   * an engine request copies into its bytes instead of serialising 13K ids every turn (about 150 µs). Shared too.
    */
-  encodeWithin(text: string, budgetChars: number, memoKey?: string): { ids: number[]; idsJson: string } | { missing: string[] } {
+  encodeWithin(text: string, budgetChars: number, memoKey?: string): { ids: number[]; idsJsonParts: readonly string[] } | { missing: string[] } {
     const memo = memoKey !== undefined && this.prefixReusable ? this.memos.get(memoKey) : undefined;
     let reused = -1; // index into memo.cuts
     if (memo) {
@@ -135,30 +137,43 @@ export class ModelTokenizer {
       missingChars += piece.length;
     }
     if (missingChars > budgetChars) return { missing };
-    const ids: number[] = reused >= 0 ? memo!.ids.slice(0, memo!.counts[reused]!) : [];
+    // the new pieces' ids first, then one array of the final length: the memo's prefix copied once, no regrowth
+    const resolved: (number | readonly number[])[] = [];
+    const kept = reused >= 0 ? memo!.counts[reused]! : 0;
+    let length = kept;
+    for (const piece of pieces) {
+      if (piece.length === 0) continue;
+      const addedId = this.splitter ? this.addedTokens.get(piece) : undefined;
+      const part = addedId ?? this.encodeSegment(piece);
+      resolved.push(part);
+      length += typeof part === "number" ? 1 : part.length;
+    }
+    const ids = new Array<number>(length);
+    for (let index = 0; index < kept; index++) ids[index] = memo!.ids[index]!;
     const cuts = reused >= 0 ? memo!.cuts.slice(0, reused + 1) : [];
     const counts = reused >= 0 ? memo!.counts.slice(0, reused + 1) : [];
     const fragments = reused >= 0 ? memo!.fragments.slice(0, memo!.fragmentCounts[reused]!) : [];
     const fragmentCounts = reused >= 0 ? memo!.fragmentCounts.slice(0, reused + 1) : [];
     let offset = start;
+    let filled = kept;
+    let next = 0;
     for (const piece of pieces) {
       if (piece.length === 0) continue;
       offset += piece.length;
-      const addedId = this.splitter ? this.addedTokens.get(piece) : undefined;
-      if (addedId !== undefined) {
-        ids.push(addedId);
-        fragments.push(String(addedId));
+      const part = resolved[next++]!;
+      if (typeof part === "number") {
+        ids[filled++] = part;
+        fragments.push(this.addedJson(part));
         cuts.push(offset);
-        counts.push(ids.length);
+        counts.push(filled);
         fragmentCounts.push(fragments.length);
       } else {
-        const segment = this.encodeSegment(piece);
-        for (const id of segment) ids.push(id);
-        if (segment.length > 0) fragments.push(this.jsonOf(segment));
+        for (let index = 0; index < part.length; index++) ids[filled++] = part[index]!;
+        if (part.length > 0) fragments.push(this.jsonOf(part));
       }
     }
     if (memoKey !== undefined && this.prefixReusable) this.memos.set(memoKey, { text, cuts, counts, ids, fragments, fragmentCounts });
-    return { ids, idsJson: fragments.join(",") };
+    return { ids, idsJsonParts: fragments };
   }
 
   /** Caches segment ids encoded elsewhere (by a ModelTokenizer of the same files: encode(segment) for a plain segment). */
@@ -195,6 +210,12 @@ export class ModelTokenizer {
 
   get cachedSegments(): number {
     return this.segments.size;
+  }
+
+  private addedJson(id: number): string {
+    let json = this.addedIdJson.get(id);
+    if (json === undefined) this.addedIdJson.set(id, (json = String(id)));
+    return json;
   }
 
   private jsonOf(segmentIds: readonly number[]): string {

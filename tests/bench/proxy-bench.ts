@@ -274,7 +274,7 @@ async function startJudgingProxy(method: string, on: string, engineUrl: string, 
  * linked in), started with that revision's own bench in the proxy role. Refused with a clear message when the
  * revision is unknown or its bench has no proxy role.
  */
-async function startRevisionProxy(revision: string, engineUrl: string, flags: string[]): Promise<{ url: string; stop(): Promise<void> }> {
+async function startRevisionProxy(revision: string, engineUrl: string, flags: string[]): Promise<{ url: string; stop(): Promise<void>; probe(): Promise<ProxyProbe> }> {
   const root = path.resolve(path.dirname(SELF), "../..");
   const folder = await mkdtemp(path.join(tmpdir(), "proxy-bench-rev-"));
   const tree = path.join(folder, "tree");
@@ -291,6 +291,7 @@ async function startRevisionProxy(revision: string, engineUrl: string, flags: st
     if (!("port" in ready) || !("probePort" in ready)) throw new Error(`--compare=${revision}: that revision's bench did not start a proxy`);
     return {
       url: `http://127.0.0.1:${ready.port}/v1/chat/completions`,
+      probe: async () => (await (await fetch(`http://127.0.0.1:${ready.probePort}/`)).json()) as ProxyProbe,
       async stop() {
         await fetch(`http://127.0.0.1:${ready.probePort}/quit`).catch(() => undefined);
         await Promise.allSettled([child]);
@@ -356,7 +357,7 @@ async function main(): Promise<void> {
     await timed(target.url, proxyBody("warm", 1, false), false);
     await timed(target.url, proxyBody("warm", 2, false), false);
   }
-  // --judging: both proxies' CPU per closed turn over the latency runs, side by side
+  // --compare and --judging: both proxies' CPU per closed turn over the latency runs, side by side
   const judgingFrom = baseline?.probe ? { plain: await probe(), judging: await baseline.probe() } : null;
 
   const rows: string[] = [];
@@ -422,8 +423,10 @@ async function main(): Promise<void> {
     const perTurn = (now: ProxyProbe, then: ProxyProbe, key: "cpuMs" | "mainMs") => (now[key] - then[key]) / Math.max(1, now.closed - then.closed);
     const [plainMs, judgingMs] = [perTurn(plain, judgingFrom.plain, "cpuMs"), perTurn(judging, judgingFrom.judging, "cpuMs")];
     const [plainLoop, judgingLoop] = [perTurn(plain, judgingFrom.plain, "mainMs"), perTurn(judging, judgingFrom.judging, "mainMs")];
-    judgingLine =
-      `\nProxy process CPU per closed turn over the latency runs (all threads): ${plainMs.toFixed(2)} ms without judging, ` +
+    judgingLine = compareRev
+      ? `\nProxy process CPU per closed turn over the latency runs (all threads): ${plainMs.toFixed(2)} ms this revision, ${judgingMs.toFixed(2)} ms ` +
+        `${compareRev} (${(plainMs / judgingMs).toFixed(2)}×); event loop busy per closed turn: ${plainLoop.toFixed(2)} ms this revision, ${judgingLoop.toFixed(2)} ms ${compareRev}.`
+      : `\nProxy process CPU per closed turn over the latency runs (all threads): ${plainMs.toFixed(2)} ms without judging, ` +
       `${judgingMs.toFixed(2)} ms with ${judgingMethod} judging (${(judgingMs / plainMs).toFixed(2)}×); the proxy's event loop busy per ` +
       `closed turn: ${plainLoop.toFixed(2)} ms without judging, ${judgingLoop.toFixed(2)} ms with it (judging ${judgingOn === "loop" ? "on that loop" : "on its own thread"}). The judging proxy judged ` +
       `${(judging.judged ?? 0) - (judgingFrom.judging.judged ?? 0)} of the ${judging.closed - judgingFrom.judging.closed} turns it closed and built ${judging.samples - judgingFrom.judging.samples} samples.`;

@@ -34,7 +34,7 @@ describe("encodeWithin with a memo key", () => {
       const expected = plain.encode(text);
       expect("ids" in encoded && encoded.ids, `step ${step}: ${JSON.stringify(text)}`).toEqual(expected);
       // the engine request's input_ids, made from the cached segments' JSON
-      expect("idsJson" in encoded && JSON.parse(`[${encoded.idsJson}]`), `step ${step}: JSON`).toEqual(expected);
+      expect("idsJsonParts" in encoded && JSON.parse(`[${encoded.idsJsonParts.join(",")}]`), `step ${step}: JSON`).toEqual(expected);
     }
   });
 });

@@ -156,12 +156,16 @@ describe("SglangClient request target", () => {
 });
 
 describe("generatePayload", () => {
-  it("splices pre-serialised input_ids into the same JSON a plain serialisation gives", () => {
-    const request = { input_ids: [151644, 872, 198, 0, 42], sampling_params: { temperature: 0.6, max_new_tokens: 10, stop: ["\"}"] }, return_logprob: true, stream: true };
-    expect(JSON.parse(generatePayload(request, request.input_ids.join(",")))).toEqual(request);
-    expect(generatePayload(request, request.input_ids.join(","))).toBe(JSON.stringify(request));
+  it("copies cached input_ids parts into the same bytes a plain serialisation gives", () => {
+    const request = { input_ids: [151644, 872, 198, 0, 42], sampling_params: { temperature: 0.6, max_new_tokens: 10, stop: ["\"}", "→ fin"] }, return_logprob: true, stream: true };
+    const parts = ["151644", "872,198", "0", "42"];
+    const bytes = generatePayload(request, parts);
+    expect(Buffer.isBuffer(bytes)).toBe(true);
+    expect(bytes.toString()).toBe(JSON.stringify(request));
+    expect(Buffer.compare(bytes as Buffer, Buffer.from(JSON.stringify(request)))).toBe(0);
     expect(generatePayload(request)).toBe(JSON.stringify(request));
-    expect(JSON.parse(generatePayload({ input_ids: [7] } as never, "7"))).toEqual({ input_ids: [7] });
+    expect(JSON.parse(generatePayload({ input_ids: [7] } as never, ["7"]).toString())).toEqual({ input_ids: [7] });
+    expect(JSON.parse(generatePayload({ input_ids: [], stream: true } as never, []).toString())).toEqual({ input_ids: [], stream: true });
   });
 });
 

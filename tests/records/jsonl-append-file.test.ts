@@ -1,8 +1,10 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
-// fs/promises with handles whose first write fails (a disk error), to see the file opened again afterwards
+// fs/promises with handles whose first write fails (a disk error) or is cut short (a full disk), to see the file
+// opened again afterwards
 const opened: { writes: string[]; closed: boolean }[] = [];
 let failNextWrite = false;
+let shortNextWrite = false;
 vi.mock("node:fs/promises", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs/promises")>();
   return {
@@ -12,12 +14,16 @@ vi.mock("node:fs/promises", async (importOriginal) => {
       const handle = { writes: [] as string[], closed: false };
       opened.push(handle);
       return {
-        write: async (text: string) => {
+        writev: async (buffers: Buffer[]) => {
           if (failNextWrite) {
             failNextWrite = false;
             throw new Error("EIO: i/o error, write");
           }
-          handle.writes.push(text);
+          const bytes = Buffer.concat(buffers);
+          const bytesWritten = shortNextWrite ? bytes.length - 3 : bytes.length;
+          shortNextWrite = false;
+          handle.writes.push(bytes.subarray(0, bytesWritten).toString());
+          return { bytesWritten, buffers };
         },
         sync: async () => undefined,
         chmod: async () => undefined,
@@ -46,5 +52,15 @@ describe("JsonlAppendFile", () => {
     expect(opened[1]!.writes).toEqual(['{"n":2}\n']);
     await file.close();
     await expect(file.append({ n: 3 })).rejects.toThrow(/closed/);
+  });
+
+  it("a short write fails its lines (naming the bytes), and lines of several appends go out together, in order", async () => {
+    const file = new JsonlAppendFile("/records/y.jsonl");
+    shortNextWrite = true;
+    await expect(file.append({ text: "héllo" })).rejects.toThrow("cannot append to /records/y.jsonl: wrote 15 of 18 bytes (disk full?)");
+    await Promise.all([file.append({ n: 1 }), file.append({ n: "→" }), file.append({ n: 3 })]);
+    expect(opened).toHaveLength(2);
+    expect(opened[1]!.writes.join("")).toBe('{"n":1}\n{"n":"→"}\n{"n":3}\n');
+    await file.close();
   });
 });
