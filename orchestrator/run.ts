@@ -68,38 +68,46 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
   const { recipe, runDir } = options;
   const bus = new EventBus();
   const policySource = recipe.model.tokenizer_path ?? recipe.model.path;
-  const policyFiles = await loadTokenizerFiles(policySource);
-  const policyTokenizer = new ModelTokenizer(policyFiles);
-  const policyTemplate = new ChatTemplate(policyFiles);
+  // Judging runs on its own thread, off the proxy's event loop. It loads its tokenizers while this thread loads the
+  // policy's; its samples go to the sink set up below (none can come before the proxy has served a turn).
+  let announcingSink: SampleSink | null = null;
+  const judgingStart = JudgeThread.start({
+    data: { recipe, recordsDir: runDir, policySource, judgeSource: recipe.judge.tokenizer_path ?? judgePath(recipe), judgeUrl: options.engines.judge },
+    bus,
+    sink: { put: (sample) => announcingSink!.put(sample), close: async () => undefined },
+  });
+  judgingStart.catch(() => undefined); // (awaited below; a failure before then is reported by what failed first)
 
-  const policy = new SwitchableClient(options.engines.policy, recipe.proxy.request_timeout_s * 1000);
   const versions = new WeightVersionTracker(0);
   let versionSeen = false;
-
   let store: SampleStore | null = null;
   let bridge: BridgeServer | null = null;
   let bridgeEndpoint: { url: string; token: string } | null = null;
-  let sink: SampleSink;
-  if (recipe.sink.kind === "jsonl") {
-    sink = new JsonlSink(path.resolve(runDir, recipe.sink.path!));
-  } else {
-    store = await SampleStore.open(path.join(runDir, "store"), { maxStaleness: recipe.training.max_staleness, versions });
-    bridge = new BridgeServer({ store, bus, recordsDir: runDir });
-    bridgeEndpoint = await bridge.start({ host: bridgeHost(recipe), port: 0 });
-    sink = store;
-  }
-
-  const announcingSink = announceSamples(sink, bus, recipe.training.batch_size, () => store?.counts().ready ?? null);
-  // Judging runs on its own thread (its tokenizers loaded there too), off the proxy's event loop.
-  const judging = await JudgeThread.start({
-    data: { recipe, recordsDir: runDir, policySource, judgeSource: recipe.judge.tokenizer_path ?? judgePath(recipe), judgeUrl: options.engines.judge },
-    bus,
-    sink: announcingSink,
-  }).catch(async (error: unknown) => {
-    await sink.close().catch(() => undefined);
+  let sink: SampleSink | null = null;
+  let policyTokenizer: ModelTokenizer;
+  let policyTemplate: ChatTemplate;
+  let judging: JudgeThread;
+  try {
+    const policyFiles = await loadTokenizerFiles(policySource);
+    policyTokenizer = new ModelTokenizer(policyFiles);
+    policyTemplate = new ChatTemplate(policyFiles);
+    if (recipe.sink.kind === "jsonl") {
+      sink = new JsonlSink(path.resolve(runDir, recipe.sink.path!));
+    } else {
+      store = await SampleStore.open(path.join(runDir, "store"), { maxStaleness: recipe.training.max_staleness, versions });
+      bridge = new BridgeServer({ store, bus, recordsDir: runDir });
+      bridgeEndpoint = await bridge.start({ host: bridgeHost(recipe), port: 0 });
+      sink = store;
+    }
+    announcingSink = announceSamples(sink, bus, recipe.training.batch_size, () => store?.counts().ready ?? null);
+    judging = await judgingStart;
+  } catch (error) {
+    await judgingStart.then((thread) => thread.drain(0), () => undefined);
+    await sink?.close().catch(() => undefined);
     await bridge?.close().catch(() => undefined);
     throw error;
-  });
+  }
+  const policy = new SwitchableClient(options.engines.policy, recipe.proxy.request_timeout_s * 1000);
   const proxy = createProxy({
     recipe,
     policy: policy.client,
@@ -114,7 +122,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     recordsDir: runDir,
   });
   // A failure from here on (a port taken since preflight) must not leave servers holding the process open.
-  const opened: Array<() => Promise<unknown>> = [() => sink.close(), async () => bridge?.close(), () => judging.drain(0)];
+  const opened: Array<() => Promise<unknown>> = [() => sink!.close(), async () => bridge?.close(), () => judging.drain(0)];
   const undo = async (error: unknown): Promise<never> => {
     for (const close of opened.reverse()) await close().catch(() => undefined);
     throw error;
@@ -163,7 +171,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     (stopping ??= (async () => {
       await proxy.close(options.proxyGraceMs ?? 10_000).catch(reportTo(bus, "proxy"));
       await judging.drain(options.judgeDrainMs ?? 15_000).catch(reportTo(bus, "judge"));
-      await sink.close().catch(reportTo(bus, "store"));
+      await sink!.close().catch(reportTo(bus, "store"));
       await bridge?.close().catch(reportTo(bus, "bridge"));
       watcher.stop();
       await stopOptions.engines?.().catch(reportTo(bus, "supervisor"));

@@ -37,6 +37,22 @@ describe("orchestrator composition", () => {
     await expect(fetch(`${orchestrator.urls.admin}/status`, { headers: auth })).rejects.toThrow();
   });
 
+  it("a policy tokenizer that cannot be read fails the start naming the file, and a judge tokenizer likewise", async () => {
+    const runDir = mkdtempSync(path.join(tmpdir(), "openclaw-rl-run-"));
+    const engines = { policy: "http://127.0.0.1:9", judge: "http://127.0.0.1:9" };
+    const badPolicy = { ...recipe(runDir), model: { ...recipe(runDir).model, tokenizer_path: "/nonexistent/policy" } };
+    await expect(startOrchestrator({ recipe: badPolicy, runDir, apiKey: undefined, engines, readiness: ready, ports: { proxy: 0, admin: 0 } })).rejects.toMatchObject({
+      code: "TEMPLATE_ERROR",
+      path: "/nonexistent/policy/tokenizer.json",
+    });
+    const badJudge = { ...recipe(runDir), judge: { ...recipe(runDir).judge, tokenizer_path: "/nonexistent/judge" } };
+    await expect(startOrchestrator({ recipe: badJudge, runDir, apiKey: undefined, engines, readiness: ready, ports: { proxy: 0, admin: 0 } })).rejects.toMatchObject({
+      code: "TEMPLATE_ERROR",
+      path: "/nonexistent/judge/tokenizer.json",
+      message: expect.stringContaining("the judging thread did not start"),
+    });
+  });
+
   it("a port taken after preflight fails the start and frees the proxy port again", async () => {
     const runDir = mkdtempSync(path.join(tmpdir(), "openclaw-rl-run-"));
     const blocker: Server = await new Promise((resolve) => {
