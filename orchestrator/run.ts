@@ -107,6 +107,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     await bridge?.close().catch(() => undefined);
     throw error;
   }
+  const samples: SampleSink = sink;
   const policy = new SwitchableClient(options.engines.policy, recipe.proxy.request_timeout_s * 1000);
   const proxy = createProxy({
     recipe,
@@ -122,7 +123,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     recordsDir: runDir,
   });
   // A failure from here on (a port taken since preflight) must not leave servers holding the process open.
-  const opened: Array<() => Promise<unknown>> = [() => sink!.close(), async () => bridge?.close(), () => judging.drain(0)];
+  const opened: Array<() => Promise<unknown>> = [() => samples.close(), async () => bridge?.close(), () => judging.drain(0)];
   const undo = async (error: unknown): Promise<never> => {
     for (const close of opened.reverse()) await close().catch(() => undefined);
     throw error;
@@ -171,7 +172,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     (stopping ??= (async () => {
       await proxy.close(options.proxyGraceMs ?? 10_000).catch(reportTo(bus, "proxy"));
       await judging.drain(options.judgeDrainMs ?? 15_000).catch(reportTo(bus, "judge"));
-      await sink!.close().catch(reportTo(bus, "store"));
+      await samples.close().catch(reportTo(bus, "store"));
       await bridge?.close().catch(reportTo(bus, "bridge"));
       watcher.stop();
       await stopOptions.engines?.().catch(reportTo(bus, "supervisor"));
