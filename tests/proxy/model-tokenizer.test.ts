@@ -1,0 +1,40 @@
+// ModelTokenizer against the library it wraps, untouched: dropping the BPE model's construction-only data (merges as
+// pairs, the config's vocab and merges) changes no id and no decoded text, over text that exercises merges, byte
+// fallback to byte-level tokens, added tokens and the segment cache.
+import { TokenizerLoader } from "@lenml/tokenizers";
+import { describe, expect, it } from "vitest";
+import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
+import { ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
+
+const TEXTS = [
+  "Hello world",
+  "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\nHow far is 5 miles in km?<|im_end|>\n<|im_start|>assistant\n",
+  "<think>\nThe user wants kilometres: 5 × 1.609 = 8.045.\n</think>\n\nAbout 8 km.",
+  'def f(x):\n    return {"a": [1, 2, 3], "b": x ** 2}  # comment\n\n\n\t\ttabs and   spaces   ',
+  "Привет, мир! Ünïcödé façade naïve — “quotes” 'single' … 你好，世界。こんにちは 안녕하세요 🙂🚀👩‍👩‍👧",
+  "<tool_call>\n{\"name\": \"read\", \"arguments\": {\"path\": \"notes/2026-11-22.md\"}}\n</tool_call>",
+  "numbers 1234567890 3.14159 -42 1e-9 0x1F and URLs https://example.com/a?b=c&d=e#f",
+  "\u0000\u0007 control \u200b zero-width \ufeff bom",
+];
+
+describe("ModelTokenizer (Qwen3's tokenizer.json through @lenml/tokenizers)", () => {
+  it("gives the untouched library's ids and decoded text after letting go of construction-only data", async () => {
+    const files = await loadTokenizerFiles("builtin:qwen3");
+    const untouched = TokenizerLoader.fromPreTrained({ tokenizerJSON: structuredClone(files.tokenizerJson), tokenizerConfig: structuredClone(files.tokenizerConfig) }) as unknown as {
+      encode(text: string, options: { add_special_tokens: boolean }): number[];
+      decode(ids: number[], options: { skip_special_tokens: boolean }): string;
+    };
+    const tokenizer = new ModelTokenizer(files);
+    const model = (tokenizer as unknown as { inner: { model: { merges: unknown[]; config: Record<string, unknown> } } }).inner.model;
+    expect(model.merges).toHaveLength(0);
+    expect(model.config.vocab).toBeUndefined();
+    expect(model.config.merges).toBeUndefined();
+    expect(tokenizer.encode("Hello world")).toEqual([9707, 1879]);
+    for (const text of [...TEXTS, TEXTS.join("\n")]) {
+      const ids = untouched.encode(text, { add_special_tokens: false });
+      expect(tokenizer.encode(text), text).toEqual(ids);
+      expect(tokenizer.encode(text), `${text} (cached segments)`).toEqual(ids);
+      expect(tokenizer.decode(ids), text).toBe(untouched.decode(ids, { skip_special_tokens: false }));
+    }
+  });
+});
