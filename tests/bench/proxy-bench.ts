@@ -337,7 +337,11 @@ async function main(): Promise<void> {
   const judgingMethod = process.argv.find((argument) => argument.startsWith("--judging="))?.slice(10);
   const judgingOn = process.argv.find((argument) => argument.startsWith("--judging-on="))?.slice(13) ?? "thread";
   if (compareRev && judgingMethod) throw new Error("--compare and --judging each add a second proxy: use one of them");
-  const baseline: { url: string; stop(): Promise<void>; probe?(): Promise<ProxyProbe> } | null = compareRev ? await startRevisionProxy(compareRev, engineUrl, proxyFlags) : judgingMethod ? await startJudgingProxy(judgingMethod, judgingOn, engineUrl, proxyFlags) : null;
+  // --other-flags="…": node flags for the --compare / --judging proxy instead of --proxy-flags (e.g. --compare=HEAD
+  // with different GC settings on each side)
+  const otherFlagsArgument = process.argv.find((argument) => argument.startsWith("--other-flags="))?.slice(14);
+  const otherFlags = otherFlagsArgument === undefined ? proxyFlags : otherFlagsArgument.split(" ").filter(Boolean);
+  const baseline: { url: string; stop(): Promise<void>; probe?(): Promise<ProxyProbe> } | null = compareRev ? await startRevisionProxy(compareRev, engineUrl, otherFlags) : judgingMethod ? await startJudgingProxy(judgingMethod, judgingOn, engineUrl, otherFlags) : null;
   const otherLabel = compareRev ? `proxy@${compareRev}` : `proxy + ${judgingMethod} judging (${judgingOn === "loop" ? "on its event loop" : "own thread"})`;
   const targets = [{ url: proxyUrl, times: new Map<string, number[]>() }, ...(baseline ? [{ url: baseline.url, times: new Map<string, number[]>() }] : [])];
 
