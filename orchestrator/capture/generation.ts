@@ -39,11 +39,6 @@ export interface GenerationOptions {
   onAccepted?: () => void;
   /** Alternatives per token to ask the engine for (top_logprobs_num); 0 or absent: none. */
   topLogprobs?: number;
-  /**
-   * False: one non-streamed /generate per attempt, for a client that wants the whole answer anyway (one engine answer
-   * to parse instead of a chunk per token; aborts and 499s are continued the same way). Default true.
-   */
-  stream?: boolean;
 }
 
 const DEFAULT_RETRY_DELAYS = [100, 250, 500, 1000, 2000, 2000, 2000];
@@ -79,7 +74,7 @@ export class Generation {
       try {
         let seenInRequest = 0;
         const inputIdsJsonParts = this.ids.length === 0 ? this.options.promptIdsJsonParts : undefined;
-        for await (const chunk of this.answers(request, inputIdsJsonParts)) {
+        for await (const chunk of this.client.generateStream(request, { signal: this.options.signal, onAccepted: this.options.onAccepted, inputIdsJsonParts })) {
           const fresh = takeNewTokens(chunk, seenInRequest);
           seenInRequest += fresh.taken;
           finish = chunk.meta_info.finish_reason ?? finish;
@@ -92,8 +87,7 @@ export class Generation {
           // no break at the finish: reading on to [DONE] keeps the connection reusable
         }
       } catch (error) {
-        // (the caller's reason, such as proxy.request_timeout_s: a non-streamed call reports its abort as unreachable)
-        if (this.options.signal.aborted) throw this.options.signal.reason ?? error;
+        if (this.options.signal.aborted) throw error;
         const abortedByEngine = error instanceof EngineStatusError && error.status === 499;
         // a refused connection, or a socket cut mid-stream (fetch throws a plain TypeError then)
         const unreachable = !(error instanceof OpenclawRlError) || error.code === "ENGINE_UNAVAILABLE" || error.code === "TIMEOUT";
@@ -128,16 +122,6 @@ export class Generation {
       if (finish.type === "length") return this.result("length", null, abortMessage);
       return this.result("stop", finish.matched ?? null, abortMessage);
     }
-  }
-
-  /** The engine's answers to one attempt: its stream's chunks, or its one non-streamed answer. */
-  private answers(request: GenerateRequest, inputIdsJsonParts: readonly string[] | undefined): AsyncIterable<GenerateResponse> {
-    const { signal, onAccepted } = this.options;
-    if (this.options.stream !== false) return this.client.generateStream(request, { signal, onAccepted, inputIdsJsonParts });
-    const client = this.client;
-    return (async function* () {
-      yield await client.generate(request, { signal, inputIdsJsonParts });
-    })();
   }
 
   get continuedAfterAbort(): number {

@@ -40,12 +40,9 @@ export class SglangClient {
     this.target = { https: url.protocol === "https:", host: url.hostname.replace(/^\[|\]$/g, ""), port: url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80, prefix: url.pathname.replace(/\/+$/, "") };
   }
 
-  /**
-   * One non-streamed /generate call (judge votes, teacher scoring, a proxy client that does not stream); the whole
-   * call is bounded by timeoutMs. `inputIdsJsonParts` as for generateStream.
-   */
-  async generate(request: GenerateRequest, options: { signal?: AbortSignal; timeoutMs?: number; inputIdsJsonParts?: readonly string[] } = {}): Promise<GenerateResponse> {
-    const text = await this.post("/generate", generatePayload({ ...request, stream: false }, options.inputIdsJsonParts), options);
+  /** One non-streamed /generate call (judge votes, teacher scoring); the whole call is bounded by timeoutMs. */
+  async generate(request: GenerateRequest, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<GenerateResponse> {
+    const text = await this.post("/generate", JSON.stringify({ ...request, stream: false }), options);
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -212,7 +209,7 @@ export class SglangClient {
    * A whole POST over openStream, resolving with the 2xx answer's text (fetch cost about 1 ms of CPU a call in undici,
    * several calls a judged turn). TIMEOUT past timeoutMs (the whole call); ENGINE_UNAVAILABLE when the caller aborts.
    */
-  private async post(path: string, payload: string | Buffer, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<string> {
+  private async post(path: string, payload: string, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<string> {
     const url = `${this.baseUrl}${path}`;
     const call = new AbortController();
     const timer = setTimeout(() => call.abort(new OpenclawRlError("TIMEOUT", `timed out calling ${url}`, { path: this.baseUrl, retryable: true })), options.timeoutMs ?? this.timeoutMs);

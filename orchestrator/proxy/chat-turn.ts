@@ -104,7 +104,6 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
     // sync); a refused connection before that still gets a 503
     onAccepted: () => writer?.start(),
     topLogprobs: logprobs ? (body.top_logprobs ?? 0) : 0,
-    stream, // a client that does not stream gets its answer from one non-streamed engine call
   });
 
   let firstTokenAt: number | null = null;

@@ -6,7 +6,7 @@ import { SglangClient } from "../../orchestrator/engine/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { createProxy } from "../../orchestrator/proxy/proxy-server.ts";
 import { testRecipe } from "./fixtures.ts";
-import { postChat, qwen3, startHarness, streamChat, type Harness } from "./harness.ts";
+import { postChat, qwen3, startHarness, type Harness } from "./harness.ts";
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -113,13 +113,8 @@ describe("bad input, auth and engine failures", () => {
     const closedBefore = harness.closed.length;
     const answer = await postChat(harness.url, { messages: [{ role: "user", content: "please explode" }] }, { ...auth, "x-session-id": "boom" });
     expect(answer.status).toBe(502);
-    // a client that does not stream is served by one non-streamed engine call: the stand-in answers 500 with its reason
-    expect((answer.body.error as { message: string; type: string }).message).toBe("the policy engine failed: " + `${harness.standin.url}/generate answered 500: stand-in internal error: model exploded`);
-    // a streaming client: the stand-in just ends its stream when the responder throws, after the 200 headers
-    const streamed = await streamChat(harness.url, { stream: true, messages: [{ role: "user", content: "please explode" }] }, { ...auth, "x-session-id": "boom-stream", "x-session-done": "1" });
-    expect(streamed.status).toBe(200);
-    expect(streamed.events.map((event) => event.data)).toContainEqual({ error: expect.objectContaining({ message: expect.stringMatching(/ended without a finish reason/) }) });
-    expect(streamed.events.at(-1)?.data).toBe("[DONE]");
+    // the stand-in just ends its stream when the responder throws
+    expect((answer.body.error as { message: string; type: string }).message).toMatch(/ended without a finish reason/);
     await postChat(harness.url, { messages: [{ role: "user", content: "please explode" }, { role: "assistant", content: "" }, { role: "user", content: "again" }] }, { ...auth, "x-session-id": "boom", "x-session-done": "1" });
     expect(harness.closed.slice(closedBefore).filter((turn) => turn.sessionId === "boom" && turn.turn === 0)).toEqual([]);
   });
