@@ -42,9 +42,12 @@ async function readJson(file: string, what: string): Promise<Record<string, unkn
 
 export async function loadTokenizerFiles(source: string): Promise<TokenizerFiles> {
   const folder = resolveTokenizerFolder(source);
-  const [tokenizerJson, tokenizerConfig] = await Promise.all([
+  const [tokenizerJson, tokenizerConfig] = await Promise.allSettled([
     readJson(path.join(folder, "tokenizer.json"), "tokenizer.json"),
     readJson(path.join(folder, "tokenizer_config.json"), "tokenizer_config.json"),
   ]);
-  return { source, tokenizerJson, tokenizerConfig };
+  // read together, reported in a fixed order: with both missing, the error always names tokenizer.json
+  if (tokenizerJson.status === "rejected") throw tokenizerJson.reason;
+  if (tokenizerConfig.status === "rejected") throw tokenizerConfig.reason;
+  return { source, tokenizerJson: tokenizerJson.value, tokenizerConfig: tokenizerConfig.value };
 }

@@ -1,6 +1,9 @@
 // ModelTokenizer against the library it wraps, untouched: dropping the BPE model's construction-only data (merges as
 // pairs, the config's vocab and merges) changes no id and no decoded text, over text that exercises merges, byte
 // fallback to byte-level tokens, added tokens and the segment cache.
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { TokenizerLoader } from "@lenml/tokenizers";
 import { describe, expect, it } from "vitest";
 import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
@@ -36,5 +39,18 @@ describe("ModelTokenizer (Qwen3's tokenizer.json through @lenml/tokenizers)", ()
       expect(tokenizer.encode(text), `${text} (cached segments)`).toEqual(ids);
       expect(tokenizer.decode(ids), text).toBe(untouched.decode(ids, { skip_special_tokens: false }));
     }
+  });
+});
+
+describe("loadTokenizerFiles", () => {
+  it("names the missing file in a fixed order: tokenizer.json first, then tokenizer_config.json", async () => {
+    const folder = await mkdtemp(path.join(tmpdir(), "tokenizer-files-"));
+    for (let attempt = 0; attempt < 20; attempt++) {
+      await expect(loadTokenizerFiles(folder)).rejects.toMatchObject({ code: "TEMPLATE_ERROR", path: path.join(folder, "tokenizer.json") });
+    }
+    await writeFile(path.join(folder, "tokenizer.json"), "{}");
+    await expect(loadTokenizerFiles(folder)).rejects.toMatchObject({ code: "TEMPLATE_ERROR", path: path.join(folder, "tokenizer_config.json") });
+    await writeFile(path.join(folder, "tokenizer_config.json"), "{ not json");
+    await expect(loadTokenizerFiles(folder)).rejects.toThrow(`tokenizer_config.json at ${path.join(folder, "tokenizer_config.json")} is not valid JSON`);
   });
 });
