@@ -17,6 +17,8 @@ export function formatStatus(status: StatusSnapshot, columns = 80): string {
   lines.push(`samples     delivered ${status.samples.delivered} · acknowledged ${status.samples.acknowledged} · dropped stale ${status.samples.dropped_stale} · batches ${status.batches}${status.last_batch_at ? ` (last ${ago(status.last_batch_at)})` : ""}`);
   const rewards = status.rewards;
   lines.push(`rewards     ${rewards.count} samples · mean ${rewards.mean === null ? "–" : rewards.mean.toFixed(3)} · +${rewards.positive} / 0×${rewards.zero} / −${rewards.negative}`);
+  const judging = status.judging;
+  lines.push(`judging     ${judging.judged} judged · ${judging.without_sample} without a sample · ${judging.waiting} waiting`);
   const update = status.last_weights_update;
   lines.push(`weights     version ${status.weight_version ?? "–"}${status.weights_updating ? " (updating…)" : ""}${update ? ` · last update ${ago(update.at)} (${duration(update.duration_ms)})` : ""}`);
   lines.push(`proxy       ${status.endpoints.proxy ?? "–"}`);

@@ -33,6 +33,13 @@ export const statusSnapshotSchema = z.object({
   batches: z.number().int(),
   last_batch_at: z.number().nullable(),
   rewards: z.object({ count: z.number().int(), mean: z.number().nullable(), positive: z.number().int(), zero: z.number().int(), negative: z.number().int() }),
+  judging: z
+    .object({
+      judged: z.number().int(),
+      without_sample: z.number().int(),
+      waiting: z.number().int(),
+    })
+    .describe("Main turns judged, those of them that made no sample, and closed turns not judged yet (a judge falling behind shows here)."),
   engines: z.array(z.object({ name: z.string(), state: engineStateSchema, detail: z.string() })),
   errors: z.array(z.object({ at: z.number(), source: z.string(), code: z.string(), message: z.string() })),
 });

@@ -20,6 +20,8 @@ export interface StatusProviders {
 }
 
 const ERROR_HISTORY = 20;
+/** Most closed-and-not-yet-judged turns remembered (past it the oldest are forgotten: a judge that stopped). */
+const WAITING_LIMIT = 100_000;
 
 export class StatusTracker {
   private readonly startedAt = Date.now();
@@ -29,6 +31,9 @@ export class StatusTracker {
   private readonly batchSizes = new Map<string, number>();
   private readonly rewards = { count: 0, sum: 0, positive: 0, zero: 0, negative: 0 };
   private readonly engines = new Map<string, { state: EngineState; detail: string }>();
+  private readonly judging = { judged: 0, withoutSample: 0 };
+  /** Closed main turns not judged yet, `session\u0000turn`, oldest first. */
+  private readonly waiting = new Set<string>();
   private errors: StatusSnapshot["errors"] = [];
   private batches = 0;
   private lastBatchAt: number | null = null;
@@ -57,6 +62,15 @@ export class StatusTracker {
         if (event.reward > 0) this.rewards.positive += 1;
         else if (event.reward < 0) this.rewards.negative += 1;
         else this.rewards.zero += 1;
+        break;
+      case "turn-closed":
+        this.waiting.add(`${event.sessionId}\u0000${event.turn}`);
+        if (this.waiting.size > WAITING_LIMIT) this.waiting.delete(this.waiting.values().next().value!);
+        break;
+      case "turn-judged":
+        this.waiting.delete(`${event.sessionId}\u0000${event.turn}`);
+        this.judging.judged += 1;
+        if (event.sample === null) this.judging.withoutSample += 1;
         break;
       case "sample-dropped":
         if (event.reason === "stale") this.samples.droppedStale += 1;
@@ -130,6 +144,7 @@ export class StatusTracker {
         zero: this.rewards.zero,
         negative: this.rewards.negative,
       },
+      judging: { judged: this.judging.judged, without_sample: this.judging.withoutSample, waiting: this.waiting.size },
       engines: this.providers.engines?.() ?? [...this.engines].map(([name, engine]) => ({ name, ...engine })),
       errors: this.errors,
     };

@@ -11,6 +11,7 @@ import { EventBus } from "../../orchestrator/event-bus.ts";
 import { AdminServer } from "../../orchestrator/status/admin-server.ts";
 import { createAdminToken, readAdminToken } from "../../orchestrator/status/admin-token.ts";
 import { statusSnapshotSchema } from "../../orchestrator/status/status-snapshot.ts";
+import { formatStatus } from "../../cli/commands/status-format.ts";
 import { StatusTracker } from "../../orchestrator/status/status-tracker.ts";
 import { WeightUpdateWatcher } from "../../orchestrator/status/weight-update-watcher.ts";
 import { WeightVersionTracker } from "../../orchestrator/staleness/weight-version-tracker.ts";
@@ -58,6 +59,9 @@ describe("admin server", () => {
     bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0", size: 2, meanReward: 0, evalScore: null, counts: { positive: 1, zero: 0, negative: 1 } });
     bus.emit({ type: "sample-dropped", sampleId: "x", reason: "stale", detail: "3 versions behind" });
     bus.emit({ type: "error", source: "judge", code: "JUDGE_FAILED", message: "vote 2 timed out" });
+    for (const turn of [0, 1, 2]) bus.emit({ type: "turn-closed", sessionId: "s1", turn, closedBy: "next-request", nextStateRole: "user" });
+    bus.emit({ type: "turn-judged", sessionId: "s1", turn: 0, method: "combine", score: 1, hintAccepted: true, sample: { kind: "combined", reward: 1, why: "combine" }, skipped: null });
+    bus.emit({ type: "turn-judged", sessionId: "s1", turn: 2, method: "combine", score: null, hintAccepted: null, sample: null, skipped: "judge failed" });
     const response = await fetch(`${url}/status`, { headers: { authorization: `Bearer ${token}` } });
     const status = statusSnapshotSchema.parse(await response.json());
     expect(status).toMatchObject({
@@ -69,8 +73,10 @@ describe("admin server", () => {
       samples: { ready: 0, batch_size: 4, delivered: 2, acknowledged: 0, dropped_stale: 1 },
       batches: 1,
       rewards: { count: 2, mean: 0, positive: 1, negative: 1 },
+      judging: { judged: 2, without_sample: 1, waiting: 1 },
       engines: [{ name: "rehearsal-policy", state: "ready" }],
     });
+    expect(formatStatus(status)).toContain("judging     2 judged · 1 without a sample · 1 waiting");
     expect(status.errors[0]).toMatchObject({ source: "judge", message: "vote 2 timed out" });
     bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0" });
     expect(tracker.snapshot().samples).toMatchObject({ delivered: 0, acknowledged: 2 });
