@@ -6,6 +6,7 @@ import type { Sample } from "../../contracts/sample.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { RunEvent, RunEventInput } from "../../contracts/events.ts";
+import { flattenRows, splitRows } from "../store/sample-frame.ts";
 import { plainArray } from "../worker-thread.ts";
 import type { FeedbackHeaders, FeedbackReply } from "./feedback-endpoint.ts";
 
@@ -74,12 +75,9 @@ export function packSample(sample: Sample): { sample: PackedSample; transfer: Ar
     if (teacherTopkIndices.length !== teacherTopkLogProbs.length) {
       throw new OpenclawRlError("BAD_REQUEST", `sample ${sample.id}: teacherTopkIndices has ${teacherTopkIndices.length} rows, teacherTopkLogProbs ${teacherTopkLogProbs.length}`, { path: "teacherTopkIndices" });
     }
-    [teacherTopkLogProbs, teacherTopkIndices].forEach((table, which) => {
-      const row = table.findIndex((entries) => entries.length !== k);
-      const field = which === 0 ? "teacherTopkLogProbs" : "teacherTopkIndices";
-      if (row >= 0) throw new OpenclawRlError("BAD_REQUEST", `sample ${sample.id}: ${field}[${row}] has ${table[row]!.length} entries, expected ${k}`, { path: field });
-    });
-    packed.teacherTopk = { rows: teacherTopkLogProbs.length, k, logProbs: Float64Array.from(teacherTopkLogProbs.flat()), indices: Int32Array.from(teacherTopkIndices.flat()) };
+    const logProbs = flattenRows(teacherTopkLogProbs, k, `sample ${sample.id}: teacherTopkLogProbs`, "teacherTopkLogProbs");
+    const indices = flattenRows(teacherTopkIndices, k, `sample ${sample.id}: teacherTopkIndices`, "teacherTopkIndices");
+    packed.teacherTopk = { rows: teacherTopkLogProbs.length, k, logProbs: Float64Array.from(logProbs), indices: Int32Array.from(indices) };
   }
   const transfer = [packed.tokens, packed.lossMask, packed.rolloutLogProbs, packed.teacherLogProbs, packed.teacherTopk?.logProbs, packed.teacherTopk?.indices]
     .filter((array) => array !== undefined)
@@ -92,14 +90,8 @@ export function unpackSample(packed: PackedSample): Sample {
   const sample: Sample = { ...rest, tokens: plainArray(tokens), lossMask: plainArray(lossMask), rolloutLogProbs: plainArray(rolloutLogProbs) };
   if (teacherLogProbs) sample.teacherLogProbs = plainArray(teacherLogProbs);
   if (teacherTopk) {
-    sample.teacherTopkLogProbs = rows(plainArray(teacherTopk.logProbs), teacherTopk.rows, teacherTopk.k);
-    sample.teacherTopkIndices = rows(plainArray(teacherTopk.indices), teacherTopk.rows, teacherTopk.k);
+    sample.teacherTopkLogProbs = splitRows(plainArray(teacherTopk.logProbs), teacherTopk.rows, teacherTopk.k);
+    sample.teacherTopkIndices = splitRows(plainArray(teacherTopk.indices), teacherTopk.rows, teacherTopk.k);
   }
   return sample;
-}
-
-function rows(flat: number[], count: number, width: number): number[][] {
-  const out: number[][] = [];
-  for (let row = 0; row < count; row++) out.push(flat.slice(row * width, (row + 1) * width));
-  return out;
 }

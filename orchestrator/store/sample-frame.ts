@@ -44,13 +44,24 @@ function typedBytes(values: ArrayLike<number>, dtype: BlockDtype): Buffer {
   return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
 }
 
-function flatten(rows: number[][], width: number, what: string): number[] {
+/**
+ * Rows of `width` values (a top-K table) as one array, row by row; BAD_REQUEST naming the first row of another length
+ * (`what` starts the message, `path` is the error's path).
+ */
+export function flattenRows(rows: readonly (readonly number[])[], width: number, what: string, path?: string): number[] {
   const flat = new Array<number>(rows.length * width);
   rows.forEach((row, index) => {
-    if (row.length !== width) throw new OpenclawRlError("BAD_REQUEST", `${what}[${index}] has ${row.length} entries, expected ${width}`);
+    if (row.length !== width) throw new OpenclawRlError("BAD_REQUEST", `${what}[${index}] has ${row.length} entries, expected ${width}`, { path });
     for (let column = 0; column < width; column++) flat[index * width + column] = row[column]!;
   });
   return flat;
+}
+
+/** `count` rows of `width` values read row by row from `values`: the reverse of flattenRows. */
+export function splitRows(values: readonly number[], count: number, width: number): number[][] {
+  const rows: number[][] = [];
+  for (let row = 0; row < count; row++) rows.push(values.slice(row * width, (row + 1) * width));
+  return rows;
 }
 
 function runLengths(versions: string[]): Array<[string, number]> {
@@ -102,8 +113,8 @@ export function encodeSample(sample: StorableSample, seq: number): Buffer {
   let topk = 0;
   if (sample.teacherTopkLogProbs && sample.teacherTopkIndices) {
     topk = sample.teacherTopkLogProbs[0]?.length ?? 0;
-    add("teacherTopkLogProbs", flatten(sample.teacherTopkLogProbs, topk, "teacherTopkLogProbs"), "float32");
-    add("teacherTopkIndices", flatten(sample.teacherTopkIndices, topk, "teacherTopkIndices"), "int32");
+    add("teacherTopkLogProbs", flattenRows(sample.teacherTopkLogProbs, topk, "teacherTopkLogProbs"), "float32");
+    add("teacherTopkIndices", flattenRows(sample.teacherTopkIndices, topk, "teacherTopkIndices"), "int32");
   }
   const header: SampleFrameHeader = {
     id: sample.id,
@@ -134,12 +145,6 @@ export function readBlock(data: Buffer, ref: BlockRef): number[] {
   return Array.from(view);
 }
 
-function unflatten(values: number[], width: number): number[][] {
-  const rows: number[][] = [];
-  for (let start = 0; start < values.length; start += width) rows.push(values.slice(start, start + width));
-  return rows;
-}
-
 /** Back to a Sample record (float32 precision for log-probs). Used by tests, the bench baseline and tools. */
 export function decodeSample(frame: Buffer): { sample: StorableSample; seq: number } {
   const { header, data } = parseFrame<SampleFrameHeader>(frame, SAMPLE_FRAME_MAGIC);
@@ -167,8 +172,9 @@ export function decodeSample(frame: Buffer): { sample: StorableSample; seq: numb
   const topkLogProbs = block("teacherTopkLogProbs");
   const topkIndices = block("teacherTopkIndices");
   if (topkLogProbs && topkIndices) {
-    sample.teacherTopkLogProbs = unflatten(topkLogProbs, header.topk);
-    sample.teacherTopkIndices = unflatten(topkIndices, header.topk);
+    const split = (values: number[]) => splitRows(values, header.topk > 0 ? Math.ceil(values.length / header.topk) : 0, header.topk);
+    sample.teacherTopkLogProbs = split(topkLogProbs);
+    sample.teacherTopkIndices = split(topkIndices);
   }
   if (header.prompt !== undefined) sample.prompt = header.prompt;
   if (header.response !== undefined) sample.response = header.response;
