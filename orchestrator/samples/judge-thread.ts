@@ -118,10 +118,12 @@ export class JudgeThread {
         void worker.terminate();
         reject(new OpenclawRlError(reason.code as ErrorCode, `the judging thread did not start: ${reason.message}`, { path: reason.path, hint: reason.hint }));
       };
-      worker.once("exit", (code) => fail({ code: "INTERNAL", message: `it exited with code ${code}` }));
+      const exitedEarly = (code: number): void => fail({ code: "INTERNAL", message: `it exited with code ${code}` });
+      worker.once("exit", exitedEarly);
       worker.on("message", (message: FromJudgeWorker) => {
         if (message.type === "ready") {
           clearTimeout(timer);
+          worker.off("exit", exitedEarly); // from here on an exit is a crash: exited() handles it
           resolve();
         } else if (message.type === "start-failed") fail(message);
         else this.receive(worker, message);
