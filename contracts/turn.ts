@@ -30,7 +30,11 @@ export interface CapturedTurn {
   tools: Tool[] | null;
   /** The request's chat_template_kwargs (e.g. enable_thinking), needed to render the same prompt again. */
   templateKwargs?: Record<string, unknown>;
-  promptIds: number[];
+  /**
+   * The prompt as sent to the engine. A typed array (its store is off the JS heap, so a 13K-token prompt held for a
+   * whole request is not copied by young-generation collections); JSON.stringify does not write it as an array.
+   */
+  promptIds: Int32Array;
   responseIds: number[];
   responseLogProbs: number[]; // one per response id, exactly as the engine returned them
   response: AssistantMessage;

@@ -25,7 +25,7 @@ export interface GenerationResult {
 }
 
 export interface GenerationOptions {
-  promptIds: readonly number[];
+  promptIds: Int32Array;
   /** Cached JSON parts of promptIds when the prompt builder has them (copied into the request, not serialised again). */
   promptIdsJsonParts?: readonly string[];
   sampling: SamplingParams & Record<string, unknown>;
@@ -63,9 +63,11 @@ export class Generation {
     for (;;) {
       const remaining = this.options.maxNewTokens - this.ids.length;
       if (remaining <= 0) return this.result("length", null, abortMessage);
+      // the first request's input_ids go out as the prompt builder's cached JSON parts when it has them; otherwise
+      // (and for a continuation: prompt + tokens so far) as an array
+      const inputIdsJsonParts = this.ids.length === 0 ? this.options.promptIdsJsonParts : undefined;
       const request: GenerateRequest = {
-        // (the prompt ids go out as they are: serialised, never changed; a continuation needs a new array)
-        input_ids: this.ids.length === 0 ? (this.options.promptIds as number[]) : [...this.options.promptIds, ...this.ids],
+        ...(inputIdsJsonParts ? {} : { input_ids: Array.from(this.options.promptIds).concat(this.ids) }),
         sampling_params: { ...this.options.sampling, max_new_tokens: remaining },
         return_logprob: true,
         ...(this.options.topLogprobs ? { top_logprobs_num: this.options.topLogprobs } : {}),
@@ -73,7 +75,6 @@ export class Generation {
       let finish: SglangFinishReason | null = null;
       try {
         let seenInRequest = 0;
-        const inputIdsJsonParts = this.ids.length === 0 ? this.options.promptIdsJsonParts : undefined;
         for await (const chunk of this.client.generateStream(request, { signal: this.options.signal, onAccepted: this.options.onAccepted, inputIdsJsonParts })) {
           const fresh = takeNewTokens(chunk, seenInRequest);
           seenInRequest += fresh.taken;

@@ -10,7 +10,8 @@ import type { PromptPool } from "./prompt-pool.ts";
 export const INLINE_ENCODE_CHARS = 1024;
 
 export interface BuiltPrompt {
-  ids: number[];
+  /** Off the JS heap (a typed array's store): see CapturedTurn.promptIds. */
+  ids: Int32Array;
   /** When known: cached JSON parts that, joined by commas, are the ids joined by commas (input_ids without brackets). */
   idsJsonParts?: readonly string[];
   /** The generation prompt leaves the model inside <think> (Qwen3 thinking templates). */
@@ -45,7 +46,7 @@ export class PromptBuilder {
     const pooled = await this.inPool(() => this.pool!.build(routeKey, messages, tools, extra));
     if (pooled) return { ids: pooled.ids, startsInReasoning: endsInsideReasoning(pooled.tail) };
     const text = this.template.render(messages, { tools: tools ? [...tools] : null, addGenerationPrompt: true, extra });
-    return { ids: this.tokenizer.encode(text), startsInReasoning: endsInsideReasoning(text) };
+    return { ids: Int32Array.from(this.tokenizer.encode(text)), startsInReasoning: endsInsideReasoning(text) };
   }
 
   private async buildHere(messages: readonly ChatMessage[], tools: readonly Tool[] | null, extra: Record<string, unknown> | undefined, routeKey: string): Promise<BuiltPrompt> {
@@ -55,7 +56,7 @@ export class PromptBuilder {
       const missing = encoded.missing;
       const ids = await this.inPool(() => this.pool!.encodeSegments(routeKey, missing));
       if (ids) this.tokenizer.learnSegments(missing, ids);
-      encoded = this.tokenizer.encodeWithin(text, Infinity, routeKey) as { ids: number[]; idsJsonParts: readonly string[] }; // (encodes here if the worker failed)
+      encoded = this.tokenizer.encodeWithin(text, Infinity, routeKey) as { ids: Int32Array; idsJsonParts: readonly string[] }; // (encodes here if the worker failed)
     }
     return { ids: encoded.ids, idsJsonParts: encoded.idsJsonParts, startsInReasoning: endsInsideReasoning(text) };
   }
@@ -63,7 +64,7 @@ export class PromptBuilder {
   /** Same ids as ModelTokenizer.encode(text). */
   async encode(text: string, routeKey = ""): Promise<number[]> {
     const pooled = await this.inPool(() => this.pool!.encode(routeKey, text));
-    return pooled ? pooled.ids : this.tokenizer.encode(text);
+    return pooled ? Array.from(pooled.ids) : this.tokenizer.encode(text);
   }
 
   /**

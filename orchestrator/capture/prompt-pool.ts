@@ -4,11 +4,11 @@
 import type { Worker } from "node:worker_threads";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import { OpenclawRlError, type ErrorCode } from "../../contracts/errors.ts";
-import { plainArray, startTsWorker } from "../worker-thread.ts";
+import { startTsWorker } from "../worker-thread.ts";
 import type { PromptJob, PromptJobResult } from "./prompt-worker.ts";
 
 interface Pending {
-  resolve(result: { ids: number[]; tail: string; lengths?: number[] }): void;
+  resolve(result: { ids: Int32Array; tail: string; lengths?: number[] }): void;
   reject(error: Error): void;
 }
 
@@ -67,16 +67,16 @@ export class PromptPool {
     return states.some(Boolean) && this.workers.some((entry) => entry.alive);
   }
 
-  build(routeKey: string, messages: readonly ChatMessage[], tools: readonly Tool[] | null | undefined, extra: Record<string, unknown> | undefined): Promise<{ ids: number[]; tail: string }> {
+  build(routeKey: string, messages: readonly ChatMessage[], tools: readonly Tool[] | null | undefined, extra: Record<string, unknown> | undefined): Promise<{ ids: Int32Array; tail: string }> {
     return this.run(routeKey, { kind: "build", messages: [...messages], tools: tools ? [...tools] : null, extra });
   }
 
   /** From the raw request body, handed over without a copy (the caller must not use `body` afterwards). */
-  buildFromBody(routeKey: string, body: ArrayBuffer): Promise<{ ids: number[]; tail: string }> {
+  buildFromBody(routeKey: string, body: ArrayBuffer): Promise<{ ids: Int32Array; tail: string }> {
     return this.run(routeKey, { kind: "body", body }, [body]);
   }
 
-  encode(routeKey: string, text: string): Promise<{ ids: number[]; tail: string }> {
+  encode(routeKey: string, text: string): Promise<{ ids: Int32Array; tail: string }> {
     return this.run(routeKey, { kind: "encode", text });
   }
 
@@ -86,7 +86,7 @@ export class PromptPool {
     const out: number[][] = [];
     let start = 0;
     for (const length of lengths ?? []) {
-      out.push(ids.slice(start, start + length));
+      out.push(Array.from(ids.subarray(start, start + length)));
       start += length;
     }
     if (out.length !== segments.length || start !== ids.length) throw new OpenclawRlError("INTERNAL", "the prompt worker answered a segments job with the wrong shape");
@@ -101,7 +101,7 @@ export class PromptPool {
     }
   }
 
-  private async run(routeKey: string, job: Omit<PromptJob, "id">, transfer: ArrayBuffer[] = []): Promise<{ ids: number[]; tail: string; lengths?: number[] }> {
+  private async run(routeKey: string, job: Omit<PromptJob, "id">, transfer: ArrayBuffer[] = []): Promise<{ ids: Int32Array; tail: string; lengths?: number[] }> {
     const alive = this.workers.filter((entry) => entry.alive);
     if (this.closed || alive.length === 0) throw new OpenclawRlError("INTERNAL", "no prompt worker is running");
     const entry = alive[hash(routeKey) % alive.length]!;
@@ -117,7 +117,7 @@ export class PromptPool {
     const pending = entry.pending.get(result.id);
     if (!pending) return;
     entry.pending.delete(result.id);
-    if (result.ok) pending.resolve({ ids: plainArray(result.ids), tail: result.tail, lengths: result.lengths });
+    if (result.ok) pending.resolve({ ids: result.ids, tail: result.tail, lengths: result.lengths });
     else pending.reject(new OpenclawRlError(result.code as ErrorCode, result.message));
   }
 

@@ -67,7 +67,7 @@ export class SglangClient {
       idleTimeoutMs?: number;
       /** called once the engine accepted the request (HTTP 200) */
       onAccepted?: () => void;
-      /** request.input_ids already serialised: parts that, joined by commas, are the ids joined by commas */
+      /** the input_ids as JSON parts that, joined by commas, are the ids joined by commas: written in their place (request.input_ids is not read) */
       inputIdsJsonParts?: readonly string[];
     } = {},
   ): AsyncGenerator<GenerateResponse> {

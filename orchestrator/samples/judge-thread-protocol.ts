@@ -24,8 +24,7 @@ export interface JudgeWorkerData {
   turnRetryDelayMs?: number;
 }
 
-export type PackedTurn = Omit<ClosedTurn, "promptIds" | "responseIds" | "responseLogProbs"> & {
-  promptIds: Int32Array;
+export type PackedTurn = Omit<ClosedTurn, "responseIds" | "responseLogProbs"> & {
   responseIds: Int32Array;
   responseLogProbs: Float64Array;
 };
@@ -57,13 +56,14 @@ export type FromJudgeWorker =
   | { type: "feedback-reply"; id: number; reply: FeedbackReply }
   | { type: "drained" };
 
+/** The id arrays copied into typed arrays of their own, to transfer (the prompt ids are shared with the proxy's tokenizer memo). */
 export function packTurn(turn: ClosedTurn): { turn: PackedTurn; transfer: ArrayBuffer[] } {
-  const packed: PackedTurn = { ...turn, promptIds: Int32Array.from(turn.promptIds), responseIds: Int32Array.from(turn.responseIds), responseLogProbs: Float64Array.from(turn.responseLogProbs) };
+  const packed: PackedTurn = { ...turn, promptIds: turn.promptIds.slice(), responseIds: Int32Array.from(turn.responseIds), responseLogProbs: Float64Array.from(turn.responseLogProbs) };
   return { turn: packed, transfer: [packed.promptIds.buffer as ArrayBuffer, packed.responseIds.buffer as ArrayBuffer, packed.responseLogProbs.buffer as ArrayBuffer] };
 }
 
 export function unpackTurn(packed: PackedTurn): ClosedTurn {
-  return { ...packed, promptIds: plainArray(packed.promptIds), responseIds: plainArray(packed.responseIds), responseLogProbs: plainArray(packed.responseLogProbs) };
+  return { ...packed, promptIds: packed.promptIds, responseIds: plainArray(packed.responseIds), responseLogProbs: plainArray(packed.responseLogProbs) };
 }
 
 export function packSample(sample: Sample): { sample: PackedSample; transfer: ArrayBuffer[] } {

@@ -69,7 +69,7 @@ export function buildSample({ turn, decision, teacher, evalScore, now }: BuildIn
     sessionId: turn.sessionId,
     turn: turn.turn,
     kind: decision.kind,
-    tokens: [...turn.promptIds, ...turn.responseIds],
+    tokens: Array.from(turn.promptIds).concat(turn.responseIds),
     responseLength: length,
     lossMask: lossMask(length, decision.masked, turn.missingLogProbs ?? []),
     rolloutLogProbs: [...turn.responseLogProbs],

@@ -26,7 +26,7 @@ export interface TeacherInput {
   /** The request's chat_template_kwargs, rendered again with the hint. */
   templateKwargs?: Record<string, unknown>;
   /** The turn's own prompt ids: re-rendering the messages without the hint should give exactly these. */
-  promptIds: readonly number[];
+  promptIds: Int32Array;
   responseIds: readonly number[];
 }
 

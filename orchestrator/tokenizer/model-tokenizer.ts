@@ -70,7 +70,7 @@ export class ModelTokenizer {
    * ids' JSON as fragments (one per piece: a cached segment's shared text, or an added token's id) with the
    * fragment count up to each cut.
    */
-  private readonly memos = new LruCache<string, { text: string; cuts: number[]; counts: number[]; ids: number[]; fragments: string[]; fragmentCounts: number[] }>(128);
+  private readonly memos = new LruCache<string, { text: string; cuts: number[]; counts: number[]; ids: Int32Array; fragments: string[]; fragmentCounts: number[] }>(128);
   /** The JSON of a cached segment's ids (the ids joined by commas), made once per segment ids array. */
   private readonly segmentJson = new WeakMap<readonly number[], string>();
   /** The JSON of each added token's id (a handful of entries). */
@@ -116,11 +116,13 @@ export class ModelTokenizer {
    * loop); otherwise the uncached segments, to be encoded elsewhere (a worker) and given back with learnSegments.
    * With `memoKey` (a session), the longest part of that key's previous text that this text starts with, up to the
    * end of an added token, is reused as is (its ids, no split or lookups): a session's prompt grows at its end.
-   * The returned ids are shared with that memo: read them, do not change them. `idsJsonParts` joined by commas are
-   * the ids joined by commas (what JSON.stringify(ids) has between its brackets): each segment's cached JSON, which
+   * The ids are an Int32Array, whose store is outside the JS heap: a session's 13K-token prompt is not an array of
+   * 100+ KB that young-generation collections copy (twice, while a request and its memo keep it) and promote.
+   * They are shared with that memo: read them, do not change them. `idsJsonParts` joined by commas are
+   * the ids joined by commas (what JSON.stringify(Array.from(ids)) has between its brackets): each segment's cached JSON, which
    * an engine request copies into its bytes instead of serialising 13K ids every turn (about 150 µs). Shared too.
    */
-  encodeWithin(text: string, budgetChars: number, memoKey?: string): { ids: number[]; idsJsonParts: readonly string[] } | { missing: string[] } {
+  encodeWithin(text: string, budgetChars: number, memoKey?: string): { ids: Int32Array; idsJsonParts: readonly string[] } | { missing: string[] } {
     const memo = memoKey !== undefined && this.prefixReusable ? this.memos.get(memoKey) : undefined;
     let reused = -1; // index into memo.cuts
     if (memo) {
@@ -153,8 +155,8 @@ export class ModelTokenizer {
       resolved.push(part);
       length += typeof part === "number" ? 1 : part.length;
     }
-    const ids = new Array<number>(length);
-    for (let index = 0; index < kept; index++) ids[index] = memo!.ids[index]!;
+    const ids = new Int32Array(length);
+    if (kept > 0) ids.set(memo!.ids.subarray(0, kept));
     const cuts = reused >= 0 ? memo!.cuts.slice(0, reused + 1) : [];
     const counts = reused >= 0 ? memo!.counts.slice(0, reused + 1) : [];
     const fragments = reused >= 0 ? memo!.fragments.slice(0, memo!.fragmentCounts[reused]!) : [];
@@ -186,8 +188,8 @@ export class ModelTokenizer {
     segments.forEach((segment, index) => this.segments.set(ownCopy(segment), ids[index]!));
   }
 
-  decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
-    return this.inner.decode([...ids], { skip_special_tokens: options.skipSpecialTokens ?? false });
+  decode(ids: readonly number[] | Int32Array, options: { skipSpecialTokens?: boolean } = {}): string {
+    return this.inner.decode(Array.from(ids), { skip_special_tokens: options.skipSpecialTokens ?? false });
   }
 
   /**

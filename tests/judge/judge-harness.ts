@@ -188,7 +188,7 @@ export async function makeTurn(spec: TurnSpec): Promise<ClosedTurn> {
     decidedBy: { session: "header:x-session-id", turnType: "agent-conversation", reason: "test" },
     messages,
     tools: null,
-    promptIds,
+    promptIds: Int32Array.from(promptIds),
     responseIds,
     responseLogProbs: responseIds.map((_, index) => -0.05 - index / 1000),
     response: { role: "assistant", content, reasoning_content: "Convert." },

@@ -63,7 +63,7 @@ describe("opd", () => {
     harness.judge.script("CASE-kwargs", "hint", [`\\boxed{1} [HINT_START]${HINT_11}[HINT_END]`]);
     const turn = await makeTurn({ marker: "CASE-kwargs" });
     const rendered = harness.template.render(turn.messages, { addGenerationPrompt: true, extra: { enable_thinking: false } });
-    await harness.judgeTurn({ ...turn, promptIds: harness.tokenizer.encode(rendered) });
+    await harness.judgeTurn({ ...turn, promptIds: Int32Array.from(harness.tokenizer.encode(rendered)) });
     const [record] = await harness.records();
     expect(record).toMatchObject({ sample: { kind: "opd" }, teacher: { ok: true, promptReproduced: false } });
   });
@@ -74,7 +74,7 @@ describe("opd", () => {
     const turn = await makeTurn({ marker: "CASE-kw-carried" });
     const templateKwargs = { enable_thinking: false };
     const rendered = harness.template.render(turn.messages, { addGenerationPrompt: true, extra: templateKwargs });
-    await harness.judgeTurn({ ...turn, templateKwargs, promptIds: harness.tokenizer.encode(rendered) });
+    await harness.judgeTurn({ ...turn, templateKwargs, promptIds: Int32Array.from(harness.tokenizer.encode(rendered)) });
     const [record] = await harness.records();
     expect(record).toMatchObject({ sample: { kind: "opd" }, teacher: { ok: true, promptReproduced: true } });
     const scored = harness.judge.scored.at(-1)!;

@@ -85,7 +85,7 @@ function turn(overrides: Partial<ClosedTurn> = {}): ClosedTurn {
     decidedBy: { session: "new-session", turnType: "default-main", reason: "test" },
     messages: [{ role: "user", content: "hi" }],
     tools: null,
-    promptIds: [1, 2],
+    promptIds: Int32Array.of(1, 2),
     responseIds: [5, 6, 7],
     responseLogProbs: [-0.1, -0.2, -0.3],
     response: { role: "assistant", content: "x" },

@@ -77,7 +77,7 @@ describe("continuing generations the engine could not finish", () => {
     await postChat(harness.url, { messages: [{ role: "user", content: "letters" }] }, { "x-session-id": "cont", "x-session-done": "1" });
     const turn = harness.closed.find((entry) => entry.turn === 0)!;
     expect(turn.responseIds).toEqual(reply);
-    expect(prompt).toEqual(turn.promptIds); // the first request's input_ids (sent from cached JSON) are the captured prompt
+    expect(prompt).toEqual(Array.from(turn.promptIds)); // the first request's input_ids (sent from cached JSON) are the captured prompt
     expect(prompt).toEqual(tokenizer.encode(harness.template.render([{ role: "user", content: "letters" }], { addGenerationPrompt: true })));
     expect(turn.responseLogProbs).toEqual([...reply.slice(0, 3).map(() => -0.1), ...reply.slice(3, 5).map(() => -0.2), ...reply.slice(5).map(() => -0.3)]);
     expect(turn.weightVersions).toEqual([

@@ -19,7 +19,7 @@ function turn(sessionId: string, index: number, response: AssistantMessage, tool
     decidedBy: { session: "header:x-session-id", turnType: "agent-conversation", reason: "test" },
     messages: [],
     tools: tools ? [{ type: "function", function: { name: "ls" } }] : null,
-    promptIds: [1, 2, 3],
+    promptIds: Int32Array.of(1, 2, 3),
     responseIds: [4, 5],
     responseLogProbs: [-0.1, -0.2],
     response,

@@ -12,7 +12,7 @@ const turn: ClosedTurn = {
   decidedBy: { session: "header:x-session-id", turnType: "agent-conversation", reason: "test" },
   messages: [{ role: "user", content: "hi" }],
   tools: null,
-  promptIds: [1, 2],
+  promptIds: Int32Array.of(1, 2),
   responseIds: [3],
   responseLogProbs: [-0.5],
   response: { role: "assistant", content: "yo" },
