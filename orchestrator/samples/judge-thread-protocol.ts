@@ -63,7 +63,7 @@ export function packTurn(turn: ClosedTurn): { turn: PackedTurn; transfer: ArrayB
 }
 
 export function unpackTurn(packed: PackedTurn): ClosedTurn {
-  return { ...packed, promptIds: packed.promptIds, responseIds: plainArray(packed.responseIds), responseLogProbs: plainArray(packed.responseLogProbs) };
+  return { ...packed, responseIds: plainArray(packed.responseIds), responseLogProbs: plainArray(packed.responseLogProbs) };
 }
 
 export function packSample(sample: Sample): { sample: PackedSample; transfer: ArrayBuffer[] } {
