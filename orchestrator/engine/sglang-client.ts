@@ -72,28 +72,17 @@ export class SglangClient {
     } = {},
   ): AsyncGenerator<GenerateResponse> {
     const idleMs = options.idleTimeoutMs ?? this.timeoutMs;
-    // one controller, aborted by the idle timer or by the caller's signal (cheaper than AbortSignal.any per stream)
-    const idle = new AbortController();
-    let idleFired = false;
-    const timer = setTimeout(() => {
-      idleFired = true;
-      idle.abort();
-    }, idleMs);
-    const outer = options.signal;
-    const onOuterAbort = (): void => idle.abort(outer?.reason);
-    if (outer?.aborted) onOuterAbort();
-    else outer?.addEventListener("abort", onOuterAbort, { once: true });
-    const signal = idle.signal;
-    const idleError = () =>
-      new OpenclawRlError("TIMEOUT", `no data from ${this.baseUrl}/generate for ${Math.round(idleMs / 1000)} s`, { path: this.baseUrl, retryable: true });
+    const call = new CallSignal(
+      idleMs,
+      () => new OpenclawRlError("TIMEOUT", `no data from ${this.baseUrl}/generate for ${Math.round(idleMs / 1000)} s`, { path: this.baseUrl, retryable: true }),
+      options.signal,
+      (reason) => reason,
+    );
+    const signal = call.signal;
     let response: IncomingMessage | null = null;
     let finished = false;
     try {
-      try {
-        response = await this.openStream("/generate", generatePayload({ ...request, stream: true }, options.inputIdsJsonParts), signal);
-      } catch (error) {
-        throw idleFired && !outer?.aborted ? idleError() : error;
-      }
+      response = await this.openStream("/generate", generatePayload({ ...request, stream: true }, options.inputIdsJsonParts), signal);
       options.onAccepted?.();
       response.setEncoding("utf8");
       let buffer = "";
@@ -101,7 +90,7 @@ export class SglangClient {
       try {
         // destroyOnReturn false: leaving the loop at [DONE] must not destroy the socket (it goes back to the pool)
         for await (const chunk of response.iterator({ destroyOnReturn: false }) as AsyncIterable<string>) {
-          timer.refresh();
+          call.refresh();
           buffer += chunk;
           let boundary: number;
           while ((boundary = buffer.indexOf("\n\n")) >= 0) {
@@ -118,13 +107,10 @@ export class SglangClient {
         }
         finished = true;
       } catch (error) {
-        if (idleFired && !outer?.aborted) throw idleError();
-        if (outer?.aborted) throw outer.reason;
-        throw error;
+        throw signal.aborted ? signal.reason : error;
       }
     } finally {
-      clearTimeout(timer);
-      outer?.removeEventListener("abort", onOuterAbort);
+      call.dispose();
       // read to the end (the socket goes back to the pool) after [DONE]; cut it on any other way out
       if (response && !response.complete) {
         if (finished) drain(response);
@@ -211,18 +197,54 @@ export class SglangClient {
    */
   private async post(path: string, payload: string, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<string> {
     const url = `${this.baseUrl}${path}`;
-    const call = new AbortController();
-    const timer = setTimeout(() => call.abort(new OpenclawRlError("TIMEOUT", `timed out calling ${url}`, { path: this.baseUrl, retryable: true })), options.timeoutMs ?? this.timeoutMs);
-    const outer = options.signal;
-    const onAbort = (): void => call.abort(new OpenclawRlError("ENGINE_UNAVAILABLE", `cannot reach ${url}`, { path: this.baseUrl, cause: outer?.reason, retryable: true }));
-    if (outer?.aborted) onAbort();
-    else outer?.addEventListener("abort", onAbort, { once: true });
+    const call = new CallSignal(
+      options.timeoutMs ?? this.timeoutMs,
+      () => new OpenclawRlError("TIMEOUT", `timed out calling ${url}`, { path: this.baseUrl, retryable: true }),
+      options.signal,
+      (reason) => new OpenclawRlError("ENGINE_UNAVAILABLE", `cannot reach ${url}`, { path: this.baseUrl, cause: reason, retryable: true }),
+    );
     try {
       return await readText(await this.openStream(path, payload, call.signal, 1), call.signal, url, this.baseUrl);
     } finally {
-      clearTimeout(timer);
-      outer?.removeEventListener("abort", onAbort);
+      call.dispose();
     }
+  }
+}
+
+/**
+ * One engine call's abort signal: aborted when its timer fires (reason `timedOut()`) or when the caller's signal
+ * aborts (reason `callerAborted(its reason)`). One controller and plain listeners: AbortSignal.timeout and
+ * AbortSignal.any cost tens of µs a call. dispose() clears the timer and the listener.
+ */
+class CallSignal {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly onCallerAbort: () => void;
+
+  constructor(
+    timeoutMs: number,
+    timedOut: () => Error,
+    private readonly caller: AbortSignal | undefined,
+    callerAborted: (reason: unknown) => unknown,
+  ) {
+    this.timer = setTimeout(() => this.controller.abort(timedOut()), timeoutMs);
+    this.onCallerAbort = () => this.controller.abort(callerAborted(caller?.reason));
+    if (caller?.aborted) this.onCallerAbort();
+    else caller?.addEventListener("abort", this.onCallerAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Starts the timer again (a stream's idle timeout, after each chunk). */
+  refresh(): void {
+    this.timer.refresh();
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.caller?.removeEventListener("abort", this.onCallerAbort);
   }
 }
 
