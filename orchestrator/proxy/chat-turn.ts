@@ -38,6 +38,13 @@ export function prepareTurn(context: ProxyContext, body: ChatRequest, headers: I
   return { decision, stable, digests, prefixes };
 }
 
+/** Why a request is aborted when its client goes away first (an agent's stop button): a turn that ends "abort", not an error. */
+class ClientGone extends OpenclawRlError {
+  constructor() {
+    super("BAD_REQUEST", "client disconnected");
+  }
+}
+
 /**
  * Aborted when the client goes away, at proxy.request_timeout_s, or when the proxy shuts down. One controller with
  * plain listeners (AbortSignal.timeout + AbortSignal.any cost tens of µs a request), released when the response closes.
@@ -56,7 +63,7 @@ export function requestSignal(context: ProxyContext, response: ServerResponse): 
   response.once("close", () => {
     clearTimeout(timer);
     context.shutdown.removeEventListener("abort", onShutdown);
-    if (!response.writableFinished) abort(new OpenclawRlError("BAD_REQUEST", "client disconnected"));
+    if (!response.writableFinished) abort(new ClientGone());
   });
   return controller.signal;
 }
@@ -157,7 +164,8 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
   if (failure || captured.finishReason === "abort") {
     bookkeeping();
     const error = failure ? toOpenAiError(failure) : openAiError(502, "the policy engine aborted the generation and it could not be continued", { code: "engine_aborted" });
-    deps.bus.emit({ type: "error", source: "proxy", code: error.code ?? "engine_error", message: error.message });
+    // (a client that left is no error: its turn-end event already says "abort")
+    if (!(failure instanceof ClientGone)) deps.bus.emit({ type: "error", source: "proxy", code: error.code ?? "engine_error", message: error.message });
     if (writer) writer.fail(error);
     else sendError(response, error);
     return;

@@ -117,7 +117,7 @@ describe("request timeout", () => {
 });
 
 describe("client disconnect", () => {
-  it("a client that leaves mid-stream cancels the engine's generation and the turn is not recorded as complete", async () => {
+  it("a client that leaves mid-stream cancels the engine's generation and the turn is not recorded as complete (nor reported as an error)", async () => {
     const harness = await startHarness({ script: () => "A long answer that keeps going for a while, token after token, until the client leaves.", tokenDelayMs: 40 });
     try {
       const controller = new AbortController();
@@ -133,6 +133,7 @@ describe("client disconnect", () => {
       await waitFor(() => harness.standin.state.inFlight.size === 0 && harness.events.some((event) => event.type === "turn-end"));
       expect(harness.standin.state.counters.aborted).toBe(1);
       expect(harness.events.find((event) => event.type === "turn-end")).toMatchObject({ finishReason: "abort" });
+      expect(harness.events.filter((event) => event.type === "error")).toEqual([]);
     } finally {
       await harness.close();
     }
