@@ -43,8 +43,8 @@ describe("openclaw-rl start (engine external)", () => {
     start = execa(process.execPath, [BIN, "start", "--recipe", recipeFile], { env: { ...process.env, OPENCLAW_RL_API_KEY: "" }, reject: false, buffer: false });
     start.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     start.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    await eventually(() => stdout.includes("Stop               Ctrl-C"), 15_000, `the banner (stderr: ${stderr})`);
-  }, 20_000);
+    await eventually(() => stdout.includes("Stop               Ctrl-C"), 60_000, `the banner (stderr: ${stderr})`);
+  }, 75_000);
 
   afterAll(async () => {
     start?.kill("SIGKILL");
