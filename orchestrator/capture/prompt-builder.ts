@@ -1,6 +1,6 @@
 // Request → prompt ids: renders the chat template with tools and chat_template_kwargs, then tokenizes it (segment
 // cache). In the prompt pool's workers when they run (off the event loop), inline otherwise. Ignores generation.
-import type { ChatMessage, ChatRequest, Tool } from "../../contracts/chat.ts";
+import type { AssistantMessage, ChatMessage, ChatRequest, Tool } from "../../contracts/chat.ts";
 import { isOpenclawRlError } from "../../contracts/errors.ts";
 import type { ChatTemplate } from "../tokenizer/chat-template.ts";
 import type { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
@@ -8,6 +8,9 @@ import type { PromptPool } from "./prompt-pool.ts";
 
 /** Uncached text a prompt may have for it to be tokenized on the event loop (about 1 µs of BPE a character) rather than in a worker. */
 export const INLINE_ENCODE_CHARS = 1024;
+
+/** Shortest reply (content and tool-call arguments, in characters) whose segments warmReply encodes ahead. */
+export const WARM_REPLY_CHARS = 256;
 
 export interface BuiltPrompt {
   /** Off the JS heap (a typed array's store): see CapturedTurn.promptIds. */
@@ -23,6 +26,7 @@ export class PromptBuilder {
     private readonly template: ChatTemplate,
     private readonly tokenizer: ModelTokenizer,
     private pool: PromptPool | null,
+    private readonly options: { warmReplies: boolean } = { warmReplies: true },
   ) {}
 
   /**
@@ -59,6 +63,37 @@ export class PromptBuilder {
       encoded = this.tokenizer.encodeWithin(text, Infinity, routeKey) as { ids: Int32Array; idsJsonParts: readonly string[] }; // (encodes here if the worker failed)
     }
     return { ids: encoded.ids, idsJsonParts: encoded.idsJsonParts, startsInReasoning: endsInsideReasoning(text) };
+  }
+
+  /**
+   * After a completed main turn: the segments its reply will have in the session's next prompt, encoded by a prompt
+   * worker and learned into this thread's cache before that prompt comes, so that a long reply's BPE (0.3 ms at 256
+   * characters, 1.2 ms at 3,000) is not on the next request's critical path. The reply is rendered as OpenClaw
+   * replays it (no reasoning; `content: null` beside tool calls) between a user message and the message that will
+   * follow it (a tool result after tool calls, else the user's reply): compiled templates render each message from
+   * its own fields and its place relative to the last user message, so its segments come out as in the whole
+   * history. Compiled templates and a running pool only; best effort (a reply replayed otherwise is just not cached).
+   * Returns the segments sent to the worker, if any.
+   */
+  warmReply(reply: AssistantMessage, routeKey: string): Promise<string[]> {
+    if (!this.pool || !this.template.isCompiled || !this.options.warmReplies) return Promise.resolve([]);
+    const calls = reply.tool_calls ?? [];
+    let chars = (reply.content ?? "").length;
+    for (const call of calls) chars += call.function.arguments.length;
+    if (chars < WARM_REPLY_CHARS) return Promise.resolve([]);
+    const replayed: ChatMessage = calls.length > 0 ? { role: "assistant", content: null, tool_calls: calls } : { role: "assistant", content: reply.content ?? "" };
+    const next: ChatMessage = calls.length > 0 ? { role: "tool", content: "", tool_call_id: calls[0]!.id } : { role: "user", content: "" };
+    const text = this.template.render([{ role: "user", content: "" }, replayed, next], { tools: null, addGenerationPrompt: false });
+    const encoded = this.tokenizer.encodeWithin(text, 0);
+    if (!("missing" in encoded)) return Promise.resolve([]);
+    const missing = encoded.missing;
+    return this.inPool(() => this.pool!.encodeSegments(routeKey, missing))
+      .then((ids) => {
+        if (!ids) return [];
+        this.tokenizer.learnSegments(missing, ids);
+        return missing;
+      })
+      .catch(() => []);
   }
 
   /** Same ids as ModelTokenizer.encode(text). */

@@ -191,6 +191,8 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
     );
   }
   bookkeeping();
+  // the reply's segments, for the session's next prompt (in a prompt worker, while the user reads or a tool runs)
+  if (decision.turnType === "main") void context.prompts.warmReply(captured.response, decision.sessionId);
 }
 
 /** The request becomes a turn of its session (a main turn closes the session's previous one); counted and announced. */

@@ -25,6 +25,8 @@ export interface ProxyDeps {
   recordsDir: string;
   /** Worker threads that build prompts (template + tokenizer) off the event loop; default min(4, cores − 2), 0 = inline. */
   promptWorkers?: number;
+  /** Encode each long reply's segments for the session's next prompt in a prompt worker (PromptBuilder.warmReply); default true. */
+  warmReplies?: boolean;
 }
 
 export interface ProxyCounters {

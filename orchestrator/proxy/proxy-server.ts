@@ -56,7 +56,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
   const tokenizerSource = recipe.model.tokenizer_path ?? recipe.model.path;
   const workers = deps.promptWorkers ?? Math.min(4, Math.max(1, availableParallelism() - 2));
   const pool = workers > 0 && recipe.proxy.mode === "tokens" ? new PromptPool(tokenizerSource, workers) : null;
-  const prompts = new PromptBuilder(deps.template, deps.tokenizer, pool);
+  const prompts = new PromptBuilder(deps.template, deps.tokenizer, pool, { warmReplies: deps.warmReplies ?? true });
   const shutdown = new AbortController();
   setMaxListeners(0, shutdown.signal); // one listener per request in flight: no "possible leak" warning past 10
   const context: ProxyContext = {

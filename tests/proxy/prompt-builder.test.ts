@@ -77,6 +77,43 @@ describe("prompt builder", () => {
     expect(tokenizer.cachedSegments).toBeGreaterThan(0); // the worker's segments were learned here
   });
 
+  it("warms a long reply's segments, as OpenClaw replays it, so the session's next prompt finds them cached; short replies are left alone", async () => {
+    const { template } = await qwen3();
+    const files = await loadTokenizerFiles("builtin:qwen3");
+    const tokenizer = new ModelTokenizer(files);
+    const reference = new ModelTokenizer(files, 0);
+    const builder = new PromptBuilder(template, tokenizer, pool);
+    pool.start();
+    expect(await builder.verifyPool()).toBe(true);
+    const system: ChatMessage = { role: "system", content: "You are a careful assistant." };
+    const first = userTurn("warm", 1, true);
+    const long = Array.from({ length: 40 }, (_, index) => `Step ${index}: read file-${index * 7}.md, then patch line ${index * 13}.`).join(" ");
+    const written = long.replaceAll("Step", "Stage");
+    const args = JSON.stringify({ path: "notes.md", content: written }); // (the template re-serialises arguments: look for the text)
+    const replies = [
+      { reply: { role: "assistant" as const, content: long, reasoning_content: "I should list the steps." }, replayed: { role: "assistant" as const, content: long }, next: userTurn("warm", 2, false), secret: long },
+      {
+        reply: { role: "assistant" as const, content: null, reasoning_content: "Write the notes.", tool_calls: [{ id: "call_1", type: "function" as const, function: { name: "write", arguments: args } }] },
+        replayed: { role: "assistant" as const, content: null, tool_calls: [{ id: "call1", type: "function" as const, function: { name: "write", arguments: args } }] },
+        next: { role: "tool" as const, content: "written", tool_call_id: "call1" },
+        secret: written,
+      },
+    ];
+    for (const { reply, replayed, next, secret } of replies) {
+      const messages: ChatMessage[] = [system, first, replayed, next];
+      const text = template.render(messages, { tools: openclawTools(), addGenerationPrompt: true });
+      const before = tokenizer.encodeWithin(text, 0);
+      expect("missing" in before && before.missing.some((segment) => segment.includes(secret))).toBe(true); // not cached yet
+      const warmed = await builder.warmReply(reply, "warm");
+      expect(warmed.some((segment) => segment.includes(secret))).toBe(true);
+      const after = tokenizer.encodeWithin(text, 0);
+      expect("missing" in after ? after.missing.filter((segment) => segment.includes(secret)) : []).toEqual([]);
+      expect(Array.from((await builder.buildRequest({ messages, tools: openclawTools() } as ChatRequest, null, "warm")).ids)).toEqual(reference.encode(text));
+    }
+    expect(await builder.warmReply({ role: "assistant", content: "Short answer." }, "warm")).toEqual([]);
+    expect(await new PromptBuilder(template, tokenizer, null).warmReply(replies[0]!.reply, "warm")).toEqual([]); // no pool: nothing to warm in
+  });
+
   it("detects a generation prompt that opens <think>", () => {
     expect(endsInsideReasoning("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n")).toBe(true);
     expect(endsInsideReasoning("<|im_start|>assistant\n<think>\n\n</think>\n\n")).toBe(false);
