@@ -9,7 +9,7 @@ const NEWLINE = Buffer.from("\n");
 
 export class JsonlAppendFile {
   private handle: Promise<FileHandle> | null = null;
-  private readonly lines = new GroupCommit<Buffer, void>((lines) => this.writeLines(lines));
+  private readonly lines = new GroupCommit<readonly Buffer[], void>((lines) => this.writeLines(lines));
   private closed = false;
 
   constructor(readonly file: string) {}
@@ -19,8 +19,13 @@ export class JsonlAppendFile {
    * a turn's line holds its whole history) and a group goes out in one writev, without joining the lines first.
    */
   append(value: unknown): Promise<void> {
+    return this.appendLine([Buffer.from(JSON.stringify(value), "utf8")]);
+  }
+
+  /** Appends one line given as its bytes (without the newline), in parts that are written one after another. */
+  appendLine(parts: readonly Buffer[]): Promise<void> {
     if (this.closed) return Promise.reject(new OpenclawRlError("INTERNAL", `${this.file} is closed`, { path: this.file }));
-    return this.lines.add(Buffer.from(JSON.stringify(value), "utf8"));
+    return this.lines.add(parts);
   }
 
   async close(): Promise<void> {
@@ -30,14 +35,18 @@ export class JsonlAppendFile {
     this.handle = null;
   }
 
-  private async writeLines(lines: Buffer[]): Promise<void[]> {
+  private async writeLines(lines: (readonly Buffer[])[]): Promise<void[]> {
     try {
       const handle = await this.openHandle();
       const parts: Buffer[] = [];
       let expected = 0;
       for (const line of lines) {
-        parts.push(line, NEWLINE);
-        expected += line.length + 1;
+        for (const part of line) {
+          parts.push(part);
+          expected += part.length;
+        }
+        parts.push(NEWLINE);
+        expected += 1;
       }
       const { bytesWritten } = await handle.writev(parts);
       if (bytesWritten !== expected) throw new Error(`wrote ${bytesWritten} of ${expected} bytes (disk full?)`);
