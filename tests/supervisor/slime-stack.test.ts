@@ -63,8 +63,11 @@ describe("supervising a slime stack", () => {
     expect(judge.env).toMatchObject({ CUDA_VISIBLE_DEVICES: "6,7", SGLANG_ENABLE_HEALTH_ENDPOINT_GENERATION: "false" });
   });
 
-  it("logs each child as pino JSON lines with its own output forwarded", () => {
-    const log = readFileSync(path.join(harness.runDir, "logs", "slime-job.log"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+  it("logs each child as pino JSON lines with its own output forwarded", async () => {
+    // (lines reach the file asynchronously: wait for the forwarded one, then check every line is JSON)
+    const file = path.join(harness.runDir, "logs", "slime-job.log");
+    await eventually(() => readFileSync(file, "utf8").includes("Router launched at"), 10_000, "the job's forwarded output in its log");
+    const log = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line));
     expect(log.some((entry) => entry.child === "slime-job" && /Router launched at/.test(entry.msg) && entry.stream === "stdout")).toBe(true);
     expect(log.some((entry) => entry.supervisor && /^started pid/.test(entry.msg))).toBe(true);
     const pids = JSON.parse(readFileSync(path.join(harness.runDir, "pids.json"), "utf8"));
