@@ -1,22 +1,14 @@
 // `openclaw-rl doctor` on the rehearsal recipe (a real process) and on a slime recipe, and
 // `openclaw-rl openclaw-config` (through main() in this process).
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { freePort } from "../support/loopback.ts";
 import { runCli, runCliInProcess } from "./cli-process.ts";
 
 const scratch = mkdtempSync(path.join(tmpdir(), "cli-"));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe("openclaw-rl doctor (process)", () => {
   it("passes on the rehearsal recipe with only the checks that apply", async () => {

@@ -5,6 +5,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../support/loopback.ts";
 import { parseRecipe } from "../../cli/recipe-file.ts";
 import { checkCheckpoints } from "../../launchers/doctor/checkpoint-check.ts";
 import { runDoctor } from "../../launchers/doctor/doctor.ts";
@@ -27,14 +28,6 @@ function executable(name: string, script: string): string {
 }
 
 /** A port the kernel just handed out and we released (the schema does not take 0). */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function checkpoint(files: Record<string, string>): string {
   const folder = mkdtempSync(path.join(scratch, "ckpt-"));

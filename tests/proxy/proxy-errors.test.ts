@@ -1,6 +1,6 @@
 import { createServer as createHttpServer, request as httpRequest } from "node:http";
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../support/loopback.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { SglangClient } from "../../orchestrator/engine/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
@@ -8,15 +8,6 @@ import { createProxy } from "../../orchestrator/proxy/proxy-server.ts";
 import { testRecipe } from "./fixtures.ts";
 import { postChat, qwen3, startHarness, type Harness } from "./harness.ts";
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe("bad input, auth and engine failures", () => {
   let harness: Harness;

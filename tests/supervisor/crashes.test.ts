@@ -24,7 +24,7 @@ async function startStack(options: { restartOnCrash?: boolean; only?: string[] }
   const supervisor = new Supervisor({ runDir: harness.runDir, baseEnvironment: harness.environment, stopGraceMs: 1000, terminal: (line) => terminal.push(line) });
   running.push(supervisor);
   await supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => harness.hello(), baseEnvironment: harness.environment, recheckMs: 100, restartInitialMs: 300 }));
-  expect(await supervisor.waitAllReady(8000)).toBe(true);
+  expect(await supervisor.waitAllReady(20_000)).toBe(true);
   return { harness, supervisor, terminal };
 }
 

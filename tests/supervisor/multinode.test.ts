@@ -35,7 +35,7 @@ describe("multi-node", () => {
     const worker = await workerProcess(recipeSchema.parse({ ...recipe, engine: { ...recipe.engine, slime: { ...recipe.engine.slime, root: harness.root } } }), { head: "127.0.0.1", node: "1" });
     const join = await execa(worker.argv[0]!, worker.argv.slice(1).filter((arg) => arg !== "--block"), { env: { ...harness.environment, ...worker.env }, extendEnv: false, reject: false });
     expect(join.exitCode).toBe(0);
-    expect(await supervisor.waitAllReady(5000)).toBe(true);
+    expect(await supervisor.waitAllReady(20_000)).toBe(true);
     expect(supervisor.status("ray-head")!.detail).toMatch(/2\/2 nodes joined/);
     const joined = harness.find((event) => event.who === "raylet" && event.event === "node-joined")!;
     expect(joined).toMatchObject({ address: `127.0.0.1:${recipe.cluster.ray_port}` });

@@ -30,9 +30,9 @@ describe("supervising a slime stack", () => {
     const definitions = defineChildren(plan, recipe, { bridgeHello: () => harness.hello(), baseEnvironment: harness.environment, recheckMs: 200 });
     await supervisor.start(definitions);
     gateBeforeReady = supervisor.trafficGate();
-    expect(await supervisor.waitAllReady(8000)).toBe(true);
+    expect(await supervisor.waitAllReady(30_000)).toBe(true); // (fixture processes, on two cores shared with the rest of the suite)
     judgePid = supervisor.status("judge")!.pid!;
-  });
+  }, 45_000);
 
   afterAll(async () => {
     await supervisor?.stop({ force: true });

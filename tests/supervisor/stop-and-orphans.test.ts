@@ -25,7 +25,7 @@ describe("stopping", () => {
     plan.processes = plan.processes.filter((spec) => spec.name === "judge");
     const supervisor = new Supervisor({ runDir: harness.runDir, baseEnvironment: harness.environment, stopGraceMs: 400 });
     await supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => null, baseEnvironment: harness.environment }));
-    expect(await supervisor.waitAllReady(5000)).toBe(true);
+    expect(await supervisor.waitAllReady(20_000)).toBe(true);
     const started = Date.now();
     const report = await supervisor.stop();
     expect(Date.now() - started).toBeGreaterThanOrEqual(400);
@@ -38,7 +38,7 @@ describe("stopping", () => {
     const { recipe, plan } = await stack(harness, true);
     const supervisor = new Supervisor({ runDir: harness.runDir, baseEnvironment: harness.environment, stopGraceMs: 5000 });
     await supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => harness.hello(), baseEnvironment: harness.environment, recheckMs: 200 }));
-    expect(await supervisor.waitAllReady(8000)).toBe(true);
+    expect(await supervisor.waitAllReady(20_000)).toBe(true);
     const graceful = supervisor.stop();
     const started = Date.now();
     const report = await supervisor.stop({ force: true });
