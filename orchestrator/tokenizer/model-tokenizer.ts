@@ -260,11 +260,14 @@ function releaseConstructionData(tokenizer: LenmlTokenizer): void {
 }
 
 /**
- * A copy of a segment that does not share memory with the prompt it was split from (V8 keeps substrings as slices of
- * their parent: a cached slice would pin a whole 60 KB prompt per entry). Only on cache misses.
+ * A copy of a segment that does not share memory with the prompt it was split from. V8 keeps a substring of 13
+ * characters or more as a slice of its parent, so a cached slice would pin a whole 60 KB prompt per entry (up to 4,096
+ * of them): short segments too, such as `user\n[Sun 2026-11-22 06:25 UTC] ok`, which were kept as slices until
+ * 2026-11-22 (only texts of 64+ characters were copied). Every segment is copied now, whatever V8's threshold: a
+ * microsecond, on cache misses only.
  */
 function ownCopy(text: string): string {
-  return text.length < 64 ? text : (JSON.parse(JSON.stringify(text)) as string);
+  return JSON.parse(JSON.stringify(text)) as string;
 }
 
 function escapeRegExp(text: string): string {

@@ -4,6 +4,8 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { TokenizerLoader } from "@lenml/tokenizers";
 import { describe, expect, it } from "vitest";
 import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
@@ -39,6 +41,27 @@ describe("ModelTokenizer (Qwen3's tokenizer.json through @lenml/tokenizers)", ()
       expect(tokenizer.encode(text), `${text} (cached segments)`).toEqual(ids);
       expect(tokenizer.decode(ids), text).toBe(untouched.decode(ids, { skip_special_tokens: false }));
     }
+  });
+
+  it("keeps no prompt alive through the segments it caches, short ones included", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const tokenizer = new ModelTokenizer(await loadTokenizerFiles("builtin:qwen3"));
+    const heapAfterGc = (): number => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    tokenizer.encode("<|im_start|>user\nwarm-up message<|im_end|>");
+    const before = heapAfterGc();
+    for (let index = 0; index < 100; index++) {
+      // a 240 KB prompt whose only plain segment is a new short message (20-odd characters: V8 slices those)
+      const prompt = `${"<|im_start|>".repeat(20_000)}user\nshort message ${index}`;
+      expect(tokenizer.encode(prompt).length).toBe(20_000 + tokenizer.encode(`user\nshort message ${index}`).length);
+    }
+    const grown = heapAfterGc() - before;
+    expect(tokenizer.cachedSegments).toBeGreaterThanOrEqual(101);
+    expect(grown).toBeLessThan(5_000_000); // pinning each prompt would keep 100 × 240 KB = 24 MB
   });
 });
 
