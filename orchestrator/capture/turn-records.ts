@@ -13,8 +13,8 @@ import { LruCache } from "../tokenizer/model-tokenizer.ts";
  * 80 µs of the proxy's thread per turn).
  */
 const CACHED_TEXT_CHARS = 2048;
-/** Longer texts are written from their own JSON each time (128 cache entries of at most this: 32 MB at most). */
-const MAX_CACHED_TEXT_CHARS = 256 * 1024;
+/** Texts whose JSON is longer are written from their own JSON each time (128 cache entries of at most this: 32 MB). */
+const MAX_CACHED_JSON_BYTES = 256 * 1024;
 
 export interface TurnRecord {
   version: number;
@@ -116,7 +116,7 @@ export class TurnRecords {
       let bytes = this.textJson.get(text);
       if (bytes === undefined) {
         bytes = Buffer.from(JSON.stringify(text), "utf8");
-        if (text.length <= MAX_CACHED_TEXT_CHARS) this.textJson.set(text, bytes);
+        if (bytes.length <= MAX_CACHED_JSON_BYTES) this.textJson.set(text, bytes);
       }
       parts.push(Buffer.from(json.slice(from, at), "utf8"), bytes);
       from = end + 1;

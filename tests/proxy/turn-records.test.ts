@@ -61,6 +61,7 @@ describe("turn records", () => {
           { role: "user", content: [{ type: "text", text: paste }] },
           { role: "user", content: lookalike },
           { role: "user", content: "short one" },
+          { role: "tool", content: `big output ${awkward}`.repeat(5000), tool_call_id: "call_1" }, // JSON over the cache's 256 KB: written, not kept
         ],
         nextState: { role: "user", messages: [{ role: "user", content: paste }, { role: "user", content: "ok" }], text: paste },
       };
