@@ -4,6 +4,7 @@ import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { GenerateRequest, GenerateResponse, SamplingParams, SglangFinishReason } from "../../contracts/sglang.ts";
 import type { WeightVersionSpan } from "../../contracts/turn.ts";
 import { EngineStatusError, type SglangClient } from "../engine/sglang-client.ts";
+import { plainArray } from "../worker-thread.ts";
 
 export interface TokenBatch {
   ids: number[];
@@ -67,7 +68,7 @@ export class Generation {
       // (and for a continuation: prompt + tokens so far) as an array
       const inputIdsJsonParts = this.ids.length === 0 ? this.options.promptIdsJsonParts : undefined;
       const request: GenerateRequest = {
-        ...(inputIdsJsonParts ? {} : { input_ids: Array.from(this.options.promptIds).concat(this.ids) }),
+        ...(inputIdsJsonParts ? {} : { input_ids: plainArray(this.options.promptIds).concat(this.ids) }),
         sampling_params: { ...this.options.sampling, max_new_tokens: remaining },
         return_logprob: true,
         ...(this.options.topLogprobs ? { top_logprobs_num: this.options.topLogprobs } : {}),

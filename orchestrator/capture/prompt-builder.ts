@@ -5,6 +5,7 @@ import { isOpenclawRlError } from "../../contracts/errors.ts";
 import type { ChatTemplate } from "../tokenizer/chat-template.ts";
 import type { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
 import type { PromptPool } from "./prompt-pool.ts";
+import { plainArray } from "../worker-thread.ts";
 
 /** Uncached text a prompt may have for it to be tokenized on the event loop (about 1 µs of BPE a character) rather than in a worker. */
 export const INLINE_ENCODE_CHARS = 1024;
@@ -99,7 +100,7 @@ export class PromptBuilder {
   /** Same ids as ModelTokenizer.encode(text). */
   async encode(text: string, routeKey = ""): Promise<number[]> {
     const pooled = await this.inPool(() => this.pool!.encode(routeKey, text));
-    return pooled ? Array.from(pooled.ids) : this.tokenizer.encode(text);
+    return pooled ? plainArray(pooled.ids) : this.tokenizer.encode(text);
   }
 
   /**

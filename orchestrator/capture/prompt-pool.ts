@@ -4,7 +4,7 @@
 import type { Worker } from "node:worker_threads";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import { OpenclawRlError, type ErrorCode } from "../../contracts/errors.ts";
-import { startTsWorker } from "../worker-thread.ts";
+import { plainArray, startTsWorker } from "../worker-thread.ts";
 import type { PromptJob, PromptJobResult } from "./prompt-worker.ts";
 
 interface Pending {
@@ -86,7 +86,7 @@ export class PromptPool {
     const out: number[][] = [];
     let start = 0;
     for (const length of lengths ?? []) {
-      out.push(Array.from(ids.subarray(start, start + length)));
+      out.push(plainArray(ids.subarray(start, start + length)));
       start += length;
     }
     if (out.length !== segments.length || start !== ids.length) throw new OpenclawRlError("INTERNAL", "the prompt worker answered a segments job with the wrong shape");

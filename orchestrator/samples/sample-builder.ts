@@ -4,6 +4,7 @@ import { SAMPLE_VERSION, type Sample } from "../../contracts/sample.ts";
 import type { ClosedTurn, WeightVersionSpan } from "../../contracts/turn.ts";
 import type { Decision } from "./method-dispatch.ts";
 import type { TeacherValues } from "./teacher-alignment.ts";
+import { plainArray } from "../worker-thread.ts";
 
 export type BuildResult = { ok: true; sample: Sample } | { ok: false; reason: string };
 
@@ -69,7 +70,7 @@ export function buildSample({ turn, decision, teacher, evalScore, now }: BuildIn
     sessionId: turn.sessionId,
     turn: turn.turn,
     kind: decision.kind,
-    tokens: Array.from(turn.promptIds).concat(turn.responseIds),
+    tokens: plainArray(turn.promptIds).concat(turn.responseIds),
     responseLength: length,
     lossMask: lossMask(length, decision.masked, turn.missingLogProbs ?? []),
     rolloutLogProbs: [...turn.responseLogProbs],
