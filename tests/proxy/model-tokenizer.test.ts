@@ -50,6 +50,27 @@ describe("ModelTokenizer (Qwen3's tokenizer.json through @lenml/tokenizers)", ()
     }
   });
 
+  it("pre-tokenizes every UTF-16 code unit, surrogate pairs and lone surrogates as the library does", async () => {
+    const files = await loadTokenizerFiles("builtin:qwen3");
+    type PreTokenizer = (text: string) => string[];
+    const untouched = (TokenizerLoader.fromPreTrained({ tokenizerJSON: structuredClone(files.tokenizerJson), tokenizerConfig: structuredClone(files.tokenizerConfig) }) as unknown as { pre_tokenizer: PreTokenizer }).pre_tokenizer;
+    const ours = (new ModelTokenizer(files) as unknown as { inner: { pre_tokenizer: PreTokenizer } }).inner.pre_tokenizer;
+    for (let from = 0; from < 0x10000; from += 512) {
+      // 512 consecutive code units (as words: each unit after a letter, and runs of them) and the pairs they make
+      let text = "";
+      for (let code = from; code < from + 512; code++) text += `a${String.fromCharCode(code)} ${String.fromCharCode(code, code ^ 0x400)}`;
+      expect(ours(text), `code units from ${from.toString(16)}`).toEqual(untouched(text));
+    }
+    let seed = 11;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const pick = [() => 0x20 + Math.floor(next() * 95), () => 0x80 + Math.floor(next() * 0x780), () => 0x800 + Math.floor(next() * 0xf800), () => 0xd800 + Math.floor(next() * 0x400), () => 0xdc00 + Math.floor(next() * 0x400)];
+    for (let sample = 0; sample < 300; sample++) {
+      let text = "";
+      for (let length = Math.floor(next() * 40); length > 0; length--) text += String.fromCharCode(pick[Math.floor(next() * pick.length)]!());
+      expect(ours(text), JSON.stringify(text)).toEqual(untouched(text));
+    }
+  });
+
   it("keeps no prompt alive through the segments it caches, short ones included", async () => {
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;
