@@ -9,10 +9,16 @@ const NEWLINE = Buffer.from("\n");
 
 export class JsonlAppendFile {
   private handle: Promise<FileHandle> | null = null;
-  private readonly lines = new GroupCommit<readonly Buffer[], void>((lines) => this.writeLines(lines));
+  private readonly lines: GroupCommit<readonly Buffer[], void>;
   private closed = false;
 
-  constructor(readonly file: string) {}
+  /** `commitIntervalMs`: the least time between two writes (see GroupCommit); lines added meanwhile go out together. */
+  constructor(
+    readonly file: string,
+    options: { commitIntervalMs?: number } = {},
+  ) {
+    this.lines = new GroupCommit((lines) => this.writeLines(lines), { minIntervalMs: options.commitIntervalMs });
+  }
 
   /**
    * Appends one JSON value as one line; resolves once the line is fsync'd. The line waits as bytes (off the JS heap:

@@ -39,4 +39,31 @@ describe("GroupCommit", () => {
     expect(await after).toBe(4);
     expect(calls).toBe(3);
   });
+
+  it("with a least interval, starts a write no sooner than that after the previous one began, and at once after a quiet spell", async () => {
+    const starts: number[] = [];
+    const groups: number[][] = [];
+    const commit = new GroupCommit<number, number>(
+      async (values) => {
+        starts.push(performance.now());
+        groups.push(values);
+        return values;
+      },
+      { minIntervalMs: 60 },
+    );
+    const first = commit.add(1);
+    expect(groups).toEqual([[1]]); // nothing before it: at once
+    await first;
+    const later = [commit.add(2)];
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    later.push(commit.add(3));
+    expect(groups).toEqual([[1]]); // 2 and 3 wait out the interval together
+    expect(await Promise.all(later)).toEqual([2, 3]);
+    expect(groups).toEqual([[1], [2, 3]]);
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(59); // (timers run on the loop's whole-millisecond clock)
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    const quiet = commit.add(4);
+    expect(groups).toEqual([[1], [2, 3], [4]]); // more than the interval since the last write began: at once
+    await quiet;
+  });
 });
