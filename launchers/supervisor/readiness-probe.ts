@@ -1,5 +1,7 @@
 // Readiness probes: small async checks that say ready or not, and why (HTTP status of an endpoint, a Ray
 // job's state, a bridge hello). Polling lives in supervised-child.ts; every probe call has a timeout.
+import { get as httpGet } from "node:http";
+import { get as httpsGet } from "node:https";
 
 export interface ProbeResult {
   ready: boolean;
@@ -9,17 +11,33 @@ export interface ProbeResult {
 
 export type ReadinessProbe = () => Promise<ProbeResult>;
 
+/**
+ * GET `url` on a connection of its own, closed after the answer: a probe never reuses a kept-alive socket, which the
+ * engine's server may have closed while this process was not running (a long pause, a heap snapshot) and which
+ * would then fail the probe with a reset although the engine is fine. Ready on 2xx; any answer within `timeoutMs`.
+ */
 export function httpProbe(url: string, timeoutMs = 3000): ReadinessProbe {
-  return async () => {
-    try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-      await response.arrayBuffer();
-      return { ready: response.ok, detail: `GET ${url} → ${response.status}` };
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-      return { ready: false, detail: `GET ${url} → ${cause}` };
-    }
-  };
+  const target = new URL(url);
+  const get = target.protocol === "https:" ? httpsGet : httpGet;
+  return () =>
+    new Promise<ProbeResult>((resolve) => {
+      let settled = false;
+      const finish = (result: ProbeResult): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        request.destroy();
+        resolve(result);
+      };
+      const request = get(target, { agent: false, headers: { connection: "close" } }, (response) => {
+        const status = response.statusCode ?? 0;
+        response.on("error", (error: NodeJS.ErrnoException) => finish({ ready: false, detail: `GET ${url} → ${error.code ?? error.name}` }));
+        response.on("end", () => finish({ ready: status >= 200 && status < 300, detail: `GET ${url} → ${status}` }));
+        response.resume();
+      });
+      request.on("error", (error: NodeJS.ErrnoException) => finish({ ready: false, detail: `GET ${url} → ${error.code ?? error.name}` }));
+      const timer = setTimeout(() => finish({ ready: false, detail: `GET ${url} → no answer in ${timeoutMs} ms` }), timeoutMs);
+    });
 }
 
 /** Ready when every probe is, checked in order (the first not-ready one explains why). */

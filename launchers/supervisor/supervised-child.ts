@@ -9,6 +9,7 @@ import type { ChildDefinition, ChildStatus } from "./child-definition.ts";
 import { ChildLog, readLines, redactArgv, type TerminalWriter } from "./child-log.ts";
 import { childResult, type ChildResult } from "./child-result.ts";
 import type { OrphanWatchdog } from "./orphan-watchdog.ts";
+import type { ProbeResult } from "./readiness-probe.ts";
 import type { PidRegistry } from "./pid-registry.ts";
 import { isGroupAlive, terminateGroup } from "./process-group.ts";
 import { restartDelay } from "./restart-policy.ts";
@@ -26,6 +27,13 @@ export interface ChildContext {
 }
 
 const READY_POLL_MS = 200;
+/**
+ * A ready child whose probe fails is probed this many times more, DOWN_RECHECK_MS apart, before it counts as down
+ * (and, for a child that gates traffic, chat is answered 503): one reset connection or one late answer is not an
+ * engine that is down.
+ */
+const DOWN_CONFIRMATIONS = 2;
+const DOWN_RECHECK_MS = 300;
 
 export class SupervisedChild {
   readonly log: ChildLog | undefined;
@@ -186,7 +194,7 @@ export class SupervisedChild {
   /** Polls the probe until ready (or the readiness timeout), then rechecks a ready child every recheckMs. */
   private async pollReadiness(startedAt: number, processEnded: AbortSignal): Promise<void> {
     while (!this.stopping && !processEnded.aborted) {
-      const probe = await this.definition.probe();
+      const probe = await this.probe(processEnded);
       if (this.stopping || processEnded.aborted) return;
       if (probe.ready) {
         if (this.state !== "ready") this.setState("ready", probe.detail);
@@ -212,7 +220,7 @@ export class SupervisedChild {
   private async watch(startedAt: number, how: string): Promise<void> {
     let everReady = this.state === "ready";
     while (!this.stopping) {
-      const probe = await this.definition.probe();
+      const probe = await this.probe();
       if (this.stopping) return;
       if (probe.ready && this.state !== "ready") this.setState("ready", probe.detail);
       if (!probe.ready && this.state === "ready") this.setState("down", `not answering: ${probe.detail}`);
@@ -226,6 +234,16 @@ export class SupervisedChild {
       const interval = probe.ready ? this.definition.recheckMs || 2000 : READY_POLL_MS * 2;
       if (!(await this.sleep(interval))) return;
     }
+  }
+
+  /** The probe's answer; while the child is ready, a failure is probed again (DOWN_CONFIRMATIONS) before it counts. */
+  private async probe(processEnded?: AbortSignal): Promise<ProbeResult> {
+    let probe = await this.definition.probe();
+    for (let again = 0; !probe.ready && this.state === "ready" && again < DOWN_CONFIRMATIONS; again++) {
+      if (this.stopping || !(await this.sleep(DOWN_RECHECK_MS, processEnded))) break;
+      probe = await this.definition.probe();
+    }
+    return probe;
   }
 
   private setState(state: EngineState, detail: string): void {
