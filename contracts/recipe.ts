@@ -54,6 +54,9 @@ export const judgeSchema = z
     timeout_s: z.number().positive().default(180).describe("Timeout of one judge call, in seconds."),
     retries: z.number().int().min(0).max(10).default(2).describe("Retries of a failed judge call (timeouts, 5xx), with backoff."),
     concurrency: positiveInt.default(8).describe("Most judge and teacher calls in flight at once."),
+    max_waiting_turns: positiveInt
+      .default(1000)
+      .describe("Closed turns that may wait for the judge; beyond this the oldest waiting turn is not judged (recorded as skipped: backlog-full)."),
   })
   .strict()
   .prefault({});

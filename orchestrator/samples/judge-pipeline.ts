@@ -14,6 +14,7 @@ import { chooseHint, describeTally, tallyEvalVotes, type Vote } from "../judge/v
 import { JudgementRecords, JUDGEMENT_RECORD_VERSION, type JudgementRecord, type RecordedVote } from "../records/judgement-records.ts";
 import type { ChatTemplate } from "../tokenizer/chat-template.ts";
 import type { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
+import { oldestVersion, parseWeightVersion } from "../staleness/staleness-policy.ts";
 import { detectExplicitScore, type ExplicitFeedback } from "./explicit-feedback.ts";
 import { handleFeedbackRequest, type FeedbackHeaders, type FeedbackReply } from "./feedback-endpoint.ts";
 import { JudgeCounters, type JudgeStats, type SkipCategory } from "./judge-stats.ts";
@@ -57,6 +58,18 @@ export class JudgePipeline {
   private readonly ledger: TurnLedger;
   private readonly counters = new JudgeCounters();
   private readonly inflight = new Set<Promise<void>>();
+  /**
+   * Closed turns waiting for a judging slot, oldest first. A turn is judged when one of `maxJudging` slots frees
+   * (twice judge.concurrency: enough turns to keep every judge call slot busy); when its slot comes it is skipped
+   * if it is already stale (its sample would never be delivered); beyond judge.max_waiting_turns the oldest
+   * waiting turn is skipped. A judge slower than the user leaves a bounded backlog of the newest turns, not an
+   * ever-growing one of turns whose samples the store drops.
+   */
+  private readonly waiting: ClosedTurn[] = [];
+  private judging = 0;
+  private readonly maxJudging: number;
+  /** The engines' weight version, from the bus's weights-update-end events. */
+  private currentVersion = 0;
   private readonly shutdown = new AbortController();
   private readonly unsubscribe: () => void;
   private closed = false;
@@ -94,8 +107,10 @@ export class JudgePipeline {
     });
     this.records = new JudgementRecords(deps.recordsDir);
     this.ledger = new TurnLedger(deps.recipe.proxy.max_sessions);
+    this.maxJudging = 2 * judge.concurrency;
     this.unsubscribe = deps.bus.subscribe((event) => {
       if (event.type === "turn-end" && event.turnType === "main") this.ledger.noteOpen(event.sessionId, event.turn);
+      if (event.type === "weights-update-end") this.currentVersion = Math.max(this.currentVersion, parseWeightVersion(event.toVersion) ?? 0);
     });
   }
 
@@ -128,15 +143,16 @@ export class JudgePipeline {
     }
     this.closed = true;
     if (this.inflight.size > 0) {
-      this.shutdown.abort();
-      await settleWithin([...this.inflight], 2000);
+      this.shutdown.abort(); // (waiting turns then start and end at once: "shutdown before the judge answered")
+      const until = Date.now() + 2000;
+      while (this.inflight.size > 0 && Date.now() < until) await settleWithin([...this.inflight], until - Date.now());
     }
     this.unsubscribe();
     await this.records.close();
   }
 
   stats(): JudgeStats {
-    return this.counters.snapshot(this.inflight.size);
+    return this.counters.snapshot(this.inflight.size + this.waiting.length);
   }
 
   /** Mean evaluation score of the given samples (rollout/prm_eval_score); null when none has one. */
@@ -146,16 +162,52 @@ export class JudgePipeline {
 
   private launch(turn: ClosedTurn): void {
     this.ledger.noteJudging(turn);
-    const task: Promise<void> = this.judgeTurn(turn)
+    this.waiting.push(turn);
+    const limit = this.recipe.judge.max_waiting_turns;
+    if (this.waiting.length > limit) {
+      const oldest = this.waiting.shift()!;
+      this.start(oldest, { sample: null, skipped: `backlog full: more than ${limit} turns waiting for the judge (judge.max_waiting_turns); the oldest is not judged`, category: "backlog-full" });
+    }
+    this.pump();
+  }
+
+  /** Starts waiting turns while judging slots are free. */
+  private pump(): void {
+    while (this.judging < this.maxJudging && this.waiting.length > 0) {
+      const turn = this.waiting.shift()!;
+      this.start(turn, this.staleOutcome(turn));
+    }
+  }
+
+  /** Judges a turn now, or records it with `outcome` (a turn not to judge). */
+  private start(turn: ClosedTurn, outcome: Outcome | null): void {
+    this.judging++;
+    const task: Promise<void> = this.judgeTurn(turn, outcome)
       .catch((error: unknown) => {
         this.reportError("INTERNAL", `judging ${turn.sessionId}:${turn.turn} failed: ${(error as Error).message}`);
         this.ledger.noteJudged(turn, null);
       })
-      .finally(() => this.inflight.delete(task));
+      .finally(() => {
+        this.inflight.delete(task);
+        this.judging--;
+        this.pump();
+      });
     this.inflight.add(task);
   }
 
-  private async judgeTurn(turn: ClosedTurn): Promise<void> {
+  /** A turn whose oldest token is already more than training.max_staleness versions behind: its sample would never be delivered. */
+  private staleOutcome(turn: ClosedTurn): Outcome | null {
+    const oldest = oldestVersion(turn.weightVersions.map((span) => span.version));
+    const maxStaleness = this.recipe.training.max_staleness;
+    if (oldest === null || this.currentVersion - oldest <= maxStaleness) return null;
+    return {
+      sample: null,
+      skipped: `stale before judging: oldest token from weight version ${oldest}, current ${this.currentVersion}, max_staleness ${maxStaleness} (its sample would not be delivered)`,
+      category: "stale",
+    };
+  }
+
+  private async judgeTurn(turn: ClosedTurn, decided: Outcome | null): Promise<void> {
     const method = this.recipe.method;
     const explicit = this.explicitFeedback(turn);
     const record: JudgementRecord = {
@@ -175,7 +227,7 @@ export class JudgePipeline {
       sample: null,
       skipped: null,
     };
-    const outcome = await this.decideAndBuild(turn, explicit, record);
+    const outcome = decided ?? (await this.decideAndBuild(turn, explicit, record));
     record.at = Date.now();
     record.sample = outcome.sample
       ? { id: outcome.sample.id, kind: outcome.sample.kind, reward: outcome.sample.reward, why: outcome.sample.why, masked: outcome.sample.lossMask.every((bit) => bit === 0) }

@@ -12,7 +12,9 @@ export type SkipCategory =
   | "judge-failed"
   | "teacher-failed"
   | "sink-failed"
-  | "internal-error";
+  | "internal-error"
+  | "stale"
+  | "backlog-full";
 
 export interface JudgeStats {
   turnsJudged: number;

@@ -37,9 +37,10 @@ export class JudgeThread {
   private readonly unsubscribe: () => void;
 
   private constructor(private readonly options: JudgeThreadOptions) {
-    // The pipeline learns that a main turn is open from the proxy's turn-end events.
+    // The pipeline learns that a main turn is open from the proxy's turn-end events, and the engines' weight version
+    // (to skip turns already stale) from its weights-update-end events.
     this.unsubscribe = options.bus.subscribe((event) => {
-      if (event.type === "turn-end" && event.turnType === "main") this.post({ type: "event", event });
+      if ((event.type === "turn-end" && event.turnType === "main") || event.type === "weights-update-end") this.post({ type: "event", event });
     });
   }
 

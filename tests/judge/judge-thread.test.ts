@@ -1,7 +1,8 @@
 // Judging on its own thread (JudgeThread + judge-worker.ts) against the SGLang stand-in: the same samples as the
 // pipeline in-process (packing across the thread boundary loses nothing), events on the proxy's bus, feedback held
-// through the relayed turn-end, sink failures reported back, the judge re-pointed, a crashed worker replaced, a start
-// that cannot load the tokenizer failing with the file named, and drain.
+// through the relayed turn-end, the weight version relayed (stale turns skipped), sink failures reported back, the
+// judge re-pointed, a crashed worker replaced, a start that cannot load the tokenizer failing with the file named,
+// and drain.
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -91,6 +92,16 @@ describe("judging on its own thread", () => {
     const judged = running.judged("session-CASE-sink");
     running.thread.onTurnClosed(await makeTurn({ marker: "CASE-sink" }));
     expect(await judged).toMatchObject({ sample: null, skipped: "the sink did not store the sample: disk full" });
+  });
+
+  it("learns the weight version from the proxy's bus: a turn already stale is skipped without a judge call", async () => {
+    harness = await startHarness({ method: "binary" });
+    const running = await startThread({ method: "binary", training: { max_staleness: 2 } }, harness.server.url);
+    running.bus.emit({ type: "weights-update-end", toVersion: "10", durationMs: 1 });
+    const judged = running.judged("session-CASE-old");
+    running.thread.onTurnClosed(await makeTurn({ marker: "CASE-old" })); // tokens from versions 7 and 8
+    expect(await judged).toMatchObject({ sample: null, skipped: expect.stringContaining("stale before judging: oldest token from weight version 7, current 10") });
+    expect(harness.judge.calls).toHaveLength(0);
   });
 
   it("judges once pointed at the judge router (before that the calls fail and say so)", async () => {

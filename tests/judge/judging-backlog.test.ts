@@ -1,0 +1,56 @@
+// A judge slower than the user: turns wait for a judging slot (twice judge.concurrency), a turn already stale when
+// its slot comes is skipped without a judge call (its sample would never be delivered), and beyond
+// judge.max_waiting_turns the oldest waiting turn is skipped, so the backlog stays bounded and holds the newest turns.
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunEvent } from "../../contracts/events.ts";
+import { HANG, makeTurn, startHarness, type Harness } from "./judge-harness.ts";
+
+let harness: Harness | null = null;
+const settled = () => new Promise((resolve) => setTimeout(resolve, 20));
+afterEach(async () => {
+  await harness?.close();
+  harness = null;
+});
+
+describe("judging backlog", () => {
+  it("skips a turn that is already stale, without calling the judge, and judges one that is not", async () => {
+    harness = await startHarness({ method: "binary", judge: { votes: 1 }, training: { max_staleness: 2 } });
+    harness.bus.emit({ type: "weights-update-end", toVersion: "10", durationMs: 1 });
+    const stale = await makeTurn({ marker: "CASE-stale" }); // tokens from versions 7 and 8
+    const skipped = await harness.judgeTurn(stale);
+    expect(skipped).toMatchObject({ sample: null, skipped: "stale before judging: oldest token from weight version 7, current 10, max_staleness 2 (its sample would not be delivered)" });
+    expect(harness.judge.calls).toHaveLength(0);
+    await settled(); // (the turn-judged event comes just before its task ends)
+    expect(harness.pipeline.stats()).toMatchObject({ skipped: { stale: 1 }, pending: 0 });
+    expect((await harness.records())[0]).toMatchObject({ sessionId: stale.sessionId, sample: null, skipped: expect.stringContaining("stale before judging") });
+
+    const made = await makeTurn({ marker: "CASE-fresh" });
+    const fresh = { ...made, weightVersions: made.weightVersions.map((span, index) => ({ ...span, version: String(8 + index) })) }; // 8 and 9
+    harness.judge.script("CASE-fresh", "eval", ["\\boxed{1}"]);
+    expect(await harness.judgeTurn(fresh)).toMatchObject({ skipped: null, sample: { kind: "rl", reward: 1 } });
+  });
+
+  it("keeps at most judge.max_waiting_turns turns waiting: the oldest are skipped, the newest judged", async () => {
+    // (a judge call times out after 0.4 s: the two hanging turns end as judge failures, then the waiting ones go)
+    harness = await startHarness({ method: "binary", judge: { votes: 1, concurrency: 1, max_waiting_turns: 2, timeout_s: 0.4, retries: 0 } }, { turnRetries: 0 });
+    const turns = await Promise.all(Array.from({ length: 7 }, (_, index) => makeTurn({ marker: `CASE-b${index}` })));
+    // the first two take both judging slots (2 × concurrency) and hang; the next five wait
+    for (const [index, turn] of turns.entries()) harness.judge.script(`CASE-b${index}`, "eval", index < 2 ? [HANG] : ["\\boxed{-1}"]);
+    const outcomes = new Map<string, Extract<RunEvent, { type: "turn-judged" }>>();
+    harness.bus.subscribe((event) => void (event.type === "turn-judged" && outcomes.set(event.sessionId, event)));
+    for (const turn of turns) harness.pipeline.onTurnClosed(turn);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // turns 2–4 were pushed out of the backlog at once; 5 and 6 wait behind the two hanging ones
+    expect([...outcomes.keys()].sort()).toEqual(["session-CASE-b2", "session-CASE-b3", "session-CASE-b4"]);
+    for (const index of [2, 3, 4]) {
+      expect(outcomes.get(`session-CASE-b${index}`)).toMatchObject({ sample: null, skipped: "backlog full: more than 2 turns waiting for the judge (judge.max_waiting_turns); the oldest is not judged" });
+    }
+    expect(harness.pipeline.stats()).toMatchObject({ pending: 4, skipped: { "backlog-full": 3 } });
+    await Promise.all([5, 6].map((index) => harness!.nextJudged(`session-CASE-b${index}`, 0)));
+    for (const index of [0, 1]) expect(outcomes.get(`session-CASE-b${index}`)).toMatchObject({ sample: null, skipped: expect.stringContaining("failed") });
+    for (const index of [5, 6]) expect(outcomes.get(`session-CASE-b${index}`)).toMatchObject({ sample: { reward: -1 } });
+    expect(harness.judge.calls.map((call) => call.marker).sort()).toEqual(["CASE-b0", "CASE-b1", "CASE-b5", "CASE-b6"]);
+    await settled();
+    expect(harness.pipeline.stats().pending).toBe(0);
+  });
+});
