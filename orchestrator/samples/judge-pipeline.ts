@@ -162,6 +162,7 @@ export class JudgePipeline {
 
   private launch(turn: ClosedTurn): void {
     this.ledger.noteJudging(turn);
+    if (!this.needsJudge(turn)) return this.start(turn, null); // decided at once: never waits, never pushes a turn out
     this.waiting.push(turn);
     const limit = this.recipe.judge.max_waiting_turns;
     if (this.waiting.length > limit) {
@@ -169,6 +170,15 @@ export class JudgePipeline {
       this.start(oldest, { sample: null, skipped: `backlog full: more than ${limit} turns waiting for the judge (judge.max_waiting_turns); the oldest is not judged`, category: "backlog-full" });
     }
     this.pump();
+  }
+
+  /**
+   * Whether judging the turn may call the judge: not for an unusable turn, nor for one with no next state and no
+   * feedback held for it (the session's last turn at an idle timeout or at shutdown, when many close at once).
+   */
+  private needsJudge(turn: ClosedTurn): boolean {
+    if (unusableTurnReason(turn) !== null) return false;
+    return turn.nextState !== null || Boolean(this.ledger.entry(turn.sessionId, turn.turn)?.held);
   }
 
   /** Starts waiting turns while judging slots are free. */

@@ -53,4 +53,19 @@ describe("judging backlog", () => {
     await settled();
     expect(harness.pipeline.stats().pending).toBe(0);
   });
+
+  it("decides at once the turns that need no judge call, even with the slots taken and the backlog full", async () => {
+    harness = await startHarness({ method: "binary", judge: { votes: 1, concurrency: 1, max_waiting_turns: 1, timeout_s: 0.4, retries: 0 } }, { turnRetries: 0 });
+    const busy = await Promise.all([0, 1, 2].map((index) => makeTurn({ marker: `CASE-busy${index}` })));
+    for (const [index] of busy.entries()) harness.judge.script(`CASE-busy${index}`, "eval", [HANG]);
+    const last = await Promise.all([0, 1, 2, 3].map((index) => makeTurn({ marker: `CASE-last${index}`, next: null }))); // closed at shutdown or idle
+    const outcomes = new Map<string, Extract<RunEvent, { type: "turn-judged" }>>();
+    harness.bus.subscribe((event) => void (event.type === "turn-judged" && outcomes.set(event.sessionId, event)));
+    for (const turn of [...busy, ...last]) harness.pipeline.onTurnClosed(turn);
+    await settled();
+    // (binary keeps such a turn as a masked sample, with no judge call)
+    for (const index of [0, 1, 2, 3]) expect(outcomes.get(`session-CASE-last${index}`)).toMatchObject({ skipped: null, sample: { reward: 0, why: "binary: no next state (loss mask 0)" } });
+    expect(outcomes.has("session-CASE-busy2")).toBe(false); // still waiting: not pushed out by the turns decided at once
+    expect(harness.pipeline.stats()).toMatchObject({ pending: 3, masked: 4, skipped: {} });
+  });
 });
