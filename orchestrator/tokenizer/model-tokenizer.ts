@@ -89,6 +89,7 @@ export class ModelTokenizer {
     this.inner = TokenizerLoader.fromPreTrained({ tokenizerJSON, tokenizerConfig: files.tokenizerConfig }) as unknown as LenmlTokenizer;
     releaseConstructionData(this.inner);
     speedUpByteLevel(this.inner);
+    speedUpWordCache(this.inner);
     const added = ((files.tokenizerJson as { added_tokens?: AddedToken[] }).added_tokens ?? []).filter((token) => token.content.length > 0);
     this.addedTokens = new Map(added.map((token) => [token.content, token.id]));
     this.idToAdded = new Map(added.map((token) => [token.id, token.content]));
@@ -303,6 +304,27 @@ function speedUpByteLevel(tokenizer: LenmlTokenizer): void {
     // (the library's pre_tokenize maps each word through pre_tokenize_text, one string each without a regex, and flattens)
     step.pre_tokenize = (input: string | string[]): string[] => (Array.isArray(input) ? input.map(mapWord) : [mapWord(input)]);
   }
+}
+
+/**
+ * The BPE model's cache of words already merged is the library's LRU, which moves every hit to the end of its Map
+ * (a delete and a set): the deleted entries make V8 rebuild the 10,000-entry table again and again. A
+ * two-generation LruCache of the same capacity, whose hits never delete, encodes messages with a fifth of their words
+ * new in 61–65 µs instead of 76–78 (.scratch/bpecache.ts). Only what bpe(word) returned is kept, as before.
+ * Applied only to a model with the cache shape this library version has (get, put, clear; cache_capacity).
+ */
+function speedUpWordCache(tokenizer: LenmlTokenizer): void {
+  const model = (tokenizer as unknown as { model?: { cache?: { get?: unknown; put?: unknown; clear?: unknown }; cache_capacity?: unknown } }).model;
+  const cache = model?.cache;
+  if (!model || !cache || typeof cache.get !== "function" || typeof cache.put !== "function" || typeof cache.clear !== "function") return;
+  if (typeof model.cache_capacity !== "number" || !(model.cache_capacity > 0)) return;
+  const capacity = model.cache_capacity;
+  let words = new LruCache<string, string[]>(capacity);
+  model.cache = {
+    get: (word: string) => words.get(word),
+    put: (word: string, merged: string[]) => words.set(word, merged),
+    clear: () => void (words = new LruCache<string, string[]>(capacity)),
+  };
 }
 
 /**

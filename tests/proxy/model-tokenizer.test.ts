@@ -28,7 +28,7 @@ const TEXTS = [
 ];
 
 describe("ModelTokenizer (Qwen3's tokenizer.json through @lenml/tokenizers)", () => {
-  it("gives the untouched library's ids and decoded text after letting go of construction-only data and with its ASCII byte-level path", async () => {
+  it("gives the untouched library's ids and decoded text after letting go of construction-only data, with its own byte-level step and word cache", async () => {
     const files = await loadTokenizerFiles("builtin:qwen3");
     const untouched = TokenizerLoader.fromPreTrained({ tokenizerJSON: structuredClone(files.tokenizerJson), tokenizerConfig: structuredClone(files.tokenizerConfig) }) as unknown as {
       encode(text: string, options: { add_special_tokens: boolean }): number[];
@@ -41,6 +41,8 @@ describe("ModelTokenizer (Qwen3's tokenizer.json through @lenml/tokenizers)", ()
     expect(model.config.merges).toBeUndefined();
     const byteLevel = (tokenizer as unknown as { inner: { pre_tokenizer: { tokenizers: object[] } } }).inner.pre_tokenizer.tokenizers[1]!;
     expect(Object.hasOwn(byteLevel, "pre_tokenize"), "the ASCII byte-level path is in place").toBe(true);
+    const wordCache = (tokenizer as unknown as { inner: { model: { cache: unknown } } }).inner.model.cache;
+    expect(wordCache, "the two-generation word cache is in place").not.toBeInstanceOf((untouched as unknown as { model: { cache: { constructor: new () => unknown } } }).model.cache.constructor);
     expect(tokenizer.encode("Hello world")).toEqual([9707, 1879]);
     for (const text of [...TEXTS, TEXTS.join("\n")]) {
       const ids = untouched.encode(text, { add_special_tokens: false });
