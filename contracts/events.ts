@@ -36,6 +36,8 @@ export type RunEvent = EventBase &
         hintAccepted: boolean | null;
         sample: { kind: string; reward: number; why: string } | null;
         skipped: string | null;
+        /** Why no sample, as a category (judge-stats.ts SkipCategory: stale, backlog-full, no-next-state, …). */
+        skipCategory?: string | null;
       }
     | { type: "sample-ready"; sampleId: string; sessionId: string; turn: number; kind: string; reward: number; ready: number; batchSize: number }
     | { type: "sample-dropped"; sampleId: string; reason: "stale" | "invalid"; detail: string }

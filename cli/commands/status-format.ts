@@ -18,7 +18,11 @@ export function formatStatus(status: StatusSnapshot, columns = 80): string {
   const rewards = status.rewards;
   lines.push(`rewards     ${rewards.count} samples · mean ${rewards.mean === null ? "–" : rewards.mean.toFixed(3)} · +${rewards.positive} / 0×${rewards.zero} / −${rewards.negative}`);
   const judging = status.judging;
-  lines.push(`judging     ${judging.judged} judged · ${judging.without_sample} without a sample · ${judging.waiting} waiting`);
+  const reasons = Object.entries(judging.skipped)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([reason, count]) => `${reason} ${count}`);
+  lines.push(`judging     ${judging.judged} judged · ${judging.without_sample} without a sample${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""} · ${judging.waiting} waiting`);
   const update = status.last_weights_update;
   lines.push(`weights     version ${status.weight_version ?? "–"}${status.weights_updating ? " (updating…)" : ""}${update ? ` · last update ${ago(update.at)} (${duration(update.duration_ms)})` : ""}`);
   lines.push(`proxy       ${status.endpoints.proxy ?? "–"}`);

@@ -255,6 +255,7 @@ export class JudgePipeline {
       hintAccepted: record.hint ? record.hint.kept !== null : explicit?.hint ? true : null,
       sample: record.sample ? { kind: record.sample.kind, reward: record.sample.reward, why: record.sample.why } : null,
       skipped: outcome.skipped,
+      skipCategory: outcome.category,
     });
     this.ledger.noteJudged(turn, outcome.sample?.id ?? null);
     // Feedback that arrived while this turn was being judged: use it now if no sample was made.

@@ -37,9 +37,10 @@ export const statusSnapshotSchema = z.object({
     .object({
       judged: z.number().int(),
       without_sample: z.number().int(),
+      skipped: z.record(z.string(), z.number().int()).default({}).describe("The turns without a sample by reason (stale, backlog-full, no-next-state, judge-failed, …)."),
       waiting: z.number().int(),
     })
-    .describe("Main turns judged, those of them that made no sample, and closed turns not judged yet (a judge falling behind shows here)."),
+    .describe("Main turns judged, those of them that made no sample (by reason), and closed turns not judged yet (a judge falling behind shows here)."),
   engines: z.array(z.object({ name: z.string(), state: engineStateSchema, detail: z.string() })),
   errors: z.array(z.object({ at: z.number(), source: z.string(), code: z.string(), message: z.string() })),
 });

@@ -31,7 +31,7 @@ export class StatusTracker {
   private readonly batchSizes = new Map<string, number>();
   private readonly rewards = { count: 0, sum: 0, positive: 0, zero: 0, negative: 0 };
   private readonly engines = new Map<string, { state: EngineState; detail: string }>();
-  private readonly judging = { judged: 0, withoutSample: 0 };
+  private readonly judging = { judged: 0, withoutSample: 0, skipped: {} as Record<string, number> };
   /** Closed main turns not judged yet, `session\u0000turn`, oldest first. */
   private readonly waiting = new Set<string>();
   private errors: StatusSnapshot["errors"] = [];
@@ -70,7 +70,10 @@ export class StatusTracker {
       case "turn-judged":
         this.waiting.delete(`${event.sessionId}\u0000${event.turn}`);
         this.judging.judged += 1;
-        if (event.sample === null) this.judging.withoutSample += 1;
+        if (event.sample === null) {
+          this.judging.withoutSample += 1;
+          if (event.skipCategory) this.judging.skipped[event.skipCategory] = (this.judging.skipped[event.skipCategory] ?? 0) + 1;
+        }
         break;
       case "sample-dropped":
         if (event.reason === "stale") this.samples.droppedStale += 1;
@@ -144,7 +147,7 @@ export class StatusTracker {
         zero: this.rewards.zero,
         negative: this.rewards.negative,
       },
-      judging: { judged: this.judging.judged, without_sample: this.judging.withoutSample, waiting: this.waiting.size },
+      judging: { judged: this.judging.judged, without_sample: this.judging.withoutSample, skipped: { ...this.judging.skipped }, waiting: this.waiting.size },
       engines: this.providers.engines?.() ?? [...this.engines].map(([name, engine]) => ({ name, ...engine })),
       errors: this.errors,
     };

@@ -18,7 +18,7 @@ describe("judging backlog", () => {
     harness.bus.emit({ type: "weights-update-end", toVersion: "10", durationMs: 1 });
     const stale = await makeTurn({ marker: "CASE-stale" }); // tokens from versions 7 and 8
     const skipped = await harness.judgeTurn(stale);
-    expect(skipped).toMatchObject({ sample: null, skipped: "stale before judging: oldest token from weight version 7, current 10, max_staleness 2 (its sample would not be delivered)" });
+    expect(skipped).toMatchObject({ sample: null, skipCategory: "stale", skipped: "stale before judging: oldest token from weight version 7, current 10, max_staleness 2 (its sample would not be delivered)" });
     expect(harness.judge.calls).toHaveLength(0);
     await settled(); // (the turn-judged event comes just before its task ends)
     expect(harness.pipeline.stats()).toMatchObject({ skipped: { stale: 1 }, pending: 0 });

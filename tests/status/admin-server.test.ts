@@ -61,7 +61,7 @@ describe("admin server", () => {
     bus.emit({ type: "error", source: "judge", code: "JUDGE_FAILED", message: "vote 2 timed out" });
     for (const turn of [0, 1, 2]) bus.emit({ type: "turn-closed", sessionId: "s1", turn, closedBy: "next-request", nextStateRole: "user" });
     bus.emit({ type: "turn-judged", sessionId: "s1", turn: 0, method: "combine", score: 1, hintAccepted: true, sample: { kind: "combined", reward: 1, why: "combine" }, skipped: null });
-    bus.emit({ type: "turn-judged", sessionId: "s1", turn: 2, method: "combine", score: null, hintAccepted: null, sample: null, skipped: "judge failed" });
+    bus.emit({ type: "turn-judged", sessionId: "s1", turn: 2, method: "combine", score: null, hintAccepted: null, sample: null, skipped: "stale before judging: …", skipCategory: "stale" });
     const response = await fetch(`${url}/status`, { headers: { authorization: `Bearer ${token}` } });
     const status = statusSnapshotSchema.parse(await response.json());
     expect(status).toMatchObject({
@@ -73,10 +73,10 @@ describe("admin server", () => {
       samples: { ready: 0, batch_size: 4, delivered: 2, acknowledged: 0, dropped_stale: 1 },
       batches: 1,
       rewards: { count: 2, mean: 0, positive: 1, negative: 1 },
-      judging: { judged: 2, without_sample: 1, waiting: 1 },
+      judging: { judged: 2, without_sample: 1, skipped: { stale: 1 }, waiting: 1 },
       engines: [{ name: "rehearsal-policy", state: "ready" }],
     });
-    expect(formatStatus(status)).toContain("judging     2 judged · 1 without a sample · 1 waiting");
+    expect(formatStatus(status)).toContain("judging     2 judged · 1 without a sample (stale 1) · 1 waiting");
     expect(status.errors[0]).toMatchObject({ source: "judge", message: "vote 2 timed out" });
     bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0" });
     expect(tracker.snapshot().samples).toMatchObject({ delivered: 0, acknowledged: 2 });
