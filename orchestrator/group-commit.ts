@@ -34,11 +34,15 @@ export class GroupCommit<Value, Result> {
     while (this.flushing) await this.flushing;
   }
 
+  private waitBeforeWrite(): number {
+    return this.lastWriteAt + (this.options.minIntervalMs ?? 0) - performance.now();
+  }
+
   private async flush(): Promise<void> {
     try {
       while (this.pending.length > 0) {
-        const wait = this.lastWriteAt + (this.options.minIntervalMs ?? 0) - performance.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        // (a loop: a timer may fire up to a millisecond early by performance.now(), timers keeping whole milliseconds)
+        for (let wait = this.waitBeforeWrite(); wait > 0; wait = this.waitBeforeWrite()) await new Promise((resolve) => setTimeout(resolve, wait));
         this.lastWriteAt = performance.now();
         const group = this.pending;
         this.pending = [];
