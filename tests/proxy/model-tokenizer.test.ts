@@ -10,7 +10,8 @@ import { runInNewContext } from "node:vm";
 import { TokenizerLoader } from "@lenml/tokenizers";
 import { describe, expect, it } from "vitest";
 import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
-import { ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
+import { INLINE_ENCODE_CHARS } from "../../orchestrator/capture/prompt-builder.ts";
+import { lineChunks, ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
 
 const TEXTS = [
   "Hello world",
@@ -105,5 +106,63 @@ describe("loadTokenizerFiles", () => {
     await expect(loadTokenizerFiles(folder)).rejects.toMatchObject({ code: "TEMPLATE_ERROR", path: path.join(folder, "tokenizer_config.json") });
     await writeFile(path.join(folder, "tokenizer_config.json"), "{ not json");
     await expect(loadTokenizerFiles(folder)).rejects.toThrow(`tokenizer_config.json at ${path.join(folder, "tokenizer_config.json")} is not valid JSON`);
+  });
+});
+
+describe("long segments cut at line starts", () => {
+  const LINES = [
+    "function f(x) {", "  return x + 1;", "}", "// a comment", "# heading", "- item one", "* item two", "<div class=\"a\">", "'s and 'll at the start",
+    "Plain prose line with words and numbers 12345.", "\tindented with a tab", "    four spaces", "", " ", "日本語の行", "\u0301combining mark first",
+    "émigré café", "🙂 emoji first", "x\r", "\"quoted\"", "{\"json\": [1, 2, 3]}", "   ", "end.", "...", "'", "\u00a0nbsp first",
+  ];
+  function document(seed: number, lines: number): string {
+    let state = seed >>> 0;
+    const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const out: string[] = [];
+    for (let index = 0; index < lines; index++) out.push(LINES[Math.floor(next() * LINES.length)]! + (next() < 0.1 ? "\n" : ""));
+    return out.join(next() < 0.5 ? "\n" : "\r\n");
+  }
+
+  it("gives the untouched library's ids for long multi-line texts, which it does cut", async () => {
+    const files = await loadTokenizerFiles("builtin:qwen3");
+    const untouched = TokenizerLoader.fromPreTrained({ tokenizerJSON: structuredClone(files.tokenizerJson), tokenizerConfig: structuredClone(files.tokenizerConfig) }) as unknown as { encode(text: string, options: { add_special_tokens: boolean }): number[] };
+    const tokenizer = new ModelTokenizer(files, 0);
+    let cut = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const text = document(seed, 150 + seed * 7);
+      cut += lineChunks(text).length - 1;
+      expect(tokenizer.encode(text), `seed ${seed}`).toEqual(untouched.encode(text, { add_special_tokens: false }));
+      const framed = `<|im_start|>user\n<tool_response>\n${text}\n</tool_response><|im_end|>\n`;
+      expect(tokenizer.encode(framed), `seed ${seed}, framed`).toEqual(untouched.encode(framed, { add_special_tokens: false }));
+    }
+    expect(cut).toBeGreaterThan(100);
+  });
+
+  it("encodes again only the chunks around a changed line when a long text comes back edited", async () => {
+    const files = await loadTokenizerFiles("builtin:qwen3");
+    const tokenizer = new ModelTokenizer(files);
+    const inner = (tokenizer as unknown as { inner: { encode(text: string, options: object): number[] } }).inner;
+    let encodedChars = 0;
+    const original = inner.encode.bind(inner);
+    inner.encode = (text, options) => ((encodedChars += text.length), original(text, options));
+    const lines = Array.from({ length: 600 }, (_, index) => `line ${index}: ${index % 3 === 0 ? "  indented code();" : "some text of the file"}`);
+    const file = (edited: string[]) => `<|im_start|>user\n<tool_response>\n${edited.join("\n")}\n</tool_response><|im_end|>\n`;
+    const before = file(lines);
+    tokenizer.encode(before);
+    expect(encodedChars).toBeGreaterThan(before.length - 100);
+    const changed = [...lines];
+    changed[300] = "line 300: this line was edited by the agent";
+    encodedChars = 0;
+    const after = file(changed);
+    // what is not cached fits the proxy's inline budget: the prompt is built on the event loop, no worker round trip
+    expect("ids" in tokenizer.encodeWithin(after, INLINE_ENCODE_CHARS)).toBe(true);
+    const untouched = TokenizerLoader.fromPreTrained({ tokenizerJSON: structuredClone(files.tokenizerJson), tokenizerConfig: structuredClone(files.tokenizerConfig) }) as unknown as { encode(text: string, options: { add_special_tokens: boolean }): number[] };
+    expect(tokenizer.encode(after)).toEqual(untouched.encode(after, { add_special_tokens: false }));
+    expect(encodedChars).toBeLessThan(2000); // of a 17 KB text
+    // and the long segment is cached whole too: next time one lookup, and one JSON part for the engine request
+    const segments = (tokenizer as unknown as { segments: { has(text: string): boolean } }).segments;
+    expect(segments.has(`\n${changed.join("\n")}\n`)).toBe(true);
+    const encoded = tokenizer.encodeWithin(after, 0);
+    expect("idsJsonParts" in encoded && encoded.idsJsonParts).toHaveLength(7); // <|im_start|> "user\n" <tool_response> the file </tool_response> <|im_end|> "\n"
   });
 });
