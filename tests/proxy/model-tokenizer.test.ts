@@ -10,7 +10,10 @@ import { runInNewContext } from "node:vm";
 import { TokenizerLoader } from "@lenml/tokenizers";
 import { describe, expect, it } from "vitest";
 import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
-import { INLINE_ENCODE_CHARS } from "../../orchestrator/capture/prompt-builder.ts";
+import { chatRequestSchema } from "../../contracts/chat.ts";
+import { INLINE_ENCODE_CHARS, templateKwargs } from "../../orchestrator/capture/prompt-builder.ts";
+import { ChatTemplate } from "../../orchestrator/tokenizer/chat-template.ts";
+import { openclawFixture } from "./fixtures.ts";
 import { lineChunks, ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
 
 const TEXTS = [
@@ -136,6 +139,20 @@ describe("long segments cut at line starts", () => {
       expect(tokenizer.encode(framed), `seed ${seed}, framed`).toEqual(untouched.encode(framed, { add_special_tokens: false }));
     }
     expect(cut).toBeGreaterThan(100);
+  });
+
+  it("gives the untouched library's ids for the recorded stock OpenClaw prompts (a 40 KB system prompt, cut)", async () => {
+    const files = await loadTokenizerFiles("builtin:qwen3");
+    const untouched = TokenizerLoader.fromPreTrained({ tokenizerJSON: structuredClone(files.tokenizerJson), tokenizerConfig: structuredClone(files.tokenizerConfig) }) as unknown as { encode(text: string, options: { add_special_tokens: boolean }): number[] };
+    const tokenizer = new ModelTokenizer(files);
+    const template = new ChatTemplate(files);
+    for (const name of ["main-turn-1", "main-turn-2", "tool-turn-1", "tool-turn-2"] as const) {
+      const request = chatRequestSchema.parse(openclawFixture(name).body);
+      const prompt = template.render(request.messages, { tools: request.tools ?? null, addGenerationPrompt: true, extra: templateKwargs(request) });
+      const system = prompt.slice("<|im_start|>system".length, prompt.indexOf("<|im_end|>"));
+      expect(lineChunks(system).length, name).toBeGreaterThan(10);
+      expect(tokenizer.encode(prompt), name).toEqual(untouched.encode(prompt, { add_special_tokens: false }));
+    }
   });
 
   it("encodes again only the chunks around a changed line when a long text comes back edited", async () => {
