@@ -63,6 +63,11 @@ export class ModelTokenizer {
   private readonly inner: LenmlTokenizer;
   private readonly splitter: RegExp | null;
   private readonly segments: LruCache<string, readonly number[]>;
+  /**
+   * Segments that are cut into line chunks (longer than LINE_CUT_CHARS), cached whole apart from `segments`, where
+   * their chunks are: many long tool results, at dozens of chunks each, then never push the 48 KB system prompt out.
+   */
+  private readonly longSegments: LruCache<string, readonly number[]>;
   private readonly idToAdded: Map<number, string>;
   private readonly tokenTexts = new Map<number, string>();
   /**
@@ -99,6 +104,7 @@ export class ModelTokenizer {
     const sorted = [...this.addedTokens.keys()].sort((a, b) => b.length - a.length);
     this.splitter = sorted.length > 0 ? new RegExp(`(${sorted.map(escapeRegExp).join("|")})`) : null;
     this.segments = new LruCache(cacheSegments);
+    this.longSegments = new LruCache(Math.min(cacheSegments, LONG_SEGMENTS_KEPT));
     this.prefixReusable = this.splitter !== null && sorted.every((token) => sorted.every((other) => other === token || !token.includes(other)));
     this.cutsLines = splitsAtNewlineRuns(files.tokenizerJson);
   }
@@ -144,9 +150,9 @@ export class ModelTokenizer {
     const missing: string[] = [];
     let missingChars = 0;
     for (const piece of pieces) {
-      if (piece.length === 0 || this.addedTokens.has(piece) || this.segments.has(piece)) continue;
+      if (piece.length === 0 || this.addedTokens.has(piece) || this.cacheOf(piece).has(piece)) continue;
       for (const chunk of this.chunksOf(piece)) {
-        if (chunk !== piece && this.segments.has(chunk)) continue;
+        if (chunk !== piece && this.cacheOf(chunk).has(chunk)) continue;
         missing.push(chunk);
         missingChars += chunk.length;
       }
@@ -200,9 +206,14 @@ export class ModelTokenizer {
     return this.cutsLines && segment.length > LINE_CUT_CHARS ? lineChunks(segment) : [segment];
   }
 
+  /** Where a segment's ids are cached: longSegments for one that is cut into line chunks, else segments. */
+  private cacheOf(segment: string): LruCache<string, readonly number[]> {
+    return this.cutsLines && segment.length > LINE_CUT_CHARS ? this.longSegments : this.segments;
+  }
+
   /** Caches segment ids encoded elsewhere (by a ModelTokenizer of the same files: encode(segment) for a plain segment). */
   learnSegments(segments: readonly string[], ids: readonly (readonly number[])[]): void {
-    segments.forEach((segment, index) => this.segments.set(ownCopy(segment), ids[index]!));
+    segments.forEach((segment, index) => this.cacheOf(segment).set(ownCopy(segment), ids[index]!));
   }
 
   decode(ids: readonly number[] | Int32Array, options: { skipSpecialTokens?: boolean } = {}): string {
@@ -233,7 +244,7 @@ export class ModelTokenizer {
   }
 
   get cachedSegments(): number {
-    return this.segments.size;
+    return this.segments.size + this.longSegments.size;
   }
 
   private addedJson(id: number): string {
@@ -256,7 +267,8 @@ export class ModelTokenizer {
    * as well: a segment that comes back unchanged (the 48 KB system prompt) is one lookup and one JSON part.
    */
   private encodeSegment(segment: string): readonly number[] {
-    const cached = this.segments.get(segment);
+    const cache = this.cacheOf(segment);
+    const cached = cache.get(segment);
     if (cached) return cached;
     const chunks = this.chunksOf(segment);
     let ids: number[];
@@ -265,7 +277,7 @@ export class ModelTokenizer {
       ids = [];
       for (const chunk of chunks) for (const id of this.encodeSegment(chunk)) ids.push(id);
     }
-    this.segments.set(ownCopy(segment), ids);
+    cache.set(ownCopy(segment), ids);
     return ids;
   }
 }
@@ -352,6 +364,8 @@ function speedUpWordCache(tokenizer: LenmlTokenizer): void {
   };
 }
 
+/** Long segments (cut into line chunks) kept whole, apart from the other segments and chunks. */
+const LONG_SEGMENTS_KEPT = 256;
 /** Plain segments longer than this are cut at line starts; shorter ones stay whole. */
 export const LINE_CUT_CHARS = 2048;
 /** The shortest chunk lineChunks makes (but the last). */

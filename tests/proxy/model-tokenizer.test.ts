@@ -177,9 +177,24 @@ describe("long segments cut at line starts", () => {
     expect(tokenizer.encode(after)).toEqual(untouched.encode(after, { add_special_tokens: false }));
     expect(encodedChars).toBeLessThan(2000); // of a 17 KB text
     // and the long segment is cached whole too: next time one lookup, and one JSON part for the engine request
-    const segments = (tokenizer as unknown as { segments: { has(text: string): boolean } }).segments;
-    expect(segments.has(`\n${changed.join("\n")}\n`)).toBe(true);
+    const longSegments = (tokenizer as unknown as { longSegments: { has(text: string): boolean } }).longSegments;
+    expect(longSegments.has(`\n${changed.join("\n")}\n`)).toBe(true);
     const encoded = tokenizer.encodeWithin(after, 0);
     expect("idsJsonParts" in encoded && encoded.idsJsonParts).toHaveLength(7); // <|im_start|> "user\n" <tool_response> the file </tool_response> <|im_end|> "\n"
+  });
+
+  it("keeps a long segment whole while many long texts' chunks go through the segment cache", async () => {
+    const files = await loadTokenizerFiles("builtin:qwen3");
+    const tokenizer = new ModelTokenizer(files, 64); // 64 segments and chunks; long segments kept apart
+    const inner = (tokenizer as unknown as { inner: { encode(text: string, options: object): number[] } }).inner;
+    let calls = 0;
+    const original = inner.encode.bind(inner);
+    inner.encode = (text, options) => (calls++, original(text, options));
+    const system = `<|im_start|>system\n${Array.from({ length: 400 }, (_, index) => `Rule ${index}: follow the policy.`).join("\n")}<|im_end|>\n`;
+    tokenizer.encode(system);
+    for (let file = 0; file < 20; file++) tokenizer.encode(`<|im_start|>user\n${Array.from({ length: 120 }, (_, index) => `file ${file} line ${index}: some content`).join("\n")}<|im_end|>\n`);
+    calls = 0;
+    tokenizer.encode(system);
+    expect(calls).toBe(0);
   });
 });
