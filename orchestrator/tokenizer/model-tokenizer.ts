@@ -1,6 +1,6 @@
 // A model's tokenizer (tokenizer.json through @lenml/tokenizers) with a segment cache: text is split at
-// added tokens (which BPE never merges across), each plain segment is encoded once and reused, so a turn
-// costs what its new messages cost. Owns encode/decode; knows nothing of chat templates.
+// added tokens (which BPE never merges across), each plain segment (a long one from line chunks) is encoded once
+// and reused, so a turn costs what its new messages cost. Owns encode/decode; knows nothing of chat templates.
 import { TokenizerLoader } from "@lenml/tokenizers";
 import type { TokenizerFiles } from "./model-files.ts";
 
