@@ -4,6 +4,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { generateResponseSchema, type GenerateRequest, type GenerateResponse } from "../../contracts/sglang.ts";
+import { CallSignal } from "../call-signal.ts";
 import { eventData, parseStreamChunk, type StreamChecks } from "./stream-chunk.ts";
 
 /** An engine answer with an HTTP (or mid-stream error) status: 499 = the request was aborted (pause for a weight update). */
@@ -208,43 +209,6 @@ export class SglangClient {
     } finally {
       call.dispose();
     }
-  }
-}
-
-/**
- * One engine call's abort signal: aborted when its timer fires (reason `timedOut()`) or when the caller's signal
- * aborts (reason `callerAborted(its reason)`). One controller and plain listeners: AbortSignal.timeout and
- * AbortSignal.any cost tens of µs a call. dispose() clears the timer and the listener.
- */
-class CallSignal {
-  private readonly controller = new AbortController();
-  private readonly timer: NodeJS.Timeout;
-  private readonly onCallerAbort: () => void;
-
-  constructor(
-    timeoutMs: number,
-    timedOut: () => Error,
-    private readonly caller: AbortSignal | undefined,
-    callerAborted: (reason: unknown) => unknown,
-  ) {
-    this.timer = setTimeout(() => this.controller.abort(timedOut()), timeoutMs);
-    this.onCallerAbort = () => this.controller.abort(callerAborted(caller?.reason));
-    if (caller?.aborted) this.onCallerAbort();
-    else caller?.addEventListener("abort", this.onCallerAbort, { once: true });
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  /** Starts the timer again (a stream's idle timeout, after each chunk). */
-  refresh(): void {
-    this.timer.refresh();
-  }
-
-  dispose(): void {
-    clearTimeout(this.timer);
-    this.caller?.removeEventListener("abort", this.onCallerAbort);
   }
 }
 

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ChatRequest } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { TURN_RECORD_VERSION, type CapturedTurn, type FinishReason } from "../../contracts/turn.ts";
+import { CallSignal } from "../call-signal.ts";
 import { Generation } from "../capture/generation.ts";
 import { OpenAiLogprobs, type OpenAiLogprob } from "../capture/openai-logprobs.ts";
 import { OutputParser } from "../capture/output-parser.ts";
@@ -46,26 +47,23 @@ class ClientGone extends OpenclawRlError {
 }
 
 /**
- * Aborted when the client goes away, at proxy.request_timeout_s, or when the proxy shuts down. One controller with
- * plain listeners (AbortSignal.timeout + AbortSignal.any cost tens of µs a request), released when the response closes.
+ * Aborted when the client goes away, at proxy.request_timeout_s, or when the proxy shuts down (a CallSignal),
+ * released when the response closes.
  */
 export function requestSignal(context: ProxyContext, response: ServerResponse): AbortSignal {
-  const controller = new AbortController();
-  const abort = (reason: unknown): void => {
-    if (!controller.signal.aborted) controller.abort(reason);
-  };
-  const onShutdown = (): void => abort(context.shutdown.reason);
-  if (context.shutdown.aborted) onShutdown();
-  else context.shutdown.addEventListener("abort", onShutdown, { once: true });
   const timeoutS = context.deps.recipe.proxy.request_timeout_s;
-  const timer = setTimeout(() => abort(new OpenclawRlError("TIMEOUT", `the request took longer than proxy.request_timeout_s (${timeoutS} s)`, { path: "proxy.request_timeout_s", retryable: true })), timeoutS * 1000);
-  timer.unref();
+  const call = new CallSignal(
+    timeoutS * 1000,
+    () => new OpenclawRlError("TIMEOUT", `the request took longer than proxy.request_timeout_s (${timeoutS} s)`, { path: "proxy.request_timeout_s", retryable: true }),
+    context.shutdown,
+    (reason) => reason,
+  );
+  call.unref();
   response.once("close", () => {
-    clearTimeout(timer);
-    context.shutdown.removeEventListener("abort", onShutdown);
-    if (!response.writableFinished) abort(new ClientGone());
+    call.dispose();
+    if (!response.writableFinished) call.abort(new ClientGone());
   });
-  return controller.signal;
+  return call.signal;
 }
 
 /** `raw` is the request body the chat request was parsed from; it is handed to a prompt worker (not used after). */
