@@ -58,9 +58,7 @@ export class PromptBuilder {
     const text = this.template.render(messages, { tools: tools ? [...tools] : null, addGenerationPrompt: true, extra });
     let encoded = this.tokenizer.encodeWithin(text, this.pool ? INLINE_ENCODE_CHARS : Infinity, routeKey);
     if ("missing" in encoded) {
-      const missing = encoded.missing;
-      const ids = await this.inPool(() => this.pool!.encodeSegments(routeKey, missing));
-      if (ids) this.tokenizer.learnSegments(missing, ids);
+      await this.learnInPool(encoded.missing, routeKey);
       encoded = this.tokenizer.encodeWithin(text, Infinity, routeKey) as { ids: Int32Array; idsJsonParts: readonly string[] }; // (encodes here if the worker failed)
     }
     return { ids: encoded.ids, idsJsonParts: encoded.idsJsonParts, startsInReasoning: endsInsideReasoning(text) };
@@ -88,13 +86,17 @@ export class PromptBuilder {
     const encoded = this.tokenizer.encodeWithin(text, 0);
     if (!("missing" in encoded)) return Promise.resolve([]);
     const missing = encoded.missing;
-    return this.inPool(() => this.pool!.encodeSegments(routeKey, missing))
-      .then((ids) => {
-        if (!ids) return [];
-        this.tokenizer.learnSegments(missing, ids);
-        return missing;
-      })
-      .catch(() => []);
+    return this.learnInPool(missing, routeKey).then(
+      (learned) => (learned ? missing : []),
+      () => [],
+    );
+  }
+
+  /** Has a prompt worker encode `segments` and learns them into this thread's cache; false when no worker did. */
+  private async learnInPool(segments: string[], routeKey: string): Promise<boolean> {
+    const ids = await this.inPool(() => this.pool!.encodeSegments(routeKey, segments));
+    if (ids) this.tokenizer.learnSegments(segments, ids);
+    return ids !== null;
   }
 
   /** Same ids as ModelTokenizer.encode(text). */
