@@ -202,7 +202,8 @@ function firstLine(child: ResultPromise): Promise<Record<string, number>> {
       const line = buffer.split("\n").find((entry) => entry.startsWith("{"));
       if (line) resolve(JSON.parse(line) as Record<string, number>);
     });
-    child.catch(reject);
+    // (children run with reject: false: one that exits before printing its port resolves, with its stderr)
+    void child.then((result) => reject(new Error(`a bench process exited before it printed its port: ${String(result.stderr ?? "").trim().slice(-2000) || `exit code ${result.exitCode}`}`)), reject);
   });
 }
 
