@@ -2,9 +2,17 @@
 // Only what openclaw-rl reads is typed strictly; unknown request fields pass through untouched.
 import { z } from "zod";
 
-export const textPartSchema = z.object({ type: z.literal("text"), text: z.string() }).passthrough();
-export const imagePartSchema = z.object({ type: z.literal("image_url"), image_url: z.unknown() }).passthrough();
-export const contentPartSchema = z.union([textPartSchema, imagePartSchema]);
+/**
+ * A typed content part: `{type: "text", text}`, or any other type (image_url, input_audio, file, refusal, …), which
+ * passthrough mode hands to the engine as it is and tokens mode, rendering the prompt as text, refuses by name.
+ */
+export const contentPartSchema = z
+  .object({ type: z.string() })
+  .passthrough()
+  .superRefine((part, context) => {
+    if (part.type === "text" && typeof part.text !== "string") context.addIssue({ code: "custom", path: ["text"], message: "a text part needs its text as a string" });
+  });
+export type ContentPart = z.infer<typeof contentPartSchema>;
 
 export const toolCallSchema = z
   .object({
@@ -46,20 +54,38 @@ export const chatRequestSchema = z
   .object({
     model: z.string().optional(),
     messages: z.array(chatMessageSchema).min(1, "messages must hold at least one message"),
-    stream: z.boolean().optional(),
+    stream: z.boolean().nullable().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
     tools: z.array(toolSchema).nullable().optional(),
-    tool_choice: z.unknown().optional(),
+    tool_choice: z
+      .union([z.enum(["none", "auto", "required"]), z.object({ type: z.literal("function"), function: z.object({ name: z.string() }).passthrough() }).passthrough()], {
+        error: 'expected "none", "auto", "required" or {"type": "function", "function": {"name": …}}',
+      })
+      .nullable()
+      .optional(),
+    response_format: z
+      .object({ type: z.enum(["text", "json_object", "json_schema"]), json_schema: z.object({ name: z.string() }).passthrough().optional() })
+      .passthrough()
+      .nullable()
+      .optional(),
     temperature: z.number().min(0).max(2).nullable().optional(),
     top_p: z.number().gt(0).max(1).nullable().optional(),
-    top_k: z.number().int().nullable().optional(),
+    top_k: z
+      .number()
+      .int()
+      .refine((value) => value === -1 || value >= 1, "top_k must be -1 (no limit) or at least 1")
+      .nullable()
+      .optional(),
+    min_p: z.number().min(0).max(1).nullable().optional(),
+    repetition_penalty: z.number().gt(0).max(2).nullable().optional(),
+    min_tokens: z.number().int().min(0).nullable().optional(),
     max_tokens: z.number().int().positive().nullable().optional(),
     max_completion_tokens: z.number().int().positive().nullable().optional(),
     stop: z.union([z.string(), z.array(z.string())]).nullable().optional(),
     n: z.number().int().nullable().optional(),
     seed: z.number().int().nullable().optional(),
-    presence_penalty: z.number().nullable().optional(),
-    frequency_penalty: z.number().nullable().optional(),
+    presence_penalty: z.number().min(-2).max(2).nullable().optional(),
+    frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
     logprobs: z.boolean().nullable().optional(),
     top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
     session_id: z.string().optional(),

@@ -45,7 +45,7 @@ export async function loadStandinModelFiles(source: string): Promise<{ tokenizer
 
 function templateMessage(message: ChatMessage): Record<string, unknown> {
   const content = message.content;
-  const text = typeof content === "string" ? content : Array.isArray(content) ? content.map((part) => (part.type === "text" ? (part as { text: string }).text : "")).join("") : "";
+  const text = typeof content === "string" ? content : Array.isArray(content) ? content.map((part) => (part.type === "text" ? (part.text as string) : "")).join("") : "";
   const out: Record<string, unknown> = { ...message, role: message.role === "developer" ? "system" : message.role, content: text };
   if (message.role === "assistant" && message.tool_calls) {
     out.tool_calls = message.tool_calls.map((call) => ({ ...call, function: { name: call.function.name, arguments: parseJson(call.function.arguments) } }));

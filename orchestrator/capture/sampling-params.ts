@@ -34,9 +34,9 @@ export function mapSampling(request: ChatRequest, recipe: Recipe, promptLength: 
   if (request.seed !== undefined && request.seed !== null) params.sampling_seed = request.seed;
   if (request.presence_penalty !== undefined && request.presence_penalty !== null) params.presence_penalty = request.presence_penalty;
   if (request.frequency_penalty !== undefined && request.frequency_penalty !== null) params.frequency_penalty = request.frequency_penalty;
-  const extra = request as Record<string, unknown>;
-  for (const key of ["min_p", "repetition_penalty", "min_tokens"] as const) {
-    if (typeof extra[key] === "number") params[key] = extra[key];
-  }
+  if (request.min_p !== undefined && request.min_p !== null) params.min_p = request.min_p;
+  if (request.repetition_penalty !== undefined && request.repetition_penalty !== null) params.repetition_penalty = request.repetition_penalty;
+  // (vLLM's name for it; SGLang refuses min_new_tokens above max_new_tokens, which can be lower than asked)
+  if (request.min_tokens !== undefined && request.min_tokens !== null && request.min_tokens > 0) params.min_new_tokens = Math.min(request.min_tokens, maxNewTokens);
   return { params, maxNewTokens, stop };
 }

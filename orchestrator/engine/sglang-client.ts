@@ -238,13 +238,16 @@ function drain(response: IncomingMessage): void {
   response.resume();
 }
 
-function engineMessage(text: string): string {
+/** The message of an engine's error body (OpenAI's `{error: {message}}`, FastAPI's `{detail}`, SGLang's `{message}`), else its start. */
+export function engineMessage(text: string): string {
   try {
-    const body = JSON.parse(text) as { error?: { message?: string }; detail?: string; message?: string };
-    return body.error?.message ?? body.detail ?? body.message ?? text.slice(0, 300);
+    const body = JSON.parse(text) as { error?: { message?: unknown }; detail?: unknown; message?: unknown };
+    const message = body.error?.message ?? body.detail ?? body.message;
+    if (message !== undefined && message !== null) return typeof message === "string" ? message : JSON.stringify(message).slice(0, 300);
   } catch {
-    return text.slice(0, 300) || "(empty body)";
+    // not JSON: the text itself
   }
+  return text.slice(0, 300) || "(empty body)";
 }
 
 /**

@@ -14,7 +14,7 @@ import { mapSampling } from "../capture/sampling-params.ts";
 import { TokenTextStream } from "../capture/token-text-stream.ts";
 import { stableHistory } from "../sessions/message-digest.ts";
 import { decideTurn, type Decision } from "../sessions/turn-decision.ts";
-import { openAiError, sendError, sendJson, toOpenAiError } from "./openai-errors.ts";
+import { openAiError, sendError, sendJson, toOpenAiError, type OpenAiError } from "./openai-errors.ts";
 import { noteWeightVersion, type ProxyContext } from "./proxy-context.ts";
 import { ChunkWriter } from "./sse-writer.ts";
 
@@ -66,10 +66,38 @@ export function requestSignal(context: ProxyContext, response: ServerResponse): 
   return call.signal;
 }
 
+/**
+ * What a valid request asks that tokens mode cannot do, as a 400 naming it (else null): content parts other than text
+ * (the prompt is rendered and tokenized as text), a forced tool call (`tool_choice` "required" or a named function)
+ * and JSON output (`response_format` json_object / json_schema), which both need constrained decoding. Passthrough
+ * mode hands all of these to the engine's own chat endpoint.
+ */
+export function unsupportedInTokensMode(body: ChatRequest): OpenAiError | null {
+  const refuse = (param: string, message: string, code: string): OpenAiError =>
+    openAiError(400, `${param}: ${message} (proxy.mode tokens; proxy.mode passthrough hands it to the engine's own chat endpoint)`, { param, code });
+  for (const [index, message] of body.messages.entries()) {
+    if (!Array.isArray(message.content)) continue;
+    for (const [position, part] of message.content.entries()) {
+      if (part.type !== "text") return refuse(`messages.${index}.content.${position}`, `${JSON.stringify(part.type)} parts are not supported: the prompt is rendered as text`, "unsupported_content");
+    }
+  }
+  const choice = body.tool_choice;
+  if (choice === "required" || (typeof choice === "object" && choice !== null)) {
+    return refuse("tool_choice", `${choice === "required" ? '"required"' : "a named function"} is not supported: the proxy does not force a tool call; send "auto" and the model calls tools when it decides to`, "unsupported_tool_choice");
+  }
+  const format = body.response_format?.type;
+  if (format === "json_object" || format === "json_schema") {
+    return refuse("response_format", `${JSON.stringify(format)} is not supported: the proxy does not constrain output to JSON; ask for JSON in the prompt`, "unsupported_response_format");
+  }
+  return null;
+}
+
 /** `raw` is the request body the chat request was parsed from; it is handed to a prompt worker (not used after). */
 export async function serveTokensTurn(context: ProxyContext, request: IncomingMessage, response: ServerResponse, body: ChatRequest, raw: Buffer | null): Promise<void> {
   const { deps } = context;
   const recipe = deps.recipe;
+  const unsupported = unsupportedInTokensMode(body);
+  if (unsupported) return sendError(response, unsupported);
   const prepared = prepareTurn(context, body, request.headers);
   const { decision } = prepared;
   const parseTools = recipe.model.tool_call_parser === "qwen25" && (body.tools?.length ?? 0) > 0 && body.tool_choice !== "none";
@@ -164,7 +192,8 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
     const error = failure ? toOpenAiError(failure) : openAiError(502, "the policy engine aborted the generation and it could not be continued", { code: "engine_aborted" });
     // (a client that left is no error: its turn-end event already says "abort")
     if (!(failure instanceof ClientGone)) deps.bus.emit({ type: "error", source: "proxy", code: error.code ?? "engine_error", message: error.message });
-    if (writer) writer.fail(error);
+    // (a stream the engine never accepted has sent nothing yet: it gets the HTTP status, 503 + Retry-After included)
+    if (writer?.isStarted) writer.fail(error);
     else sendError(response, error);
     return;
   }

@@ -27,6 +27,8 @@ export function toOpenAiError(error: unknown): OpenAiError {
   if (error instanceof EngineStatusError && error.status === 503) {
     return openAiError(503, `the policy engine is unavailable: ${error.message}`, { type: "server_error", code: "engine_unavailable", retryAfterS: 5 });
   }
+  // the engine refused the request as invalid (a sampling value it checks and the proxy does not): the client's to fix
+  if (error instanceof EngineStatusError && error.status === 400) return openAiError(400, `the policy engine refused the request: ${error.message}`, { code: "engine_rejected" });
   if (isOpenclawRlError(error)) {
     switch (error.code) {
       case "BAD_REQUEST":
@@ -62,8 +64,8 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   response.end(text);
 }
 
-export function sendError(response: ServerResponse, error: OpenAiError): void {
-  const headers: Record<string, string> = {};
+export function sendError(response: ServerResponse, error: OpenAiError, extraHeaders: Record<string, string> = {}): void {
+  const headers: Record<string, string> = { ...extraHeaders };
   if (error.retryAfterS !== undefined) headers["retry-after"] = String(Math.max(1, Math.ceil(error.retryAfterS)));
   if (error.status === 401) headers["www-authenticate"] = "Bearer";
   sendJson(response, error.status, errorBody(error), headers);

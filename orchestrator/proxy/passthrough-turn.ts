@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AssistantMessage, ChatRequest, ToolCall } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { CapturedTurn, FinishReason } from "../../contracts/turn.ts";
+import { engineMessage } from "../engine/sglang-client.ts";
 import { openAiError, sendError } from "./openai-errors.ts";
 import { beginTurn, emitTurnEnd, finishTurn, prepareTurn, requestSignal, turnOrigin } from "./chat-turn.ts";
 import { noteWeightVersion, type ProxyContext } from "./proxy-context.ts";
@@ -42,8 +43,14 @@ export async function servePassthroughTurn(context: ProxyContext, request: Incom
   }
   if (!upstream.ok) {
     const text = await upstream.text().catch(() => "");
+    // an invalid request (SGLang checks sampling values and content the proxy hands on) is the client's to fix
+    if (upstream.status === 400 || upstream.status === 422) {
+      return sendError(response, openAiError(400, `the policy engine refused the request: ${engineMessage(text)}`, { code: "engine_rejected" }));
+    }
     return sendError(response, openAiError(502, `the policy engine answered ${upstream.status}: ${text.slice(0, 300)}`, { code: "engine_error" }));
   }
+  // the proxy asks for log-probs to capture the turn; a client that did not ask gets none
+  const relay = body.logprobs === true ? (event: string) => event : withoutLogprobs;
 
   const turn = beginTurn(context, decision, body.messages);
   const collected: Collected = { content: "", reasoning: null, toolCalls: [], logProbs: [], finish: null, weightVersion: null };
@@ -56,22 +63,22 @@ export async function servePassthroughTurn(context: ProxyContext, request: Incom
       let buffer = "";
       for await (const chunk of upstream.body as unknown as AsyncIterable<Uint8Array>) {
         firstTokenAt ??= Date.now();
-        response.write(chunk);
         buffer += decoder.decode(chunk, { stream: true });
         let boundary: number;
         while ((boundary = buffer.indexOf("\n\n")) >= 0) {
           const event = buffer.slice(0, boundary).replace(/^data:\s*/, "");
           buffer = buffer.slice(boundary + 2);
           if (event !== "[DONE]" && event.length > 0) collectChunk(collected, event);
+          response.write(event.length > 0 && event !== "[DONE]" ? `data: ${relay(event)}\n\n` : `data: ${event}\n\n`);
         }
       }
-      response.end();
+      response.end(buffer.length > 0 ? buffer : undefined);
     } else {
       const text = await upstream.text();
       firstTokenAt = Date.now();
       collectWhole(collected, text);
       response.writeHead(200, { "content-type": "application/json", "x-session-id": decision.sessionId });
-      response.end(text);
+      response.end(relay(text));
     }
   } catch (error) {
     failed = true;
@@ -123,6 +130,19 @@ async function approximateTurn(
     firstTokenAt,
     endedAt: Date.now(),
   };
+}
+
+/** A chat completion or chunk (JSON) with each choice's logprobs set to null; text that is not JSON as it is. */
+function withoutLogprobs(json: string): string {
+  let value: { choices?: { logprobs?: unknown }[] };
+  try {
+    value = JSON.parse(json) as typeof value;
+  } catch {
+    return json;
+  }
+  if (!Array.isArray(value.choices) || !value.choices.some((choice) => choice.logprobs)) return json;
+  for (const choice of value.choices) if (choice && typeof choice === "object" && "logprobs" in choice) choice.logprobs = null;
+  return JSON.stringify(value);
 }
 
 interface ChoiceLike {

@@ -146,28 +146,40 @@ export function createProxy(deps: ProxyDeps): Proxy {
   };
 }
 
+/** The proxy's routes and the method each serves. */
+const ROUTES = new Map<string, "GET" | "POST">([
+  ["/healthz", "GET"],
+  ["/readyz", "GET"],
+  ["/v1/models", "GET"],
+  ["/v1/chat/completions", "POST"],
+  ["/v1/feedback", "POST"],
+]);
+
 async function route(context: ProxyContext, auth: BearerAuth, accepting: boolean, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? "/", "http://proxy");
   const path = url.pathname.replace(/\/+$/, "") || "/";
   if (!accepting) return sendError(response, openAiError(503, "the proxy is shutting down", { type: "server_error", code: "shutting_down", retryAfterS: 5 }));
-  if (path === "/healthz" && request.method === "GET") return sendJson(response, 200, { ok: true });
-  if (path === "/readyz" && request.method === "GET") {
+  const method = ROUTES.get(path);
+  if (!method) return sendError(response, openAiError(404, `no route ${request.method} ${path}`, { code: "not_found" }));
+  // HEAD wherever GET is served (Node sends the headers without the body); 405 names the method and sets Allow
+  const allowed = method === "GET" ? ["GET", "HEAD"] : [method];
+  if (!allowed.includes(request.method ?? "")) {
+    return sendError(response, openAiError(405, `use ${method} ${path}`, { code: "method_not_allowed" }), { allow: allowed.join(", ") });
+  }
+  if (path === "/healthz") return sendJson(response, 200, { ok: true });
+  if (path === "/readyz") {
     const readiness = context.deps.readiness();
     if (readiness.ready) return sendJson(response, 200, { ready: true, reason: readiness.reason });
     return sendJson(response, 503, { ready: false, reason: readiness.reason }, { "retry-after": String(Math.max(1, Math.ceil(readiness.retryAfterS))) });
   }
-  const known = ["/v1/chat/completions", "/v1/models", "/v1/feedback"];
-  if (!known.includes(path)) return sendError(response, openAiError(404, `no route ${request.method} ${path}`, { code: "not_found" }));
   const denied = auth.check(request);
   if (denied) return sendError(response, openAiError(401, denied, { code: "invalid_api_key" }));
 
   if (path === "/v1/models") {
-    if (request.method !== "GET") return sendError(response, openAiError(405, `use GET ${path}`, { code: "method_not_allowed" }));
     const recipe = context.deps.recipe;
     const ids = [recipe.model.served_name, ...recipe.proxy.utility_models.filter((id) => id !== recipe.model.served_name)];
     return sendJson(response, 200, { object: "list", data: ids.map((id) => ({ id, object: "model", created: 0, owned_by: "openclaw-rl" })) });
   }
-  if (request.method !== "POST") return sendError(response, openAiError(405, `use POST ${path}`, { code: "method_not_allowed" }));
   const raw = await readBody(request, context.deps.recipe.proxy.max_body_bytes);
   if (isOpenAiError(raw)) return sendError(response, raw);
   const json = parseJson(raw);

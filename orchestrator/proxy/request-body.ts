@@ -1,6 +1,7 @@
 // Reads a request body with a size limit (413 past it) and parses the chat request with zod (400 naming the
 // problem). Ignores sessions and generation.
 import type { IncomingMessage } from "node:http";
+import type { z } from "zod";
 import { chatRequestSchema, type ChatRequest } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { openAiError, type OpenAiError } from "./openai-errors.ts";
@@ -53,17 +54,45 @@ export function parseJson(body: Buffer): unknown | OpenAiError {
 export function parseChatRequest(value: unknown): ChatRequest | OpenAiError {
   const parsed = chatRequestSchema.safeParse(value);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const param = issue.path.map(String).join(".");
-    return openAiError(400, `${param || "body"}: ${issue.message}`, { param: param || null, code: "invalid_request" });
+    const { path, message } = mostSpecific(parsed.error.issues[0]!);
+    const param = path.map(String).join(".");
+    return openAiError(400, `${param || "body"}: ${message}`, { param: param || null, code: "invalid_request" });
   }
-  if (parsed.data.n !== undefined && parsed.data.n !== null && parsed.data.n !== 1) {
-    return openAiError(400, `n: only n = 1 is supported (got ${parsed.data.n})`, { param: "n", code: "unsupported_n" });
+  const body = parsed.data;
+  const invalid = (param: string, message: string, code = "invalid_request"): OpenAiError => openAiError(400, `${param}: ${message}`, { param, code });
+  if (body.n !== undefined && body.n !== null && body.n !== 1) return invalid("n", `only n = 1 is supported (got ${body.n})`, "unsupported_n");
+  if ((body.top_logprobs ?? 0) > 0 && body.logprobs !== true) return invalid("top_logprobs", "set logprobs to true to use top_logprobs");
+  const choice = body.tool_choice;
+  const toolNames = (body.tools ?? []).map((tool) => tool.function.name);
+  if ((choice === "required" || typeof choice === "object") && choice !== null && toolNames.length === 0) {
+    return invalid("tool_choice", `${typeof choice === "object" ? "a named function" : '"required"'} needs tools, and the request has none`);
   }
-  if ((parsed.data.top_logprobs ?? 0) > 0 && parsed.data.logprobs !== true) {
-    return openAiError(400, "top_logprobs: set logprobs to true to use top_logprobs", { param: "top_logprobs", code: "invalid_request" });
+  if (typeof choice === "object" && choice !== null && !toolNames.includes(choice.function.name)) {
+    return invalid("tool_choice.function.name", `no tool named ${JSON.stringify(choice.function.name)} in tools (${toolNames.map((name) => JSON.stringify(name)).join(", ")})`);
   }
-  return parsed.data;
+  if (body.response_format?.type === "json_schema" && !body.response_format.json_schema) {
+    return invalid("response_format.json_schema", 'type "json_schema" needs a json_schema object with a name');
+  }
+  const maxTokens = body.max_completion_tokens ?? body.max_tokens;
+  if (body.min_tokens && maxTokens && body.min_tokens > maxTokens) return invalid("min_tokens", `${body.min_tokens} is more than the ${maxTokens} tokens asked for at most`);
+  return body;
+}
+
+/**
+ * The issue to report: for a value that matches none of a union's shapes, the deepest issue of the shape it came
+ * closest to (`messages.0.content.1.text: expected string`) rather than zod's bare "Invalid input"; when no shape
+ * got past the value's own type, the types the union takes.
+ */
+function mostSpecific(issue: z.core.$ZodIssue): { path: PropertyKey[]; message: string } {
+  if (issue.code !== "invalid_union" || issue.errors.length === 0 || issue.message !== "Invalid input") return { path: issue.path, message: issue.message };
+  const branches = issue.errors.map((branch) => branch[0]).filter((branchIssue): branchIssue is z.core.$ZodIssue => branchIssue !== undefined);
+  const deepest = branches.reduce<z.core.$ZodIssue | null>((best, candidate) => (candidate.path.length > (best?.path.length ?? 0) ? candidate : best), null);
+  if (deepest) {
+    const inner = mostSpecific(deepest);
+    return { path: [...issue.path, ...inner.path], message: inner.message };
+  }
+  const expected = [...new Set(branches.map((branch) => (branch.code === "invalid_type" ? branch.expected : null)).filter((type) => type !== null))];
+  return { path: issue.path, message: expected.length === branches.length ? `expected ${expected.join(" or ")}` : issue.message };
 }
 
 export function isOpenAiError(value: unknown): value is OpenAiError {

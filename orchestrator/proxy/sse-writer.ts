@@ -3,6 +3,7 @@
 import type { ServerResponse } from "node:http";
 import type { OpenAiLogprob } from "../capture/openai-logprobs.ts";
 import type { OutputDelta } from "../capture/output-parser.ts";
+import { errorBody, type OpenAiError } from "./openai-errors.ts";
 
 export interface Usage {
   prompt_tokens: number;
@@ -70,11 +71,11 @@ export class ChunkWriter {
     this.response.end("data: [DONE]\n\n");
   }
 
-  /** A mid-stream failure: an error event, then [DONE] (the HTTP status is already 200). */
-  fail(error: { message: string; type: string; code: string | null }): void {
+  /** A mid-stream failure: an OpenAI error event, then [DONE] (the HTTP status is already 200). */
+  fail(error: OpenAiError): void {
     this.start();
     this.stopHeartbeat();
-    this.write({ error: { ...error, param: null } });
+    this.write(errorBody(error));
     this.response.end("data: [DONE]\n\n");
   }
 

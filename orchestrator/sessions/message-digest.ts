@@ -13,7 +13,7 @@ export function isEphemeral(message: ChatMessage): boolean {
   const content = message.content;
   if (typeof content === "string") return content.startsWith(INTERNAL_CONTEXT_MARKER);
   const first = content[0];
-  return first !== undefined && first.type === "text" && (first as { text: string }).text.trimStart().startsWith(INTERNAL_CONTEXT_MARKER);
+  return first !== undefined && first.type === "text" && String(first.text).trimStart().startsWith(INTERNAL_CONTEXT_MARKER);
 }
 
 /** The request's messages without trailing ephemeral context blocks: the history a client keeps. */

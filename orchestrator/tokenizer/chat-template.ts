@@ -19,7 +19,7 @@ export type TemplateMessage = Record<string, unknown> & { role: string; content:
 export function flattenContent(content: ChatMessage["content"]): string {
   if (content === null || content === undefined) return "";
   if (typeof content === "string") return content;
-  return content.map((part) => (part.type === "text" ? (part as { text: string }).text : "")).join("");
+  return content.map((part) => (part.type === "text" ? (part.text as string) : "")).join("");
 }
 
 export function toTemplateMessages(messages: readonly ChatMessage[]): TemplateMessage[] {

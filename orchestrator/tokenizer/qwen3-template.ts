@@ -135,6 +135,6 @@ function flatten(content: ChatMessage["content"] | undefined): string | null {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return null;
   let text = "";
-  for (const part of content) if (part.type === "text") text += (part as { text: string }).text;
+  for (const part of content) if (part.type === "text") text += (part.text as string);
   return text;
 }

@@ -6,7 +6,7 @@ import { SglangClient } from "../../orchestrator/engine/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { createProxy } from "../../orchestrator/proxy/proxy-server.ts";
 import { testRecipe } from "./fixtures.ts";
-import { postChat, qwen3, startHarness, type Harness } from "./harness.ts";
+import { postChat, qwen3, startHarness, streamChat, type Harness } from "./harness.ts";
 
 
 describe("bad input, auth and engine failures", () => {
@@ -135,6 +135,12 @@ describe("engine errors", () => {
       const chunk = await postChat(harness.url, { messages: [{ role: "user", content: "hi" }], max_tokens: 7 });
       expect(chunk.status).toBe(502);
       expect((chunk.body.error as { message: string }).message).toMatch(/CUDA out of memory/);
+      // streamed, after the engine accepted: 200 was sent, so an OpenAI error event (those four fields only), then [DONE]
+      const streamed = await streamChat(harness.url, { stream: true, messages: [{ role: "user", content: "hi" }], max_tokens: 7 });
+      expect(streamed.status).toBe(200);
+      const failure = streamed.events.find((event) => event.data !== "[DONE]" && "error" in event.data)!.data as { error: Record<string, unknown> };
+      expect(failure.error).toEqual({ message: expect.stringMatching(/CUDA out of memory/), type: "server_error", param: null, code: "engine_error" });
+      expect(streamed.events.at(-1)!.data).toBe("[DONE]");
       expect(harness.closed).toEqual([]);
     } finally {
       await harness.close();
@@ -143,8 +149,30 @@ describe("engine errors", () => {
   });
 });
 
+describe("engine refusals", () => {
+  it("answers 400 with the engine's reason when the engine refuses the request as invalid (a 400 error chunk)", async () => {
+    // SGLang checks sampling values the proxy hands on as they are; its refusal is the client's to fix, not a 502
+    const engine = createHttpServer((request, response) => {
+      request.resume().once("end", () => {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        response.end('data: {"error":{"message":"min_new_tokens must be in [0, max_new_tokens(4)], got 9.","type":"invalid_request_error","code":400}}\n\ndata: [DONE]\n\n');
+      });
+    });
+    await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", () => resolve()));
+    const harness = await startHarness({ script: () => "x", policyUrl: `http://127.0.0.1:${(engine.address() as { port: number }).port}` });
+    try {
+      const answer = await postChat(harness.url, { messages: [{ role: "user", content: "hi" }] });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatchObject({ type: "invalid_request_error", code: "engine_rejected", message: expect.stringMatching(/refused the request: .*min_new_tokens must be/) });
+    } finally {
+      await harness.close();
+      engine.close();
+    }
+  });
+});
+
 describe("engine down and listen rules", () => {
-  it("answers 503 with Retry-After when the engine refuses connections", async () => {
+  it("answers 503 with Retry-After when the engine refuses connections, streamed or not", async () => {
     const port = await freePort();
     const harness = await startHarness({ script: () => "x", policyUrl: `http://127.0.0.1:${port}` });
     try {
@@ -152,6 +180,13 @@ describe("engine down and listen rules", () => {
       expect(answer.status).toBe(503);
       expect(answer.headers.get("retry-after")).not.toBeNull();
       expect((answer.body.error as { message: string }).message).toMatch(/unavailable/);
+      // a stream the engine never accepted has sent nothing: it gets the status too (OpenClaw always streams; SDKs
+      // retry on the status, not on an error event inside a 200)
+      const streamed = await postChat(harness.url, { stream: true, messages: [{ role: "user", content: "hi" }] });
+      expect(streamed.status).toBe(503);
+      expect(streamed.headers.get("retry-after")).toBe("5");
+      expect(streamed.headers.get("content-type")).toMatch(/application\/json/);
+      expect(streamed.body).toEqual({ error: { message: expect.stringMatching(/unavailable/), type: "server_error", param: null, code: "engine_unavailable" } });
     } finally {
       await harness.close();
     }

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { createServer } from "node:http";
 import { describe, expect, it } from "vitest";
 import { assemble, postChat, startHarness, streamChat } from "./harness.ts";
 
@@ -41,8 +42,42 @@ describe("proxy lifecycle and passthrough", () => {
       expect(turn.responseLogProbs.slice(0, -1).every((value) => value < 0)).toBe(true);
       expect(turn.templateKwargs).toEqual({ enable_thinking: true });
       expect(harness.tokenizer.decode(turn.responseIds)).toContain("Passed through.");
+      // the proxy asks the engine for log-probs to capture the turn: a client that did not ask gets none
+      const choices = (events: typeof streamed.events) => events.flatMap((event) => (event.data === "[DONE]" ? [] : (event.data.choices as { logprobs: unknown }[])));
+      expect(choices(streamed.events).length).toBeGreaterThan(0);
+      expect(choices(streamed.events).every((choice) => choice.logprobs === null || choice.logprobs === undefined)).toBe(true);
+      expect((whole.body.choices as { logprobs: unknown }[])[0]!.logprobs).toBeNull();
+      const asked = await streamChat(harness.url, { stream: true, logprobs: true, messages: [{ role: "user", content: "hi" }] }, { "x-session-id": "q" });
+      expect(choices(asked.events).some((choice) => Array.isArray((choice.logprobs as { content?: unknown } | null)?.content))).toBe(true);
+      const askedWhole = await postChat(harness.url, { logprobs: true, messages: [{ role: "user", content: "hi" }] }, { "x-session-id": "r" });
+      expect(((askedWhole.body.choices as { logprobs: { content: unknown[] } }[])[0]!.logprobs.content.length)).toBeGreaterThan(0);
     } finally {
       await harness.close();
+    }
+  });
+
+  it("passthrough mode answers 400 with the engine's reason when the engine refuses the request, 502 for its other failures", async () => {
+    const engine = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString())).once("end", () => {
+        const refused = body.includes("please refuse");
+        response.writeHead(refused ? 400 : 500, { "content-type": "application/json" });
+        response.end(JSON.stringify(refused ? { object: "error", message: "top_k must be -1 (disable) or at least 1, got 0.", type: "BadRequestError", param: null, code: 400 } : { detail: "scheduler crashed" }));
+      });
+    });
+    await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", () => resolve()));
+    const harness = await startHarness({ script: () => "x", recipe: { proxy: { mode: "passthrough" } }, policyUrl: `http://127.0.0.1:${(engine.address() as { port: number }).port}` });
+    try {
+      const refused = await postChat(harness.url, { messages: [{ role: "user", content: "please refuse" }] });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ type: "invalid_request_error", code: "engine_rejected", message: "the policy engine refused the request: top_k must be -1 (disable) or at least 1, got 0." });
+      const failed = await postChat(harness.url, { messages: [{ role: "user", content: "hi" }] });
+      expect(failed.status).toBe(502);
+      expect((failed.body.error as { message: string }).message).toMatch(/answered 500: .*scheduler crashed/);
+      expect(harness.proxy.stats().turns).toEqual({ main: 0, side: 0 });
+    } finally {
+      await harness.close();
+      engine.close();
     }
   });
 });
