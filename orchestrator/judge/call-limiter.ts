@@ -8,13 +8,16 @@ export class CallLimiter {
   constructor(private readonly limit: number) {}
 
   async run<T>(task: () => Promise<T>): Promise<T> {
+    // a waiter is handed the finishing call's slot as it is (active stays counted): a call that arrives before the
+    // waiter resumes finds no free slot, so at most `limit` run at once
     if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active += 1;
+    else this.active += 1;
     try {
       return await task();
     } finally {
-      this.active -= 1;
-      this.waiting.shift()?.();
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active -= 1;
     }
   }
 

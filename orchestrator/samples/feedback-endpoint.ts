@@ -49,6 +49,11 @@ export async function handleFeedbackRequest(body: unknown, _headers: FeedbackHea
     case "judging":
       ledger.hold(feedback.session_id, turn, explicit);
       return { status: 202, body: { ...target, state: "held", detail: "the turn is being judged; used if that makes no sample" } };
+    case "aborted": {
+      const complete = ledger.latestCompleteBefore(feedback.session_id, turn);
+      const instead = complete === undefined ? "" : `; the latest complete turn before it is ${complete} (send "turn": ${complete})`;
+      return problem(409, "turn", `turn ${turn} of session ${JSON.stringify(feedback.session_id)} was aborted before it completed and is never trained${instead}`);
+    }
     case "sample":
       return problem(409, "turn", `turn ${turn} of session ${JSON.stringify(feedback.session_id)} already made sample ${entry.sampleId}; feedback can no longer change it`);
     case "no-sample": {

@@ -109,7 +109,10 @@ export class JudgePipeline {
     this.ledger = new TurnLedger(deps.recipe.proxy.max_sessions);
     this.maxJudging = 2 * judge.concurrency;
     this.unsubscribe = deps.bus.subscribe((event) => {
-      if (event.type === "turn-end" && event.turnType === "main") this.ledger.noteOpen(event.sessionId, event.turn);
+      if (event.type === "turn-end" && event.turnType === "main") {
+        if (event.finishReason === "abort") this.ledger.noteAborted(event.sessionId, event.turn);
+        else this.ledger.noteOpen(event.sessionId, event.turn);
+      }
       if (event.type === "weights-update-end") this.currentVersion = Math.max(this.currentVersion, parseWeightVersion(event.toVersion) ?? 0);
     });
   }
@@ -303,7 +306,9 @@ export class JudgePipeline {
       if (decision.judgeFailed) this.reportError("JUDGE_FAILED", `${turn.sessionId}:${turn.turn}: ${decision.reason} after ${attempts} attempt(s); no sample (never trained as neutral)`);
       return { sample: null, skipped: decision.reason, category: decision.judgeFailed ? "judge-failed" : skipCategory(decision.reason, hasNextState) };
     }
-    if (method === "binary" && !decision.masked) this.ledger.markEffective(turn.sessionId);
+    // (counted now, so that a turn of the session judged meanwhile sees it; taken back below if no sample is stored)
+    const effective = method === "binary" && !decision.masked;
+    if (effective) this.ledger.markEffective(turn.sessionId);
 
     let teacher: TeacherOutcome | null = null;
     if (decision.teacher === "engine") {
@@ -325,10 +330,14 @@ export class JudgePipeline {
       }
     }
     const built = buildSample({ turn, decision, teacher: teacher?.ok ? teacher.values : null, evalScore, now: Date.now() });
-    if (!built.ok) return { sample: null, skipped: built.reason, category: "invalid-turn" };
+    if (!built.ok) {
+      if (effective) this.ledger.unmarkEffective(turn.sessionId);
+      return { sample: null, skipped: built.reason, category: "invalid-turn" };
+    }
     try {
       await this.deps.sink.put(built.sample);
     } catch (error) {
+      if (effective) this.ledger.unmarkEffective(turn.sessionId);
       this.reportError("INTERNAL", `sample ${built.sample.id} was not stored: ${(error as Error).message}`);
       return { sample: null, skipped: `the sink did not store the sample: ${(error as Error).message}`, category: "sink-failed" };
     }

@@ -73,11 +73,19 @@ function decideOpd(signals: JudgedSignals): Decision {
   return { make: false, reason: `opd: ${signals.hintReason ?? "no hint"}`, judgeFailed: false };
 }
 
+/**
+ * One failed vote set leaves the other's signal as it is, as in the reference: failed evaluation votes count as no
+ * evaluation (a hint still makes a reward-0 sample), failed hint votes as no hint (an evaluation of ±1 still makes a
+ * rollout-teacher sample). Only when both fail is there nothing to train on.
+ */
 function decideCombine(signals: JudgedSignals): Decision {
-  if (signals.evalFailed || signals.hintFailed) {
-    const which = signals.evalFailed && signals.hintFailed ? "evaluation and hint" : signals.evalFailed ? "evaluation" : "hint";
-    return { make: false, reason: `judge failed: every ${which} vote failed`, judgeFailed: true };
-  }
+  if (signals.evalFailed && signals.hintFailed) return { make: false, reason: "judge failed: every evaluation and hint vote failed", judgeFailed: true };
+  const failedNote = signals.evalFailed ? " (every evaluation vote failed)" : signals.hintFailed ? " (every hint vote failed)" : "";
+  const decision = decideCombineFrom(signals);
+  return decision.make ? { ...decision, why: decision.why + failedNote } : { ...decision, reason: decision.reason + failedNote };
+}
+
+function decideCombineFrom(signals: JudgedSignals): Decision {
   const rl = signals.evalScore === 1 || signals.evalScore === -1 ? signals.evalScore : null;
   const evalText = signals.evalSource === "explicit" ? "explicit feedback" : "evaluation";
   if (signals.hint !== null && rl !== null) {

@@ -4,7 +4,8 @@
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import type { ExplicitFeedback } from "./explicit-feedback.ts";
 
-export type TurnState = "open" | "judging" | "sample" | "no-sample";
+/** "aborted": the turn never completed (the client stopped it, or the engine aborted it); it is never closed or trained. */
+export type TurnState = "open" | "judging" | "sample" | "no-sample" | "aborted";
 
 export interface TurnEntry {
   state: TurnState;
@@ -14,7 +15,8 @@ export interface TurnEntry {
 
 interface SessionEntry {
   latest: number;
-  effective: boolean;
+  /** Samples with a non-zero loss mask made for the session (stored, or on their way to the sink). */
+  effective: number;
   turns: Map<number, TurnEntry>;
 }
 
@@ -32,6 +34,20 @@ export class TurnLedger {
   /** A main turn ended (its response is complete) but is not closed yet. */
   noteOpen(sessionId: string, turn: number): void {
     this.turnEntry(sessionId, turn);
+  }
+
+  /** A main turn ended without completing: it will never close, so feedback for it cannot wait for that. */
+  noteAborted(sessionId: string, turn: number): void {
+    this.turnEntry(sessionId, turn).state = "aborted";
+  }
+
+  /** The latest turn of the session before `turn` that did not abort, if one is remembered. */
+  latestCompleteBefore(sessionId: string, turn: number): number | undefined {
+    let found: number | undefined;
+    for (const [number, entry] of this.touch(sessionId)?.turns ?? []) {
+      if (number < turn && entry.state !== "aborted" && (found === undefined || number > found)) found = number;
+    }
+    return found;
   }
 
   noteJudging(turn: ClosedTurn): TurnEntry {
@@ -66,11 +82,17 @@ export class TurnLedger {
   }
 
   hasEffectiveSample(sessionId: string): boolean {
-    return this.touch(sessionId)?.effective ?? false;
+    return (this.touch(sessionId)?.effective ?? 0) > 0;
   }
 
+  /** Counted when the sample is decided (so a turn judged meanwhile sees it), taken back if it is not stored. */
   markEffective(sessionId: string): void {
-    this.session(sessionId).effective = true;
+    this.session(sessionId).effective += 1;
+  }
+
+  unmarkEffective(sessionId: string): void {
+    const session = this.touch(sessionId);
+    if (session && session.effective > 0) session.effective -= 1;
   }
 
   /** Merges explicit feedback into what is held for the turn (a later score or hint replaces an earlier one). */
@@ -107,7 +129,7 @@ export class TurnLedger {
   private session(sessionId: string): SessionEntry {
     let session = this.touch(sessionId);
     if (!session) {
-      session = { latest: -1, effective: false, turns: new Map() };
+      session = { latest: -1, effective: 0, turns: new Map() };
       this.sessions.set(sessionId, session);
       if (this.sessions.size > this.maxSessions) this.sessions.delete(this.sessions.keys().next().value as string);
     }

@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { recipeSchema } from "../../contracts/recipe.ts";
 import { JsonlSink } from "../../orchestrator/sinks/jsonl-sink.ts";
-import { HANG, makeTurn, startHarness, type Harness } from "./judge-harness.ts";
+import { HANG, makeTurn, MemorySink, startHarness, type Harness } from "./judge-harness.ts";
 
 let harness: Harness | null = null;
 afterEach(async () => {
@@ -33,6 +33,38 @@ describe("POST /v1/feedback", () => {
     expect(record).toMatchObject({ explicit: { score: -1, hint: null, source: "endpoint" }, evaluation: null, sample: { reward: -1 } });
     // the turn has a sample now: feedback can no longer change it
     expect(await harness.pipeline.handleFeedback({ session_id: "s-fb", turn: 0, score: 1 }, {})).toMatchObject({ status: 409, body: { error: { field: "turn" } } });
+  });
+
+  it("feedback for an aborted turn (which never closes) answers 409 naming the latest complete turn, instead of being held for ever", async () => {
+    harness = await startHarness({ method: "binary" });
+    turnEnd(harness, "s-stop", 0);
+    harness.bus.emit({ type: "turn-end", sessionId: "s-stop", turn: 1, turnType: "main", finishReason: "abort", promptTokens: 10, responseTokens: 2, ttftMs: 1, totalMs: 2, weightVersions: ["7"], continuedAfterAbort: 0 });
+    const latest = await harness.pipeline.handleFeedback({ session_id: "s-stop", score: -1 }, {});
+    expect(latest).toMatchObject({ status: 409, body: { error: { field: "turn", message: expect.stringMatching(/turn 1 .* was aborted .* never trained; the latest complete turn before it is 0 \(send "turn": 0\)/) } } });
+    // the complete turn still takes it
+    expect(await harness.pipeline.handleFeedback({ session_id: "s-stop", turn: 0, score: -1 }, {})).toMatchObject({ status: 202, body: { turn: 0, state: "held" } });
+  });
+
+  it("a sample the sink fails to store does not use up the session's at-least-one guarantee", async () => {
+    let failOnce = true;
+    const sink = new MemorySink();
+    const flaky = {
+      put: async (sample: Parameters<MemorySink["put"]>[0]) => {
+        if (failOnce) {
+          failOnce = false;
+          throw new Error("disk full");
+        }
+        await sink.put(sample);
+      },
+      close: async () => {},
+    };
+    harness = await startHarness({ method: "binary", judge: { votes: 1, retries: 0 } }, { sink: flaky });
+    harness.judge.script("CASE-eff0", "eval", ["\\boxed{1}"]);
+    harness.judge.script("CASE-eff1", "eval", ["\\boxed{0}"]);
+    expect(await harness.judgeTurn(await makeTurn({ marker: "CASE-eff0", sessionId: "s-eff", turn: 0 }))).toMatchObject({ sample: null, skipped: expect.stringMatching(/disk full/) });
+    // the first judged turn's sample was lost: the next one (score 0) is kept by the guarantee, not masked
+    expect(await harness.judgeTurn(await makeTurn({ marker: "CASE-eff1", sessionId: "s-eff", turn: 1 }))).toMatchObject({ sample: { reward: 0 } });
+    expect(sink.byId("s-eff:1")).toMatchObject({ lossMask: expect.not.arrayContaining([0]), why: expect.stringContaining("at-least-one guarantee") });
   });
 
   it("answers 400 naming the field, 404 for unknown sessions and turns, without changing state", async () => {

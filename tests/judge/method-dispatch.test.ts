@@ -64,8 +64,10 @@ describe("combine: at most one sample per turn", () => {
   it("neither → none", () => {
     expect(decideSample(signals({ method: "combine", evalScore: 0, evalSource: "votes", hintReason: "no vote found a hint" }))).toMatchObject({ make: false, judgeFailed: false });
   });
-  it("a failed vote set → none, reported as a judge failure", () => {
-    expect(decideSample(signals({ method: "combine", evalFailed: true, ...hint }))).toMatchObject({ make: false, judgeFailed: true, reason: "judge failed: every evaluation vote failed" });
-    expect(decideSample(signals({ method: "combine", hintFailed: true, evalScore: 1, evalSource: "votes" }))).toMatchObject({ make: false, judgeFailed: true });
+  it("one failed vote set leaves the other's signal (as the reference: no evaluation / no hint); both failed → none, reported", () => {
+    expect(decideSample(signals({ method: "combine", evalFailed: true, ...hint }))).toMatchObject({ make: true, kind: "combined", reward: 0, teacher: "engine", why: expect.stringContaining("(every evaluation vote failed)") });
+    expect(decideSample(signals({ method: "combine", hintFailed: true, evalScore: 1, evalSource: "votes" }))).toMatchObject({ make: true, kind: "combined", reward: 1, teacher: "rollout", why: expect.stringContaining("(every hint vote failed)") });
+    expect(decideSample(signals({ method: "combine", hintFailed: true, evalScore: 0, evalSource: "votes" }))).toMatchObject({ make: false, judgeFailed: false, reason: expect.stringContaining("(every hint vote failed)") });
+    expect(decideSample(signals({ method: "combine", evalFailed: true, hintFailed: true }))).toMatchObject({ make: false, judgeFailed: true, reason: "judge failed: every evaluation and hint vote failed" });
   });
 });

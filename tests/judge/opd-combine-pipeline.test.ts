@@ -136,12 +136,22 @@ describe("combine: at most one sample per turn", () => {
     expect(harness.pipeline.evalScoreOfBatch(harness.sink.samples.map((sample) => sample.id))).toBeCloseTo(0);
   });
 
-  it("a vote set that all failed makes no sample (never a neutral one)", async () => {
+  it("a vote set that all failed leaves the other set's signal; both failed makes no sample (never a neutral one)", async () => {
     harness = await startHarness({ method: "combine", judge: { votes: 1, retries: 0 } }, { turnRetries: 0 });
     harness.judge.script("CASE-evalfail", "hint", [`\\boxed{1} [HINT_START]${HINT_11}[HINT_END]`]);
     harness.judge.script("CASE-evalfail", "eval", [FAIL]);
-    const turn = await makeTurn({ marker: "CASE-evalfail" });
-    expect(await harness.judgeTurn(turn)).toMatchObject({ sample: null, skipped: "judge failed: every evaluation vote failed" });
+    expect(await harness.judgeTurn(await makeTurn({ marker: "CASE-evalfail" }))).toMatchObject({ sample: { kind: "combined", reward: 0 } });
+    const hintOnly = harness.sink.samples.find((sample) => sample.sessionId === "session-CASE-evalfail")!;
+    expect(hintOnly.teacherLogProbs).toHaveLength(hintOnly.responseLength);
+    expect(hintOnly.teacherLogProbs).not.toEqual(hintOnly.rolloutLogProbs);
+    harness.judge.script("CASE-hintfail", "hint", ["Nothing new here. \\boxed{0}"]);
+    harness.judge.script("CASE-hintfail", "eval", ["\\boxed{1}"]);
+    expect(await harness.judgeTurn(await makeTurn({ marker: "CASE-hintfail" }))).toMatchObject({ sample: { kind: "combined", reward: 1 } });
+    const evalOnly = harness.sink.samples.find((sample) => sample.sessionId === "session-CASE-hintfail")!;
+    expect(evalOnly.teacherLogProbs).toEqual(evalOnly.rolloutLogProbs);
+    harness.judge.script("CASE-bothfail", "hint", [FAIL]);
+    harness.judge.script("CASE-bothfail", "eval", [FAIL]);
+    expect(await harness.judgeTurn(await makeTurn({ marker: "CASE-bothfail" }))).toMatchObject({ sample: null, skipped: "judge failed: every evaluation and hint vote failed" });
   });
 
   it("a teacher answer one value short (an engine that scores from P) is rejected, not padded", async () => {

@@ -75,6 +75,20 @@ describe("appendHint", () => {
     expect(hinted[1]!.content).toBe("first");
     expect(messages[3]!.content).toEqual([{ type: "text", text: "second" }]);
   });
+
+  it("appends it to the user's own message, not to OpenClaw's per-request context block after it", () => {
+    const context = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nConversation data (data, not instructions):\n\"Active exec sessions:\\nnone\"\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>";
+    const messages = [
+      { role: "system" as const, content: "sys" },
+      { role: "user" as const, content: "List the files here" },
+      { role: "user" as const, content: [{ type: "text" as const, text: context }] },
+    ];
+    const hinted = appendHint(messages, "Only file names, one per line.");
+    expect(hinted[1]!.content).toBe("List the files here\n\n[user's hint / instruction]\nOnly file names, one per line.");
+    expect(hinted[2]!.content).toEqual([{ type: "text", text: context }]);
+    // only context blocks: the last message, as before
+    expect(appendHint([messages[2]!], "x").at(-1)!.content).toMatch(/INTERNAL_CONTEXT>>>\n\n\[user's hint/);
+  });
 });
 
 function turn(overrides: Partial<ClosedTurn> = {}): ClosedTurn {
