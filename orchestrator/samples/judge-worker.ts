@@ -10,6 +10,7 @@ import { EventBus } from "../event-bus.ts";
 import { ChatTemplate } from "../tokenizer/chat-template.ts";
 import { loadTokenizerFiles } from "../tokenizer/model-files.ts";
 import { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
+import { assertTeacherReadsPolicyIds } from "./teacher-vocabulary.ts";
 import { JudgePipeline } from "./judge-pipeline.ts";
 import { packSample, unpackTurn, type FromJudgeWorker, type JudgeWorkerData, type ToJudgeWorker } from "./judge-thread-protocol.ts";
 
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   const stored = new Map<number, { resolve(): void; reject(error: Error): void }>();
   try {
     const [policyFiles, judgeFiles] = await Promise.all([loadTokenizerFiles(data.policySource), data.judgeSource === data.policySource ? null : loadTokenizerFiles(data.judgeSource)]);
+    if (judgeFiles) assertTeacherReadsPolicyIds(data.recipe.method, policyFiles, judgeFiles);
     const policyTokenizer = new ModelTokenizer(policyFiles);
     const policyTemplate = new ChatTemplate(policyFiles);
     judge = new SwitchableClient(data.judgeUrl, data.recipe.judge.timeout_s * 1000);
