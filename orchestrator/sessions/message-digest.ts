@@ -23,12 +23,20 @@ export function stableHistory(messages: readonly ChatMessage[]): ChatMessage[] {
   return messages.slice(0, end);
 }
 
+/** Tool-call arguments as canonical JSON: no insignificant whitespace, object keys sorted (clients re-serialise them). */
 function canonicalArguments(text: string): string {
   try {
-    return JSON.stringify(JSON.parse(text));
+    return JSON.stringify(sortedKeys(JSON.parse(text)));
   } catch {
     return text.trim();
   }
+}
+
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== "object") return value;
+  // (fromEntries defines each key as its own property: a "__proto__" key stays a key)
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys((value as Record<string, unknown>)[key])]));
 }
 
 /** The replay-invariant form of a message. */

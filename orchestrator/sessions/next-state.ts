@@ -10,8 +10,11 @@ export type NextStateMatch =
   | { found: false };
 
 /**
- * Finds `response` (the previous turn's assistant message) in `messages`, trying the expected position
- * (`expectedIndex` = length of the previous turn's stable history) first, then the latest match after it.
+ * Finds `response` (the previous turn's assistant message) in `messages`: at the expected position
+ * (`expectedIndex` = length of the previous turn's stable history), else as the history's last assistant message
+ * (a client that drops or rewrites older messages moves it). An equal assistant message further back is never
+ * taken: a retried or edited request repeats an earlier history, where the same words (a repeated tool call, a
+ * short "Done.") answered an earlier turn, and what follows them there is not this turn's next state.
  */
 export function extractNextState(messages: readonly ChatMessage[], response: AssistantMessage, expectedIndex: number): NextStateMatch {
   const target = normalizeMessage(response);
@@ -22,12 +25,9 @@ export function extractNextState(messages: readonly ChatMessage[], response: Ass
   let assistantIndex = -1;
   if (matches(expectedIndex)) assistantIndex = expectedIndex;
   else {
-    for (let index = messages.length - 1; index >= 0; index--) {
-      if (matches(index)) {
-        assistantIndex = index;
-        break;
-      }
-    }
+    let last = messages.length - 1;
+    while (last >= 0 && messages[last]!.role !== "assistant") last--;
+    if (last >= 0 && matches(last)) assistantIndex = last;
   }
   if (assistantIndex < 0) return { found: false };
   const following: ChatMessage[] = [];

@@ -4,6 +4,7 @@ import type { ChatMessage } from "../../contracts/chat.ts";
 import type { CapturedTurn, ClosedTurn, NextState } from "../../contracts/turn.ts";
 import { digestMessage, prefixDigests, type MessageDigests } from "./message-digest.ts";
 import { extractNextState } from "./next-state.ts";
+import { TurnCounters } from "./turn-counters.ts";
 import type { SessionView } from "./turn-decision.ts";
 
 interface OpenTurn {
@@ -18,8 +19,15 @@ interface Session {
   sideTurns: number;
   usesTools: boolean;
   openTurn: OpenTurn | null;
-  historyDigest: string | null;
+  /** Digests of its histories so far (each completed turn's history + reply), most recent last, HISTORIES_KEPT at most. */
+  histories: string[];
 }
+
+/**
+ * Histories of a session it is found by, not only its latest: a retried request, or one whose last user message was
+ * edited, extends an earlier history of the session (without session headers or a marker, the only way to know it).
+ */
+const HISTORIES_KEPT = 16;
 
 export interface SessionTrackerOptions {
   maxSessions: number;
@@ -33,11 +41,26 @@ export interface SessionTrackerOptions {
 export class SessionTracker implements SessionView {
   private readonly sessions = new Map<string, Session>(); // least recently used first
   private readonly byHistory = new Map<string, string>(); // history digest → session id
+  /** Turn numbers of sessions no longer in memory: a session id seen again goes on from there. */
+  private readonly retired: TurnCounters;
   private readonly now: () => number;
   private sweepTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: SessionTrackerOptions) {
     this.now = options.now ?? Date.now;
+    this.retired = new TurnCounters(4 * options.maxSessions);
+  }
+
+  /**
+   * The next main turn of sessions known from before (an earlier run's turns.jsonl), most recent last: a session
+   * that goes on numbers its turns from there, so (session, turn) is never used twice.
+   */
+  knowTurns(nextTurns: Iterable<[string, number]>): void {
+    for (const [sessionId, next] of nextTurns) {
+      this.retired.note(sessionId, next);
+      const session = this.sessions.get(sessionId);
+      if (session && session.mainTurns < next) session.mainTurns = next;
+    }
   }
 
   get size(): number {
@@ -95,9 +118,10 @@ export class SessionTracker implements SessionView {
     const digestOf = cache ? (message: Parameters<typeof digestMessage>[0]) => cache.of(message) : digestMessage;
     const chain = (digests: readonly string[], from?: string) => (cache ? cache.prefixes(digests, from) : prefixDigests(digests, from));
     const from = historyPrefix ?? chain(historyDigests ?? stableHistory.map(digestOf)).at(-1) ?? "";
-    if (session.historyDigest !== null) this.byHistory.delete(session.historyDigest);
-    session.historyDigest = chain([digestOf(captured.response)], from)[0]!;
-    this.byHistory.set(session.historyDigest, session.id);
+    const digest = chain([digestOf(captured.response)], from)[0]!;
+    session.histories.push(digest);
+    this.byHistory.set(digest, session.id);
+    while (session.histories.length > HISTORIES_KEPT) this.unindex(session, session.histories.shift()!);
   }
 
   /** X-Session-Done: closes the last turn without a next state and forgets the session. */
@@ -142,7 +166,7 @@ export class SessionTracker implements SessionView {
   private touch(sessionId: string): Session {
     let session = this.sessions.get(sessionId);
     if (session) this.sessions.delete(sessionId);
-    else session = { id: sessionId, lastSeenAt: 0, mainTurns: 0, sideTurns: 0, usesTools: false, openTurn: null, historyDigest: null };
+    else session = { id: sessionId, lastSeenAt: 0, mainTurns: this.retired.nextTurn(sessionId), sideTurns: 0, usesTools: false, openTurn: null, histories: [] };
     session.lastSeenAt = this.now();
     this.sessions.set(sessionId, session);
     while (this.sessions.size > this.options.maxSessions) {
@@ -155,7 +179,13 @@ export class SessionTracker implements SessionView {
 
   private forget(session: Session): void {
     this.sessions.delete(session.id);
-    if (session.historyDigest !== null && this.byHistory.get(session.historyDigest) === session.id) this.byHistory.delete(session.historyDigest);
+    this.retired.note(session.id, session.mainTurns);
+    for (const digest of session.histories) this.unindex(session, digest);
+  }
+
+  /** Drops a history digest of the session from the index, unless another session has claimed it since. */
+  private unindex(session: Session, digest: string): void {
+    if (this.byHistory.get(digest) === session.id) this.byHistory.delete(digest);
   }
 
   private close(session: Session, nextState: NextState | null, closedBy: ClosedTurn["closedBy"]): void {

@@ -1,6 +1,6 @@
 // Test harness: Qwen3's real tokenizer and chat template, the SGLang-shaped stand-in at the outer edge with a
 // scripted responder (continuation-aware), and a proxy in front of it, all on loopback with ephemeral ports.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { RecipeInput } from "../../contracts/recipe.ts";
@@ -34,6 +34,7 @@ export interface HarnessOptions {
   policyUrl?: string; // point the proxy elsewhere (an engine that is down)
   promptWorkers?: number; // default 0 here: tests share two cores
   incrementalStreaming?: boolean; // the stand-in streams like SGLang's --incremental-streaming-output
+  turnsJsonl?: string; // turns.jsonl as an earlier run left it in the records folder
 }
 
 export interface Harness {
@@ -65,6 +66,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   });
   const { url: engineUrl } = await standin.start();
   const recordsDir = await mkdtemp(path.join(tmpdir(), "proxy-test-"));
+  if (options.turnsJsonl !== undefined) await writeFile(path.join(recordsDir, "turns.jsonl"), options.turnsJsonl, { mode: 0o600 });
   const bus = new EventBus();
   const events: RunEvent[] = [];
   bus.subscribe((event) => events.push(event));
