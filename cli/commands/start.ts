@@ -3,7 +3,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { stringify } from "yaml";
 import { OpenclawRlError, OpenclawRlErrorList } from "../../contracts/errors.ts";
 import type { LaunchPlan, PlanContext } from "../../contracts/plan.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
@@ -15,6 +14,7 @@ import { startOrchestrator, type RunningOrchestrator } from "../../orchestrator/
 import { ADMIN_ENDPOINT_FILE } from "../../orchestrator/status/admin-token.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
 import { PACKAGE_ROOT } from "../recipe-file.ts";
+import { createRunFolder } from "./run-folder.ts";
 import { formatBanner } from "./start-banner.ts";
 
 interface StartOptions extends CommonOptions {
@@ -80,11 +80,6 @@ async function checkBeforeStart(recipe: Recipe, runDir: string, runId: string, t
   const report = await runPreflight({ recipe, plan: draft, runDir, environment: process.env });
   for (const warning of report.warnings) terminal(`! ${warning}`);
   if (report.problems.length > 0) throw new OpenclawRlErrorList(report.problems);
-}
-
-function createRunFolder(runDir: string, recipe: Recipe): void {
-  mkdirSync(path.join(runDir, "logs"), { recursive: true });
-  writeFileSync(path.join(runDir, "recipe.resolved.yaml"), stringify(recipe));
 }
 
 function writePlanFiles(plan: LaunchPlan): void {

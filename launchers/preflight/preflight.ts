@@ -1,11 +1,13 @@
-// Checks before `start` launches anything: a Ray cluster already running, ports already taken, a previous
-// run's orchestrator or children still alive. Reports problems with the fix; never kills anything.
+// Checks before `start` launches or writes anything: records.dir that cannot be created, a Ray cluster already
+// running, ports already taken, a previous run's orchestrator or children still alive. Reports problems with the
+// fix; never kills anything.
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { LaunchPlan } from "../../contracts/plan.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import { findLeftovers } from "../supervisor/pid-registry.ts";
 import { rayControlFor } from "../supervisor/child-definitions.ts";
 import { checkPort } from "./port-check.ts";
+import { recordsDirProblem } from "./records-dir-check.ts";
 
 export interface PreflightReport {
   problems: OpenclawRlError[];
@@ -26,6 +28,9 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
   const { recipe, plan } = options;
   const problems: OpenclawRlError[] = [];
   const warnings: string[] = [];
+
+  const recordsDir = recordsDirProblem(options.runDir);
+  if (recordsDir) problems.push(recordsDir);
 
   const leftovers = findLeftovers(options.runDir);
   if (leftovers.orchestratorPid !== null) {

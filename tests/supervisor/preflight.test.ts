@@ -1,6 +1,6 @@
 // Preflight refuses to start over a running Ray or a taken port (exit 2 material: typed errors with the
 // fix), reports an earlier run's leftovers by pid, and never kills anything.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { execa } from "execa";
@@ -76,5 +76,21 @@ describe("preflight", () => {
     expect(report.problems).toEqual([]);
     expect(report.warnings).toEqual([expect.stringMatching(new RegExp(`^pid ${sleeper.pid} \\(judge, started by an earlier openclaw-rl run\\) is still alive: sleep 30; .*kill -TERM -${sleeper.pid}`))]);
     expect(isProcessAlive(sleeper.pid!)).toBe(true);
+  });
+
+  it("refuses a records.dir that cannot be created, naming records.dir and the OS reason, and creates nothing", async () => {
+    const harness = new Harness();
+    const file = path.join(harness.root, "a-file");
+    writeFileSync(file, "");
+    const runDir = path.join(file, "sub");
+    const recipe = recipeSchema.parse({ engine: { kind: "rehearsal", rehearsal: { policy_port: await freePort(), judge_port: await freePort() } }, proxy: { port: await freePort(), admin_port: await freePort() }, records: { dir: runDir } });
+    const plan: LaunchPlan = { method: "combine", engine: "rehearsal", placement: null, processes: [], notes: [] };
+    const report = await runPreflight({ recipe, plan, runDir, environment: harness.environment });
+    expect(report.problems.map((problem) => [problem.code, problem.path])).toEqual([["PATH_UNWRITABLE", "records.dir"]]);
+    expect(report.problems[0]!.toLine()).toBe(`records.dir: cannot create ${runDir}: ${file} is a file, not a folder (ENOTDIR) (hint: point records.dir at a folder you can create and write (--set records.dir=<folder>))`);
+
+    const fine = await runPreflight({ recipe, plan, runDir: path.join(harness.root, "new", "run"), environment: harness.environment });
+    expect(fine.problems).toEqual([]);
+    expect(existsSync(path.join(harness.root, "new"))).toBe(false);
   });
 });
