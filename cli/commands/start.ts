@@ -34,7 +34,23 @@ export function registerStartCommand(program: Command): void {
     });
 }
 
+/** setTimeout's limit: a longer delay fires at once. */
+const MAX_READY_TIMEOUT_S = 2_147_483;
+
+/** --ready-timeout in ms: a positive number of seconds, else a typed error (exit 2) before anything starts. */
+export function readyTimeoutMs(text: string): number {
+  const seconds = text.trim() === "" ? Number.NaN : Number(text);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_READY_TIMEOUT_S) {
+    throw new OpenclawRlError("BAD_REQUEST", `expected a positive number of seconds (at most ${MAX_READY_TIMEOUT_S}), got "${text}"`, {
+      path: "--ready-timeout",
+      hint: "e.g. --ready-timeout 900 (the default is 600)",
+    });
+  }
+  return seconds * 1000;
+}
+
 async function runStart(options: StartOptions): Promise<number> {
+  const readyTimeout = readyTimeoutMs(options.readyTimeout);
   const { recipe, file } = recipeFromOptions(options);
   const apiKey = process.env[recipe.proxy.api_key_env] || undefined;
   const runDir = path.resolve(recipe.records.dir);
@@ -64,7 +80,7 @@ async function runStart(options: StartOptions): Promise<number> {
   });
   const stopped = stopOnSignals(orchestrator, supervisor, terminal);
   void supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => orchestrator.bridgeHello(), baseEnvironment: process.env }));
-  await supervisor.waitAllReady(Number(options.readyTimeout) * 1000);
+  await supervisor.waitAllReady(readyTimeout);
   if (!stopped.requested()) {
     process.stdout.write(formatBanner({ recipe, recipeFile: file, runDir, urls: orchestrator.urls, apiKeySet: apiKey !== undefined, engines: supervisor.statuses(), notes: plan.notes }));
   }

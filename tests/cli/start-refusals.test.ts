@@ -33,6 +33,17 @@ describe("openclaw-rl start refuses before writing anything", () => {
     expect(result.stdout).toBe("");
   });
 
+  it("--ready-timeout that is not a positive number of seconds: one line naming the flag, exit 2, nothing written", async () => {
+    const runDir = path.join(scratch, "ready-timeout-run");
+    const ports = await freePorts();
+    for (const value of ["abc", "0", "-5", "Infinity", ""]) {
+      const result = await runCli(["start", ...ports, "--set", `records.dir=${runDir}`, "--ready-timeout", value]);
+      expect(result.exitCode, value).toBe(2);
+      expect(errorLines(result.stderr), value).toEqual([`error: --ready-timeout: expected a positive number of seconds (at most 2147483), got "${value}" (hint: e.g. --ready-timeout 900 (the default is 600))`]);
+    }
+    expect(existsSync(runDir)).toBe(false);
+  });
+
   it("the run folder itself: an OS refusal is a typed error naming records.dir (no stack trace)", () => {
     const file = path.join(scratch, "another-file");
     writeFileSync(file, "");
