@@ -41,7 +41,8 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
       }),
     );
   }
-  for (const child of leftovers.children) {
+  // Children of a run that is still alive are that run's, not leftovers: refusing says all there is to say.
+  for (const child of leftovers.orchestratorPid === null ? leftovers.children : []) {
     warnings.push(`pid ${child.pid} (${child.name}, started by an earlier openclaw-rl run) is still alive: ${child.commandLine}; if it is not wanted, stop it with kill -TERM -${child.pid}`);
   }
 

@@ -78,6 +78,21 @@ describe("preflight", () => {
     expect(isProcessAlive(sleeper.pid!)).toBe(true);
   });
 
+  it("refuses while another start runs with the run folder, without calling that live run's children leftovers", async () => {
+    const harness = new Harness();
+    mkdirSync(harness.runDir, { recursive: true });
+    const orchestrator = execa("sleep", ["30"], { reject: false });
+    const child = execa("sleep", ["31"], { reject: false });
+    cleanups.push(() => orchestrator.kill("SIGKILL"), () => child.kill("SIGKILL"));
+    writeFileSync(path.join(harness.runDir, "pids.json"), JSON.stringify({ version: 1, orchestratorPid: orchestrator.pid, children: [{ name: "rehearsal-policy", pid: child.pid, command: "sleep", startedAt: 1 }] }));
+    const recipe = recipeSchema.parse({ engine: { kind: "external", policy_url: "http://127.0.0.1:9", judge_url: "http://127.0.0.1:9" }, judge: { launch: "external", url: "http://127.0.0.1:9" }, proxy: { port: await freePort(), admin_port: await freePort() } });
+    const plan: LaunchPlan = { method: "binary", engine: "external", placement: null, processes: [], notes: [] };
+    const report = await runPreflight({ recipe, plan, runDir: harness.runDir, environment: harness.environment });
+    expect(report.problems.map((problem) => problem.toLine())).toEqual([expect.stringMatching(new RegExp(`^records\\.dir: another openclaw-rl start \\(pid ${orchestrator.pid}\\) is running with this run folder`))]);
+    expect(report.warnings).toEqual([]);
+    expect(isProcessAlive(child.pid!)).toBe(true);
+  });
+
   it("refuses a records.dir that cannot be created, naming records.dir and the OS reason, and creates nothing", async () => {
     const harness = new Harness();
     const file = path.join(harness.root, "a-file");
