@@ -1,6 +1,7 @@
-// Checks before `start` launches or writes anything: records.dir that cannot be created, a Ray cluster already
-// running, ports already taken, a previous run's orchestrator or children still alive. Reports problems with the
-// fix; never kills anything.
+// Checks before `start` launches or writes anything: records.dir that cannot be created, a proxy on a
+// non-loopback address without a key, a Ray cluster already running, ports already taken, a previous run's
+// orchestrator or children still alive. Reports problems with the fix; never kills anything.
+import { bindProblem } from "../../contracts/bind-rule.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { LaunchPlan } from "../../contracts/plan.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
@@ -31,6 +32,8 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
 
   const recordsDir = recordsDirProblem(options.runDir);
   if (recordsDir) problems.push(recordsDir);
+  const bind = bindProblem(recipe.proxy.host, options.environment[recipe.proxy.api_key_env] || undefined, recipe.proxy.api_key_env);
+  if (bind) problems.push(bind);
 
   const leftovers = findLeftovers(options.runDir);
   if (leftovers.orchestratorPid !== null) {

@@ -44,6 +44,14 @@ describe("openclaw-rl start refuses before writing anything", () => {
     expect(existsSync(runDir)).toBe(false);
   });
 
+  it("proxy.host 0.0.0.0 without an API key: refused before the run folder is written", async () => {
+    const runDir = path.join(scratch, "bind-run");
+    const result = await runCli(["start", ...(await freePorts()), "--set", "proxy.host=0.0.0.0", "--set", `records.dir=${runDir}`], { env: { OPENCLAW_RL_API_KEY: "" } });
+    expect(result.exitCode).toBe(2);
+    expect(errorLines(result.stderr)).toEqual(['error: proxy.host: refusing to serve the proxy on 0.0.0.0 without an API key (hint: set the OPENCLAW_RL_API_KEY environment variable (clients send it as "Authorization: Bearer <key>"), or bind 127.0.0.1)']);
+    expect(existsSync(runDir)).toBe(false);
+  });
+
   it("the run folder itself: an OS refusal is a typed error naming records.dir (no stack trace)", () => {
     const file = path.join(scratch, "another-file");
     writeFileSync(file, "");

@@ -93,6 +93,19 @@ describe("preflight", () => {
     expect(isProcessAlive(child.pid!)).toBe(true);
   });
 
+  it("refuses a proxy on a non-loopback address without an API key (the proxy's own bind rule); a key lets it through", async () => {
+    const harness = new Harness();
+    const recipe = recipeSchema.parse({ engine: { kind: "rehearsal", rehearsal: { policy_port: await freePort(), judge_port: await freePort() } }, proxy: { host: "0.0.0.0", port: await freePort(), admin_port: await freePort(), api_key_env: "PREFLIGHT_TEST_KEY" }, records: { dir: harness.runDir } });
+    const plan: LaunchPlan = { method: "combine", engine: "rehearsal", placement: null, processes: [], notes: [] };
+    const refused = await runPreflight({ recipe, plan, runDir: harness.runDir, environment: { ...harness.environment, PREFLIGHT_TEST_KEY: "" } });
+    expect(refused.problems.map((problem) => problem.toLine())).toEqual([
+      'proxy.host: refusing to serve the proxy on 0.0.0.0 without an API key (hint: set the PREFLIGHT_TEST_KEY environment variable (clients send it as "Authorization: Bearer <key>"), or bind 127.0.0.1)',
+    ]);
+    const allowed = await runPreflight({ recipe, plan, runDir: harness.runDir, environment: { ...harness.environment, PREFLIGHT_TEST_KEY: "k" } });
+    expect(allowed.problems).toEqual([]);
+    expect(existsSync(harness.runDir)).toBe(false);
+  });
+
   it("refuses a records.dir that cannot be created, naming records.dir and the OS reason, and creates nothing", async () => {
     const harness = new Harness();
     const file = path.join(harness.root, "a-file");
