@@ -21,6 +21,12 @@ describe("recipe reference", () => {
     expect(text).toMatch(/\| `judge\.votes` \| integer[^|]*\| `3` \| m: judge votes per turn/);
   });
 
+  it("lists the cross-field rules of contracts/recipe.ts, the KL one among them", () => {
+    const rules = renderRecipeReference().split("## Cross-field checks")[1]!.replace(/\s+/g, " ");
+    expect(rules).toContain("`training.kl_coef` > 0 needs `training.use_kl_loss: true`");
+    expect(rules).toContain("`sink.kind: jsonl` needs `sink.path`");
+  });
+
   it("--write into a folder that does not exist: one clear line, exit 2, no stack trace", async () => {
     const result = await runCliInProcess(["recipe-reference", "--write", "/nonexistent/dir/x.md"]);
     expect(result.exitCode).toBe(2);
