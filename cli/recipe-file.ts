@@ -85,12 +85,14 @@ export function applySet(raw: Record<string, unknown>, assignment: string): void
   target[keys[keys.length - 1]!] = coerce(text, schema);
 }
 
+/** The schema at a dotted path: a fixed key of an object, or any key its key schema accepts of a free-form mapping (z.record). */
 function schemaAt(keys: string[]): z.ZodType | null {
   let schema: z.ZodType = recipeObjectSchema;
   for (const key of keys) {
-    const object = unwrap(schema);
-    if (!(object instanceof z.ZodObject)) return null;
-    const child = (object.shape as Record<string, z.ZodType>)[key];
+    const container = unwrap(schema);
+    let child: z.ZodType | undefined;
+    if (container instanceof z.ZodObject) child = (container.shape as Record<string, z.ZodType>)[key];
+    else if (container instanceof z.ZodRecord && (container.keyType as z.ZodType).safeParse(key).success) child = container.valueType as z.ZodType;
     if (!child) return null;
     schema = child;
   }

@@ -40,8 +40,9 @@ export function renderRecipeReference(): string {
     "",
     "Checked after the keys parse; each message names the YAML path: an external judge needs `judge.url`; `engine.kind: external` needs",
     "`engine.policy_url` and an external judge; `sink.kind: jsonl` needs `sink.path`; `training.eps_clip_high` ≥ `training.eps_clip`; `opd.topk`",
-    "only with `method: opd`; `combine.w_rl` and `combine.w_opd` not both 0; LoRA needs the fsdp backend, and the fsdp backend trains",
-    "`method: binary` only (slime's FSDP actor ignores custom losses and teacher fields). GPU placement is checked by `openclaw-rl plan`.",
+    "only with `method: opd`; `combine.w_rl` and `combine.w_opd` not both 0; `training.kl_coef` > 0 needs `training.use_kl_loss: true`;",
+    "LoRA needs the fsdp backend, and the fsdp backend trains `method: binary` only (slime's FSDP actor ignores custom losses and",
+    "teacher fields). GPU placement is checked by `openclaw-rl plan`.",
     "",
   );
   return lines.join("\n");

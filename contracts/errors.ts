@@ -22,6 +22,7 @@ export type ErrorCode =
   | "BRIDGE_PROTOCOL"
   | "JUDGE_FAILED"
   | "TIMEOUT"
+  | "PATH_UNWRITABLE"
   | "INTERNAL";
 
 export interface OpenclawRlErrorOptions {
@@ -69,4 +70,11 @@ export class OpenclawRlErrorList extends Error {
 
 export function isOpenclawRlError(value: unknown): value is OpenclawRlError {
   return value instanceof OpenclawRlError;
+}
+
+/** The OS's reason of a failed file operation, for a one-line message: `not a directory (ENOTDIR)`. */
+export function osReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const match = /^([A-Z][A-Z0-9_]*): ([^,]+)/.exec(message);
+  return match ? `${match[2]} (${match[1]})` : message;
 }

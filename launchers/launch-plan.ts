@@ -30,6 +30,9 @@ function rehearsalPlan(recipe: Recipe, context: PlanContext): LaunchPlan {
     engine: "rehearsal",
     placement: null,
     processes: rehearsalProcesses(recipe, context),
-    notes: ["the policy and judge are CPU stand-ins: the model is a stand-in"],
+    notes: [
+      "the policy and judge are CPU stand-ins: the model is a stand-in",
+      ...(recipe.sink.kind === "jsonl" ? [`sink.kind jsonl: samples go to sink.path (${recipe.sink.path}); no stand-in trainer runs, so the stand-in policy keeps its weights`] : []),
+    ],
   };
 }

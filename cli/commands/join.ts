@@ -3,7 +3,7 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { execa } from "execa";
-import { OpenclawRlError } from "../../contracts/errors.ts";
+import { OpenclawRlError, osReason } from "../../contracts/errors.ts";
 import type { ProcessSpec } from "../../contracts/plan.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import { buildLaunchPlan } from "../../launchers/launch-plan.ts";
@@ -36,8 +36,20 @@ export function registerJoinCommand(program: Command): void {
         stdio: "inherit",
         reject: false,
       });
+      if (result.exitCode === undefined && result.signal === undefined) throw notStarted(spec.argv[0]!, result);
       process.exitCode = result.exitCode ?? 1;
     });
+}
+
+/** `ray` could not be started at all (not installed, not executable): no exit code, so say why. */
+function notStarted(program: string, result: { code?: string; cause?: unknown; shortMessage?: string }): OpenclawRlError {
+  const hint = "install Ray on this node (the slime environment's, the same version as the head's), or set engine.slime.ray to its full path";
+  if (result.code === "ENOENT") {
+    const where = program.includes("/") ? "" : " on PATH";
+    return new OpenclawRlError("CHILD_FAILED", `${program} not found${where} (spawn ${program} ENOENT)`, { path: "engine.slime.ray", cause: result.cause, hint });
+  }
+  const reason = result.cause === undefined ? (result.shortMessage ?? "unknown reason") : osReason(result.cause);
+  return new OpenclawRlError("CHILD_FAILED", `cannot run ${program}: ${reason}`, { path: "engine.slime.ray", cause: result.cause, hint });
 }
 
 /** The planned worker command of node N, pointed at the given head. */

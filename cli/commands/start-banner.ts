@@ -1,8 +1,10 @@
 // The one banner `start` prints when the run is up: where OpenClaw points, the key variable, the
-// openclaw-config command, logs, status/dashboard, what is still warming up; rehearsal says it is a stand-in.
+// openclaw-config command (on the run's resolved recipe, so --set / --method overrides such as proxy.port carry
+// over), logs, status/dashboard, what is still warming up; rehearsal says it is a stand-in.
 import path from "node:path";
 import type { Recipe } from "../../contracts/recipe.ts";
 import type { ChildStatus } from "../../launchers/supervisor/child-definition.ts";
+import { resolvedRecipePath } from "./run-folder.ts";
 
 export interface BannerInput {
   recipe: Recipe;
@@ -17,6 +19,7 @@ export interface BannerInput {
 export function formatBanner(input: BannerInput): string {
   const { recipe } = input;
   const relativeRecipe = path.relative(process.cwd(), input.recipeFile) || input.recipeFile;
+  const resolvedRecipe = shellWord(shortPath(resolvedRecipePath(input.runDir)));
   const keyVariable = recipe.proxy.api_key_env;
   const warming = input.engines.filter((engine) => engine.state !== "ready");
   const rule = "─".repeat(78);
@@ -30,7 +33,7 @@ export function formatBanner(input: BannerInput): string {
   lines.push(
     `  OpenClaw endpoint  ${input.urls.proxy}`,
     `  API key            $${keyVariable} ${input.apiKeySet ? "(set: clients must send it as Bearer)" : "(not set: no auth on loopback)"}`,
-    `  OpenClaw config    openclaw-rl openclaw-config --recipe ${relativeRecipe} --write ~/.openclaw/openclaw.json`,
+    `  OpenClaw config    openclaw-rl openclaw-config --recipe ${resolvedRecipe} --write ~/.openclaw/openclaw.json`,
     `  Status             openclaw-rl status --run ${input.runDir}   (or --json, --watch)`,
     `  Dashboard          ${input.urls.dashboard}`,
     `  Logs               ${path.join(input.runDir, "logs")}/<engine>.log`,
@@ -41,4 +44,15 @@ export function formatBanner(input: BannerInput): string {
   for (const note of input.notes) lines.push(`  Note               ${note}`);
   lines.push("  Stop               Ctrl-C (twice to force)", rule);
   return lines.join("\n") + "\n";
+}
+
+/** Relative to the working folder when inside it, else absolute. */
+function shortPath(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : file;
+}
+
+/** A path as one shell word: as is when plain, else single-quoted. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }

@@ -3,7 +3,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { stringify } from "yaml";
 import { OpenclawRlError, OpenclawRlErrorList } from "../../contracts/errors.ts";
 import type { LaunchPlan, PlanContext } from "../../contracts/plan.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
@@ -15,6 +14,7 @@ import { startOrchestrator, type RunningOrchestrator } from "../../orchestrator/
 import { ADMIN_ENDPOINT_FILE } from "../../orchestrator/status/admin-token.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
 import { PACKAGE_ROOT } from "../recipe-file.ts";
+import { createRunFolder } from "./run-folder.ts";
 import { formatBanner } from "./start-banner.ts";
 
 interface StartOptions extends CommonOptions {
@@ -34,7 +34,23 @@ export function registerStartCommand(program: Command): void {
     });
 }
 
+/** setTimeout's limit: a longer delay fires at once. */
+const MAX_READY_TIMEOUT_S = 2_147_483;
+
+/** --ready-timeout in ms: a positive number of seconds, else a typed error (exit 2) before anything starts. */
+export function readyTimeoutMs(text: string): number {
+  const seconds = text.trim() === "" ? Number.NaN : Number(text);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_READY_TIMEOUT_S) {
+    throw new OpenclawRlError("BAD_REQUEST", `expected a positive number of seconds (at most ${MAX_READY_TIMEOUT_S}), got "${text}"`, {
+      path: "--ready-timeout",
+      hint: "e.g. --ready-timeout 900 (the default is 600)",
+    });
+  }
+  return seconds * 1000;
+}
+
 async function runStart(options: StartOptions): Promise<number> {
+  const readyTimeout = readyTimeoutMs(options.readyTimeout);
   const { recipe, file } = recipeFromOptions(options);
   const apiKey = process.env[recipe.proxy.api_key_env] || undefined;
   const runDir = path.resolve(recipe.records.dir);
@@ -64,7 +80,7 @@ async function runStart(options: StartOptions): Promise<number> {
   });
   const stopped = stopOnSignals(orchestrator, supervisor, terminal);
   void supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => orchestrator.bridgeHello(), baseEnvironment: process.env }));
-  await supervisor.waitAllReady(Number(options.readyTimeout) * 1000);
+  await supervisor.waitAllReady(readyTimeout);
   if (!stopped.requested()) {
     process.stdout.write(formatBanner({ recipe, recipeFile: file, runDir, urls: orchestrator.urls, apiKeySet: apiKey !== undefined, engines: supervisor.statuses(), notes: plan.notes }));
   }
@@ -80,11 +96,6 @@ async function checkBeforeStart(recipe: Recipe, runDir: string, runId: string, t
   const report = await runPreflight({ recipe, plan: draft, runDir, environment: process.env });
   for (const warning of report.warnings) terminal(`! ${warning}`);
   if (report.problems.length > 0) throw new OpenclawRlErrorList(report.problems);
-}
-
-function createRunFolder(runDir: string, recipe: Recipe): void {
-  mkdirSync(path.join(runDir, "logs"), { recursive: true });
-  writeFileSync(path.join(runDir, "recipe.resolved.yaml"), stringify(recipe));
 }
 
 function writePlanFiles(plan: LaunchPlan): void {

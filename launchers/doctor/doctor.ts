@@ -9,6 +9,7 @@ import { failed, passed, type CheckResult } from "./doctor-check.ts";
 import { checkGpus } from "./gpu-check.ts";
 import { checkPorts } from "./port-check.ts";
 import { checkPythonImports, checkRay } from "./python-check.ts";
+import { checkRecordsDir } from "./records-check.ts";
 import { checkSglangStreamFlag } from "./sglang-stream-check.ts";
 import { checkSlime } from "./slime-check.ts";
 
@@ -26,7 +27,7 @@ export interface DoctorReport {
 }
 
 export async function runDoctor(recipe: Recipe, options: DoctorOptions): Promise<DoctorReport> {
-  const common = [checkCheckpoints(recipe, options.resolveTokenizerFolder), checkPorts(recipe), checkDisk(recipe, options.cwd).then((result) => [result])];
+  const common = [checkCheckpoints(recipe, options.resolveTokenizerFolder), checkPorts(recipe), checkDisk(recipe, options.cwd).then((result) => [checkRecordsDir(recipe, options.cwd), result])];
   const engineChecks = recipe.engine.kind === "slime" ? [slimeChecks(recipe, options)] : [];
   const results = (await Promise.all([...engineChecks, ...common])).flat();
   const notApplicable = recipe.engine.kind === "slime" ? [] : [`engine ${recipe.engine.kind} starts no GPU engine: GPU, placement, Python, Ray and slime checks do not apply`];

@@ -1,11 +1,14 @@
-// Checks before `start` launches anything: a Ray cluster already running, ports already taken, a previous
-// run's orchestrator or children still alive. Reports problems with the fix; never kills anything.
+// Checks before `start` launches or writes anything: records.dir that cannot be created, a proxy on a
+// non-loopback address without a key, a Ray cluster already running, ports already taken, a previous run's
+// orchestrator or children still alive. Reports problems with the fix; never kills anything.
+import { bindProblem } from "../../contracts/bind-rule.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { LaunchPlan } from "../../contracts/plan.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import { findLeftovers } from "../supervisor/pid-registry.ts";
 import { rayControlFor } from "../supervisor/child-definitions.ts";
 import { checkPort } from "./port-check.ts";
+import { recordsDirProblem } from "./records-dir-check.ts";
 
 export interface PreflightReport {
   problems: OpenclawRlError[];
@@ -27,6 +30,11 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
   const problems: OpenclawRlError[] = [];
   const warnings: string[] = [];
 
+  const recordsDir = recordsDirProblem(options.runDir);
+  if (recordsDir) problems.push(recordsDir);
+  const bind = bindProblem(recipe.proxy.host, options.environment[recipe.proxy.api_key_env] || undefined, recipe.proxy.api_key_env);
+  if (bind) problems.push(bind);
+
   const leftovers = findLeftovers(options.runDir);
   if (leftovers.orchestratorPid !== null) {
     problems.push(
@@ -36,7 +44,8 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
       }),
     );
   }
-  for (const child of leftovers.children) {
+  // Children of a run that is still alive are that run's, not leftovers: refusing says all there is to say.
+  for (const child of leftovers.orchestratorPid === null ? leftovers.children : []) {
     warnings.push(`pid ${child.pid} (${child.name}, started by an earlier openclaw-rl run) is still alive: ${child.commandLine}; if it is not wanted, stop it with kill -TERM -${child.pid}`);
   }
 

@@ -1,5 +1,6 @@
 // The rehearsal engine's processes: the stand-in policy and judge servers (node + tsx, loopback ports from
-// engine.rehearsal) and the stand-in trainer (Python, the real native rollout function). Pure: starts nothing.
+// engine.rehearsal) and the stand-in trainer (Python, the real native rollout function; none with sink.kind jsonl,
+// where samples go to a file and there is no bridge). Pure: starts nothing.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { PlanContext, ProcessSpec } from "../../contracts/plan.ts";
@@ -71,5 +72,7 @@ function trainerProcess(recipe: Recipe, context: PlanContext): ProcessSpec {
 }
 
 export function rehearsalProcesses(recipe: Recipe, context: PlanContext): ProcessSpec[] {
-  return [serverProcess(recipe, context, "policy"), serverProcess(recipe, context, "judge"), trainerProcess(recipe, context)];
+  const servers = [serverProcess(recipe, context, "policy"), serverProcess(recipe, context, "judge")];
+  // a JSONL sink has no bridge for a trainer to read from: the samples are for training later
+  return recipe.sink.kind === "jsonl" ? servers : [...servers, trainerProcess(recipe, context)];
 }

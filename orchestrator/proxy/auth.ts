@@ -1,22 +1,7 @@
-// Bearer-key check in constant time (SHA-256 of both sides, timingSafeEqual) and the bind-address rule:
-// any non-loopback address needs a key. Ignores everything else about requests.
+// Bearer-key check in constant time (SHA-256 of both sides, timingSafeEqual). The bind-address rule (any
+// non-loopback address needs a key) lives in contracts/bind-rule.ts. Ignores everything else about requests.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { OpenclawRlError } from "../../contracts/errors.ts";
-
-export function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, "");
-  return bare === "localhost" || bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
-}
-
-export function assertBindAllowed(host: string, apiKey: string | undefined, keyEnv: string): void {
-  if (!isLoopback(host) && !apiKey) {
-    throw new OpenclawRlError("UNAUTHORIZED", `refusing to serve the proxy on ${host} without an API key`, {
-      path: "proxy.host",
-      hint: `set the ${keyEnv} environment variable (clients send it as "Authorization: Bearer <key>"), or bind 127.0.0.1`,
-    });
-  }
-}
 
 export class BearerAuth {
   private readonly expected: Buffer | null;

@@ -114,13 +114,27 @@ describe("doctor checks", () => {
     expect(await checkSglangStreamFlag(recipe("/nonexistent/python3"), "/x")).toMatchObject({ status: "skip" });
   });
 
-  it("rehearsal: only tokenizer, ports and disk apply", async () => {
+  it("rehearsal: only tokenizer, ports, records.dir and disk apply", async () => {
     const folder = checkpoint({ "tokenizer.json": "{}", "tokenizer_config.json": JSON.stringify({ chat_template: "t" }) });
     const [policy, judge, proxy, admin] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
     const rehearsal = parseRecipe({ engine: { kind: "rehearsal", rehearsal: { policy_port: policy, judge_port: judge } }, proxy: { port: proxy, admin_port: admin }, model: { path: folder }, records: { dir: scratch } });
     const report = await runDoctor(rehearsal, { cwd: scratch, packageRoot: "/x", resolveTokenizerFolder: identity });
-    expect([...new Set(report.results.map((result) => result.topic))]).toEqual(["tokenizer", "port", "disk"]);
+    expect([...new Set(report.results.map((result) => result.topic))]).toEqual(["tokenizer", "port", "records", "disk"]);
     expect(report.ok).toBe(true);
     expect(report.notApplicable[0]).toContain("do not apply");
+  });
+
+  it("records: a records.dir that cannot be created fails with the OS reason and the fix", async () => {
+    const file = path.join(scratch, "a-file");
+    writeFileSync(file, "");
+    const rehearsal = parseRecipe({ engine: { kind: "rehearsal" }, model: { path: "builtin:qwen3" }, records: { dir: path.join(file, "sub") } });
+    const report = await runDoctor(rehearsal, { cwd: scratch, packageRoot: "/x", resolveTokenizerFolder: identity });
+    expect(report.results.find((result) => result.topic === "records")).toEqual({
+      topic: "records",
+      status: "fail",
+      detail: `records.dir: cannot create ${file}/sub: ${file} is a file, not a folder (ENOTDIR)`,
+      fix: "point records.dir at a folder you can create and write (--set records.dir=<folder>)",
+    });
+    expect(report.ok).toBe(false);
   });
 });

@@ -63,4 +63,13 @@ describe("recipe schema", () => {
     expect(() => applySet(raw, "cluster.gpus=8")).toThrow(OpenclawRlError);
     expect(problems({ cluster: { nodes: "two" } })).toEqual([expect.stringMatching(/^cluster\.nodes:/)]);
   });
+
+  it("--set sets one entry of a free-form mapping (engine.slime.env) and still refuses unknown fixed keys", () => {
+    const raw: Record<string, unknown> = { engine: { slime: { env: { CUDA_LAUNCH_BLOCKING: "1" } } } };
+    applySet(raw, "engine.slime.env.NCCL_DEBUG=INFO");
+    applySet(raw, "engine.slime.env.OMP_NUM_THREADS=8");
+    expect(parseRecipe(raw).engine.slime.env).toEqual({ CUDA_LAUNCH_BLOCKING: "1", NCCL_DEBUG: "INFO", OMP_NUM_THREADS: "8" });
+    expect(() => applySet(raw, "engine.slime.bogus=1")).toThrow(/unknown recipe key "engine\.slime\.bogus"/);
+    expect(() => applySet(raw, "engine.slime.env.NCCL_DEBUG.level=1")).toThrow(/unknown recipe key/);
+  });
 });

@@ -27,6 +27,11 @@ describe("rehearsalProcesses", () => {
     expect(trainer!.argv.join(" ")).not.toContain("sekret");
   });
 
+  it("plans no trainer with sink.kind jsonl (no bridge to read samples from; they go to the file)", () => {
+    const recipe = recipeSchema.parse({ engine: { kind: "rehearsal" }, sink: { kind: "jsonl", path: "samples.jsonl" }, model: { path: "builtin:qwen3" } });
+    expect(rehearsalProcesses(recipe, { ...context, bridgeUrl: "", bridgeToken: "" }).map((process) => process.name)).toEqual(["rehearsal-policy", "rehearsal-judge"]);
+  });
+
   it("starts the planned policy stand-in: banner, health, stand-in state", async () => {
     const port = await freePort();
     const recipe = recipeSchema.parse({ engine: { kind: "rehearsal", rehearsal: { policy_port: port, judge_port: await freePort() } }, model: { path: "builtin:qwen3" } });

@@ -1,6 +1,6 @@
 // Preflight refuses to start over a running Ray or a taken port (exit 2 material: typed errors with the
 // fix), reports an earlier run's leftovers by pid, and never kills anything.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { execa } from "execa";
@@ -76,5 +76,49 @@ describe("preflight", () => {
     expect(report.problems).toEqual([]);
     expect(report.warnings).toEqual([expect.stringMatching(new RegExp(`^pid ${sleeper.pid} \\(judge, started by an earlier openclaw-rl run\\) is still alive: sleep 30; .*kill -TERM -${sleeper.pid}`))]);
     expect(isProcessAlive(sleeper.pid!)).toBe(true);
+  });
+
+  it("refuses while another start runs with the run folder, without calling that live run's children leftovers", async () => {
+    const harness = new Harness();
+    mkdirSync(harness.runDir, { recursive: true });
+    const orchestrator = execa("sleep", ["30"], { reject: false });
+    const child = execa("sleep", ["31"], { reject: false });
+    cleanups.push(() => orchestrator.kill("SIGKILL"), () => child.kill("SIGKILL"));
+    writeFileSync(path.join(harness.runDir, "pids.json"), JSON.stringify({ version: 1, orchestratorPid: orchestrator.pid, children: [{ name: "rehearsal-policy", pid: child.pid, command: "sleep", startedAt: 1 }] }));
+    const recipe = recipeSchema.parse({ engine: { kind: "external", policy_url: "http://127.0.0.1:9", judge_url: "http://127.0.0.1:9" }, judge: { launch: "external", url: "http://127.0.0.1:9" }, proxy: { port: await freePort(), admin_port: await freePort() } });
+    const plan: LaunchPlan = { method: "binary", engine: "external", placement: null, processes: [], notes: [] };
+    const report = await runPreflight({ recipe, plan, runDir: harness.runDir, environment: harness.environment });
+    expect(report.problems.map((problem) => problem.toLine())).toEqual([expect.stringMatching(new RegExp(`^records\\.dir: another openclaw-rl start \\(pid ${orchestrator.pid}\\) is running with this run folder`))]);
+    expect(report.warnings).toEqual([]);
+    expect(isProcessAlive(child.pid!)).toBe(true);
+  });
+
+  it("refuses a proxy on a non-loopback address without an API key (the proxy's own bind rule); a key lets it through", async () => {
+    const harness = new Harness();
+    const recipe = recipeSchema.parse({ engine: { kind: "rehearsal", rehearsal: { policy_port: await freePort(), judge_port: await freePort() } }, proxy: { host: "0.0.0.0", port: await freePort(), admin_port: await freePort(), api_key_env: "PREFLIGHT_TEST_KEY" }, records: { dir: harness.runDir } });
+    const plan: LaunchPlan = { method: "combine", engine: "rehearsal", placement: null, processes: [], notes: [] };
+    const refused = await runPreflight({ recipe, plan, runDir: harness.runDir, environment: { ...harness.environment, PREFLIGHT_TEST_KEY: "" } });
+    expect(refused.problems.map((problem) => problem.toLine())).toEqual([
+      'proxy.host: refusing to serve the proxy on 0.0.0.0 without an API key (hint: set the PREFLIGHT_TEST_KEY environment variable (clients send it as "Authorization: Bearer <key>"), or bind 127.0.0.1)',
+    ]);
+    const allowed = await runPreflight({ recipe, plan, runDir: harness.runDir, environment: { ...harness.environment, PREFLIGHT_TEST_KEY: "k" } });
+    expect(allowed.problems).toEqual([]);
+    expect(existsSync(harness.runDir)).toBe(false);
+  });
+
+  it("refuses a records.dir that cannot be created, naming records.dir and the OS reason, and creates nothing", async () => {
+    const harness = new Harness();
+    const file = path.join(harness.root, "a-file");
+    writeFileSync(file, "");
+    const runDir = path.join(file, "sub");
+    const recipe = recipeSchema.parse({ engine: { kind: "rehearsal", rehearsal: { policy_port: await freePort(), judge_port: await freePort() } }, proxy: { port: await freePort(), admin_port: await freePort() }, records: { dir: runDir } });
+    const plan: LaunchPlan = { method: "combine", engine: "rehearsal", placement: null, processes: [], notes: [] };
+    const report = await runPreflight({ recipe, plan, runDir, environment: harness.environment });
+    expect(report.problems.map((problem) => [problem.code, problem.path])).toEqual([["PATH_UNWRITABLE", "records.dir"]]);
+    expect(report.problems[0]!.toLine()).toBe(`records.dir: cannot create ${runDir}: ${file} is a file, not a folder (ENOTDIR) (hint: point records.dir at a folder you can create and write (--set records.dir=<folder>))`);
+
+    const fine = await runPreflight({ recipe, plan, runDir: path.join(harness.root, "new", "run"), environment: harness.environment });
+    expect(fine.problems).toEqual([]);
+    expect(existsSync(path.join(harness.root, "new"))).toBe(false);
   });
 });

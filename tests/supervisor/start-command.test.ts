@@ -56,7 +56,7 @@ describe("openclaw-rl start (engine external)", () => {
     expect(stdout.match(/openclaw-rl is running/g)).toHaveLength(1);
     expect(stdout).toContain(`OpenClaw endpoint  http://127.0.0.1:${proxyPort}/v1`);
     expect(stdout).toContain("$OPENCLAW_RL_API_KEY");
-    expect(stdout).toMatch(/openclaw-rl openclaw-config --recipe .*external\.yaml/);
+    expect(stdout).toContain(`openclaw-rl openclaw-config --recipe ${path.join(harness.runDir, "recipe.resolved.yaml")} --write`);
     expect(stdout).toContain(`openclaw-rl status --run ${harness.runDir}`);
     expect(stdout).toContain("Engines            policy ready, judge ready");
     expect(stdout).not.toContain("STAND-IN");

@@ -1,0 +1,28 @@
+// The run folder `start` creates (records.dir): logs/ and the resolved recipe, the recipe exactly as this run
+// parsed it (file + --set + --method), which any command can load again with --recipe. Later files belong to
+// the orchestrator and the supervisor.
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { stringify } from "yaml";
+import { OpenclawRlError, osReason } from "../../contracts/errors.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
+
+export const RESOLVED_RECIPE_FILE = "recipe.resolved.yaml";
+
+export function resolvedRecipePath(runDir: string): string {
+  return path.join(runDir, RESOLVED_RECIPE_FILE);
+}
+
+/** Creates the folder; a folder the OS refuses (a path through a file, no permission) is a typed error naming records.dir. */
+export function createRunFolder(runDir: string, recipe: Recipe): void {
+  try {
+    mkdirSync(path.join(runDir, "logs"), { recursive: true });
+    writeFileSync(resolvedRecipePath(runDir), stringify(recipe));
+  } catch (cause) {
+    throw new OpenclawRlError("PATH_UNWRITABLE", `cannot create the run folder ${runDir}: ${osReason(cause)}`, {
+      path: "records.dir",
+      cause,
+      hint: "point records.dir at a folder you can create and write (--set records.dir=<folder>)",
+    });
+  }
+}

@@ -1,0 +1,31 @@
+// The banner's "OpenClaw config" command, run as printed, writes the endpoint the run actually serves:
+// --set / --method overrides (proxy.port here) carry over through the run's resolved recipe.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadRecipe } from "../../cli/recipe-file.ts";
+import { createRunFolder } from "../../cli/commands/run-folder.ts";
+import { formatBanner } from "../../cli/commands/start-banner.ts";
+import { REPO_ROOT, runCliInProcess } from "./cli-process.ts";
+
+const scratch = mkdtempSync(path.join(tmpdir(), "start-banner-"));
+
+describe("start banner", () => {
+  it("prints an openclaw-config command that reproduces the run's --set overrides", async () => {
+    const runDir = path.join(scratch, "run with space");
+    const { recipe, file } = loadRecipe({ recipe: path.join(REPO_ROOT, "configs/rehearsal.yaml"), set: ["proxy.port=40110", "proxy.admin_port=40111", "model.served_name=my-model", `records.dir=${runDir}`] });
+    createRunFolder(runDir, recipe);
+    const banner = formatBanner({ recipe, recipeFile: file, runDir, urls: { proxy: "http://127.0.0.1:40110/v1", admin: "http://127.0.0.1:40111", dashboard: "http://127.0.0.1:40111/dashboard/", bridge: null }, apiKeySet: false, engines: [], notes: [] });
+    const line = banner.split("\n").find((text) => text.includes("OpenClaw config"))!;
+    expect(line).toContain(`openclaw-rl openclaw-config --recipe '${runDir}/recipe.resolved.yaml' --write ~/.openclaw/openclaw.json`);
+
+    const printedRecipe = /--recipe (.+) --write/.exec(line)![1]!.replace(/^'(.*)'$/, "$1");
+    const target = path.join(scratch, "openclaw.json");
+    const result = await runCliInProcess(["openclaw-config", "--recipe", printedRecipe, "--write", target]);
+    expect(result.exitCode).toBe(0);
+    const provider = JSON.parse(readFileSync(target, "utf8")).models.providers.rl;
+    expect(provider.baseUrl).toBe("http://127.0.0.1:40110/v1");
+    expect(provider.models[0].id).toBe("my-model");
+  });
+});
