@@ -268,6 +268,9 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
   if (recipe.sink.kind === "jsonl" && !recipe.sink.path) {
     issue(["sink", "path"], "sink.kind is jsonl, so sink.path (a JSONL file) is required");
   }
+  if (recipe.sink.kind === "jsonl" && recipe.engine.kind === "slime") {
+    issue(["sink", "kind"], "slime trains from the bridge, so engine.kind slime needs sink.kind bridge; to collect samples for later, serve the policy yourself with engine.kind: external and sink.kind: jsonl");
+  }
   if (recipe.training.eps_clip_high < recipe.training.eps_clip) {
     issue(["training", "eps_clip_high"], `must be >= training.eps_clip (${recipe.training.eps_clip})`);
   }

@@ -37,6 +37,7 @@ describe("recipe schema", () => {
     ["external engine needs a policy URL", { engine: { kind: "external" }, judge: { launch: "external", url: "http://j:1" } }, "engine.policy_url:"],
     ["external engine needs an external judge", { engine: { kind: "external", policy_url: "http://p:1" } }, "judge.launch:"],
     ["jsonl sink needs a path", { sink: { kind: "jsonl" } }, "sink.path:"],
+    ["slime trains from the bridge, not a jsonl sink", { sink: { kind: "jsonl", path: "s.jsonl" } }, "sink.kind:"],
     ["eps_clip_high >= eps_clip", { training: { eps_clip: 0.3, eps_clip_high: 0.2 } }, "training.eps_clip_high:"],
     ["top-K needs opd (binary)", { method: "binary", opd: { topk: 50 } }, "opd.topk:"],
     ["top-K needs opd (combine)", { method: "combine", opd: { topk: 50 } }, "opd.topk:"],
