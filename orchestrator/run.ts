@@ -12,6 +12,7 @@ import { EventBus } from "./event-bus.ts";
 import { createProxy } from "./proxy/proxy-server.ts";
 import { JudgeThread } from "./samples/judge-thread.ts";
 import { JsonlSink } from "./sinks/jsonl-sink.ts";
+import { resetVersionsForTrainerRestart } from "./staleness/trainer-restart.ts";
 import { WeightVersionTracker } from "./staleness/weight-version-tracker.ts";
 import { createDashboardRoutes } from "./status/dashboard/dashboard-routes.ts";
 import { AdminServer } from "./status/admin-server.ts";
@@ -95,7 +96,14 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
       sink = new JsonlSink(path.resolve(runDir, recipe.sink.path!));
     } else {
       store = await SampleStore.open(path.join(runDir, "store"), { maxStaleness: recipe.training.max_staleness, versions });
-      bridge = new BridgeServer({ store, bus, recordsDir: runDir });
+      bridge = new BridgeServer({
+        store,
+        bus,
+        recordsDir: runDir,
+        // slime started again (its rollout function is a new process): its weight versions count from 0 again
+        onClientReplaced: ({ previous, current }) =>
+          resetVersionsForTrainerRestart(versions, bus, `slime's rollout function is a new process (pid ${previous.pid} → ${current.pid}): slime restarted, its weight versions count from 0 again`),
+      });
       bridgeEndpoint = await bridge.start({ host: bridgeHost(recipe), port: 0 });
       sink = store;
     }

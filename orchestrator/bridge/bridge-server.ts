@@ -28,6 +28,16 @@ export interface BridgeServerOptions {
   bus: EventBus;
   /** The run folder: bridge.json goes here. */
   recordsDir: string;
+  /**
+   * A hello from a new session replaced an earlier client's: a new slime process (slime started again), whose weight
+   * versions count from 0 again. Called before the hello is answered, so before the new client can ask for a batch.
+   */
+  onClientReplaced?: (change: { previous: BridgeClientId; current: BridgeClientId }) => void;
+}
+
+export interface BridgeClientId {
+  session: string;
+  pid: number;
 }
 
 export interface BridgeStartOptions {
@@ -162,8 +172,13 @@ export class BridgeServer {
 
   private onHello(message: { session: string; pid: number; routers: BridgeHello["routers"] }, response: ServerResponse): void {
     // a new client session means the old one is gone: what it held unacknowledged goes back to ready
-    if (this.helloState?.session !== message.session) this.releaseBatches((session) => session !== message.session);
+    const previous = this.helloState;
+    if (previous?.session !== message.session) this.releaseBatches((session) => session !== message.session);
     this.helloState = { session: message.session, pid: message.pid, routers: message.routers, at: Date.now() };
+    // (not on the first hello this orchestrator sees: after its own restart the same slime says hello again)
+    if (previous && previous.session !== message.session) {
+      this.options.onClientReplaced?.({ previous: { session: previous.session, pid: previous.pid }, current: { session: message.session, pid: message.pid } });
+    }
     sendJson(response, 200, { version: BRIDGE_VERSION, type: "hello-ok", currentVersion: this.options.store.currentVersion() });
   }
 

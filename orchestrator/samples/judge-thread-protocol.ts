@@ -40,7 +40,7 @@ export type PackedSample = Omit<Sample, "tokens" | "lossMask" | "rolloutLogProbs
 
 export type ToJudgeWorker =
   | { type: "turn-closed"; turn: PackedTurn }
-  /** An event of the proxy's bus the pipeline listens to (main turn-end: the turn is open; weights-update-end). */
+  /** An event of the proxy's bus the pipeline listens to (main turn-end: the turn is open; weights-update-end / -version-reset). */
   | { type: "event"; event: RunEvent }
   | { type: "feedback"; id: number; body: unknown; headers: FeedbackHeaders }
   | { type: "judge-url"; url: string }

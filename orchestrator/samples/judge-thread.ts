@@ -38,9 +38,9 @@ export class JudgeThread {
 
   private constructor(private readonly options: JudgeThreadOptions) {
     // The pipeline learns that a main turn is open from the proxy's turn-end events, and the engines' weight version
-    // (to skip turns already stale) from its weights-update-end events.
+    // (to skip turns already stale) from its weights-update-end and weights-version-reset events.
     this.unsubscribe = options.bus.subscribe((event) => {
-      if ((event.type === "turn-end" && event.turnType === "main") || event.type === "weights-update-end") this.post({ type: "event", event });
+      if ((event.type === "turn-end" && event.turnType === "main") || event.type === "weights-update-end" || event.type === "weights-version-reset") this.post({ type: "event", event });
     });
   }
 

@@ -93,6 +93,24 @@ describe("BridgeServer", () => {
     expect(bridge.stats().lastBatchAt).not.toBeNull();
   });
 
+  it("says when a new client session replaces another (slime restarted), not on a first hello or a same-session hello", async () => {
+    const replaced: unknown[] = [];
+    const otherDir = await mkdtemp(join(tmpdir(), "openclaw-bridge-replaced-"));
+    const watched = new BridgeServer({ store, bus, recordsDir: otherDir, onClientReplaced: (change) => replaced.push(change) });
+    const reached = await watched.start({ host: "127.0.0.1", port: 0 });
+    const hello = (session: string, pid: number) =>
+      fetch(reached.url + "/v1/hello", { method: "POST", headers: { authorization: `Bearer ${reached.token}` }, body: JSON.stringify({ version: 1, type: "hello", session, pid, routers: { policy: null, judge: null } }) });
+    try {
+      expect((await hello("old", 1)).status).toBe(200);
+      expect((await hello("old", 1)).status).toBe(200); // the same process again (after a broken connection)
+      expect(replaced).toEqual([]);
+      expect((await hello("new", 2)).status).toBe(200);
+      expect(replaced).toEqual([{ previous: { session: "old", pid: 1 }, current: { session: "new", pid: 2 } }]);
+    } finally {
+      await watched.close();
+    }
+  });
+
   it("puts teacher fields on every sample or none", async () => {
     const client = new TestBridgeClient(endpoint.url, endpoint.token);
     await store.put(makeSample(0, { teacher: true, topk: 2 }));

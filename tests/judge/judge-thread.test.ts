@@ -104,6 +104,17 @@ describe("judging on its own thread", () => {
     expect(harness.judge.calls).toHaveLength(0);
   });
 
+  it("follows a weight-version reset relayed from the proxy's bus (slime restarted): the turn is judged, not skipped", async () => {
+    harness = await startHarness({ method: "binary" });
+    harness.judge.script("CASE-reset", "eval", ["\\boxed{1}"]);
+    const running = await startThread({ method: "binary", judge: { votes: 1 }, training: { max_staleness: 2 } }, harness.server.url);
+    running.bus.emit({ type: "weights-update-end", toVersion: "40", durationMs: 1 });
+    running.bus.emit({ type: "weights-version-reset", fromVersion: "40", reason: "test: slime restarted" });
+    const judged = running.judged("session-CASE-reset");
+    running.thread.onTurnClosed(await makeTurn({ marker: "CASE-reset" })); // tokens from versions 7 and 8
+    expect(await judged).toMatchObject({ skipped: null, sample: { reward: 1 } });
+  });
+
   it("judges once pointed at the judge router (before that the calls fail and say so)", async () => {
     harness = await startHarness({ method: "binary" });
     harness.judge.script("CASE-point", "eval", ["\\boxed{-1}"]);

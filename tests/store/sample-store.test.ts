@@ -118,6 +118,22 @@ describe("SampleStore", () => {
     expect(store.counts().droppedStale).toBe(1);
   });
 
+  it("after slime restarts (versions from 0 again, tracker reset) new samples are delivered, not dropped as stale", async () => {
+    const tracker = new WeightVersionTracker();
+    const store = await openStore({ maxStaleness: 2, versions: tracker });
+    tracker.observe("40");
+    tracker.reset(); // the bridge saw a new rollout-function session: slime started again
+    tracker.observe("default");
+    tracker.observe("1");
+    expect(tracker.current()).toBe(1);
+    for (let index = 0; index < 4; index++) await store.put(makeSample(index, { weightVersion: "1" }));
+    const batch = await store.deliver(4, 0);
+    expect(batch?.seqs).toHaveLength(4);
+    expect(store.counts()).toMatchObject({ delivered: 4, droppedStale: 0 });
+    tracker.observe("0"); // observed versions alone never move it back
+    expect(tracker.current()).toBe(1);
+  });
+
   it("accepts a sample id once and rejects a malformed sample without changing state", async () => {
     const store = await openStore();
     await Promise.all([store.put(makeSample(1)), store.put(makeSample(1))]);
