@@ -65,6 +65,8 @@ export class SampleStore implements SampleSink {
   private readonly seqById = new Map<string, number>();
   private readonly pendingIds = new Map<string, Promise<void>>();
   private readonly batches = new Map<string, { rolloutId: number; seqs: number[] }>();
+  /** Acknowledgements being written: a retried ack of the same batch waits for it instead of finding it gone. */
+  private readonly acking = new Map<string, Promise<{ already: boolean; seqs: number[] }>>();
   private readonly readyWaiters = new Set<() => void>();
   private readonly droppedListeners = new Set<(dropped: DroppedSample) => void>();
   private readyCount = 0;
@@ -208,11 +210,30 @@ export class SampleStore implements SampleSink {
     }
   }
 
-  /** Durably acknowledges a handed-out batch. `already` for a batch acknowledged before; null if unknown. */
+  /**
+   * Durably acknowledges a handed-out batch. `already` for a batch acknowledged before, or by an acknowledgement
+   * still being written when this one came (a client's retry): it waits for that one first. Null if unknown.
+   */
   async acknowledge(batchId: string): Promise<{ already: boolean; seqs: number[] } | null> {
+    const inFlight = this.acking.get(batchId);
+    if (inFlight) {
+      const first = await inFlight.catch(() => null);
+      // the first one failed and put the batch back: this one tries again
+      return first ? { already: true, seqs: first.seqs } : this.acknowledge(batchId);
+    }
     const batch = this.batches.get(batchId);
     if (!batch) return this.acks.state.batches.includes(batchId) ? { already: true, seqs: [] } : null;
     this.batches.delete(batchId);
+    const writing = this.recordAck(batchId, batch);
+    this.acking.set(batchId, writing);
+    try {
+      return await writing;
+    } finally {
+      this.acking.delete(batchId);
+    }
+  }
+
+  private async recordAck(batchId: string, batch: { rolloutId: number; seqs: number[] }): Promise<{ already: boolean; seqs: number[] }> {
     try {
       await this.acks.recordAck(batchId, batch.rolloutId, batch.seqs);
     } catch (error) {

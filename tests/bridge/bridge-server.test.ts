@@ -88,8 +88,12 @@ describe("BridgeServer", () => {
     expect(await client.ack(0, batch.batchId)).toBe(200);
     expect(await client.ack(0, batch.batchId)).toBe(200); // a retried ack is fine
     expect(await client.ack(0, "b0-unknown")).toBe(409);
-    expect(bus.recent().map((event) => event.type)).toEqual(["batch-delivered", "batch-acknowledged"]);
-    expect(bridge.stats()).toMatchObject({ batchesDelivered: 1, batchesAcknowledged: 1, counts: { acknowledged: 2 } });
+    // a retry sent while the first ack is still being made durable is answered like a late one, never 409
+    await store.put(makeSample(2));
+    const next = (await client.batch(1, 1))!;
+    expect(await Promise.all([client.ack(1, next.batchId), client.ack(1, next.batchId)])).toEqual([200, 200]);
+    expect(bus.recent().map((event) => event.type)).toEqual(["batch-delivered", "batch-acknowledged", "batch-delivered", "batch-acknowledged"]);
+    expect(bridge.stats()).toMatchObject({ batchesDelivered: 2, batchesAcknowledged: 2, counts: { acknowledged: 3 } });
     expect(bridge.stats().lastBatchAt).not.toBeNull();
   });
 

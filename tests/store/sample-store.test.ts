@@ -61,6 +61,16 @@ describe("SampleStore", () => {
     expect(idsOf(all.frames)).not.toContain(idsOf(first.frames)[0]);
   });
 
+  it("a retried ack that comes while the first is still being written waits for it and answers already", async () => {
+    const store = await openStore();
+    for (let index = 0; index < 2; index++) await store.put(makeSample(index));
+    const batch = (await store.deliver(2, 0))!;
+    const [first, retry] = await Promise.all([store.acknowledge(batch.batchId), store.acknowledge(batch.batchId)]);
+    expect(first).toMatchObject({ already: false });
+    expect(retry).toMatchObject({ already: true, seqs: batch.seqs });
+    expect(store.counts()).toMatchObject({ delivered: 0, acknowledged: 2 });
+  });
+
   it("tolerates a torn last record and a torn last ack line", async () => {
     const store = await openStore();
     for (let index = 0; index < 3; index++) await store.put(makeSample(index));
