@@ -11,6 +11,7 @@ import { SwitchableClient } from "./engine/switchable-client.ts";
 import { EventBus } from "./event-bus.ts";
 import { createProxy } from "./proxy/proxy-server.ts";
 import { JudgeThread } from "./samples/judge-thread.ts";
+import { announceSamples } from "./sinks/announcing-sink.ts";
 import { JsonlSink } from "./sinks/jsonl-sink.ts";
 import { resetVersionsForTrainerRestart } from "./staleness/trainer-restart.ts";
 import { WeightVersionTracker } from "./staleness/weight-version-tracker.ts";
@@ -190,20 +191,6 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     })());
 
   return { bus, status, adminToken, urls, bridgeToken: bridgeEndpoint?.token ?? null, bridgeHello: readHello, stop };
-}
-
-/** The sink, plus a sample-ready event once each sample is durable (with the count toward the next batch). */
-function announceSamples(sink: SampleSink, bus: EventBus, batchSize: number, readyCount: () => number | null): SampleSink {
-  let written = 0;
-  return {
-    async put(sample) {
-      await sink.put(sample);
-      written += 1;
-      const ready = readyCount() ?? written % batchSize;
-      bus.emit({ type: "sample-ready", sampleId: sample.id, sessionId: sample.sessionId, turn: sample.turn, kind: sample.kind, reward: sample.reward, ready, batchSize });
-    },
-    close: () => sink.close(),
-  };
 }
 
 function displayHost(host: string): string {

@@ -4,7 +4,7 @@
 // user's turn on the proxy's event loop. Owns the worker's life: start, restart after a crash, drain, stop.
 import type { Worker } from "node:worker_threads";
 import { OpenclawRlError, type ErrorCode } from "../../contracts/errors.ts";
-import type { SampleSink } from "../../contracts/sample-sink.ts";
+import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import type { EventBus } from "../event-bus.ts";
 import { startTsWorker } from "../worker-thread.ts";
@@ -144,12 +144,12 @@ export class JudgeThread {
         this.options.bus.emit(message.event);
         return;
       case "sample": {
-        const answer = (error: string | null) => {
-          if (worker === this.worker) worker.postMessage({ type: "sample-stored", id: message.id, error } satisfies ToJudgeWorker);
+        const answer = (error: string | null, outcome?: PutOutcome) => {
+          if (worker === this.worker) worker.postMessage({ type: "sample-stored", id: message.id, error, outcome } satisfies ToJudgeWorker);
         };
         try {
           this.options.sink.put(unpackSample(message.sample)).then(
-            () => answer(null),
+            (outcome) => answer(null, outcome),
             (error: unknown) => answer((error as Error).message),
           );
         } catch (error) {

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../contracts/events.ts";
 import { recipeSchema, type RecipeInput } from "../../contracts/recipe.ts";
 import type { Sample } from "../../contracts/sample.ts";
+import type { SampleSink } from "../../contracts/sample-sink.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { packSample, unpackSample } from "../../orchestrator/samples/judge-thread-protocol.ts";
 import { JudgeThread } from "../../orchestrator/samples/judge-thread.ts";
@@ -24,7 +25,7 @@ afterEach(async () => {
   harness = null;
 });
 
-async function startThread(recipe: RecipeInput, judgeUrl: string | null, sink: { put(sample: Sample): Promise<void>; close(): Promise<void> } = new MemorySink()) {
+async function startThread(recipe: RecipeInput, judgeUrl: string | null, sink: SampleSink = new MemorySink()) {
   const bus = new EventBus();
   const recordsDir = await mkdtemp(path.join(tmpdir(), "judge-thread-"));
   thread = await JudgeThread.start({

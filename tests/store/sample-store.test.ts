@@ -146,11 +146,27 @@ describe("SampleStore", () => {
 
   it("accepts a sample id once and rejects a malformed sample without changing state", async () => {
     const store = await openStore();
-    await Promise.all([store.put(makeSample(1)), store.put(makeSample(1))]);
-    await store.put(makeSample(1));
+    expect(await Promise.all([store.put(makeSample(1)), store.put(makeSample(1))])).toEqual(["stored", "already-stored"]);
+    expect(await store.put(makeSample(1))).toBe("already-stored");
     expect(store.counts().ready).toBe(1);
     const bad = { ...makeSample(2), lossMask: [1] };
     await expect(store.put(bad)).rejects.toBeInstanceOf(OpenclawRlError);
     expect(store.counts().ready).toBe(1);
+  });
+
+  it("refuses a different sample under a stored id (never silently dropped), also while the first is being written", async () => {
+    const store = await openStore();
+    const other = { ...makeSample(1), reward: 0.5, why: "another turn that got the same number" };
+    const [first, racing] = await Promise.allSettled([store.put(makeSample(1)), store.put(other)]);
+    expect(first).toEqual({ status: "fulfilled", value: "stored" });
+    expect(racing).toMatchObject({ status: "rejected", reason: { code: "SAMPLE_DUPLICATE", path: "session-1:1", message: expect.stringContaining("sample session-1:1 was not stored") } });
+    await expect(store.put(other)).rejects.toMatchObject({ code: "SAMPLE_DUPLICATE" });
+    await store.close();
+    const reopened = await openStore(); // the stored one is known after a restart too
+    expect(await reopened.put(makeSample(1))).toBe("already-stored");
+    await expect(reopened.put(other)).rejects.toMatchObject({ code: "SAMPLE_DUPLICATE" });
+    expect(reopened.counts().ready).toBe(1);
+    const batch = (await reopened.deliver(1, 0))!;
+    expect(decodeSample(batch.frames[0]!).sample).toMatchObject({ reward: makeSample(1).reward });
   });
 });
