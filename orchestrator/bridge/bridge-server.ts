@@ -73,13 +73,17 @@ export interface BridgeStats {
   client: { session: string; pid: number } | null;
 }
 
+/** Why a long-poll was ended: a hello from a newer session replaced the one that asked. */
+const SESSION_REPLACED = "session-replaced";
+
 export class BridgeServer {
   private server: Server | null = null;
   private url: string | null = null;
   private token = "";
   private helloState: (BridgeHello & { session: string }) | null = null;
   private readonly batchSessions = new Map<string, string>();
-  private readonly waits = new Set<AbortController>();
+  /** Long-polls in progress, with the session that asked. */
+  private readonly waits = new Map<AbortController, string>();
   private batchesDelivered = 0;
   private batchesAcknowledged = 0;
   private lastBatchAt: number | null = null;
@@ -173,7 +177,11 @@ export class BridgeServer {
   private onHello(message: { session: string; pid: number; routers: BridgeHello["routers"] }, response: ServerResponse): void {
     // a new client session means the old one is gone: what it held unacknowledged goes back to ready
     const previous = this.helloState;
-    if (previous?.session !== message.session) this.releaseBatches((session) => session !== message.session);
+    if (previous?.session !== message.session) {
+      // its long-polls still open are answered now (409), so none of them is handed a batch after this hello
+      for (const [abort, session] of this.waits) if (session !== message.session) abort.abort(SESSION_REPLACED);
+      this.releaseBatches((session) => session !== message.session);
+    }
     this.helloState = { session: message.session, pid: message.pid, routers: message.routers, at: Date.now() };
     // (not on the first hello this orchestrator sees: after its own restart the same slime says hello again)
     if (previous && previous.session !== message.session) {
@@ -183,14 +191,17 @@ export class BridgeServer {
   }
 
   private async onBatch(message: { session: string; rolloutId: number; size: number; waitMs: number }, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // a client that a newer session replaced (a slime that was restarted, yet still asks) gets no batch
+    if (this.helloState && this.helloState.session !== message.session) throw this.replaced(message.session);
     // a synchronous client only asks again after acknowledging; an unacknowledged batch of its own was lost
     this.releaseBatches((session) => session === message.session);
     const abort = new AbortController();
     const onClose = () => abort.abort();
     response.on("close", onClose);
-    this.waits.add(abort);
+    this.waits.set(abort, message.session);
     try {
       const ready = await this.options.store.waitForReady(message.size, message.waitMs, abort.signal);
+      if (abort.signal.reason === SESSION_REPLACED) throw this.replaced(message.session);
       if (abort.signal.aborted) return;
       const batch = ready >= message.size ? await this.options.store.deliver(message.size, message.rolloutId) : null;
       if (!batch) {
@@ -223,6 +234,11 @@ export class BridgeServer {
     sendJson(response, 200, { version: BRIDGE_VERSION, type: "ack-ok", batchId: message.batchId, already: result.already });
   }
 
+  private replaced(session: string): BridgeHttpError {
+    const current = this.helloState;
+    return new BridgeHttpError(409, "SESSION_REPLACED", `session ${session} was replaced by a newer client (session ${current?.session}, pid ${current?.pid}); this one gets no more batches`);
+  }
+
   private releaseBatches(matches: (session: string) => boolean): void {
     for (const [batchId, session] of this.batchSessions) {
       if (!matches(session)) continue;
@@ -233,7 +249,7 @@ export class BridgeServer {
 
   async close(): Promise<void> {
     this.unsubscribe();
-    for (const abort of this.waits) abort.abort();
+    for (const abort of this.waits.keys()) abort.abort();
     const server = this.server;
     this.server = null;
     if (!server) return;

@@ -115,6 +115,28 @@ describe("BridgeServer", () => {
     }
   });
 
+  it("a new session's hello ends the older session's open long-poll (409), so the batch goes to the new client", async () => {
+    const old = new TestBridgeClient(endpoint.url, endpoint.token, "old-slime");
+    const current = new TestBridgeClient(endpoint.url, endpoint.token, "new-slime");
+    await old.hello();
+    const oldPoll = old.batch(0, 2, 10_000).then(
+      () => "answered with a batch or a wait",
+      (error: Error) => error.message,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the old poll is waiting
+    await current.hello();
+    const newPoll = current.batch(0, 2, 10_000);
+    await store.put(makeSample(0));
+    await store.put(makeSample(1));
+    expect(await oldPoll).toMatch(/^batch: 409 .*SESSION_REPLACED.*replaced by a newer client \(session new-slime/);
+    const batch = (await newPoll)!;
+    expect(batch.samples).toHaveLength(2);
+    expect(store.counts()).toMatchObject({ ready: 0, delivered: 2 });
+    await expect(old.batch(1, 1)).rejects.toThrow(/409/); // it asks again: still nothing for it
+    expect(await current.ack(0, batch.batchId)).toBe(200);
+    expect(store.counts()).toMatchObject({ ready: 0, delivered: 0, acknowledged: 2 });
+  });
+
   it("puts teacher fields on every sample or none", async () => {
     const client = new TestBridgeClient(endpoint.url, endpoint.token);
     await store.put(makeSample(0, { teacher: true, topk: 2 }));
