@@ -3,15 +3,20 @@ the stand-in mirrors the OpenClaw-RL slime fork at 0d034dd)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import shutil
+import tempfile
 import threading
 import time
 import unittest
+import unittest.mock
 from types import SimpleNamespace
 
 import torch
 
-from openclaw_rl import rollout
+from openclaw_rl import bridge_client, rollout
 from openclaw_rl.bridge_client import BridgeError
 from openclaw_rl.slime_types import StandInRolloutFnTrainOutput, StandInSample, slime_types
 
@@ -32,8 +37,8 @@ class RolloutBridgeTest(unittest.TestCase):
         for bridge in self.bridges:
             bridge.close()
 
-    def start(self, *arguments: str) -> FixtureBridge:
-        bridge = FixtureBridge(*arguments)
+    def start(self, *arguments: str, directory: str | None = None) -> FixtureBridge:
+        bridge = FixtureBridge(*arguments, directory=directory)
         self.bridges.append(bridge)
         bridge.environment()
         return bridge
@@ -129,6 +134,45 @@ class RolloutBridgeTest(unittest.TestCase):
         stats = bridge.command("stats")
         self.assertEqual(stats["stats"]["counts"]["droppedStale"], 2)
         self.assertIn("sample-dropped", stats["events"])
+
+    def test_a_kept_alive_connection_the_server_closed_is_reopened_without_a_warning(self):
+        self.start("--samples", "4", "--keep-alive-ms", "200")
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            rollout.generate_rollout(make_args(2), 0, None)
+            # a training step longer than the bridge's keep-alive (Node closes the idle socket about 1 s after it)
+            time.sleep(1.6)
+            output = rollout.generate_rollout(make_args(2), 1, None)
+        self.assertEqual(len(output.samples), 2)
+        self.assertNotIn("unreachable", printed.getvalue())
+
+    def test_a_connection_closed_just_before_it_is_used_is_retried_once_without_a_warning(self):
+        # the close comes after the idle check (a race): the send or the answer fails, and the request goes again
+        self.start("--samples", "4", "--keep-alive-ms", "200")
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed), unittest.mock.patch.object(bridge_client, "_closed_by_peer", return_value=False):
+            rollout.generate_rollout(make_args(2), 0, None)
+            time.sleep(1.6)
+            output = rollout.generate_rollout(make_args(2), 1, None)
+        self.assertEqual(len(output.samples), 2)
+        self.assertNotIn("unreachable", printed.getvalue())
+
+    def test_an_orchestrator_restarted_between_calls_gets_the_hello_again(self):
+        directory = tempfile.mkdtemp(prefix="openclaw-bridge-restart-")
+        self.addCleanup(shutil.rmtree, directory, True)
+        first = self.start("--samples", "2", directory=directory)
+        rollout.generate_rollout(make_args(2), 0, None)
+        first.close()
+        second = self.start("--first", "100", directory=directory)
+        self.assertEqual(second.url, first.url)
+        second.command("put 2")
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            output = rollout.generate_rollout(make_args(2), 1, None)
+        self.assertEqual(len(output.samples), 2)
+        self.assertNotIn("unreachable", printed.getvalue())
+        stats = second.command("stats")
+        self.assertEqual(stats["hello"]["routers"], {"policy": "http://127.0.0.1:30001", "judge": None})
 
     def test_evaluation_is_refused(self):
         self.start("--samples", "1")

@@ -46,6 +46,8 @@ export interface BridgeStartOptions {
   port: number;
   /** With port 0, rebind the port and token of a previous bridge.json in recordsDir (slime's env still holds them). */
   reuseEndpoint?: boolean;
+  /** How long an idle kept-alive connection stays open (default 5 s; the Python client reopens a closed one silently). */
+  keepAliveTimeoutMs?: number;
 }
 
 /**
@@ -101,7 +103,7 @@ export class BridgeServer {
     const server = createServer((request, response) => void this.handle(request, response));
     server.requestTimeout = 120_000;
     server.headersTimeout = 30_000;
-    server.keepAliveTimeout = 5_000;
+    server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
     let port = options.port;
     this.token = randomBytes(32).toString("hex");
     if (previous && (await listen(server, options.host, previous.port).then(() => true, () => false))) {
