@@ -139,9 +139,12 @@ class BridgeClient:
         self._hello_body = body
         return answer or {}
 
-    def request_batch(self, rollout_id: int, size: int, wait_ms: int) -> tuple[bytearray | None, int]:
-        """(frame, ready): the frame when `size` samples were ready within `wait_ms`, else (None, ready count)."""
+    def request_batch(self, rollout_id: int, size: int, wait_ms: int, holding: list[str] | None = None) -> tuple[bytearray | None, int]:
+        """(frame, ready): the frame when `size` samples were ready within `wait_ms`, else (None, ready count).
+        `holding`: batches handed to the trainer and not acknowledged yet; any other batch of ours goes back."""
         body = {"version": BRIDGE_VERSION, "type": "batch-request", "session": self.session, "rolloutId": rollout_id, "size": size, "waitMs": wait_ms}
+        if holding:
+            body["holding"] = list(holding)
         status, content_type, data = self._post("/v1/batch", body, wait_ms / 1000.0 + 30.0)
         if status == 200 and content_type.startswith(BATCH_CONTENT_TYPE):
             return data, size

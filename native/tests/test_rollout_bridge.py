@@ -79,10 +79,10 @@ class RolloutBridgeTest(unittest.TestCase):
         self.assertEqual(output.metrics["openclaw/reward_positive"], 2.0)
         self.assertAlmostEqual(output.metrics["rollout/prm_eval_score"], 0.25)
         stats = bridge.command("stats")
-        self.assertEqual(stats["stats"]["counts"], {"ready": 2, "delivered": 0, "acknowledged": 4, "droppedStale": 0})
+        # handed to slime, not acknowledged: slime has not trained it yet (two calls later it has)
+        self.assertEqual(stats["stats"]["counts"], {"ready": 2, "delivered": 4, "acknowledged": 0, "droppedStale": 0})
         self.assertEqual(stats["hello"]["routers"], {"policy": "http://127.0.0.1:30001", "judge": None})
         self.assertIn("batch-delivered", stats["events"])
-        self.assertIn("batch-acknowledged", stats["events"])
 
         # the 2 surplus samples stay; the next call blocks until 2 more arrive
         result = {}
@@ -96,6 +96,41 @@ class RolloutBridgeTest(unittest.TestCase):
         second = [group[0] for group in result["output"].samples]
         self.assertEqual(len(second), 4)
         self.assertFalse({s.index for s in samples} & {s.index for s in second}, "a sample was delivered twice")
+        rollout.acknowledge_returned_batches()
+        self.assertEqual(bridge.command("stats")["stats"]["counts"], {"ready": 0, "delivered": 0, "acknowledged": 8, "droppedStale": 0})
+
+    def test_a_batch_is_acknowledged_once_slime_has_trained_it(self):
+        # train_async: generate(r + 1) overlaps train(r) and starts after train(r - 1); train.py: after train(r)
+        bridge = self.start("--samples", "6")
+        counts = lambda: bridge.command("stats")["stats"]["counts"]
+        first = rollout.generate_rollout(make_args(2), 0, None)
+        self.assertEqual(counts(), {"ready": 4, "delivered": 2, "acknowledged": 0, "droppedStale": 0})
+        second = rollout.generate_rollout(make_args(2), 1, None)  # slime may still be training batch 0
+        self.assertEqual(counts(), {"ready": 2, "delivered": 4, "acknowledged": 0, "droppedStale": 0})
+        rollout.generate_rollout(make_args(2), 2, None)  # batch 0 is trained now
+        self.assertEqual(counts(), {"ready": 0, "delivered": 4, "acknowledged": 2, "droppedStale": 0})
+        ids = lambda output: [group[0].metadata["openclaw_id"] for group in output.samples]
+        self.assertEqual(len(set(ids(first)) | set(ids(second))), 4)
+        # the orchestrator restarts: what it had handed out is ready again, and a late ack of batch 1 is refused
+        directory = bridge.directory
+        bridge.process.kill()
+        bridge.process.wait()
+        again = self.start("--first", "100", directory=directory)
+        self.assertEqual(again.command("stats")["stats"]["counts"]["ready"], 4)
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            rollout.generate_rollout(make_args(2), 3, None)
+        self.assertIn("was trained, but the orchestrator no longer holds it; its samples will be delivered again", printed.getvalue())
+
+    def test_a_batch_that_cannot_be_built_is_not_acknowledged_and_comes_back(self):
+        bridge = self.start("--samples", "4")
+        with unittest.mock.patch.object(rollout, "build_samples", side_effect=RuntimeError("cannot build")):
+            with self.assertRaisesRegex(RuntimeError, "cannot build"):
+                rollout.generate_rollout(make_args(2), 0, None)
+        self.assertEqual(bridge.command("stats")["stats"]["counts"], {"ready": 2, "delivered": 2, "acknowledged": 0, "droppedStale": 0})
+        output = rollout.generate_rollout(make_args(2), 0, None)  # asked again: the batch it could not build comes back
+        self.assertEqual([group[0].metadata["openclaw_id"] for group in output.samples], ["session-0:0", "session-1:1"])
+        self.assertEqual(bridge.command("stats")["stats"]["counts"], {"ready": 2, "delivered": 2, "acknowledged": 0, "droppedStale": 0})
 
     def test_mixed_teacher_batch_is_filled_on_every_sample(self):
         self.start("--samples", "4", "--teacher", "mixed", "--response-length", "6")

@@ -10,6 +10,7 @@ import { OpenclawRlError } from "../../contracts/errors.ts";
 import {
   ackMessageSchema,
   batchRequestSchema,
+  type BatchRequest,
   BATCH_FRAME_CONTENT_TYPE,
   BRIDGE_PATHS,
   BRIDGE_VERSION,
@@ -192,11 +193,13 @@ export class BridgeServer {
     sendJson(response, 200, { version: BRIDGE_VERSION, type: "hello-ok", currentVersion: this.options.store.currentVersion() });
   }
 
-  private async onBatch(message: { session: string; rolloutId: number; size: number; waitMs: number }, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  private async onBatch(message: BatchRequest, request: IncomingMessage, response: ServerResponse): Promise<void> {
     // a client that a newer session replaced (a slime that was restarted, yet still asks) gets no batch
     if (this.helloState && this.helloState.session !== message.session) throw this.replaced(message.session);
-    // a synchronous client only asks again after acknowledging; an unacknowledged batch of its own was lost
-    this.releaseBatches((session) => session === message.session);
+    // The client acknowledges a batch once the trainer has provably trained it, so it may still hold one or two
+    // (it names them); any other unacknowledged batch of its own was lost on the way (its answer never arrived).
+    const holding = new Set(message.holding ?? []);
+    this.releaseBatches((session, batchId) => session === message.session && !holding.has(batchId));
     const abort = new AbortController();
     const onClose = () => abort.abort();
     response.on("close", onClose);
@@ -241,9 +244,9 @@ export class BridgeServer {
     return new BridgeHttpError(409, "SESSION_REPLACED", `session ${session} was replaced by a newer client (session ${current?.session}, pid ${current?.pid}); this one gets no more batches`);
   }
 
-  private releaseBatches(matches: (session: string) => boolean): void {
+  private releaseBatches(matches: (session: string, batchId: string) => boolean): void {
     for (const [batchId, session] of this.batchSessions) {
-      if (!matches(session)) continue;
+      if (!matches(session, batchId)) continue;
       this.options.store.release(batchId);
       this.batchSessions.delete(batchId);
     }

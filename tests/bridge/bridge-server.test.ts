@@ -137,6 +137,20 @@ describe("BridgeServer", () => {
     expect(store.counts()).toMatchObject({ ready: 0, delivered: 0, acknowledged: 2 });
   });
 
+  it("keeps out the batches a client says it still holds (handed to the trainer, not yet trained); gives back its others", async () => {
+    const client = new TestBridgeClient(endpoint.url, endpoint.token);
+    for (let index = 0; index < 6; index++) await store.put(makeSample(index));
+    const first = (await client.batch(0, 2))!;
+    const second = (await client.batch(1, 2, 0, [first.batchId]))!; // first is being trained: it stays out
+    expect(store.counts()).toMatchObject({ ready: 2, delivered: 4 });
+    const third = (await client.batch(2, 2, 0, [second.batchId]))!; // first is not named any more (as if its answer was lost): back to ready, out again
+    expect(store.counts()).toMatchObject({ ready: 2, delivered: 4 });
+    expect(third.samples.map((sample) => sample.id)).toEqual(first.samples.map((sample) => sample.id));
+    expect(await client.ack(1, second.batchId)).toBe(200);
+    expect(await client.ack(2, third.batchId)).toBe(200);
+    expect(store.counts()).toMatchObject({ ready: 2, delivered: 0, acknowledged: 4 });
+  });
+
   it("puts teacher fields on every sample or none", async () => {
     const client = new TestBridgeClient(endpoint.url, endpoint.token);
     await store.put(makeSample(0, { teacher: true, topk: 2 }));
