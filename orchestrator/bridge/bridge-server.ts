@@ -209,6 +209,10 @@ export class BridgeServer {
       if (abort.signal.reason === SESSION_REPLACED) throw this.replaced(message.session);
       if (abort.signal.aborted) return;
       const batch = ready >= message.size ? await this.options.store.deliver(message.size, message.rolloutId) : null;
+      if (batch && abort.signal.reason === SESSION_REPLACED) {
+        this.options.store.release(batch.batchId); // replaced while its batch was being read: not handed out
+        throw this.replaced(message.session);
+      }
       if (!batch) {
         sendJson(response, 200, { version: BRIDGE_VERSION, type: "batch-wait", ready: this.options.store.counts().ready, size: message.size });
         return;

@@ -137,6 +137,25 @@ describe("BridgeServer", () => {
     expect(store.counts()).toMatchObject({ ready: 0, delivered: 0, acknowledged: 2 });
   });
 
+  it("a batch being read for the old session when the new one says hello goes back to ready, not to the old client", async () => {
+    const old = new TestBridgeClient(endpoint.url, endpoint.token, "old-slime");
+    const current = new TestBridgeClient(endpoint.url, endpoint.token, "new-slime");
+    await old.hello();
+    for (let index = 0; index < 2; index++) await store.put(makeSample(index));
+    let reading!: () => void;
+    const helloSaid = new Promise<void>((resolve) => (reading = resolve));
+    const deliver = store.deliver.bind(store);
+    store.deliver = async (size, rolloutId) => {
+      const batch = await deliver(size, rolloutId);
+      await current.hello(); // comes while the old session's batch is being read
+      reading();
+      return batch;
+    };
+    await expect(old.batch(0, 2)).rejects.toThrow(/409 .*SESSION_REPLACED/);
+    await helloSaid;
+    expect(store.counts()).toMatchObject({ ready: 2, delivered: 0 });
+  });
+
   it("keeps out the batches a client says it still holds (handed to the trainer, not yet trained); gives back its others", async () => {
     const client = new TestBridgeClient(endpoint.url, endpoint.token);
     for (let index = 0; index < 6; index++) await store.put(makeSample(index));
