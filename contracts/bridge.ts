@@ -41,6 +41,13 @@ export const batchRequestSchema = z
     rolloutId: z.number().int().min(0),
     size: z.number().int().min(1).max(100_000),
     waitMs: z.number().int().min(0).max(60_000).describe("Long-poll: how long the server may hold the request."),
+    holding: z
+      .array(z.string().min(1))
+      .max(64)
+      .optional()
+      .describe(
+        "Batches this client handed to the trainer and has not acknowledged yet (not yet provably trained): they stay out. Any other unacknowledged batch of this session goes back to ready (its answer was lost).",
+      ),
   })
   .strict();
 export type BatchRequest = z.infer<typeof batchRequestSchema>;

@@ -19,6 +19,7 @@ export type ErrorCode =
   | "UNAUTHORIZED"
   | "TEMPLATE_ERROR"
   | "STORE_CORRUPT"
+  | "SAMPLE_DUPLICATE"
   | "BRIDGE_PROTOCOL"
   | "JUDGE_FAILED"
   | "TIMEOUT"

@@ -45,6 +45,11 @@ export type RunEvent = EventBase &
     | { type: "batch-acknowledged"; rolloutId: number; batchId: string }
     | { type: "weights-update-start"; fromVersion: string }
     | { type: "weights-update-end"; toVersion: string; durationMs: number }
+    /**
+     * slime started again (a new rollout-function session said hello on the bridge): its weight-version counter starts
+     * again at 0, so the tracked version drops to 0 and counts up from the new engines' versions.
+     */
+    | { type: "weights-version-reset"; fromVersion: string; reason: string }
     | { type: "engine-state"; name: string; state: EngineState; detail: string }
     | { type: "error"; source: string; code: string; message: string }
   );

@@ -97,12 +97,18 @@ export const trainingSchema = z
     lr: z.number().positive().default(1e-5).describe("Adam learning rate."),
     eps_clip: z.number().positive().default(0.2).describe("PPO clip epsilon (low side)."),
     eps_clip_high: z.number().positive().default(0.28).describe("PPO clip epsilon (high side)."),
-    kl_coef: z.number().min(0).default(0.0).describe("KL loss coefficient against the reference model (0.0 in the reference scripts, 0.02 in the paper)."),
+    kl_coef: z
+      .number()
+      .min(0)
+      .default(0.0)
+      .describe("KL loss coefficient against the reference model (0.0 in the reference scripts, 0.02 in the paper). Must be 0 with opd.topk > 0 (the top-K loss has no KL term)."),
     kl_loss_type: z.enum(["k1", "k2", "k3", "low_var_kl"]).default("low_var_kl").describe("KL estimator."),
     use_kl_loss: z
       .boolean()
       .default(true)
-      .describe("Load a reference model and add the KL loss term (--use-kl-loss; the reference scripts set it with coefficient 0.0, except top-K OPD)."),
+      .describe(
+        "Load a reference model and add the KL loss term (--use-kl-loss; the reference scripts set it with coefficient 0.0, except top-K OPD). Ignored with opd.topk > 0: the top-K loss has no KL term, so no reference model is loaded.",
+      ),
     entropy_coef: z.number().min(0).default(0.0).describe("Entropy bonus coefficient."),
     max_staleness: z
       .number()
@@ -282,6 +288,12 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
   }
   if (recipe.method === "combine" && recipe.combine.w_rl === 0 && recipe.combine.w_opd === 0) {
     issue(["combine"], "combine.w_rl and combine.w_opd are both 0: nothing would be learned");
+  }
+  if (recipe.method === "opd" && recipe.opd.topk > 0 && recipe.training.kl_coef > 0) {
+    issue(
+      ["training", "kl_coef"],
+      "training.kl_coef > 0 has no effect with top-K distillation (opd.topk > 0): slime computes no reference log-probs when it computes no advantages, and the top-K loss has no KL term; set training.kl_coef: 0 (or opd.topk: 0 for token-level OPD with a KL term)",
+    );
   }
   if (recipe.training.kl_coef > 0 && !recipe.training.use_kl_loss) {
     issue(["training", "kl_coef"], "training.kl_coef > 0 needs training.use_kl_loss: true (the KL term needs the reference model)");

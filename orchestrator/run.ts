@@ -11,7 +11,9 @@ import { SwitchableClient } from "./engine/switchable-client.ts";
 import { EventBus } from "./event-bus.ts";
 import { createProxy } from "./proxy/proxy-server.ts";
 import { JudgeThread } from "./samples/judge-thread.ts";
+import { announceSamples } from "./sinks/announcing-sink.ts";
 import { JsonlSink } from "./sinks/jsonl-sink.ts";
+import { resetVersionsForTrainerRestart } from "./staleness/trainer-restart.ts";
 import { WeightVersionTracker } from "./staleness/weight-version-tracker.ts";
 import { createDashboardRoutes } from "./status/dashboard/dashboard-routes.ts";
 import { AdminServer } from "./status/admin-server.ts";
@@ -95,7 +97,14 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
       sink = new JsonlSink(path.resolve(runDir, recipe.sink.path!));
     } else {
       store = await SampleStore.open(path.join(runDir, "store"), { maxStaleness: recipe.training.max_staleness, versions });
-      bridge = new BridgeServer({ store, bus, recordsDir: runDir });
+      bridge = new BridgeServer({
+        store,
+        bus,
+        recordsDir: runDir,
+        // slime started again (its rollout function is a new process): its weight versions count from 0 again
+        onClientReplaced: ({ previous, current }) =>
+          resetVersionsForTrainerRestart(versions, bus, `slime's rollout function is a new process (pid ${previous.pid} → ${current.pid}): slime restarted, its weight versions count from 0 again`),
+      });
       bridgeEndpoint = await bridge.start({ host: bridgeHost(recipe), port: 0 });
       sink = store;
     }
@@ -182,20 +191,6 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     })());
 
   return { bus, status, adminToken, urls, bridgeToken: bridgeEndpoint?.token ?? null, bridgeHello: readHello, stop };
-}
-
-/** The sink, plus a sample-ready event once each sample is durable (with the count toward the next batch). */
-function announceSamples(sink: SampleSink, bus: EventBus, batchSize: number, readyCount: () => number | null): SampleSink {
-  let written = 0;
-  return {
-    async put(sample) {
-      await sink.put(sample);
-      written += 1;
-      const ready = readyCount() ?? written % batchSize;
-      bus.emit({ type: "sample-ready", sampleId: sample.id, sessionId: sample.sessionId, turn: sample.turn, kind: sample.kind, reward: sample.reward, ready, batchSize });
-    },
-    close: () => sink.close(),
-  };
 }
 
 function displayHost(host: string): string {

@@ -18,7 +18,10 @@ export function algorithmArgs(recipe: Recipe): string[] {
     case "opd":
       if (recipe.opd.topk > 0) {
         // The reference omits --disable-rewards-normalization here, so GRPO's constant-group drop discards samples.
-        return ["--loss-type", "custom_loss", "--custom-loss-function-path", TOPK_LOSS_PATH, "--disable-compute-advantages-and-returns", "--disable-rewards-normalization", ...kl, ...clip];
+        // No KL flags: with --disable-compute-advantages-and-returns slime computes no reference log-probs, and the
+        // top-K loss has no KL term, so --use-kl-loss would only load a reference model for nothing (the recipe
+        // refuses training.kl_coef > 0 here).
+        return ["--loss-type", "custom_loss", "--custom-loss-function-path", TOPK_LOSS_PATH, "--disable-compute-advantages-and-returns", "--disable-rewards-normalization", ...clip];
       }
       return ["--advantage-estimator", "on_policy_distillation", ...kl, ...clip];
   }

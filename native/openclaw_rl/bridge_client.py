@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import select
 import socket
 import urllib.parse
 import uuid
@@ -16,6 +17,11 @@ BRIDGE_VERSION = 1
 BRIDGE_URL_ENV = "OPENCLAW_RL_BRIDGE"
 BRIDGE_TOKEN_ENV = "OPENCLAW_RL_BRIDGE_TOKEN"
 BATCH_CONTENT_TYPE = "application/vnd.openclaw-rl.batch"
+HELLO_PATH = "/v1/hello"
+
+# How a kept-alive connection that the server closed shows up when it is used again (the bridge closes idle
+# connections after its keep-alive timeout, and slime's training step is longer than that).
+_CLOSED_BY_PEER = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError, ConnectionAbortedError)
 
 
 class BridgeError(RuntimeError):
@@ -57,6 +63,7 @@ class BridgeClient:
         self._token = endpoint.token
         self._connect_timeout_s = connect_timeout_s
         self._connection: http.client.HTTPConnection | None = None
+        self._hello_body: dict | None = None  # the last hello, said again first on every new connection
         self.session = session or uuid.uuid4().hex
 
     def close(self) -> None:
@@ -64,50 +71,84 @@ class BridgeClient:
             self._connection.close()
             self._connection = None
 
+    def _connect(self) -> bool:
+        """Ready to send; True when the request goes out on a new connection (a kept-alive one the server closed
+        while it sat idle is dropped first)."""
+        connection = self._connection
+        if connection is not None and connection.sock is not None and _closed_by_peer(connection.sock):
+            self.close()
+            connection = None
+        if connection is None:
+            self._connection = http.client.HTTPConnection(self._host, self._port, timeout=self._connect_timeout_s)
+            return True
+        return connection.sock is None  # (http.client opens a new one by itself after a "Connection: close" answer)
+
+    def _exchange(self, path: str, payload: bytes, timeout_s: float) -> tuple[int, str, bytearray]:
+        connection = self._connection
+        connection.timeout = timeout_s
+        if connection.sock is not None:
+            connection.sock.settimeout(timeout_s)
+        connection.request("POST", path, body=payload, headers={"Authorization": f"Bearer {self._token}", "Content-Type": "application/json"})
+        response = connection.getresponse()
+        length = int(response.getheader("Content-Length") or "0")
+        data = bytearray(length)
+        view = memoryview(data)
+        received = 0
+        while received < length:
+            count = response.readinto(view[received:])
+            if not count:
+                raise BridgeUnavailable(f"bridge answer cut short ({received} of {length} bytes)")
+            received += count
+        content_type = response.getheader("Content-Type") or ""
+        return response.status, content_type, data
+
     def _post(self, path: str, body: dict, timeout_s: float) -> tuple[int, str, bytearray]:
         payload = json.dumps(body).encode("utf-8")
-        headers = {"Authorization": f"Bearer {self._token}", "Content-Type": "application/json"}
+        fresh = self._connect()
         try:
-            if self._connection is None:
-                self._connection = http.client.HTTPConnection(self._host, self._port, timeout=self._connect_timeout_s)
-            self._connection.timeout = timeout_s
-            if self._connection.sock is not None:
-                self._connection.sock.settimeout(timeout_s)
-            self._connection.request("POST", path, body=payload, headers=headers)
-            response = self._connection.getresponse()
-            length = int(response.getheader("Content-Length") or "0")
-            data = bytearray(length)
-            view = memoryview(data)
-            received = 0
-            while received < length:
-                count = response.readinto(view[received:])
-                if not count:
-                    raise BridgeUnavailable(f"bridge answer cut short ({received} of {length} bytes)")
-                received += count
-            content_type = response.getheader("Content-Type") or ""
-            return response.status, content_type, data
+            if fresh and self._hello_body is not None and path != HELLO_PATH:
+                # a new connection may reach a restarted orchestrator: it learns the routers from the hello
+                status, _, data = self._exchange(HELLO_PATH, json.dumps(self._hello_body).encode("utf-8"), 30.0)
+                if status != 200:
+                    raise _answer_error(HELLO_PATH, status, _json_or_none(data))
+            return self._exchange(path, payload, timeout_s)
+        except BridgeUnavailable:
+            self.close()  # (an answer cut short: the connection is in an unknown state)
+            raise
+        except _CLOSED_BY_PEER as error:
+            self.close()
+            if fresh:
+                raise BridgeUnavailable(f"bridge at {self._host}:{self._port} unreachable: {error}") from error
         except (OSError, socket.timeout, http.client.HTTPException) as error:
             self.close()
             raise BridgeUnavailable(f"bridge at {self._host}:{self._port} unreachable: {error}") from error
+        # The kept-alive connection was closed by the server between our calls (its keep-alive timeout) though the
+        # check above did not see it yet: the normal case, so once more on a new connection, without a warning.
+        return self._post(path, body, timeout_s)
 
     def _json(self, path: str, body: dict, timeout_s: float = 30.0, accept: tuple[int, ...] = (200,)) -> tuple[int, dict | None]:
         status, _, data = self._post(path, body, timeout_s)
-        parsed = json.loads(data.decode("utf-8")) if data else None
+        parsed = _json_or_none(data)
         if status not in accept:
             raise _answer_error(path, status, parsed)
         return status, parsed
 
     def hello(self, routers: dict) -> dict:
-        _, answer = self._json("/v1/hello", {"version": BRIDGE_VERSION, "type": "hello", "session": self.session, "pid": os.getpid(), "routers": routers})
+        body = {"version": BRIDGE_VERSION, "type": "hello", "session": self.session, "pid": os.getpid(), "routers": routers}
+        _, answer = self._json(HELLO_PATH, body)
+        self._hello_body = body
         return answer or {}
 
-    def request_batch(self, rollout_id: int, size: int, wait_ms: int) -> tuple[bytearray | None, int]:
-        """(frame, ready): the frame when `size` samples were ready within `wait_ms`, else (None, ready count)."""
+    def request_batch(self, rollout_id: int, size: int, wait_ms: int, holding: list[str] | None = None) -> tuple[bytearray | None, int]:
+        """(frame, ready): the frame when `size` samples were ready within `wait_ms`, else (None, ready count).
+        `holding`: batches handed to the trainer and not acknowledged yet; any other batch of ours goes back."""
         body = {"version": BRIDGE_VERSION, "type": "batch-request", "session": self.session, "rolloutId": rollout_id, "size": size, "waitMs": wait_ms}
+        if holding:
+            body["holding"] = list(holding)
         status, content_type, data = self._post("/v1/batch", body, wait_ms / 1000.0 + 30.0)
         if status == 200 and content_type.startswith(BATCH_CONTENT_TYPE):
             return data, size
-        parsed = json.loads(data.decode("utf-8")) if data else None
+        parsed = _json_or_none(data)
         if status == 200 and parsed and parsed.get("type") == "batch-wait":
             return None, int(parsed.get("ready", 0))
         raise _answer_error("/v1/batch", status, parsed)
@@ -123,6 +164,19 @@ class BridgeClient:
     def progress(self, rollout_id: int, ready: int, size: int, waited_ms: float) -> None:
         body = {"version": BRIDGE_VERSION, "type": "progress", "session": self.session, "rolloutId": rollout_id, "ready": ready, "size": size, "waitedMs": waited_ms}
         self._json("/v1/progress", body, accept=(204,))
+
+
+def _closed_by_peer(sock: socket.socket) -> bool:
+    """An idle HTTP connection has nothing to read; readable means the server closed it (EOF or reset)."""
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(readable)
+
+
+def _json_or_none(data: bytearray):
+    return json.loads(data.decode("utf-8")) if data else None
 
 
 def _answer_error(path: str, status: int, body: dict | None) -> Exception:

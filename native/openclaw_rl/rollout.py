@@ -1,8 +1,9 @@
 """slime's rollout function for openclaw-rl (--rollout-function-path openclaw_rl.rollout.generate_rollout).
 
 Samples are made by the openclaw-rl proxy and judges; this function only fetches a batch of
-args.rollout_batch_size of them from the orchestrator's bridge, builds slime Samples and acknowledges the batch.
-It ignores data_source (no dataset in this mode) and has no evaluation path.
+args.rollout_batch_size of them from the orchestrator's bridge and builds slime Samples. A batch is acknowledged
+once slime has provably trained it, which is two calls later (see _acknowledge_trained). It ignores data_source
+(no dataset in this mode) and has no evaluation path.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ BACKOFF_S = (0.2, 0.5, 1.0, 2.0, 5.0)
 
 _client: BridgeClient | None = None
 _hello_sent = False
+# (rollout_id, batch_id) of the batches returned to slime and not acknowledged yet, oldest first
+_returned: list[tuple[int, str]] = []
 
 
 def _router_url(args, ip_attr: str, port_attr: str) -> str | None:
@@ -68,11 +71,34 @@ class _Connection:
                 time.sleep(delay)
 
 
-def _fetch_acknowledged_batch(connection: _Connection, rollout_id: int, size: int) -> DecodedBatch:
+def _acknowledge(connection: _Connection, rollout_id: int, batch_id: str) -> None:
+    try:
+        connection.call(lambda: connection.client.ack(rollout_id, batch_id))
+    except BatchUnknown as error:
+        # the orchestrator restarted after handing it out and will hand its samples out again: they were trained
+        # once already and will be trained again (at least once, never lost)
+        _log(f"batch {batch_id} (rollout {rollout_id}) was trained, but the orchestrator no longer holds it; its samples will be delivered again: {error}")
+
+
+def _acknowledge_trained(connection: _Connection) -> None:
+    """Acknowledges every batch returned to slime except the latest one, which slime may still be training.
+
+    slime calls generate(r + 1) on its single-threaded rollout manager. train_async.py submits it before train(r)
+    (generation overlaps training) but after train(r - 1) returned; train.py submits it after train(r) returned.
+    So when call r + 1 starts, the batch of call r - 1 is trained under either driver, the batch of call r maybe not.
+    """
+    while len(_returned) > 1:
+        rollout_id, batch_id = _returned[0]
+        _acknowledge(connection, rollout_id, batch_id)
+        _returned.pop(0)
+
+
+def _fetch_batch(connection: _Connection, rollout_id: int, size: int) -> DecodedBatch:
     started = time.monotonic()
     last_progress_line = started
+    holding = [batch_id for _, batch_id in _returned]
     while True:
-        frame, ready = connection.call(lambda: connection.client.request_batch(rollout_id, size, LONG_POLL_MS))
+        frame, ready = connection.call(lambda: connection.client.request_batch(rollout_id, size, LONG_POLL_MS, holding))
         if frame is None:
             now = time.monotonic()
             connection.call(lambda: connection.client.progress(rollout_id, ready, size, (now - started) * 1000.0))
@@ -80,13 +106,7 @@ def _fetch_acknowledged_batch(connection: _Connection, rollout_id: int, size: in
                 _log(f"waiting for samples: {ready}/{size} (rollout {rollout_id}, {now - started:.0f}s)")
                 last_progress_line = now
             continue
-        batch = decode_batch_frame(frame)
-        try:
-            connection.call(lambda: connection.client.ack(rollout_id, batch.header["batchId"]))
-        except BatchUnknown as error:
-            _log(f"dropping batch {batch.header['batchId']}: {error}")
-            continue
-        return batch
+        return decode_batch_frame(frame)
 
 
 def _check_teacher_all_or_none(batch: DecodedBatch) -> None:
@@ -130,7 +150,8 @@ def build_samples(batch: DecodedBatch) -> list:
 
 
 def generate_rollout(args, rollout_id, data_source, evaluation=False):
-    """Blocks until args.rollout_batch_size samples are ready, acknowledges them and returns them to slime."""
+    """Acknowledges the batches slime has trained, then blocks until args.rollout_batch_size samples are ready and
+    returns them to slime (acknowledged by a later call, once trained)."""
     global _client
     if evaluation:
         raise RuntimeError(
@@ -144,18 +165,35 @@ def generate_rollout(args, rollout_id, data_source, evaluation=False):
         _client = BridgeClient(BridgeEndpoint.from_environment())
     _, RolloutFnTrainOutput, _ = slime_types()
     started = time.monotonic()
-    batch = _fetch_acknowledged_batch(_Connection(_client, args), int(rollout_id), size)
-    samples = build_samples(batch)
+    connection = _Connection(_client, args)
+    _acknowledge_trained(connection)
+    batch = _fetch_batch(connection, int(rollout_id), size)
+    samples = build_samples(batch)  # a batch that cannot be built is not held: the next request gives it back
+    _returned.append((int(rollout_id), batch.header["batchId"]))
     metrics = {key: float(value) for key, value in batch.header.get("metrics", {}).items()}
     metrics["openclaw/rollout_wait_s"] = time.monotonic() - started
     _log(f"rollout {rollout_id}: {len(samples)} samples in {metrics['openclaw/rollout_wait_s']:.2f}s (batch {batch.header['batchId']})")
     return RolloutFnTrainOutput(samples=[[sample] for sample in samples], metrics=metrics)
 
 
+def acknowledge_returned_batches(args=None) -> None:
+    """Acknowledges every batch returned to slime so far. Call it only once the trainer has trained all of them
+    (the end of a finite run: slime itself has no hook for it, so its last batch is delivered again next run)."""
+    global _client
+    if _client is None or not _returned:
+        return
+    connection = _Connection(_client, args)
+    while _returned:
+        rollout_id, batch_id = _returned[0]
+        _acknowledge(connection, rollout_id, batch_id)
+        _returned.pop(0)
+
+
 def reset_for_tests() -> None:
-    """Forget the module's connection (tests start several orchestrators in one process)."""
+    """Forget the module's connection and held batches (tests start several orchestrators in one process)."""
     global _client, _hello_sent
     if _client is not None:
         _client.close()
     _client = None
     _hello_sent = False
+    _returned.clear()

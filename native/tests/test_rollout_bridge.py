@@ -3,15 +3,20 @@ the stand-in mirrors the OpenClaw-RL slime fork at 0d034dd)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import shutil
+import tempfile
 import threading
 import time
 import unittest
+import unittest.mock
 from types import SimpleNamespace
 
 import torch
 
-from openclaw_rl import rollout
+from openclaw_rl import bridge_client, rollout
 from openclaw_rl.bridge_client import BridgeError
 from openclaw_rl.slime_types import StandInRolloutFnTrainOutput, StandInSample, slime_types
 
@@ -32,8 +37,8 @@ class RolloutBridgeTest(unittest.TestCase):
         for bridge in self.bridges:
             bridge.close()
 
-    def start(self, *arguments: str) -> FixtureBridge:
-        bridge = FixtureBridge(*arguments)
+    def start(self, *arguments: str, directory: str | None = None) -> FixtureBridge:
+        bridge = FixtureBridge(*arguments, directory=directory)
         self.bridges.append(bridge)
         bridge.environment()
         return bridge
@@ -74,10 +79,10 @@ class RolloutBridgeTest(unittest.TestCase):
         self.assertEqual(output.metrics["openclaw/reward_positive"], 2.0)
         self.assertAlmostEqual(output.metrics["rollout/prm_eval_score"], 0.25)
         stats = bridge.command("stats")
-        self.assertEqual(stats["stats"]["counts"], {"ready": 2, "delivered": 0, "acknowledged": 4, "droppedStale": 0})
+        # handed to slime, not acknowledged: slime has not trained it yet (two calls later it has)
+        self.assertEqual(stats["stats"]["counts"], {"ready": 2, "delivered": 4, "acknowledged": 0, "droppedStale": 0})
         self.assertEqual(stats["hello"]["routers"], {"policy": "http://127.0.0.1:30001", "judge": None})
         self.assertIn("batch-delivered", stats["events"])
-        self.assertIn("batch-acknowledged", stats["events"])
 
         # the 2 surplus samples stay; the next call blocks until 2 more arrive
         result = {}
@@ -91,6 +96,41 @@ class RolloutBridgeTest(unittest.TestCase):
         second = [group[0] for group in result["output"].samples]
         self.assertEqual(len(second), 4)
         self.assertFalse({s.index for s in samples} & {s.index for s in second}, "a sample was delivered twice")
+        rollout.acknowledge_returned_batches()
+        self.assertEqual(bridge.command("stats")["stats"]["counts"], {"ready": 0, "delivered": 0, "acknowledged": 8, "droppedStale": 0})
+
+    def test_a_batch_is_acknowledged_once_slime_has_trained_it(self):
+        # train_async: generate(r + 1) overlaps train(r) and starts after train(r - 1); train.py: after train(r)
+        bridge = self.start("--samples", "6")
+        counts = lambda: bridge.command("stats")["stats"]["counts"]
+        first = rollout.generate_rollout(make_args(2), 0, None)
+        self.assertEqual(counts(), {"ready": 4, "delivered": 2, "acknowledged": 0, "droppedStale": 0})
+        second = rollout.generate_rollout(make_args(2), 1, None)  # slime may still be training batch 0
+        self.assertEqual(counts(), {"ready": 2, "delivered": 4, "acknowledged": 0, "droppedStale": 0})
+        rollout.generate_rollout(make_args(2), 2, None)  # batch 0 is trained now
+        self.assertEqual(counts(), {"ready": 0, "delivered": 4, "acknowledged": 2, "droppedStale": 0})
+        ids = lambda output: [group[0].metadata["openclaw_id"] for group in output.samples]
+        self.assertEqual(len(set(ids(first)) | set(ids(second))), 4)
+        # the orchestrator restarts: what it had handed out is ready again, and a late ack of batch 1 is refused
+        directory = bridge.directory
+        bridge.process.kill()
+        bridge.process.wait()
+        again = self.start("--first", "100", directory=directory)
+        self.assertEqual(again.command("stats")["stats"]["counts"]["ready"], 4)
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            rollout.generate_rollout(make_args(2), 3, None)
+        self.assertIn("was trained, but the orchestrator no longer holds it; its samples will be delivered again", printed.getvalue())
+
+    def test_a_batch_that_cannot_be_built_is_not_acknowledged_and_comes_back(self):
+        bridge = self.start("--samples", "4")
+        with unittest.mock.patch.object(rollout, "build_samples", side_effect=RuntimeError("cannot build")):
+            with self.assertRaisesRegex(RuntimeError, "cannot build"):
+                rollout.generate_rollout(make_args(2), 0, None)
+        self.assertEqual(bridge.command("stats")["stats"]["counts"], {"ready": 2, "delivered": 2, "acknowledged": 0, "droppedStale": 0})
+        output = rollout.generate_rollout(make_args(2), 0, None)  # asked again: the batch it could not build comes back
+        self.assertEqual([group[0].metadata["openclaw_id"] for group in output.samples], ["session-0:0", "session-1:1"])
+        self.assertEqual(bridge.command("stats")["stats"]["counts"], {"ready": 2, "delivered": 2, "acknowledged": 0, "droppedStale": 0})
 
     def test_mixed_teacher_batch_is_filled_on_every_sample(self):
         self.start("--samples", "4", "--teacher", "mixed", "--response-length", "6")
@@ -129,6 +169,45 @@ class RolloutBridgeTest(unittest.TestCase):
         stats = bridge.command("stats")
         self.assertEqual(stats["stats"]["counts"]["droppedStale"], 2)
         self.assertIn("sample-dropped", stats["events"])
+
+    def test_a_kept_alive_connection_the_server_closed_is_reopened_without_a_warning(self):
+        self.start("--samples", "4", "--keep-alive-ms", "200")
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            rollout.generate_rollout(make_args(2), 0, None)
+            # a training step longer than the bridge's keep-alive (Node closes the idle socket about 1 s after it)
+            time.sleep(1.6)
+            output = rollout.generate_rollout(make_args(2), 1, None)
+        self.assertEqual(len(output.samples), 2)
+        self.assertNotIn("unreachable", printed.getvalue())
+
+    def test_a_connection_closed_just_before_it_is_used_is_retried_once_without_a_warning(self):
+        # the close comes after the idle check (a race): the send or the answer fails, and the request goes again
+        self.start("--samples", "4", "--keep-alive-ms", "200")
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed), unittest.mock.patch.object(bridge_client, "_closed_by_peer", return_value=False):
+            rollout.generate_rollout(make_args(2), 0, None)
+            time.sleep(1.6)
+            output = rollout.generate_rollout(make_args(2), 1, None)
+        self.assertEqual(len(output.samples), 2)
+        self.assertNotIn("unreachable", printed.getvalue())
+
+    def test_an_orchestrator_restarted_between_calls_gets_the_hello_again(self):
+        directory = tempfile.mkdtemp(prefix="openclaw-bridge-restart-")
+        self.addCleanup(shutil.rmtree, directory, True)
+        first = self.start("--samples", "2", directory=directory)
+        rollout.generate_rollout(make_args(2), 0, None)
+        first.close()
+        second = self.start("--first", "100", directory=directory)
+        self.assertEqual(second.url, first.url)
+        second.command("put 2")
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            output = rollout.generate_rollout(make_args(2), 1, None)
+        self.assertEqual(len(output.samples), 2)
+        self.assertNotIn("unreachable", printed.getvalue())
+        stats = second.command("stats")
+        self.assertEqual(stats["hello"]["routers"], {"policy": "http://127.0.0.1:30001", "judge": None})
 
     def test_evaluation_is_refused(self):
         self.start("--samples", "1")

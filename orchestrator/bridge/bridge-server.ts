@@ -10,6 +10,7 @@ import { OpenclawRlError } from "../../contracts/errors.ts";
 import {
   ackMessageSchema,
   batchRequestSchema,
+  type BatchRequest,
   BATCH_FRAME_CONTENT_TYPE,
   BRIDGE_PATHS,
   BRIDGE_VERSION,
@@ -28,6 +29,16 @@ export interface BridgeServerOptions {
   bus: EventBus;
   /** The run folder: bridge.json goes here. */
   recordsDir: string;
+  /**
+   * A hello from a new session replaced an earlier client's: a new slime process (slime started again), whose weight
+   * versions count from 0 again. Called before the hello is answered, so before the new client can ask for a batch.
+   */
+  onClientReplaced?: (change: { previous: BridgeClientId; current: BridgeClientId }) => void;
+}
+
+export interface BridgeClientId {
+  session: string;
+  pid: number;
 }
 
 export interface BridgeStartOptions {
@@ -36,6 +47,8 @@ export interface BridgeStartOptions {
   port: number;
   /** With port 0, rebind the port and token of a previous bridge.json in recordsDir (slime's env still holds them). */
   reuseEndpoint?: boolean;
+  /** How long an idle kept-alive connection stays open (default 5 s; the Python client reopens a closed one silently). */
+  keepAliveTimeoutMs?: number;
 }
 
 /**
@@ -63,13 +76,17 @@ export interface BridgeStats {
   client: { session: string; pid: number } | null;
 }
 
+/** Why a long-poll was ended: a hello from a newer session replaced the one that asked. */
+const SESSION_REPLACED = "session-replaced";
+
 export class BridgeServer {
   private server: Server | null = null;
   private url: string | null = null;
   private token = "";
   private helloState: (BridgeHello & { session: string }) | null = null;
   private readonly batchSessions = new Map<string, string>();
-  private readonly waits = new Set<AbortController>();
+  /** Long-polls in progress, with the session that asked. */
+  private readonly waits = new Map<AbortController, string>();
   private batchesDelivered = 0;
   private batchesAcknowledged = 0;
   private lastBatchAt: number | null = null;
@@ -87,7 +104,7 @@ export class BridgeServer {
     const server = createServer((request, response) => void this.handle(request, response));
     server.requestTimeout = 120_000;
     server.headersTimeout = 30_000;
-    server.keepAliveTimeout = 5_000;
+    server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
     let port = options.port;
     this.token = randomBytes(32).toString("hex");
     if (previous && (await listen(server, options.host, previous.port).then(() => true, () => false))) {
@@ -162,22 +179,40 @@ export class BridgeServer {
 
   private onHello(message: { session: string; pid: number; routers: BridgeHello["routers"] }, response: ServerResponse): void {
     // a new client session means the old one is gone: what it held unacknowledged goes back to ready
-    if (this.helloState?.session !== message.session) this.releaseBatches((session) => session !== message.session);
+    const previous = this.helloState;
+    if (previous?.session !== message.session) {
+      // its long-polls still open are answered now (409), so none of them is handed a batch after this hello
+      for (const [abort, session] of this.waits) if (session !== message.session) abort.abort(SESSION_REPLACED);
+      this.releaseBatches((session) => session !== message.session);
+    }
     this.helloState = { session: message.session, pid: message.pid, routers: message.routers, at: Date.now() };
+    // (not on the first hello this orchestrator sees: after its own restart the same slime says hello again)
+    if (previous && previous.session !== message.session) {
+      this.options.onClientReplaced?.({ previous: { session: previous.session, pid: previous.pid }, current: { session: message.session, pid: message.pid } });
+    }
     sendJson(response, 200, { version: BRIDGE_VERSION, type: "hello-ok", currentVersion: this.options.store.currentVersion() });
   }
 
-  private async onBatch(message: { session: string; rolloutId: number; size: number; waitMs: number }, request: IncomingMessage, response: ServerResponse): Promise<void> {
-    // a synchronous client only asks again after acknowledging; an unacknowledged batch of its own was lost
-    this.releaseBatches((session) => session === message.session);
+  private async onBatch(message: BatchRequest, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // a client that a newer session replaced (a slime that was restarted, yet still asks) gets no batch
+    if (this.helloState && this.helloState.session !== message.session) throw this.replaced(message.session);
+    // The client acknowledges a batch once the trainer has provably trained it, so it may still hold one or two
+    // (it names them); any other unacknowledged batch of its own was lost on the way (its answer never arrived).
+    const holding = new Set(message.holding ?? []);
+    this.releaseBatches((session, batchId) => session === message.session && !holding.has(batchId));
     const abort = new AbortController();
     const onClose = () => abort.abort();
     response.on("close", onClose);
-    this.waits.add(abort);
+    this.waits.set(abort, message.session);
     try {
       const ready = await this.options.store.waitForReady(message.size, message.waitMs, abort.signal);
+      if (abort.signal.reason === SESSION_REPLACED) throw this.replaced(message.session);
       if (abort.signal.aborted) return;
       const batch = ready >= message.size ? await this.options.store.deliver(message.size, message.rolloutId) : null;
+      if (batch && abort.signal.reason === SESSION_REPLACED) {
+        this.options.store.release(batch.batchId); // replaced while its batch was being read: not handed out
+        throw this.replaced(message.session);
+      }
       if (!batch) {
         sendJson(response, 200, { version: BRIDGE_VERSION, type: "batch-wait", ready: this.options.store.counts().ready, size: message.size });
         return;
@@ -208,9 +243,14 @@ export class BridgeServer {
     sendJson(response, 200, { version: BRIDGE_VERSION, type: "ack-ok", batchId: message.batchId, already: result.already });
   }
 
-  private releaseBatches(matches: (session: string) => boolean): void {
+  private replaced(session: string): BridgeHttpError {
+    const current = this.helloState;
+    return new BridgeHttpError(409, "SESSION_REPLACED", `session ${session} was replaced by a newer client (session ${current?.session}, pid ${current?.pid}); this one gets no more batches`);
+  }
+
+  private releaseBatches(matches: (session: string, batchId: string) => boolean): void {
     for (const [batchId, session] of this.batchSessions) {
-      if (!matches(session)) continue;
+      if (!matches(session, batchId)) continue;
       this.options.store.release(batchId);
       this.batchSessions.delete(batchId);
     }
@@ -218,7 +258,7 @@ export class BridgeServer {
 
   async close(): Promise<void> {
     this.unsubscribe();
-    for (const abort of this.waits) abort.abort();
+    for (const abort of this.waits.keys()) abort.abort();
     const server = this.server;
     this.server = null;
     if (!server) return;

@@ -114,6 +114,7 @@ export class JudgePipeline {
         else this.ledger.noteOpen(event.sessionId, event.turn);
       }
       if (event.type === "weights-update-end") this.currentVersion = Math.max(this.currentVersion, parseWeightVersion(event.toVersion) ?? 0);
+      if (event.type === "weights-version-reset") this.currentVersion = 0; // slime restarted: versions count from 0 again
     });
   }
 

@@ -3,6 +3,7 @@
 // (a 13K-id prompt posted as a plain array costs the sender about twice as much, every turn).
 import type { Recipe } from "../../contracts/recipe.ts";
 import type { Sample } from "../../contracts/sample.ts";
+import type { PutOutcome } from "../../contracts/sample-sink.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { RunEvent, RunEventInput } from "../../contracts/events.ts";
@@ -40,11 +41,12 @@ export type PackedSample = Omit<Sample, "tokens" | "lossMask" | "rolloutLogProbs
 
 export type ToJudgeWorker =
   | { type: "turn-closed"; turn: PackedTurn }
-  /** An event of the proxy's bus the pipeline listens to (main turn-end: the turn is open; weights-update-end). */
+  /** An event of the proxy's bus the pipeline listens to (main turn-end: the turn is open; weights-update-end / -version-reset). */
   | { type: "event"; event: RunEvent }
   | { type: "feedback"; id: number; body: unknown; headers: FeedbackHeaders }
   | { type: "judge-url"; url: string }
-  | { type: "sample-stored"; id: number; error: string | null }
+  /** The sink's answer to a sample: its outcome, or why it was not stored. */
+  | { type: "sample-stored"; id: number; error: string | null; outcome?: PutOutcome }
   | { type: "drain"; timeoutMs: number };
 
 export type FromJudgeWorker =

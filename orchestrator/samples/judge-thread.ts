@@ -4,7 +4,7 @@
 // user's turn on the proxy's event loop. Owns the worker's life: start, restart after a crash, drain, stop.
 import type { Worker } from "node:worker_threads";
 import { OpenclawRlError, type ErrorCode } from "../../contracts/errors.ts";
-import type { SampleSink } from "../../contracts/sample-sink.ts";
+import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import type { EventBus } from "../event-bus.ts";
 import { startTsWorker } from "../worker-thread.ts";
@@ -38,9 +38,9 @@ export class JudgeThread {
 
   private constructor(private readonly options: JudgeThreadOptions) {
     // The pipeline learns that a main turn is open from the proxy's turn-end events, and the engines' weight version
-    // (to skip turns already stale) from its weights-update-end events.
+    // (to skip turns already stale) from its weights-update-end and weights-version-reset events.
     this.unsubscribe = options.bus.subscribe((event) => {
-      if ((event.type === "turn-end" && event.turnType === "main") || event.type === "weights-update-end") this.post({ type: "event", event });
+      if ((event.type === "turn-end" && event.turnType === "main") || event.type === "weights-update-end" || event.type === "weights-version-reset") this.post({ type: "event", event });
     });
   }
 
@@ -144,12 +144,12 @@ export class JudgeThread {
         this.options.bus.emit(message.event);
         return;
       case "sample": {
-        const answer = (error: string | null) => {
-          if (worker === this.worker) worker.postMessage({ type: "sample-stored", id: message.id, error } satisfies ToJudgeWorker);
+        const answer = (error: string | null, outcome?: PutOutcome) => {
+          if (worker === this.worker) worker.postMessage({ type: "sample-stored", id: message.id, error, outcome } satisfies ToJudgeWorker);
         };
         try {
           this.options.sink.put(unpackSample(message.sample)).then(
-            () => answer(null),
+            (outcome) => answer(null, outcome),
             (error: unknown) => answer((error as Error).message),
           );
         } catch (error) {

@@ -4,7 +4,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { RunEventInput } from "../../contracts/events.ts";
 import type { Sample } from "../../contracts/sample.ts";
-import type { SampleSink } from "../../contracts/sample-sink.ts";
+import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import { SwitchableClient } from "../engine/switchable-client.ts";
 import { EventBus } from "../event-bus.ts";
 import { ChatTemplate } from "../tokenizer/chat-template.ts";
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   let pipeline: JudgePipeline;
   let judge: SwitchableClient;
   const bus = new EventBus(64);
-  const stored = new Map<number, { resolve(): void; reject(error: Error): void }>();
+  const stored = new Map<number, { resolve(outcome: PutOutcome): void; reject(error: Error): void }>();
   try {
     const [policyFiles, judgeFiles] = await Promise.all([loadTokenizerFiles(data.policySource), data.judgeSource === data.policySource ? null : loadTokenizerFiles(data.judgeSource)]);
     if (judgeFiles) assertTeacherReadsPolicyIds(data.recipe.method, policyFiles, judgeFiles);
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
       put(sample: Sample) {
         const id = nextSample++;
         const packed = packSample(sample);
-        return new Promise<void>((resolve, reject) => {
+        return new Promise<PutOutcome>((resolve, reject) => {
           stored.set(id, { resolve, reject });
           post({ type: "sample", id, sample: packed.sample }, packed.transfer);
         });
@@ -98,7 +98,7 @@ async function main(): Promise<void> {
       case "sample-stored": {
         const waiting = stored.get(message.id);
         stored.delete(message.id);
-        if (message.error === null) waiting?.resolve();
+        if (message.error === null) waiting?.resolve(message.outcome ?? "stored");
         else waiting?.reject(new Error(message.error));
         return;
       }

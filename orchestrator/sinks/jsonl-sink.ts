@@ -4,7 +4,7 @@ import path from "node:path";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import type { Sample } from "../../contracts/sample.ts";
-import type { SampleSink } from "../../contracts/sample-sink.ts";
+import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import { JsonlAppendFile } from "../records/jsonl-append-file.ts";
 
 /** sink.kind jsonl: each sample one JSON line in sink.path. */
@@ -25,8 +25,9 @@ export class JsonlSink implements SampleSink {
     return this.file.file;
   }
 
-  put(sample: Sample): Promise<void> {
-    return this.file.append(sample);
+  async put(sample: Sample): Promise<PutOutcome> {
+    await this.file.append(sample);
+    return "stored"; // (no reading back: a JSONL sink keeps every line it is given)
   }
 
   close(): Promise<void> {

@@ -1,5 +1,6 @@
 // Tracks the engines' current weight version from every version the proxy observes (monotone: a late
-// answer from an older version never moves it back). Knows nothing of samples; the rule is in staleness-policy.
+// answer from an older version never moves it back; only reset() does, when slime starts again and counts from 0).
+// Knows nothing of samples; the rule is in staleness-policy.
 import { parseWeightVersion } from "./staleness-policy.ts";
 
 export { isStale, oldestVersion, parseWeightVersion, stalenessOf } from "./staleness-policy.ts";
@@ -38,6 +39,17 @@ export class WeightVersionTracker implements WeightVersionSource {
 
   current(): number {
     return this.value;
+  }
+
+  /**
+   * Back to 0: slime started again, and its engines count versions from "default" (0) again. Observed versions are
+   * never taken as that signal (during an update several engines answer with slightly older versions). Change
+   * listeners are not called (the version went back); returns the version before the reset.
+   */
+  reset(): number {
+    const previous = this.value;
+    this.value = 0;
+    return previous;
   }
 
   onChange(listener: VersionListener): () => void {

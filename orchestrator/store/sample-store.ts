@@ -7,7 +7,7 @@ import type { SampleFrameHeader } from "../../contracts/bridge.ts";
 import { SAMPLE_FRAME_MAGIC } from "../../contracts/bridge.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { Sample } from "../../contracts/sample.ts";
-import type { SampleSink } from "../../contracts/sample-sink.ts";
+import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import { isStale, oldestVersion } from "../staleness/staleness-policy.ts";
 import type { WeightVersionSource } from "../staleness/weight-version-tracker.ts";
 import { AckLog } from "./ack-log.ts";
@@ -63,8 +63,10 @@ export interface StoreRecovery {
 export class SampleStore implements SampleSink {
   private readonly entries = new Map<number, Entry>();
   private readonly seqById = new Map<string, number>();
-  private readonly pendingIds = new Map<string, Promise<void>>();
+  private readonly pendingIds = new Map<string, { frame: Buffer; write: Promise<void> }>();
   private readonly batches = new Map<string, { rolloutId: number; seqs: number[] }>();
+  /** Acknowledgements being written: a retried ack of the same batch waits for it instead of finding it gone. */
+  private readonly acking = new Map<string, Promise<{ already: boolean; seqs: number[] }>>();
   private readonly readyWaiters = new Set<() => void>();
   private readonly droppedListeners = new Set<(dropped: DroppedSample) => void>();
   private readyCount = 0;
@@ -104,23 +106,44 @@ export class SampleStore implements SampleSink {
     if (entry.state === "ready") this.readyCount += 1;
   }
 
-  /** Resolves once the sample is written and fsync'd; a sample id already stored is accepted once only. */
-  async put(sample: Sample): Promise<void> {
-    if (this.seqById.has(sample.id)) return;
+  /**
+   * Resolves once the sample is written and fsync'd ("stored"). Putting the same sample again (same id, same
+   * content) writes nothing ("already-stored"); a different sample under a stored id is refused (SAMPLE_DUPLICATE).
+   */
+  async put(sample: Sample): Promise<PutOutcome> {
+    const storedSeq = this.seqById.get(sample.id);
+    if (storedSeq !== undefined) {
+      const entry = this.entries.get(storedSeq)!;
+      return this.samePutAgain(sample, storedSeq, await this.log.read(entry.location));
+    }
     const pending = this.pendingIds.get(sample.id);
-    if (pending) return pending;
+    if (pending) {
+      await pending.write;
+      const seq = this.seqById.get(sample.id)!;
+      return this.samePutAgain(sample, seq, pending.frame);
+    }
     const seq = this.nextSeq++;
     const frame = encodeSample(sample as StorableSample, seq); // throws BAD_REQUEST before any state changes
     const write = this.log.append(frame).then((location) => {
       this.addEntry({ seq, id: sample.id, location, state: "ready", weightVersions: [...new Set(sample.weightVersions)] });
       for (const wake of this.readyWaiters) wake();
     });
-    this.pendingIds.set(sample.id, write);
+    this.pendingIds.set(sample.id, { frame, write });
     try {
       await write;
     } finally {
       this.pendingIds.delete(sample.id);
     }
+    return "stored";
+  }
+
+  /** A put of an id already stored: the same sample is fine, another one is refused. */
+  private samePutAgain(sample: Sample, seq: number, storedFrame: Buffer): PutOutcome {
+    if (encodeSample(sample as StorableSample, seq).equals(storedFrame)) return "already-stored";
+    throw new OpenclawRlError("SAMPLE_DUPLICATE", `sample ${sample.id} was not stored: another sample with that id is stored already (seq ${seq})`, {
+      path: sample.id,
+      hint: "sample ids are <session>:<turn>; two different turns got the same number in one session",
+    });
   }
 
   counts(): StoreCounts {
@@ -208,11 +231,30 @@ export class SampleStore implements SampleSink {
     }
   }
 
-  /** Durably acknowledges a handed-out batch. `already` for a batch acknowledged before; null if unknown. */
+  /**
+   * Durably acknowledges a handed-out batch. `already` for a batch acknowledged before, or by an acknowledgement
+   * still being written when this one came (a client's retry): it waits for that one first. Null if unknown.
+   */
   async acknowledge(batchId: string): Promise<{ already: boolean; seqs: number[] } | null> {
+    const inFlight = this.acking.get(batchId);
+    if (inFlight) {
+      const first = await inFlight.catch(() => null);
+      // the first one failed and put the batch back: this one tries again
+      return first ? { already: true, seqs: first.seqs } : this.acknowledge(batchId);
+    }
     const batch = this.batches.get(batchId);
     if (!batch) return this.acks.state.batches.includes(batchId) ? { already: true, seqs: [] } : null;
     this.batches.delete(batchId);
+    const writing = this.recordAck(batchId, batch);
+    this.acking.set(batchId, writing);
+    try {
+      return await writing;
+    } finally {
+      this.acking.delete(batchId);
+    }
+  }
+
+  private async recordAck(batchId: string, batch: { rolloutId: number; seqs: number[] }): Promise<{ already: boolean; seqs: number[] }> {
     try {
       await this.acks.recordAck(batchId, batch.rolloutId, batch.seqs);
     } catch (error) {

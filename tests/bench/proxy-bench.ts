@@ -133,7 +133,13 @@ async function runProxy(engineUrl: string, judging?: { method: string; judgeUrl:
   const template = new ChatTemplate(files);
   const bus = new EventBus(100);
   bus.subscribe((event) => void (event.type === "turn-judged" && judged++));
-  const sink = { put: async () => void samples++, close: async () => undefined };
+  const sink = {
+    put: async () => {
+      samples++;
+      return "stored" as const;
+    },
+    close: async () => undefined,
+  };
   let judge: { onTurnClosed(turn: ClosedTurn): void; drain(ms: number): Promise<void> } | null = null;
   if (judging?.on === "loop") {
     judge = new JudgePipeline({ recipe, judge: new SglangClient({ baseUrl: judging.judgeUrl }), judgeTemplate: template, judgeTokenizer: tokenizer, policyTemplate: template, policyTokenizer: tokenizer, bus, sink, recordsDir });

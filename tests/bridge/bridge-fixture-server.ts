@@ -19,6 +19,7 @@ const { values } = parseArgs({
     topk: { type: "string", default: "4" },
     "max-staleness": { type: "string", default: "2" },
     version: { type: "string", default: "default" },
+    "keep-alive-ms": { type: "string", default: "5000" },
   },
 });
 if (!values.dir) throw new Error("--dir is required");
@@ -46,7 +47,7 @@ async function putSamples(count: number, version: string): Promise<void> {
 
 await putSamples(Number(values.samples), values.version);
 const bridge = new BridgeServer({ store, bus, recordsDir: values.dir });
-const { url, token } = await bridge.start({ host: "127.0.0.1", port: 0 });
+const { url, token } = await bridge.start({ host: "127.0.0.1", port: 0, keepAliveTimeoutMs: Number(values["keep-alive-ms"]) });
 const print = (value: unknown) => process.stdout.write(JSON.stringify(value) + "\n");
 print({ url, token, pid: process.pid, counts: store.counts(), recovery: store.recovery });
 

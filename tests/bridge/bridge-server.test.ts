@@ -88,9 +88,86 @@ describe("BridgeServer", () => {
     expect(await client.ack(0, batch.batchId)).toBe(200);
     expect(await client.ack(0, batch.batchId)).toBe(200); // a retried ack is fine
     expect(await client.ack(0, "b0-unknown")).toBe(409);
-    expect(bus.recent().map((event) => event.type)).toEqual(["batch-delivered", "batch-acknowledged"]);
-    expect(bridge.stats()).toMatchObject({ batchesDelivered: 1, batchesAcknowledged: 1, counts: { acknowledged: 2 } });
+    // a retry sent while the first ack is still being made durable is answered like a late one, never 409
+    await store.put(makeSample(2));
+    const next = (await client.batch(1, 1))!;
+    expect(await Promise.all([client.ack(1, next.batchId), client.ack(1, next.batchId)])).toEqual([200, 200]);
+    expect(bus.recent().map((event) => event.type)).toEqual(["batch-delivered", "batch-acknowledged", "batch-delivered", "batch-acknowledged"]);
+    expect(bridge.stats()).toMatchObject({ batchesDelivered: 2, batchesAcknowledged: 2, counts: { acknowledged: 3 } });
     expect(bridge.stats().lastBatchAt).not.toBeNull();
+  });
+
+  it("says when a new client session replaces another (slime restarted), not on a first hello or a same-session hello", async () => {
+    const replaced: unknown[] = [];
+    const otherDir = await mkdtemp(join(tmpdir(), "openclaw-bridge-replaced-"));
+    const watched = new BridgeServer({ store, bus, recordsDir: otherDir, onClientReplaced: (change) => replaced.push(change) });
+    const reached = await watched.start({ host: "127.0.0.1", port: 0 });
+    const hello = (session: string, pid: number) =>
+      fetch(reached.url + "/v1/hello", { method: "POST", headers: { authorization: `Bearer ${reached.token}` }, body: JSON.stringify({ version: 1, type: "hello", session, pid, routers: { policy: null, judge: null } }) });
+    try {
+      expect((await hello("old", 1)).status).toBe(200);
+      expect((await hello("old", 1)).status).toBe(200); // the same process again (after a broken connection)
+      expect(replaced).toEqual([]);
+      expect((await hello("new", 2)).status).toBe(200);
+      expect(replaced).toEqual([{ previous: { session: "old", pid: 1 }, current: { session: "new", pid: 2 } }]);
+    } finally {
+      await watched.close();
+    }
+  });
+
+  it("a new session's hello ends the older session's open long-poll (409), so the batch goes to the new client", async () => {
+    const old = new TestBridgeClient(endpoint.url, endpoint.token, "old-slime");
+    const current = new TestBridgeClient(endpoint.url, endpoint.token, "new-slime");
+    await old.hello();
+    const oldPoll = old.batch(0, 2, 10_000).then(
+      () => "answered with a batch or a wait",
+      (error: Error) => error.message,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the old poll is waiting
+    await current.hello();
+    const newPoll = current.batch(0, 2, 10_000);
+    await store.put(makeSample(0));
+    await store.put(makeSample(1));
+    expect(await oldPoll).toMatch(/^batch: 409 .*SESSION_REPLACED.*replaced by a newer client \(session new-slime/);
+    const batch = (await newPoll)!;
+    expect(batch.samples).toHaveLength(2);
+    expect(store.counts()).toMatchObject({ ready: 0, delivered: 2 });
+    await expect(old.batch(1, 1)).rejects.toThrow(/409/); // it asks again: still nothing for it
+    expect(await current.ack(0, batch.batchId)).toBe(200);
+    expect(store.counts()).toMatchObject({ ready: 0, delivered: 0, acknowledged: 2 });
+  });
+
+  it("a batch being read for the old session when the new one says hello goes back to ready, not to the old client", async () => {
+    const old = new TestBridgeClient(endpoint.url, endpoint.token, "old-slime");
+    const current = new TestBridgeClient(endpoint.url, endpoint.token, "new-slime");
+    await old.hello();
+    for (let index = 0; index < 2; index++) await store.put(makeSample(index));
+    let reading!: () => void;
+    const helloSaid = new Promise<void>((resolve) => (reading = resolve));
+    const deliver = store.deliver.bind(store);
+    store.deliver = async (size, rolloutId) => {
+      const batch = await deliver(size, rolloutId);
+      await current.hello(); // comes while the old session's batch is being read
+      reading();
+      return batch;
+    };
+    await expect(old.batch(0, 2)).rejects.toThrow(/409 .*SESSION_REPLACED/);
+    await helloSaid;
+    expect(store.counts()).toMatchObject({ ready: 2, delivered: 0 });
+  });
+
+  it("keeps out the batches a client says it still holds (handed to the trainer, not yet trained); gives back its others", async () => {
+    const client = new TestBridgeClient(endpoint.url, endpoint.token);
+    for (let index = 0; index < 6; index++) await store.put(makeSample(index));
+    const first = (await client.batch(0, 2))!;
+    const second = (await client.batch(1, 2, 0, [first.batchId]))!; // first is being trained: it stays out
+    expect(store.counts()).toMatchObject({ ready: 2, delivered: 4 });
+    const third = (await client.batch(2, 2, 0, [second.batchId]))!; // first is not named any more (as if its answer was lost): back to ready, out again
+    expect(store.counts()).toMatchObject({ ready: 2, delivered: 4 });
+    expect(third.samples.map((sample) => sample.id)).toEqual(first.samples.map((sample) => sample.id));
+    expect(await client.ack(1, second.batchId)).toBe(200);
+    expect(await client.ack(2, third.batchId)).toBe(200);
+    expect(store.counts()).toMatchObject({ ready: 2, delivered: 0, acknowledged: 4 });
   });
 
   it("puts teacher fields on every sample or none", async () => {

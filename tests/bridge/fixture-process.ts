@@ -86,8 +86,8 @@ export class TestBridgeClient {
     if (response.status !== 200) throw new Error(`hello: ${response.status}`);
   }
 
-  async batch(rolloutId: number, size: number, waitMs = 0): Promise<BatchFrameHeader | null> {
-    const response = await this.post("/v1/batch", { type: "batch-request", rolloutId, size, waitMs });
+  async batch(rolloutId: number, size: number, waitMs = 0, holding?: string[]): Promise<BatchFrameHeader | null> {
+    const response = await this.post("/v1/batch", { type: "batch-request", rolloutId, size, waitMs, ...(holding ? { holding } : {}) });
     if (response.status !== 200) throw new Error(`batch: ${response.status} ${await response.text()}`);
     if (!(response.headers.get("content-type") ?? "").startsWith("application/vnd.openclaw-rl.batch")) return null;
     return parseFrame<BatchFrameHeader>(Buffer.from(await response.arrayBuffer()), BATCH_FRAME_MAGIC).header;

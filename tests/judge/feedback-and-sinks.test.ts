@@ -54,7 +54,7 @@ describe("POST /v1/feedback", () => {
           failOnce = false;
           throw new Error("disk full");
         }
-        await sink.put(sample);
+        return sink.put(sample);
       },
       close: async () => {},
     };

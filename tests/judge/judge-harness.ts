@@ -6,7 +6,7 @@ import path from "node:path";
 import type { ChatMessage } from "../../contracts/chat.ts";
 import { recipeSchema, type RecipeInput } from "../../contracts/recipe.ts";
 import type { Sample } from "../../contracts/sample.ts";
-import type { SampleSink } from "../../contracts/sample-sink.ts";
+import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import type { ClosedTurn, NextState } from "../../contracts/turn.ts";
 import type { RunEvent } from "../../contracts/events.ts";
 import { StandinSglangServer } from "../../launchers/rehearsal/standin-sglang-server.ts";
@@ -71,8 +71,9 @@ export class ScriptedJudge implements Responder {
 
 export class MemorySink implements SampleSink {
   readonly samples: Sample[] = [];
-  async put(sample: Sample): Promise<void> {
+  async put(sample: Sample): Promise<PutOutcome> {
     this.samples.push(sample);
+    return "stored";
   }
   async close(): Promise<void> {}
   byId(id: string): Sample | undefined {

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../contracts/events.ts";
 import { recipeSchema, type RecipeInput } from "../../contracts/recipe.ts";
 import type { Sample } from "../../contracts/sample.ts";
+import type { SampleSink } from "../../contracts/sample-sink.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { packSample, unpackSample } from "../../orchestrator/samples/judge-thread-protocol.ts";
 import { JudgeThread } from "../../orchestrator/samples/judge-thread.ts";
@@ -24,7 +25,7 @@ afterEach(async () => {
   harness = null;
 });
 
-async function startThread(recipe: RecipeInput, judgeUrl: string | null, sink: { put(sample: Sample): Promise<void>; close(): Promise<void> } = new MemorySink()) {
+async function startThread(recipe: RecipeInput, judgeUrl: string | null, sink: SampleSink = new MemorySink()) {
   const bus = new EventBus();
   const recordsDir = await mkdtemp(path.join(tmpdir(), "judge-thread-"));
   thread = await JudgeThread.start({
@@ -102,6 +103,17 @@ describe("judging on its own thread", () => {
     running.thread.onTurnClosed(await makeTurn({ marker: "CASE-old" })); // tokens from versions 7 and 8
     expect(await judged).toMatchObject({ sample: null, skipped: expect.stringContaining("stale before judging: oldest token from weight version 7, current 10") });
     expect(harness.judge.calls).toHaveLength(0);
+  });
+
+  it("follows a weight-version reset relayed from the proxy's bus (slime restarted): the turn is judged, not skipped", async () => {
+    harness = await startHarness({ method: "binary" });
+    harness.judge.script("CASE-reset", "eval", ["\\boxed{1}"]);
+    const running = await startThread({ method: "binary", judge: { votes: 1 }, training: { max_staleness: 2 } }, harness.server.url);
+    running.bus.emit({ type: "weights-update-end", toVersion: "40", durationMs: 1 });
+    running.bus.emit({ type: "weights-version-reset", fromVersion: "40", reason: "test: slime restarted" });
+    const judged = running.judged("session-CASE-reset");
+    running.thread.onTurnClosed(await makeTurn({ marker: "CASE-reset" })); // tokens from versions 7 and 8
+    expect(await judged).toMatchObject({ skipped: null, sample: { reward: 1 } });
   });
 
   it("judges once pointed at the judge router (before that the calls fail and say so)", async () => {

@@ -30,6 +30,16 @@ describe("judging backlog", () => {
     expect(await harness.judgeTurn(fresh)).toMatchObject({ skipped: null, sample: { kind: "rl", reward: 1 } });
   });
 
+  it("follows a reset of the weight version (slime restarted): turns of the new versions are judged, not skipped as stale", async () => {
+    harness = await startHarness({ method: "binary", judge: { votes: 1 }, training: { max_staleness: 2 } });
+    harness.bus.emit({ type: "weights-update-end", toVersion: "40", durationMs: 1 });
+    harness.bus.emit({ type: "weights-version-reset", fromVersion: "40", reason: "test: slime restarted" });
+    harness.bus.emit({ type: "weights-update-end", toVersion: "9", durationMs: 1 });
+    const made = await makeTurn({ marker: "CASE-restarted" }); // tokens from versions 7 and 8: fine against 9
+    harness.judge.script("CASE-restarted", "eval", ["\\boxed{1}"]);
+    expect(await harness.judgeTurn(made)).toMatchObject({ skipped: null, sample: { kind: "rl", reward: 1 } });
+  });
+
   it("keeps at most judge.max_waiting_turns turns waiting: the oldest are skipped, the newest judged", async () => {
     // (a judge call times out after 0.4 s: the two hanging turns end as judge failures, then the waiting ones go)
     harness = await startHarness({ method: "binary", judge: { votes: 1, concurrency: 1, max_waiting_turns: 2, timeout_s: 0.4, retries: 0 } }, { turnRetries: 0 });

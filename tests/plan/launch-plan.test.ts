@@ -40,6 +40,15 @@ describe("slime launch plan", () => {
     expect(judge.env.CUDA_VISIBLE_DEVICES).toBe("4,5,6,7");
   });
 
+  it("top-K OPD passes no KL flags even with use_kl_loss (no reference model loaded for a loss without a KL term)", async () => {
+    const recipe = parseRecipe({ method: "opd", opd: { topk: 50 }, training: { use_kl_loss: true }, engine: { slime: { model_args: MODEL_ARGS_FIXTURE } } });
+    const argv = processNamed(await buildLaunchPlan(recipe, context), "slime-job").argv;
+    expect(argv).toEqual(expect.arrayContaining(["--disable-compute-advantages-and-returns", "--custom-loss-function-path", "openclaw_rl.losses.topk_distillation_loss_function"]));
+    for (const flag of ["--use-kl-loss", "--kl-loss-coef", "--kl-loss-type"]) expect(argv).not.toContain(flag);
+    const tokenLevel = processNamed(await buildLaunchPlan(parseRecipe({ method: "opd", training: { use_kl_loss: true }, engine: { slime: { model_args: MODEL_ARGS_FIXTURE } } }), context), "slime-job").argv;
+    expect(tokenLevel).toEqual(expect.arrayContaining(["--use-kl-loss", "--kl-loss-coef", "0"]));
+  });
+
   it("W&B: flags on argv, the key only in the Ray environment, marked secret", async () => {
     const recipe = parseRecipe({ wandb: { enabled: true, group: "g" }, engine: { slime: { model_args: MODEL_ARGS_FIXTURE } } });
     const plan = await buildLaunchPlan(recipe, context);

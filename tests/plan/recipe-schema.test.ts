@@ -45,6 +45,7 @@ describe("recipe schema", () => {
     ["LoRA needs fsdp", { training: { backend: "megatron", lora: {} } }, "training.backend:"],
     ["fsdp trains binary only", { method: "opd", training: { lora: {} } }, "training.backend:"],
     ["kl_coef needs use_kl_loss", { training: { kl_coef: 0.02, use_kl_loss: false } }, "training.kl_coef:"],
+    ["top-K OPD has no KL term", { method: "opd", opd: { topk: 50 }, training: { kl_coef: 0.02 } }, "training.kl_coef: training.kl_coef > 0 has no effect with top-K distillation"],
   ];
   for (const [name, raw, path] of rules) {
     it(`rule: ${name}`, () => {

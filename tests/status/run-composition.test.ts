@@ -1,11 +1,14 @@
-// orchestrator/run.ts in-process: stop() order (proxy refuses → bridge closed → engines → status API closes last)
-// and a failed start (admin port taken) that releases what it had opened.
+// orchestrator/run.ts in-process: stop() order (proxy refuses → bridge closed → engines → status API closes last),
+// a failed start (admin port taken) that releases what it had opened, and a restart of slime (a new rollout-function
+// session on the bridge) that resets the weight version.
 import { mkdtempSync } from "node:fs";
-import { createServer, type Server } from "node:net";
+import { createServer as createHttpServer } from "node:http";
+import { createServer, type AddressInfo, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { recipeSchema } from "../../contracts/recipe.ts";
+import type { RunEvent } from "../../contracts/events.ts";
 import { startOrchestrator } from "../../orchestrator/run.ts";
 
 const recipe = (runDir: string) =>
@@ -51,6 +54,46 @@ describe("orchestrator composition", () => {
       path: "/nonexistent/judge/tokenizer.json",
       message: expect.stringContaining("the judging thread did not start"),
     });
+  });
+
+  it("a hello from a new rollout-function session (slime restarted) resets the weight version to 0; then it follows the new engines", async () => {
+    const runDir = mkdtempSync(path.join(tmpdir(), "openclaw-rl-run-"));
+    let engineVersion = "40";
+    const engine = createHttpServer((request, response) => {
+      if (request.url === "/get_weight_version") response.end(JSON.stringify({ weight_version: engineVersion }));
+      else response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
+    const policy = `http://127.0.0.1:${(engine.address() as AddressInfo).port}`;
+    const orchestrator = await startOrchestrator({ recipe: recipe(runDir), runDir, apiKey: undefined, engines: { policy, judge: "http://127.0.0.1:9" }, readiness: ready, ports: { proxy: 0, admin: 0 } });
+    const resets: Array<Extract<RunEvent, { type: "weights-version-reset" }>> = [];
+    orchestrator.bus.subscribe((event) => void (event.type === "weights-version-reset" && resets.push(event)));
+    const version = () => orchestrator.status.snapshot().weight_version;
+    const until = async (check: () => boolean) => {
+      for (let waited = 0; !check() && waited < 6000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    };
+    const hello = (session: string, pid: number) =>
+      fetch(`${orchestrator.urls.bridge}/v1/hello`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${orchestrator.bridgeToken}` },
+        body: JSON.stringify({ version: 1, type: "hello", session, pid, routers: { policy: null, judge: null } }),
+      }).then((response) => response.status);
+    try {
+      await until(() => version() === "40");
+      expect(version()).toBe("40");
+      expect(await hello("first-slime", 11)).toBe(200);
+      expect(await hello("first-slime", 11)).toBe(200);
+      expect(resets).toEqual([]);
+      engineVersion = "1"; // the restarted slime's engines, after its first weight sync
+      expect(await hello("second-slime", 12)).toBe(200);
+      expect(resets).toMatchObject([{ fromVersion: "40", reason: expect.stringContaining("slime restarted") }]);
+      expect(version()).toBe("0");
+      await until(() => version() === "1");
+      expect(version()).toBe("1");
+    } finally {
+      await orchestrator.stop();
+      engine.close();
+    }
   });
 
   it("a port taken after preflight fails the start and frees the proxy port again", async () => {

@@ -61,6 +61,16 @@ describe("SampleStore", () => {
     expect(idsOf(all.frames)).not.toContain(idsOf(first.frames)[0]);
   });
 
+  it("a retried ack that comes while the first is still being written waits for it and answers already", async () => {
+    const store = await openStore();
+    for (let index = 0; index < 2; index++) await store.put(makeSample(index));
+    const batch = (await store.deliver(2, 0))!;
+    const [first, retry] = await Promise.all([store.acknowledge(batch.batchId), store.acknowledge(batch.batchId)]);
+    expect(first).toMatchObject({ already: false });
+    expect(retry).toMatchObject({ already: true, seqs: batch.seqs });
+    expect(store.counts()).toMatchObject({ delivered: 0, acknowledged: 2 });
+  });
+
   it("tolerates a torn last record and a torn last ack line", async () => {
     const store = await openStore();
     for (let index = 0; index < 3; index++) await store.put(makeSample(index));
@@ -118,13 +128,45 @@ describe("SampleStore", () => {
     expect(store.counts().droppedStale).toBe(1);
   });
 
+  it("after slime restarts (versions from 0 again, tracker reset) new samples are delivered, not dropped as stale", async () => {
+    const tracker = new WeightVersionTracker();
+    const store = await openStore({ maxStaleness: 2, versions: tracker });
+    tracker.observe("40");
+    tracker.reset(); // the bridge saw a new rollout-function session: slime started again
+    tracker.observe("default");
+    tracker.observe("1");
+    expect(tracker.current()).toBe(1);
+    for (let index = 0; index < 4; index++) await store.put(makeSample(index, { weightVersion: "1" }));
+    const batch = await store.deliver(4, 0);
+    expect(batch?.seqs).toHaveLength(4);
+    expect(store.counts()).toMatchObject({ delivered: 4, droppedStale: 0 });
+    tracker.observe("0"); // observed versions alone never move it back
+    expect(tracker.current()).toBe(1);
+  });
+
   it("accepts a sample id once and rejects a malformed sample without changing state", async () => {
     const store = await openStore();
-    await Promise.all([store.put(makeSample(1)), store.put(makeSample(1))]);
-    await store.put(makeSample(1));
+    expect(await Promise.all([store.put(makeSample(1)), store.put(makeSample(1))])).toEqual(["stored", "already-stored"]);
+    expect(await store.put(makeSample(1))).toBe("already-stored");
     expect(store.counts().ready).toBe(1);
     const bad = { ...makeSample(2), lossMask: [1] };
     await expect(store.put(bad)).rejects.toBeInstanceOf(OpenclawRlError);
     expect(store.counts().ready).toBe(1);
+  });
+
+  it("refuses a different sample under a stored id (never silently dropped), also while the first is being written", async () => {
+    const store = await openStore();
+    const other = { ...makeSample(1), reward: 0.5, why: "another turn that got the same number" };
+    const [first, racing] = await Promise.allSettled([store.put(makeSample(1)), store.put(other)]);
+    expect(first).toEqual({ status: "fulfilled", value: "stored" });
+    expect(racing).toMatchObject({ status: "rejected", reason: { code: "SAMPLE_DUPLICATE", path: "session-1:1", message: expect.stringContaining("sample session-1:1 was not stored") } });
+    await expect(store.put(other)).rejects.toMatchObject({ code: "SAMPLE_DUPLICATE" });
+    await store.close();
+    const reopened = await openStore(); // the stored one is known after a restart too
+    expect(await reopened.put(makeSample(1))).toBe("already-stored");
+    await expect(reopened.put(other)).rejects.toMatchObject({ code: "SAMPLE_DUPLICATE" });
+    expect(reopened.counts().ready).toBe(1);
+    const batch = (await reopened.deliver(1, 0))!;
+    expect(decodeSample(batch.frames[0]!).sample).toMatchObject({ reward: makeSample(1).reward });
   });
 });
