@@ -1,9 +1,12 @@
 // One child's log: pino JSON lines in <run>/logs/<name>.log (its own output forwarded line by line, with its
-// name and stream), a short readable form for the terminal, and the last lines kept for exit results.
+// name and stream), a short readable form for the terminal, and the last lines kept for exit results (a bounded
+// number of lines, each cut to TAIL_LINE_CHARS, so the tails stay small however long the child's lines are).
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { pino, type Logger } from "pino";
+
+/** The longest line kept in the tails (exit results, the terminal's last lines): enough for a traceback line. */
+export const TAIL_LINE_CHARS = 2000;
 
 export type TerminalWriter = (line: string) => void;
 
@@ -38,7 +41,7 @@ export class ChildLog {
     if (!this.closed) this.logger.info({ stream }, text);
     this.outputLines = pushBounded(this.outputLines, text, this.tailLimit);
     if (stream === "stderr") this.stderrLines = pushBounded(this.stderrLines, text, this.tailLimit);
-    if (this.options.echoLines) this.options.terminal?.(`${this.options.name} │ ${text}`);
+    if (this.options.echoLines) this.options.terminal?.(`${this.options.name} │ ${clip(text)}`);
   }
 
   /** Something the supervisor did or saw (started, ready, exited, restarting). */
@@ -69,15 +72,14 @@ export class ChildLog {
   }
 }
 
+/** Keeps at most 2 × limit lines of at most TAIL_LINE_CHARS characters each (plus a short mark). */
 function pushBounded(lines: string[], line: string, limit: number): string[] {
-  lines.push(line);
+  lines.push(clip(line));
   return lines.length > limit * 2 ? lines.slice(-limit) : lines;
 }
 
-export async function readLines(stream: NodeJS.ReadableStream | null | undefined, onLine: (line: string) => void): Promise<void> {
-  if (!stream) return;
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  for await (const line of lines) onLine(line);
+function clip(line: string): string {
+  return line.length > TAIL_LINE_CHARS ? `${line.slice(0, TAIL_LINE_CHARS)} … [${line.length - TAIL_LINE_CHARS} more characters in the log]` : line;
 }
 
 /** argv for logs, with the values of flags named like *-key, *-token, *-password or *-secret hidden. */
