@@ -1,9 +1,11 @@
 // One child's log: pino JSON lines in <run>/logs/<name>.log (its own output forwarded line by line, with its
-// name and stream), a short readable form for the terminal, and the last lines kept for exit results (a bounded
-// number of lines, each cut to TAIL_LINE_CHARS, so the tails stay small however long the child's lines are).
+// name and stream; capped in size, rotated to <name>.log.1), a short readable form for the terminal, and the last
+// lines kept for exit results (a bounded number of lines, each cut to TAIL_LINE_CHARS, so the tails stay small
+// however long the child's lines are).
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { pino, type Logger } from "pino";
+import { RotatingLogFile } from "./rotating-log-file.ts";
 
 /** The longest line kept in the tails (exit results, the terminal's last lines): enough for a traceback line. */
 export const TAIL_LINE_CHARS = 2000;
@@ -17,12 +19,14 @@ export interface ChildLogOptions {
   /** Echo every child line on the terminal (otherwise only lifecycle lines and warnings reach it). */
   echoLines?: boolean;
   tailLines?: number;
+  /** Size cap of <name>.log before it is rotated to <name>.log.1 (default CHILD_LOG_MAX_BYTES, 64 MiB). */
+  maxBytes?: number;
 }
 
 export class ChildLog {
   readonly file: string;
   private readonly logger: Logger;
-  private readonly destination: ReturnType<typeof pino.destination>;
+  private readonly destination: RotatingLogFile;
   private readonly tailLimit: number;
   private stderrLines: string[] = [];
   private outputLines: string[] = [];
@@ -31,7 +35,8 @@ export class ChildLog {
   constructor(private readonly options: ChildLogOptions) {
     mkdirSync(options.logsDir, { recursive: true });
     this.file = path.join(options.logsDir, `${options.name}.log`);
-    this.destination = pino.destination({ dest: this.file, sync: true, append: true });
+    const note = () => JSON.stringify({ level: 30, time: new Date().toISOString(), child: options.name, supervisor: true, msg: `log rotated: the lines before this one are in ${options.name}.log.1` }) + "\n";
+    this.destination = new RotatingLogFile(this.file, options.maxBytes, note);
     this.logger = pino({ base: { child: options.name }, timestamp: pino.stdTimeFunctions.isoTime }, this.destination);
     this.tailLimit = options.tailLines ?? 40;
   }

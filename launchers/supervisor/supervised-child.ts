@@ -17,6 +17,8 @@ import { restartDelay } from "./restart-policy.ts";
 
 export interface ChildContext {
   logsDir: string;
+  /** Size cap of each child's log before it is rotated (default 64 MiB, see rotating-log-file.ts). */
+  logMaxBytes?: number;
   /** Base environment of every child (PATH, HOME, ...); the spec's env goes on top. */
   baseEnvironment: Record<string, string | undefined>;
   terminal?: TerminalWriter;
@@ -51,7 +53,7 @@ export class SupervisedChild {
   private loop: Promise<void> | undefined;
 
   constructor(readonly definition: ChildDefinition, private readonly context: ChildContext) {
-    this.log = definition.spec ? new ChildLog({ logsDir: context.logsDir, name: definition.name, terminal: context.terminal, echoLines: context.echoLines }) : undefined;
+    this.log = definition.spec ? new ChildLog({ logsDir: context.logsDir, name: definition.name, terminal: context.terminal, echoLines: context.echoLines, maxBytes: context.logMaxBytes }) : undefined;
   }
 
   start(): void {

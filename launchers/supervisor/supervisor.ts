@@ -15,6 +15,8 @@ export interface SupervisorOptions {
   baseEnvironment: Record<string, string | undefined>;
   terminal?: TerminalWriter;
   echoLines?: boolean;
+  /** Size cap of each child's <name>.log before it is rotated to <name>.log.1 (default 64 MiB). */
+  logMaxBytes?: number;
   /** Grace between SIGTERM and SIGKILL. */
   stopGraceMs?: number;
   /** Bound of each graceful stop hook (ray job stop, ray stop). */
@@ -61,6 +63,7 @@ export class Supervisor {
         baseEnvironment: this.options.baseEnvironment,
         terminal: this.options.terminal,
         echoLines: this.options.echoLines,
+        logMaxBytes: this.options.logMaxBytes,
         registry: this.registry,
         watchdog: this.watchdog,
         stopGraceMs: this.stopGraceMs,

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ChildDefinition } from "../../launchers/supervisor/child-definition.ts";
 import { NEVER_RESTART } from "../../launchers/supervisor/restart-policy.ts";
-import { SupervisedChild } from "../../launchers/supervisor/supervised-child.ts";
+import { SupervisedChild, type ChildContext } from "../../launchers/supervisor/supervised-child.ts";
 
 export function nodeChildDefinition(name: string, script: string, overrides: Partial<ChildDefinition> = {}): ChildDefinition {
   return {
@@ -22,13 +22,14 @@ export function nodeChildDefinition(name: string, script: string, overrides: Par
   };
 }
 
-export function supervise(definition: ChildDefinition, states: string[] = []): { child: SupervisedChild; logsDir: string; states: string[] } {
+export function supervise(definition: ChildDefinition, states: string[] = [], context: Partial<ChildContext> = {}): { child: SupervisedChild; logsDir: string; states: string[] } {
   const logsDir = mkdtempSync(path.join(tmpdir(), "openclaw-rl-child-"));
   const child = new SupervisedChild(definition, {
     logsDir,
     baseEnvironment: { PATH: process.env.PATH },
     stopGraceMs: 500,
     onState: (_name, state, detail) => states.push(`${state}: ${detail}`),
+    ...context,
   });
   return { child, logsDir, states };
 }
