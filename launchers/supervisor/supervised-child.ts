@@ -13,6 +13,7 @@ import type { OrphanWatchdog } from "./orphan-watchdog.ts";
 import type { ProbeResult } from "./readiness-probe.ts";
 import type { PidRegistry } from "./pid-registry.ts";
 import { isGroupAlive, terminateGroup } from "./process-group.ts";
+import { drainOutput, processExit } from "./process-exit.ts";
 import { restartDelay } from "./restart-policy.ts";
 
 export interface ChildContext {
@@ -37,6 +38,8 @@ const READY_POLL_MS = 200;
  */
 const DOWN_CONFIRMATIONS = 2;
 const DOWN_RECHECK_MS = 300;
+/** After a child ended (and the rest of its group was stopped), how long its last output lines may still take. */
+const OUTPUT_DRAIN_MS = 2000;
 
 export class SupervisedChild {
   readonly log: ChildLog | undefined;
@@ -153,7 +156,7 @@ export class SupervisedChild {
       cleanup: false,
     });
     this.pid = subprocess.pid;
-    const exited = subprocess.then((value) => value);
+    const exited = processExit(subprocess);
     if (this.pid !== undefined) {
       this.context.registry?.add({ name: spec.name, pid: this.pid, command: file, startedAt });
       this.context.watchdog?.watchGroup(this.pid);
@@ -166,16 +169,21 @@ export class SupervisedChild {
     ];
     const ended = new AbortController();
     const polling = this.pollReadiness(startedAt, ended.signal);
-    const result = await exited;
+    const exit = await exited;
     ended.abort();
-    await Promise.all(lineStreams);
+    const planned = this.definition.lifetime === "oneshot" && exit.exitCode === 0 && !this.timedOut;
+    if (this.pid !== undefined && !planned && !this.stopping && isGroupAlive(this.pid)) {
+      // it ended, but processes it started live on in its group (holding its output open): they go with it
+      this.log?.lifecycle("warn", `pid ${this.pid} ended (${exit.signal ?? `exit ${exit.exitCode}`}), but processes of its group are still running: stopping them`);
+      await terminateGroup(this.pid, this.context.stopGraceMs);
+    }
+    await drainOutput(subprocess, lineStreams, OUTPUT_DRAIN_MS);
     if (this.pid !== undefined) {
       this.context.registry?.remove(this.pid);
       if (!isGroupAlive(this.pid)) this.context.watchdog?.forgetGroup(this.pid);
     }
     await polling;
-    const reason = result.exitCode === undefined && !result.signal ? result.originalMessage ?? result.shortMessage : undefined;
-    return this.end(startedAt, { exitCode: result.exitCode, signal: result.signal, reason });
+    return this.end(startedAt, exit);
   }
 
   private end(startedAt: number, outcome: { exitCode: number | undefined; signal: string | undefined; reason: string | undefined }): ChildResult {
