@@ -14,7 +14,7 @@ import { mapSampling } from "../capture/sampling-params.ts";
 import { TokenTextStream } from "../capture/token-text-stream.ts";
 import { stableHistory } from "../sessions/message-digest.ts";
 import { decideTurn, type Decision } from "../sessions/turn-decision.ts";
-import { openAiError, sendError, sendJson, toOpenAiError, type OpenAiError } from "./openai-errors.ts";
+import { enginesNotReady, openAiError, sendError, sendJson, toOpenAiError, type OpenAiError } from "./openai-errors.ts";
 import { noteWeightVersion, type ProxyContext } from "./proxy-context.ts";
 import { ChunkWriter } from "./sse-writer.ts";
 
@@ -105,7 +105,7 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
   const sampling = mapSampling(body, recipe, prompt.ids.length);
   const readiness = deps.readiness();
   if (!readiness.ready) {
-    sendError(response, openAiError(503, `the policy engine is not ready: ${readiness.reason}`, { type: "server_error", code: "engine_unavailable", retryAfterS: readiness.retryAfterS }));
+    sendError(response, enginesNotReady(readiness));
     return;
   }
 

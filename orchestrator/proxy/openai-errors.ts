@@ -18,6 +18,14 @@ export function openAiError(status: number, message: string, options: { type?: s
   return { status, message, type, param: options.param ?? null, code: options.code ?? null, retryAfterS: options.retryAfterS };
 }
 
+/**
+ * 503 while the supervisor's traffic gate is closed. The reason names what is not ready (the policy, the judge, the
+ * slime job, ...), so the message claims nothing about which engine it is.
+ */
+export function enginesNotReady(readiness: { reason: string; retryAfterS: number }): OpenAiError {
+  return openAiError(503, `the engines are not ready: ${readiness.reason}`, { type: "server_error", code: "engine_unavailable", retryAfterS: readiness.retryAfterS });
+}
+
 export function errorBody(error: OpenAiError): { error: { message: string; type: string; param: string | null; code: string | null } } {
   return { error: { message: error.message, type: error.type, param: error.param, code: error.code } };
 }

@@ -6,7 +6,7 @@ import type { AssistantMessage, ChatRequest, ToolCall } from "../../contracts/ch
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { CapturedTurn, FinishReason } from "../../contracts/turn.ts";
 import { engineMessage } from "../engine/sglang-client.ts";
-import { openAiError, sendError } from "./openai-errors.ts";
+import { enginesNotReady, openAiError, sendError } from "./openai-errors.ts";
 import { beginTurn, emitTurnEnd, finishTurn, prepareTurn, requestSignal, turnOrigin } from "./chat-turn.ts";
 import { noteWeightVersion, type ProxyContext } from "./proxy-context.ts";
 
@@ -25,7 +25,7 @@ export async function servePassthroughTurn(context: ProxyContext, request: Incom
   const { decision } = prepared;
   const readiness = deps.readiness();
   if (!readiness.ready) {
-    return sendError(response, openAiError(503, `the policy engine is not ready: ${readiness.reason}`, { type: "server_error", code: "engine_unavailable", retryAfterS: readiness.retryAfterS }));
+    return sendError(response, enginesNotReady(readiness));
   }
   const { session_id: _session, turn_type: _type, session_done: _done, ...forwarded } = body;
   const upstreamBody = { ...forwarded, model: body.model ?? deps.recipe.model.served_name, logprobs: true };

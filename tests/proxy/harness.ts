@@ -31,6 +31,7 @@ export interface HarnessOptions {
   recipe?: RecipeInput;
   apiKey?: string;
   ready?: () => boolean;
+  notReadyReason?: string; // the traffic gate's reason while ready() is false (default "policy engine starting")
   policyUrl?: string; // point the proxy elsewhere (an engine that is down)
   promptWorkers?: number; // default 0 here: tests share two cores
   incrementalStreaming?: boolean; // the stand-in streams like SGLang's --incremental-streaming-output
@@ -80,7 +81,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     bus,
     onTurnClosed: (turn) => closed.push(turn),
     onWeightVersion: (version) => versions.push(version),
-    readiness: () => (options.ready?.() ?? true ? { ready: true, reason: "engines ready", retryAfterS: 0 } : { ready: false, reason: "policy engine starting", retryAfterS: 7 }),
+    readiness: () => (options.ready?.() ?? true ? { ready: true, reason: "engines ready", retryAfterS: 0 } : { ready: false, reason: options.notReadyReason ?? "policy engine starting", retryAfterS: 7 }),
     apiKey: options.apiKey,
     recordsDir,
     promptWorkers: options.promptWorkers ?? 0,

@@ -81,7 +81,7 @@ describe("bad input, auth and engine failures", () => {
     expect((ok.body.choices as { message: { content: string } }[])[0]!.message.content).toBe("fine");
   });
 
-  it("answers 503 with Retry-After while the engines are not ready", async () => {
+  it("answers 503 with Retry-After while the engines are not ready, naming what is not ready (not claiming it is the policy)", async () => {
     ready = false;
     try {
       const readyz = await fetch(`${harness.url}/readyz`);
@@ -92,7 +92,7 @@ describe("bad input, auth and engine failures", () => {
       const answer = await postChat(harness.url, { messages: [{ role: "user", content: "hi" }] }, auth);
       expect(answer.status).toBe(503);
       expect(answer.headers.get("retry-after")).toBe("7");
-      expect((answer.body.error as { message: string }).message).toMatch(/not ready: policy engine starting/);
+      expect((answer.body.error as { message: string }).message).toBe("the engines are not ready: policy engine starting");
       expect(harness.proxy.stats()).toEqual(before);
     } finally {
       ready = true;

@@ -56,6 +56,21 @@ describe("proxy lifecycle and passthrough", () => {
     }
   });
 
+  it("both modes answer 503 with what is down while the gate is closed, without calling it the policy engine", async () => {
+    const reason = "rehearsal-judge is down: not answering: GET http://127.0.0.1:31001/health → ECONNREFUSED";
+    for (const mode of ["tokens", "passthrough"] as const) {
+      const harness = await startHarness({ script: () => "x", recipe: { proxy: { mode } }, ready: () => false, notReadyReason: reason });
+      try {
+        const answer = await postChat(harness.url, { messages: [{ role: "user", content: "hi" }] });
+        expect(answer.status).toBe(503);
+        expect(answer.headers.get("retry-after")).toBe("7");
+        expect(answer.body.error).toMatchObject({ type: "server_error", code: "engine_unavailable", message: `the engines are not ready: ${reason}` });
+      } finally {
+        await harness.close();
+      }
+    }
+  });
+
   it("passthrough mode answers 400 with the engine's reason when the engine refuses the request, 502 for its other failures", async () => {
     const engine = createServer((request, response) => {
       let body = "";
