@@ -17,6 +17,12 @@ export interface ChildDefinition {
   readyTimeoutMs: number;
   /** How often a ready child is probed again (a hung judge turns "down"); 0 = never. */
   recheckMs: number;
+  /**
+   * How long a child of ours that was ready may stay down (its probe failing) before it counts as hung: its
+   * graceful stop (if any) runs, its process group is stopped, and it goes through `restart` like a crash.
+   * Infinity = never (a child that only the probe watches, or one that must never be stopped for this).
+   */
+  hungAfterMs: number;
   restart: RestartPolicy;
   /** While this child is not ready, the proxy answers 503. */
   gatesTraffic: boolean;

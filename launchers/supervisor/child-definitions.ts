@@ -22,6 +22,12 @@ export interface DefinitionHooks {
   /** Readiness timeouts (ms); slime loads a model and Megatron, so its default is long. */
   timeouts?: Partial<Record<"rayHead" | "slimeJob" | "judge" | "rehearsal" | "external", number>>;
   recheckMs?: number;
+  /**
+   * How long a ready child may stay down before it counts as hung and is stopped and restarted like a crash (ms):
+   * the standalone judge and the rehearsal stand-ins 60 s, the slime job 10 min (it is stopped with `ray job stop`
+   * first); the Ray head never (it is never restarted, and its probe is only its dashboard).
+   */
+  hungAfterMs?: Partial<Record<"slimeJob" | "judge" | "rehearsal", number>>;
   /** Backoff of restarting children (tests shorten it). */
   restartInitialMs?: number;
 }
@@ -94,6 +100,7 @@ function rayHead(spec: ProcessSpec, recipe: Recipe, ray: RayControl, hooks: Defi
     probe,
     readyTimeoutMs: hooks.timeouts?.rayHead ?? (nodes > 1 ? 30 * 60_000 : 120_000),
     recheckMs: hooks.recheckMs ?? 5000,
+    hungAfterMs: Number.POSITIVE_INFINITY,
     restart: NEVER_RESTART,
     gatesTraffic: true,
     after: [],
@@ -125,6 +132,7 @@ function slimeJob(spec: ProcessSpec, recipe: Recipe, ray: RayControl, hooks: Def
     probe,
     readyTimeoutMs: hooks.timeouts?.slimeJob ?? 60 * 60_000,
     recheckMs: hooks.recheckMs ?? 5000,
+    hungAfterMs: hooks.hungAfterMs?.slimeJob ?? 10 * 60_000,
     restart: recipe.training.restart_on_crash ? backoffPolicy({ initialMs: hooks.restartInitialMs ?? 10_000, maxRestarts: 3, stableAfterMs: 30 * 60_000 }) : NEVER_RESTART,
     gatesTraffic: true,
     after: earlier.filter((definition) => definition.spec && isRayHead(definition.spec)).map((definition) => definition.name),
@@ -164,6 +172,7 @@ function standaloneJudge(spec: ProcessSpec, recipe: Recipe, hooks: DefinitionHoo
     probe: httpProbe(`http://127.0.0.1:${port}/health_generate`, 25_000),
     readyTimeoutMs: hooks.timeouts?.judge ?? 20 * 60_000,
     recheckMs: hooks.recheckMs ?? 10_000,
+    hungAfterMs: hooks.hungAfterMs?.judge ?? 60_000,
     restart: backoffPolicy({ initialMs: hooks.restartInitialMs ?? 2000, maxRestarts: 20 }),
     gatesTraffic: true,
     after: [],
@@ -187,6 +196,7 @@ function standIn(spec: ProcessSpec, hooks: DefinitionHooks): ChildDefinition {
     probe,
     readyTimeoutMs: hooks.timeouts?.rehearsal ?? 60_000,
     recheckMs: hooks.recheckMs ?? 2000,
+    hungAfterMs: hooks.hungAfterMs?.rehearsal ?? 60_000,
     restart: backoffPolicy({ initialMs: hooks.restartInitialMs ?? 500, maxRestarts: 10 }),
     gatesTraffic: !trainer,
     after: [],
@@ -205,6 +215,7 @@ function externalEndpoints(recipe: Recipe, hooks: DefinitionHooks): ChildDefinit
     probe: httpProbe(`${url.replace(/\/+$/, "")}${probePath}`),
     readyTimeoutMs: hooks.timeouts?.external ?? Number.POSITIVE_INFINITY,
     recheckMs: hooks.recheckMs ?? 5000,
+    hungAfterMs: Number.POSITIVE_INFINITY, // nothing of ours to restart: it comes back when its server does
     restart: NEVER_RESTART,
     gatesTraffic: true,
     after: [],

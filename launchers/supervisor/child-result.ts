@@ -9,6 +9,8 @@ interface ChildExit {
   signal: string | undefined;
   /** It never became ready within its readiness timeout (we then stopped it). */
   timedOut: boolean;
+  /** It was ready, then down (its probe failing) for longer than its limit: hung, so we stopped it. A crash. */
+  hung: { downMs: number; detail: string } | undefined;
   /** We sent the signal (a stop, a forced stop, a readiness timeout), so the end is not a crash. */
   killedByUs: boolean;
   /** Last stderr lines, and the last lines of both streams together (a Ray job prints its traceback on stdout). */
@@ -31,7 +33,7 @@ export interface ChildEnd extends ChildExit {
 
 export function childResult(end: ChildEnd): ChildResult {
   const durationMs = Date.now() - end.startedAt;
-  const ok = end.killedByUs || (end.expectedToExit && end.exitCode === 0 && !end.timedOut);
+  const ok = end.killedByUs || (end.expectedToExit && end.exitCode === 0 && !end.timedOut && end.hung === undefined);
   return { ...end, durationMs, ok, summary: summarize(end, durationMs) };
 }
 
@@ -40,6 +42,8 @@ function summarize(end: ChildEnd, durationMs: number): string {
   let how: string;
   if (end.timedOut) how = `was not ready in time and was stopped ${after}`;
   else if (end.killedByUs) how = `was stopped by openclaw-rl (${end.signal ?? `exit ${end.exitCode}`}) ${after}`;
+  // (what a hung process last printed says little about why it hung: the probe's answer says what was seen)
+  else if (end.hung) return `${end.name} was down for ${Math.round(end.hung.downMs / 1000)}s (${end.hung.detail}), so it was stopped ${after}`;
   else if (end.signal) how = `was killed by ${end.signal} ${after}`;
   else if (end.exitCode === undefined) how = `failed to start`;
   else how = `exited with code ${end.exitCode} ${after}`;

@@ -38,6 +38,8 @@ const READY_POLL_MS = 200;
  */
 const DOWN_CONFIRMATIONS = 2;
 const DOWN_RECHECK_MS = 300;
+/** Bound of a hung child's graceful stop (`ray job stop` of a hung slime job) before its group is signalled. */
+const HUNG_GRACEFUL_STOP_MS = 90_000;
 /** After a child ended (and the rest of its group was stopped), how long its last output lines may still take. */
 const OUTPUT_DRAIN_MS = 2000;
 
@@ -51,6 +53,8 @@ export class SupervisedChild {
   private stopping = false;
   private killedByUs = false;
   private timedOut = false;
+  /** This incarnation was ready, then down for longer than definition.hungAfterMs, and we stopped it. */
+  private hung: { downMs: number; detail: string } | undefined;
   private readonly stopController = new AbortController();
   private readyWaiters: Array<(ready: boolean) => void> = [];
   private loop: Promise<void> | undefined;
@@ -139,6 +143,7 @@ export class SupervisedChild {
   private async runIncarnation(spec: ProcessSpec, startedAt: number): Promise<ChildResult> {
     const [file, ...args] = spec.argv;
     this.timedOut = false;
+    this.hung = undefined;
     if (!file || !existsSync(spec.cwd)) {
       return this.end(startedAt, { exitCode: undefined, signal: undefined, reason: !file ? "empty argv" : `working directory ${spec.cwd} does not exist` });
     }
@@ -171,7 +176,7 @@ export class SupervisedChild {
     const polling = this.pollReadiness(startedAt, ended.signal);
     const exit = await exited;
     ended.abort();
-    const planned = this.definition.lifetime === "oneshot" && exit.exitCode === 0 && !this.timedOut;
+    const planned = this.definition.lifetime === "oneshot" && exit.exitCode === 0 && !this.timedOut && !this.hung;
     if (this.pid !== undefined && !planned && !this.stopping && isGroupAlive(this.pid)) {
       // it ended, but processes it started live on in its group (holding its output open): they go with it
       this.log?.lifecycle("warn", `pid ${this.pid} ended (${exit.signal ?? `exit ${exit.exitCode}`}), but processes of its group are still running: stopping them`);
@@ -194,6 +199,7 @@ export class SupervisedChild {
       exitCode: outcome.exitCode,
       signal: outcome.signal,
       timedOut: this.timedOut,
+      hung: this.hung,
       killedByUs: this.killedByUs,
       startedAt,
       stderrTail: outcome.reason ? [...stderrTail, outcome.reason] : stderrTail,
@@ -202,19 +208,27 @@ export class SupervisedChild {
     });
   }
 
-  /** Polls the probe until ready (or the readiness timeout), then rechecks a ready child every recheckMs. */
+  /**
+   * Polls the probe until ready (or the readiness timeout), then rechecks a ready child every recheckMs; one that
+   * stays down longer than hungAfterMs is stopped (and restarted like a crash, by runProcess).
+   */
   private async pollReadiness(startedAt: number, processEnded: AbortSignal): Promise<void> {
+    let downSince: number | undefined;
     while (!this.stopping && !processEnded.aborted) {
       const probe = await this.probe(processEnded);
       if (this.stopping || processEnded.aborted) return;
       if (probe.ready) {
+        downSince = undefined;
         if (this.state !== "ready") this.setState("ready", probe.detail);
         if (this.definition.recheckMs <= 0) return;
         if (!(await this.sleep(this.definition.recheckMs, processEnded))) return;
         continue;
       }
       if (this.state === "ready") {
+        downSince = Date.now();
         this.setState("down", `not answering: ${probe.detail}`);
+      } else if (downSince !== undefined && Date.now() - downSince >= this.definition.hungAfterMs) {
+        return this.stopHung(Date.now() - downSince, probe.detail);
       } else if (this.state !== "down" && Date.now() - startedAt > this.definition.readyTimeoutMs) {
         this.timedOut = true;
         this.log?.lifecycle("error", `not ready after ${Math.round(this.definition.readyTimeoutMs / 1000)}s (${probe.detail}); stopping it`);
@@ -225,6 +239,19 @@ export class SupervisedChild {
       }
       if (!(await this.sleep(this.state === "down" ? Math.max(READY_POLL_MS, this.definition.recheckMs) : READY_POLL_MS, processEnded))) return;
     }
+  }
+
+  /** Down too long: hung. Its graceful stop (bounded), then SIGTERM → SIGKILL of its group; its exit is a crash. */
+  private async stopHung(downMs: number, detail: string): Promise<void> {
+    this.hung = { downMs, detail };
+    this.log?.lifecycle("error", `down for ${Math.round(downMs / 1000)}s (${detail}): hung, stopping it to start it again`);
+    if (this.definition.gracefulStop) {
+      const stopped = await withTimeout(this.definition.gracefulStop(), HUNG_GRACEFUL_STOP_MS).catch((error: Error) => `failed: ${error.message}`);
+      if (stopped !== undefined) this.log?.lifecycle("warn", `graceful stop ${stopped === "timeout" ? `took longer than ${HUNG_GRACEFUL_STOP_MS / 1000}s` : stopped}; signalling it`);
+    }
+    if (this.pid === undefined || this.stopping) return;
+    await terminateGroup(this.pid, this.context.stopGraceMs);
+    if (isGroupAlive(this.pid)) this.log?.lifecycle("error", `process group ${this.pid} is still there after SIGKILL (stuck in the kernel, e.g. a GPU driver call); waiting for it to exit`);
   }
 
   /** No process of ours (any longer): readiness comes from the probe alone, down and back up by itself. */
@@ -287,6 +314,16 @@ export class SupervisedChild {
       };
       signal.addEventListener("abort", onAbort, { once: true });
     });
+  }
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | "timeout"> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), ms)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

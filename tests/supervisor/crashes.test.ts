@@ -1,7 +1,8 @@
 // Crashes: the standalone judge crashes and comes back with backoff (the gate closes, then reopens by
 // itself); a slime job crash is reported with the reason and last lines, and resubmitted from its last
 // checkpoint only when training.restart_on_crash is set.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { LaunchPlan } from "../../contracts/plan.ts";
 import { defineChildren } from "../../launchers/supervisor/child-definitions.ts";
@@ -14,7 +15,7 @@ afterEach(async () => {
   running = [];
 });
 
-async function startStack(options: { restartOnCrash?: boolean; only?: string[] } = {}) {
+async function startStack(options: { restartOnCrash?: boolean; only?: string[]; hungAfterMs?: { judge?: number; slimeJob?: number } } = {}) {
   const harness = new Harness();
   mkdirSync(harness.runDir, { recursive: true });
   const recipe = slimeRecipe({ rayPort: await freePort(), dashboardPort: await freePort(), judgePort: await freePort(), runDir: harness.runDir, restartOnCrash: options.restartOnCrash });
@@ -23,7 +24,7 @@ async function startStack(options: { restartOnCrash?: boolean; only?: string[] }
   const terminal: string[] = [];
   const supervisor = new Supervisor({ runDir: harness.runDir, baseEnvironment: harness.environment, stopGraceMs: 1000, terminal: (line) => terminal.push(line) });
   running.push(supervisor);
-  await supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => harness.hello(), baseEnvironment: harness.environment, recheckMs: 100, restartInitialMs: 300 }));
+  await supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => harness.hello(), baseEnvironment: harness.environment, recheckMs: 100, restartInitialMs: 300, hungAfterMs: options.hungAfterMs }));
   expect(await supervisor.waitAllReady(20_000)).toBe(true);
   return { harness, supervisor, terminal };
 }
@@ -46,6 +47,37 @@ describe("crashes", () => {
     expect(status.lastResult).toMatchObject({ exitCode: 1, killedByUs: false, ok: false });
     expect(status.lastResult!.stderrTail.at(-1)).toMatch(/OutOfMemoryError/);
     expect(harness.events().filter((event) => event.who === "sglang" && event.event === "start")).toHaveLength(2);
+  });
+
+  it("stops and restarts a standalone judge that stays down longer than its limit, like a crash", async () => {
+    const { harness, supervisor } = await startStack({ only: ["judge"], hungAfterMs: { judge: 1500 } });
+    const firstPid = supervisor.status("judge")!.pid!;
+    writeFileSync(path.join(harness.root, "unhealthy-judge"), String(firstPid)); // alive, but /health_generate → 503
+    const closed = await eventually(() => {
+      const gate = supervisor.trafficGate();
+      return !gate.ready && gate;
+    }, 20_000, "gate closed");
+    expect(closed.reason).toMatch(/^judge is down: not answering: GET http:\/\/127\.0\.0\.1:\d+\/health_generate → 503$/);
+    await eventually(() => supervisor.status("judge")!.restarts === 1 && supervisor.trafficGate().ready, 20_000, "judge restarted and the gate reopened");
+    const status = supervisor.status("judge")!;
+    expect(status.pid).not.toBe(firstPid);
+    expect(status.lastResult).toMatchObject({ ok: false, killedByUs: false, signal: "SIGTERM" });
+    expect(status.lastResult!.summary).toMatch(/^judge was down for [12]s \(GET .*\/health_generate → 503\), so it was stopped after/);
+    expect(harness.events().filter((event) => event.who === "sglang" && event.event === "start")).toHaveLength(2);
+    expect(harness.find((event) => event.who === "sglang" && event.event === "signal-SIGTERM" && event.pid === firstPid)).toBeDefined();
+  });
+
+  it("stops a slime job whose routers stay down longer than its limit with `ray job stop`, and resubmits it from its checkpoint", async () => {
+    const { harness, supervisor } = await startStack({ restartOnCrash: true, only: ["ray-head", "slime-job"], hungAfterMs: { slimeJob: 1500 } });
+    const slime = harness.find((event) => event.who === "slime" && event.event === "start")!;
+    writeFileSync(path.join(harness.root, "unhealthy-slime"), String(slime.pid));
+    await eventually(() => supervisor.status("slime-job")!.state === "down", 20_000, "job down");
+    await eventually(() => supervisor.status("slime-job")!.restarts === 1 && supervisor.status("slime-job")!.state === "ready", 30_000, "job resubmitted and ready");
+    const stop = harness.indexOf((event) => event.who === "raylet" && event.event === "job-stop" && event.id === "openclaw-rl-test");
+    const resubmit = harness.indexOf((event) => event.who === "raylet" && event.event === "job-start" && event.id === "openclaw-rl-test-r1");
+    expect(stop).toBeGreaterThanOrEqual(0);
+    expect(resubmit).toBeGreaterThan(stop);
+    expect(supervisor.status("slime-job")!.lastResult!.summary).toMatch(/^slime-job was down for [12]s \(router not healthy: GET http:\/\/127\.0\.0\.1:\d+\/health → 503\), so it was stopped after/);
   });
 
   it("reports a crashed slime job with the reason and its last lines, and does not restart it by default", async () => {

@@ -15,6 +15,7 @@ export function nodeChildDefinition(name: string, script: string, overrides: Par
     probe: async () => ({ ready: true, detail: "alive" }),
     readyTimeoutMs: 10_000,
     recheckMs: 50,
+    hungAfterMs: Number.POSITIVE_INFINITY,
     restart: NEVER_RESTART,
     gatesTraffic: true,
     after: [],

@@ -63,6 +63,7 @@ function watchedChild(answers: boolean[], states: string[]): { child: Supervised
     },
     readyTimeoutMs: 10_000,
     recheckMs: 30,
+    hungAfterMs: Number.POSITIVE_INFINITY,
     restart: NEVER_RESTART,
     gatesTraffic: true,
     after: [],
