@@ -52,6 +52,8 @@ export interface OrchestratorOptions {
 export interface RouterHello {
   policyRouter: string | null;
   prmRouter: string | null;
+  /** When the hello came (ms since the epoch): the supervisor counts only a hello made after a trainer started. */
+  at: number;
 }
 
 export interface RunningOrchestrator {
@@ -173,7 +175,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     if (!hello) return null;
     if (options.engines.policy === null && hello.routers.policy) policy.point(hello.routers.policy);
     if (options.engines.judge === null && hello.routers.judge) judging.pointJudge(hello.routers.judge);
-    return { policyRouter: hello.routers.policy, prmRouter: hello.routers.judge };
+    return { policyRouter: hello.routers.policy, prmRouter: hello.routers.judge, at: hello.at };
   };
 
   let stopping: Promise<void> | null = null;

@@ -9,10 +9,23 @@ import { allOf, aliveForProbe, httpProbe, type ProbeResult, type ReadinessProbe 
 import { backoffPolicy, NEVER_RESTART } from "./restart-policy.ts";
 import { RayControl } from "./ray-control.ts";
 
-/** What the native rollout function told the bridge when it said hello (router base URLs). */
+/** What the native rollout function told the bridge when it said hello (router base URLs), and when. */
 export interface BridgeHelloInfo {
   policyRouter?: string | null;
   prmRouter?: string | null;
+  /** When the orchestrator received it (ms since the epoch): a hello from before a child's start is an earlier process's. */
+  at: number;
+}
+
+/** The latest hello, when it was said after `startedAt` (by this incarnation of the trainer), else null. */
+async function helloSince(hooks: DefinitionHooks, startedAt: number): Promise<{ hello: BridgeHelloInfo | null; stale: BridgeHelloInfo | null }> {
+  const hello = await hooks.bridgeHello();
+  if (!hello) return { hello: null, stale: null };
+  return hello.at >= startedAt ? { hello, stale: null } : { hello: null, stale: hello };
+}
+
+function staleNote(stale: BridgeHelloInfo | null): string {
+  return stale ? ` (the last one, at ${new Date(stale.at).toISOString()}, came from a process started before this one)` : "";
 }
 
 export interface DefinitionHooks {
@@ -112,12 +125,12 @@ function rayHead(spec: ProcessSpec, recipe: Recipe, ray: RayControl, hooks: Defi
 
 function slimeJob(spec: ProcessSpec, recipe: Recipe, ray: RayControl, hooks: DefinitionHooks, earlier: ChildDefinition[]): ChildDefinition {
   let current = spec;
-  const probe: ReadinessProbe = async () => {
+  const probe: ReadinessProbe = async ({ startedAt }) => {
     const id = submissionIdOf(current.argv)!;
     const job = await ray.jobStatus(id);
     if (job.status !== "RUNNING") return { ready: false, detail: `job ${id} is ${job.status}${job.message ? `: ${job.message}` : ""}` };
-    const hello = await hooks.bridgeHello();
-    if (!hello) return { ready: false, detail: `job ${id} is RUNNING; waiting for the rollout function's hello on the bridge` };
+    const { hello, stale } = await helloSince(hooks, startedAt);
+    if (!hello) return { ready: false, detail: `job ${id} is RUNNING; waiting for the rollout function's hello on the bridge${staleNote(stale)}` };
     const routers = [hello.policyRouter, hello.prmRouter].filter((url): url is string => typeof url === "string" && url.length > 0);
     for (const router of routers) {
       const health = await httpProbe(`${router.replace(/\/+$/, "")}/health`)();
@@ -187,7 +200,10 @@ function standIn(spec: ProcessSpec, hooks: DefinitionHooks): ChildDefinition {
   const probe: ReadinessProbe = port
     ? httpProbe(`http://127.0.0.1:${port}/health`)
     : trainer
-      ? async (): Promise<ProbeResult> => ((await hooks.bridgeHello()) ? { ready: true, detail: "said hello on the bridge" } : { ready: false, detail: "waiting for its hello on the bridge" })
+      ? async ({ startedAt: since }): Promise<ProbeResult> => {
+          const { hello, stale } = await helloSince(hooks, since);
+          return hello ? { ready: true, detail: "said hello on the bridge" } : { ready: false, detail: `waiting for its hello on the bridge${staleNote(stale)}` };
+        }
       : aliveForProbe(() => startedAt, 500);
   return {
     name: spec.name,

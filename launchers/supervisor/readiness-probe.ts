@@ -9,14 +9,23 @@ export interface ProbeResult {
   detail: string;
 }
 
-export type ReadinessProbe = () => Promise<ProbeResult>;
+/** What a probe knows of the process it checks. */
+export interface ProbeContext {
+  /**
+   * When this incarnation of the child was started (ms since the epoch, this process's clock): a sign of life from
+   * before then (the bridge hello of the process it replaced) is not one of this incarnation's.
+   */
+  startedAt: number;
+}
+
+export type ReadinessProbe = (context: ProbeContext) => Promise<ProbeResult>;
 
 /**
  * GET `url` on a connection of its own, closed after the answer: a probe never reuses a kept-alive socket, which the
  * engine's server may have closed while this process was not running (a long pause, a heap snapshot) and which
  * would then fail the probe with a reset although the engine is fine. Ready on 2xx; any answer within `timeoutMs`.
  */
-export function httpProbe(url: string, timeoutMs = 3000): ReadinessProbe {
+export function httpProbe(url: string, timeoutMs = 3000): () => Promise<ProbeResult> {
   const target = new URL(url);
   const get = target.protocol === "https:" ? httpsGet : httpGet;
   return () =>
@@ -42,10 +51,10 @@ export function httpProbe(url: string, timeoutMs = 3000): ReadinessProbe {
 
 /** Ready when every probe is, checked in order (the first not-ready one explains why). */
 export function allOf(...probes: ReadinessProbe[]): ReadinessProbe {
-  return async () => {
+  return async (context) => {
     const details: string[] = [];
     for (const probe of probes) {
-      const result = await probe();
+      const result = await probe(context);
       if (!result.ready) return result;
       details.push(result.detail);
     }

@@ -215,7 +215,7 @@ export class SupervisedChild {
   private async pollReadiness(startedAt: number, processEnded: AbortSignal): Promise<void> {
     let downSince: number | undefined;
     while (!this.stopping && !processEnded.aborted) {
-      const probe = await this.probe(processEnded);
+      const probe = await this.probe(startedAt, processEnded);
       if (this.stopping || processEnded.aborted) return;
       if (probe.ready) {
         downSince = undefined;
@@ -258,7 +258,7 @@ export class SupervisedChild {
   private async watch(startedAt: number, how: string): Promise<void> {
     let everReady = this.state === "ready";
     while (!this.stopping) {
-      const probe = await this.probe();
+      const probe = await this.probe(startedAt);
       if (this.stopping) return;
       if (probe.ready && this.state !== "ready") this.setState("ready", probe.detail);
       if (!probe.ready && this.state === "ready") this.setState("down", `not answering: ${probe.detail}`);
@@ -275,11 +275,11 @@ export class SupervisedChild {
   }
 
   /** The probe's answer; while the child is ready, a failure is probed again (DOWN_CONFIRMATIONS) before it counts. */
-  private async probe(processEnded?: AbortSignal): Promise<ProbeResult> {
-    let probe = await this.definition.probe();
+  private async probe(startedAt: number, processEnded?: AbortSignal): Promise<ProbeResult> {
+    let probe = await this.definition.probe({ startedAt });
     for (let again = 0; !probe.ready && this.state === "ready" && again < DOWN_CONFIRMATIONS; again++) {
       if (this.stopping || !(await this.sleep(DOWN_RECHECK_MS, processEnded))) break;
-      probe = await this.definition.probe();
+      probe = await this.definition.probe({ startedAt });
     }
     return probe;
   }

@@ -53,7 +53,7 @@ export class Harness {
     writeFileSync(path.join(this.root, `crash-${role}`), "");
   }
 
-  hello(): { policyRouter: string; prmRouter: string; load: string | null } | null {
+  hello(): { policyRouter: string; prmRouter: string; load: string | null; at: number } | null {
     const file = this.environment.FAKE_SLIME_HELLO_FILE!;
     return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : null;
   }
