@@ -21,6 +21,11 @@ export const statusSnapshotSchema = z.object({
   weight_version: z.string().nullable(),
   weights_updating: z.boolean(),
   last_weights_update: z.object({ at: z.number(), to_version: z.string(), duration_ms: z.number() }).nullable(),
+  last_version_reset: z
+    .object({ at: z.number(), from_version: z.string(), reason: z.string() })
+    .nullable()
+    .default(null)
+    .describe("The last time slime restarted and its weight versions began again at 0 (weights-version-reset)."),
   sessions: z.number().int(),
   turns: z.object({ main: z.number().int(), side: z.number().int() }),
   samples: z.object({

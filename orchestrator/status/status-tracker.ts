@@ -40,6 +40,7 @@ export class StatusTracker {
   private weightVersion: string | null = null;
   private weightsUpdating = false;
   private lastWeightsUpdate: StatusSnapshot["last_weights_update"] = null;
+  private lastVersionReset: StatusSnapshot["last_version_reset"] = null;
   private readonly unsubscribe: () => void;
 
   constructor(bus: EventBus, private readonly recipe: Recipe, private readonly providers: StatusProviders = {}) {
@@ -98,6 +99,12 @@ export class StatusTracker {
         this.weightVersion = event.toVersion;
         this.lastWeightsUpdate = { at: event.at, to_version: event.toVersion, duration_ms: event.durationMs };
         break;
+      case "weights-version-reset":
+        // slime restarted: its engines count from 0 ("default") again, the old version is served no more
+        this.weightsUpdating = false;
+        this.weightVersion = "0";
+        this.lastVersionReset = { at: event.at, from_version: event.fromVersion, reason: event.reason };
+        break;
       case "engine-state":
         this.engines.set(event.name, { state: event.state, detail: event.detail });
         break;
@@ -129,6 +136,7 @@ export class StatusTracker {
       weight_version: this.providers.weightVersion?.() ?? this.weightVersion,
       weights_updating: this.weightsUpdating,
       last_weights_update: this.lastWeightsUpdate,
+      last_version_reset: this.lastVersionReset,
       sessions: proxy?.sessions ?? this.sessions.size,
       turns: proxy?.turns ?? { ...this.turns },
       samples: {

@@ -69,6 +69,30 @@ describe("DashboardHistory", () => {
     expect(snapshot.engines).toEqual([expect.objectContaining({ name: "policy", state: "degraded", detail: "1 of 2 engines" })]);
   });
 
+  it("follows a weights-version-reset: the header goes back to 0 and the timeline shows the reset, not an update", () => {
+    const { bus, history } = wiredHistory();
+    bus.emit({ type: "weights-update-start", fromVersion: "7" });
+    bus.emit({ type: "weights-update-end", toVersion: "8", durationMs: 1500 });
+    bus.emit({ type: "weights-update-start", fromVersion: "8" }); // the trainer died during this update
+    expect(history.snapshot().totals.weightVersion).toBe("8");
+    history.delta();
+    bus.emit({ type: "weights-version-reset", fromVersion: "8", reason: "slime restarted" });
+    const snapshot = history.snapshot();
+    expect(snapshot.totals.weightVersion).toBe("0");
+    expect(snapshot.weights.map(({ fromVersion, toVersion, reset }) => ({ fromVersion, toVersion, reset }))).toEqual([
+      { fromVersion: "7", toVersion: "8", reset: undefined },
+      { fromVersion: "8", toVersion: "?", reset: undefined },
+      { fromVersion: "8", toVersion: "0", reset: "slime restarted" },
+    ]);
+    const delta = history.delta();
+    expect(delta.totals.weightVersion).toBe("0");
+    expect(delta.weights.map((update) => update.toVersion)).toEqual(["?", "0"]);
+    bus.emit({ type: "weights-update-start", fromVersion: "0" });
+    bus.emit({ type: "weights-update-end", toVersion: "1", durationMs: 800 });
+    expect(history.snapshot().weights.at(-1)).toMatchObject({ fromVersion: "0", toVersion: "1", durationMs: 800 });
+    expect(history.snapshot().totals.weightVersion).toBe("1");
+  });
+
   it("counts kept turns toward the next batch until the store reports sample-ready itself", () => {
     const { bus, history } = wiredHistory();
     const judged = (turn: number, kept: boolean) =>

@@ -124,6 +124,11 @@ export class DashboardHistory {
         this.weights.end(event);
         this.totals.weightVersion = event.toVersion;
         return;
+      case "weights-version-reset":
+        // slime restarted: its engines count from 0 again ("default"); the old version is not served any more
+        this.weights.reset(event);
+        this.totals.weightVersion = "0";
+        return;
       case "engine-state":
         this.engines.set(event.name, { name: event.name, state: event.state, detail: event.detail, since: event.at });
         this.enginesChanged = true;

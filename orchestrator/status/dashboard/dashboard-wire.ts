@@ -38,6 +38,8 @@ export interface WeightUpdate {
   toVersion: string | null; // null while the update runs
   startedAt: number;
   durationMs: number | null;
+  /** Set on a version reset (slime restarted and counts from 0 again): why. Not an update, so no duration. */
+  reset?: string;
 }
 
 export interface EngineStatus {

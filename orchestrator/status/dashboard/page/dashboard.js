@@ -108,7 +108,11 @@ function drawFacts() {
   document.getElementById("chart-reward").title = lastBatch ? `last batch: mean ${formatReward(round(lastBatch.meanReward, 3))}` : "";
   const recent = state.weights.slice(-6).reverse();
   document.getElementById("weight-list").replaceChildren(
-    ...recent.map((update) => element("li", "", `${update.fromVersion} → ${update.toVersion ?? "…"} · ${update.durationMs === null ? "updating" : `${round(update.durationMs / 1000, 1)} s`} · ${formatTime(update.startedAt)}`)),
+    ...recent.map((update) =>
+      update.reset
+        ? Object.assign(element("li", "weight-reset", `${update.fromVersion} → 0 · trainer restarted, versions count from 0 again · ${formatTime(update.startedAt)}`), { title: update.reset })
+        : element("li", "", `${update.fromVersion} → ${update.toVersion ?? "…"} · ${update.durationMs === null ? "updating" : `${round(update.durationMs / 1000, 1)} s`} · ${formatTime(update.startedAt)}`),
+    ),
   );
   document.getElementById("errors-panel").hidden = state.errors.length === 0;
   document.getElementById("errors").replaceChildren(
