@@ -14,7 +14,8 @@ export function formatStatus(status: StatusSnapshot, columns = 80): string {
   lines.push(`sessions ${status.sessions} · turns: main ${status.turns.main}, side ${status.turns.side}`);
   const { ready, batch_size: size } = status.samples;
   lines.push(`next batch  ${progressBar(ready, size, Math.max(10, Math.min(40, columns - 30)))} ${ready} / ${size}`);
-  lines.push(`samples     delivered ${status.samples.delivered} · acknowledged ${status.samples.acknowledged} · dropped stale ${status.samples.dropped_stale} · batches ${status.batches}${status.last_batch_at ? ` (last ${ago(status.last_batch_at)})` : ""}`);
+  lines.push(`samples     trained ${status.samples.acknowledged} · in training ${status.samples.delivered} · dropped stale ${status.samples.dropped_stale}`);
+  lines.push(`batches     ${status.batches} trained · ${status.batches_delivered} delivered (re-deliveries included)${status.last_batch_at ? ` · last delivered ${ago(status.last_batch_at)}` : ""}`);
   const rewards = status.rewards;
   lines.push(`rewards     ${rewards.count} samples · mean ${rewards.mean === null ? "–" : rewards.mean.toFixed(3)} · +${rewards.positive} / 0×${rewards.zero} / −${rewards.negative}`);
   const judging = status.judging;

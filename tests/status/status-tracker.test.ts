@@ -1,5 +1,5 @@
 // The status tracker's fold of run events: a trainer restart (weights-version-reset) moves the weight version back
-// to 0, and batches count what was trained (acknowledged), not every delivery (re-deliveries included).
+// to 0, and batches count what was trained (acknowledged), with every delivery (re-deliveries included) apart.
 import { describe, expect, it } from "vitest";
 import { formatEvent, formatStatus } from "../../cli/commands/status-format.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
@@ -35,10 +35,26 @@ describe("StatusTracker", () => {
     tracker.close();
   });
 
+  it("counts what was trained: a batch re-delivered after its trainer died is one batch of 4, not two", () => {
+    const { bus, tracker } = wiredTracker();
+    const counts = { positive: 3, zero: 0, negative: 1 };
+    bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0-first", size: 4, meanReward: 0.5, evalScore: 0.5, counts });
+    expect(tracker.snapshot()).toMatchObject({ batches: 0, batches_delivered: 1, samples: { delivered: 4, acknowledged: 0 } });
+    bus.emit({ type: "weights-version-reset", fromVersion: "3", reason: "slime restarted" }); // its batch went back
+    bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0-again", size: 4, meanReward: 0.5, evalScore: 0.5, counts });
+    bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0-again" });
+    const status = statusSnapshotSchema.parse(tracker.snapshot());
+    expect(status).toMatchObject({ batches: 1, batches_delivered: 2, samples: { delivered: 0, acknowledged: 4 } });
+    const text = formatStatus(status);
+    expect(text).toContain("samples     trained 4 · in training 0 · dropped stale 0");
+    expect(text).toMatch(/batches {5}1 trained · 2 delivered \(re-deliveries included\) · last delivered \d+s ago/);
+    tracker.close();
+  });
+
   it("reads a status document of an older server (no last_version_reset) as null", () => {
     const { tracker } = wiredTracker();
-    const { last_version_reset: _dropped, ...older } = tracker.snapshot();
-    expect(statusSnapshotSchema.parse(older).last_version_reset).toBeNull();
+    const { last_version_reset: _reset, batches_delivered: _delivered, ...older } = tracker.snapshot();
+    expect(statusSnapshotSchema.parse(older)).toMatchObject({ last_version_reset: null, batches_delivered: 0 });
     tracker.close();
   });
 });

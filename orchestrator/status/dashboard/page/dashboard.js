@@ -99,7 +99,8 @@ function drawFacts() {
     (state.method && state.method !== "binary" ? ` · hints ${open.hintsAccepted} kept / ${open.hintsRejected} not` : "") + ")";
   const facts = [
     ["turns", `${totals.turns} (${totals.mainTurns} main · ${totals.sideTurns} side)`], ["sessions", totals.sessions], ["judged", totals.judged],
-    ["kept", totals.kept], ["skipped", totals.skipped], ["batches", totals.batches], ["samples trained", totals.samplesDelivered],
+    ["kept", totals.kept], ["skipped", totals.skipped], ["batches trained", totals.batches], ["samples trained", totals.samplesTrained],
+    ["delivered", `${totals.batchesDelivered} batches · ${totals.samplesDelivered} samples (re-deliveries included)`],
     ["stale drops", totals.staleDrops], ["invalid drops", totals.invalidDrops], ["errors", totals.errors],
   ];
   document.getElementById("totals").replaceChildren(...facts.flatMap(([name, value]) => [element("dt", "", name), element("dd", "", value)]));
