@@ -14,7 +14,8 @@ export function formatStatus(status: StatusSnapshot, columns = 80): string {
   lines.push(`sessions ${status.sessions} · turns: main ${status.turns.main}, side ${status.turns.side}`);
   const { ready, batch_size: size } = status.samples;
   lines.push(`next batch  ${progressBar(ready, size, Math.max(10, Math.min(40, columns - 30)))} ${ready} / ${size}`);
-  lines.push(`samples     delivered ${status.samples.delivered} · acknowledged ${status.samples.acknowledged} · dropped stale ${status.samples.dropped_stale} · batches ${status.batches}${status.last_batch_at ? ` (last ${ago(status.last_batch_at)})` : ""}`);
+  lines.push(`samples     trained ${status.samples.acknowledged} · in training ${status.samples.delivered} · dropped stale ${status.samples.dropped_stale}`);
+  lines.push(`batches     ${status.batches} trained · ${status.batches_delivered} delivered (re-deliveries included)${status.last_batch_at ? ` · last delivered ${ago(status.last_batch_at)}` : ""}`);
   const rewards = status.rewards;
   lines.push(`rewards     ${rewards.count} samples · mean ${rewards.mean === null ? "–" : rewards.mean.toFixed(3)} · +${rewards.positive} / 0×${rewards.zero} / −${rewards.negative}`);
   const judging = status.judging;
@@ -24,7 +25,12 @@ export function formatStatus(status: StatusSnapshot, columns = 80): string {
     .map(([reason, count]) => `${reason} ${count}`);
   lines.push(`judging     ${judging.judged} judged · ${judging.without_sample} without a sample${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""} · ${judging.waiting} waiting`);
   const update = status.last_weights_update;
-  lines.push(`weights     version ${status.weight_version ?? "–"}${status.weights_updating ? " (updating…)" : ""}${update ? ` · last update ${ago(update.at)} (${duration(update.duration_ms)})` : ""}`);
+  const reset = status.last_version_reset;
+  const resetShown = reset !== null && reset.at >= (update?.at ?? 0); // once updated since, the update says more
+  lines.push(
+    `weights     version ${status.weight_version ?? "–"}${status.weights_updating ? " (updating…)" : ""}` +
+      (resetShown ? ` · counted from 0 again ${ago(reset.at)} (was ${reset.from_version}: the trainer restarted)` : update ? ` · last update ${ago(update.at)} (${duration(update.duration_ms)})` : ""),
+  );
   lines.push(`proxy       ${status.endpoints.proxy ?? "–"}`);
   if (status.errors.length > 0) {
     lines.push("recent errors");
@@ -46,6 +52,8 @@ export function formatEvent(event: RunEvent): string {
       return `${time} ${event.name} ${event.state}: ${event.detail}`;
     case "weights-update-end":
       return `${time} weights now version ${event.toVersion}`;
+    case "weights-version-reset":
+      return `${time} weights version reset ${event.fromVersion} → 0: ${event.reason}`;
     case "error":
       return `${time} error ${event.source}: ${event.message}`;
     default:

@@ -91,13 +91,30 @@ async function watchStatus(target: Target, json: boolean): Promise<void> {
       else if (!message.replayed && !process.stdout.isTTY) process.stdout.write(`${formatEvent(message.event)}\n`);
       redraw();
     });
-    socket.on("close", () => resolve());
+    socket.on("close", (code, reason) => {
+      const ended = streamClosed(code, String(reason));
+      if (ended) return reject(ended);
+      if (reason.length > 0) process.stderr.write(`${String(reason)}\n`); // "openclaw-rl is stopping"
+      resolve();
+    });
     socket.on("error", (cause) => reject(new OpenclawRlError("ENGINE_UNAVAILABLE", `cannot watch ${target.url}/events: ${cause.message}`, { cause, retryable: true })));
     process.once("SIGINT", () => socket.close());
     // `status --watch | head`: the reader went away; stop quietly
     process.stdout.on("error", (error: NodeJS.ErrnoException) => (error.code === "EPIPE" ? socket.terminate() : reject(error)));
   });
   if (render) clearTimeout(render);
+}
+
+/**
+ * Why the server closed `status --watch`'s stream (too slow, too many clients), as an error to print; null for an end
+ * that is no error: Ctrl-C (1005), the orchestrator stopping (1001, its reason printed), a dropped connection (1006).
+ */
+export function streamClosed(code: number, reason: string): OpenclawRlError | null {
+  if (code === 1000 || code === 1001 || code === 1005 || code === 1006) return null;
+  return new OpenclawRlError("ENGINE_UNAVAILABLE", `the event stream was closed (${code}): ${reason || "no reason given"}`, {
+    hint: "run `openclaw-rl status --watch` again",
+    retryable: true,
+  });
 }
 
 function readJsonFile(file: string): unknown {

@@ -51,6 +51,14 @@ export class PolicyResponder implements Responder {
     await this.policy.load(modelPath);
   }
 
+  exportWeights(): unknown {
+    return this.policy.file();
+  }
+
+  importWeights(weights: unknown): void {
+    this.policy.restore(weights, "the saved weight state");
+  }
+
   describe(): Record<string, unknown> {
     return { ...this.policy.describe(), style_token_ids: this.tokens.styleIds, marker_ids: this.tokens.markerIds, choices: this.choices };
   }

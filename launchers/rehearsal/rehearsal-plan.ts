@@ -1,6 +1,7 @@
 // The rehearsal engine's processes: the stand-in policy and judge servers (node + tsx, loopback ports from
-// engine.rehearsal) and the stand-in trainer (Python, the real native rollout function; none with sink.kind jsonl,
-// where samples go to a file and there is no bridge). Pure: starts nothing.
+// engine.rehearsal; the policy keeps its weight state in the run folder, so a restart resumes its version) and the
+// stand-in trainer (Python, the real native rollout function; none with sink.kind jsonl, where samples go to a file
+// and there is no bridge). Pure: starts nothing.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { PlanContext, ProcessSpec } from "../../contracts/plan.ts";
@@ -16,6 +17,10 @@ export const STANDIN_PYTHON = existsSync("/usr/bin/python3") ? "/usr/bin/python3
 export const STANDIN_TOKEN_DELAY_MS = 2;
 /** Adam step size of the stand-in style softmax (the recipe's training.lr is sized for real models). */
 export const STANDIN_LEARNING_RATE = 0.5;
+/** Where the stand-in policy saves its version and weights at each update (beside the trainer's policy files). */
+export function standinWeightStatePath(runDir: string): string {
+  return path.join(runDir, "standin-policy", "weight-state.json");
+}
 
 function serverProcess(recipe: Recipe, context: PlanContext, role: "policy" | "judge"): ProcessSpec {
   const rehearsal = recipe.engine.rehearsal;
@@ -35,6 +40,8 @@ function serverProcess(recipe: Recipe, context: PlanContext, role: "policy" | "j
       "--token-delay-ms", String(STANDIN_TOKEN_DELAY_MS),
       // as the slime plan asks of SGLang: chunks carry only new tokens (the proxy parses each token once)
       ...(recipe.engine.slime.stream_output_flag === "none" ? [] : ["--incremental-streaming-output"]),
+      // a restarted policy serves the version and weights it had in this run (a real engine gets the trainer's)
+      ...(role === "policy" ? ["--weight-state", standinWeightStatePath(context.runDir), "--run-id", context.runId ?? "plan"] : []),
     ],
     env: {},
   };

@@ -14,6 +14,15 @@ function setWeightVersion(server: StandinSglangServer, version: string): void {
   server.log(`weight version is now ${version}`);
 }
 
+/** After a weight change: whoever keeps the weights (the weight-state file) is told; a failure is logged, not fatal. */
+function weightsChanged(server: StandinSglangServer): void {
+  try {
+    server.options.onWeightsChanged?.(server.state.weightVersion);
+  } catch (error) {
+    server.log(`could not save the weight state: ${(error as Error).message}`);
+  }
+}
+
 const pause: ControlRoute = (server, body, response) => {
   const parsed = pauseRequestSchema.safeParse(body);
   if (!parsed.success) return sendError(response, 400, zodMessage(parsed.error));
@@ -41,6 +50,7 @@ const updateWeightVersion: ControlRoute = (server, body, response) => {
   if (!parsed.success) return sendError(response, 400, zodMessage(parsed.error));
   if (parsed.data.abort_all_requests) server.state.abortAll();
   setWeightVersion(server, parsed.data.new_version);
+  weightsChanged(server);
   sendJson(response, 200, { success: true, message: `Weight version updated to ${parsed.data.new_version}`, new_version: parsed.data.new_version });
 };
 
@@ -54,6 +64,7 @@ const updateWeightsFromDisk: ControlRoute = async (server, body, response) => {
     return sendJson(response, 400, { success: false, message: `Failed to load weights from ${parsed.data.model_path}: ${(error as Error).message}`, num_paused_requests: 0 });
   }
   if (parsed.data.weight_version !== undefined && parsed.data.weight_version !== null) setWeightVersion(server, parsed.data.weight_version);
+  weightsChanged(server);
   sendJson(response, 200, { success: true, message: "Succeeded to update model weights.", num_paused_requests: 0 });
 };
 

@@ -49,6 +49,10 @@ export interface Responder {
   score?(request: ScoreRequest): number[] | Promise<number[]>;
   /** Loads new "weights" (POST /update_weights_from_disk model_path). Optional. */
   loadWeights?(modelPath: string): void | Promise<void>;
+  /** The current weights as JSON, saved so a restarted stand-in can take them back (importWeights). Optional. */
+  exportWeights?(): unknown;
+  /** Takes back weights that exportWeights gave; throws on anything else. Optional. */
+  importWeights?(weights: unknown): void;
   /** What GET /standin/state shows of the responder (e.g. the stand-in policy's style probabilities). Optional. */
   describe?(): unknown;
 }

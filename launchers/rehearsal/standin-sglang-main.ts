@@ -1,11 +1,14 @@
 // Process entry of a stand-in SGLang server (rehearsal engine): parses argv, loads Qwen3's tokenizer, builds the
 // policy or judge Responder and serves until SIGTERM/SIGINT. Run: node --import tsx/esm standin-sglang-main.ts --role policy --port 31100
+// With --weight-state FILE --run-id ID it saves its version and weights at every update and, restarted within the
+// same run, serves them again (standin-weight-state.ts).
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { JudgeResponder } from "./judge-responder.ts";
 import { PolicyResponder } from "./policy-responder.ts";
 import { loadStandinModelFiles } from "./qwen3-files.ts";
 import { StandinSglangServer } from "./standin-sglang-server.ts";
+import { readWeightState, restoreWeights, saveWeightState, type WeightStateFile } from "./standin-weight-state.ts";
 
 const optionsSchema = z.object({
   role: z.enum(["policy", "judge"]),
@@ -17,6 +20,8 @@ const optionsSchema = z.object({
   "token-delay-ms": z.coerce.number().min(0).default(0),
   "weight-version": z.string().default("default"),
   "incremental-streaming-output": z.boolean().default(false),
+  "weight-state": z.string().min(1).optional(),
+  "run-id": z.string().min(1).default("run"),
 });
 
 async function main(): Promise<void> {
@@ -31,6 +36,8 @@ async function main(): Promise<void> {
       "token-delay-ms": { type: "string" },
       "weight-version": { type: "string" },
       "incremental-streaming-output": { type: "boolean" },
+      "weight-state": { type: "string" },
+      "run-id": { type: "string" },
     },
     strict: true,
   });
@@ -47,6 +54,9 @@ async function main(): Promise<void> {
   const { tokenizer, chatTemplate } = await loadStandinModelFiles(options.tokenizer);
   const responder = options.role === "policy" ? new PolicyResponder(tokenizer, { seed: options.seed }) : new JudgeResponder(tokenizer);
   const log = (line: string) => process.stdout.write(`${line}\n`);
+  const weightState: WeightStateFile | null = options["weight-state"] ? { file: options["weight-state"], runId: options["run-id"] } : null;
+  const saved = weightState ? readWeightState(weightState) : null;
+  if (saved) restoreWeights(saved, responder);
   const server = new StandinSglangServer({
     tokenizer,
     chatTemplate,
@@ -57,12 +67,14 @@ async function main(): Promise<void> {
     port: options.port,
     host: "127.0.0.1",
     tokenDelayMs: options["token-delay-ms"],
-    weightVersion: options["weight-version"],
+    weightVersion: saved?.weight_version ?? options["weight-version"],
     incrementalStreaming: options["incremental-streaming-output"],
     log,
+    onWeightsChanged: weightState ? (version) => saveWeightState(weightState, version, responder) : undefined,
   });
   const { url } = await server.start();
   log(`[standin-${options.role}] the model is a stand-in: a CPU ${options.role === "policy" ? "policy (reply styles + tool calls, learnable style softmax)" : "judge/teacher (answers from cues in the next state)"} speaking SGLang's HTTP API with Qwen3's real tokenizer; no real model runs here`);
+  if (saved) log(`[standin-${options.role}] restarted within run ${saved.run_id}: serving weight version ${saved.weight_version} and its weights again (from ${weightState!.file})`);
   log(`[standin-${options.role}] listening on ${url} (weight version ${server.state.weightVersion})`);
   const stop = () => {
     server.close().then(() => process.exit(0), () => process.exit(1));

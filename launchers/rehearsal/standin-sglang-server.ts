@@ -42,6 +42,8 @@ export interface StandinServerOptions {
   incrementalStreaming?: boolean;
   /** Ids that end a generation besides stop_token_ids (default: <|im_end|> and <|endoftext|>). */
   eosTokenIds?: number[];
+  /** Told after every weight change (update_weights_from_disk, update_weight_version), e.g. to save them. */
+  onWeightsChanged?: (weightVersion: string) => void;
   log?: (line: string) => void;
 }
 

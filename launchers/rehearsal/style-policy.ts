@@ -61,8 +61,18 @@ export class StylePolicy {
   }
 
   async load(file: string): Promise<void> {
-    const parsed = policyFileSchema.safeParse(JSON.parse(await readFile(file, "utf8")));
-    if (!parsed.success) throw new Error(`${file} is not a stand-in policy file: ${parsed.error.issues[0]?.message}`);
+    this.restore(JSON.parse(await readFile(file, "utf8")), file);
+  }
+
+  /** The weights as a policy file (what load reads). */
+  file(): PolicyFile {
+    return { format: POLICY_FILE_FORMAT, styles: REPLY_STYLES.map((style) => style.name), logits: [...this.logits] };
+  }
+
+  /** Takes weights in the policy file's shape; `source` names where they came from in the error. */
+  restore(weights: unknown, source = "the weights"): void {
+    const parsed = policyFileSchema.safeParse(weights);
+    if (!parsed.success) throw new Error(`${source} is not a stand-in policy file: ${parsed.error.issues[0]?.message}`);
     this.logits = [...parsed.data.logits];
     this.updates += 1;
   }

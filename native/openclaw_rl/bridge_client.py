@@ -90,15 +90,23 @@ class BridgeClient:
             connection.sock.settimeout(timeout_s)
         connection.request("POST", path, body=payload, headers={"Authorization": f"Bearer {self._token}", "Content-Type": "application/json"})
         response = connection.getresponse()
-        length = int(response.getheader("Content-Length") or "0")
-        data = bytearray(length)
-        view = memoryview(data)
-        received = 0
-        while received < length:
-            count = response.readinto(view[received:])
-            if not count:
-                raise BridgeUnavailable(f"bridge answer cut short ({received} of {length} bytes)")
-            received += count
+        length_header = response.getheader("Content-Length")
+        if length_header is None:
+            data = bytearray(response.read())  # (the bridge always sends a length; a body without one ends at close)
+        else:
+            length = int(length_header)
+            data = bytearray(length)
+            view = memoryview(data)
+            received = 0
+            while received < length:
+                count = response.readinto(view[received:])
+                if not count:
+                    raise BridgeUnavailable(f"bridge answer cut short ({received} of {length} bytes)")
+                received += count
+        # Every answer is finished before the connection carries the next request: http.client marks a response done
+        # only once it is read to its end, and a body it never reads (the 204 to /v1/progress, any empty answer) is
+        # never ended by the loop above, so the next getresponse() on this connection would fail (ResponseNotReady).
+        response.close()
         content_type = response.getheader("Content-Type") or ""
         return response.status, content_type, data
 

@@ -192,6 +192,31 @@ class RolloutBridgeTest(unittest.TestCase):
         self.assertEqual(len(output.samples), 2)
         self.assertNotIn("unreachable", printed.getvalue())
 
+    def test_many_progress_reports_then_a_batch_on_one_connection_without_a_warning(self):
+        # every empty long-poll is followed by a progress report (answered 204); the next request goes out on the
+        # same kept-alive connection, which works only if the 204 answer was read to its end
+        bridge = self.start("--samples", "0")
+        connections: list[bool] = []
+        connect = bridge_client.BridgeClient._connect
+
+        def counting_connect(client):
+            fresh = connect(client)
+            connections.append(fresh)
+            return fresh
+
+        feeder = threading.Timer(1.0, lambda: bridge.command("put 2"))
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed), unittest.mock.patch.object(rollout, "LONG_POLL_MS", 20), unittest.mock.patch.object(
+            bridge_client.BridgeClient, "_connect", counting_connect
+        ):
+            feeder.start()
+            output = rollout.generate_rollout(make_args(2), 0, None)
+        feeder.join()
+        self.assertEqual(len(output.samples), 2)
+        self.assertNotIn("unreachable", printed.getvalue())
+        self.assertGreater(len(connections), 20)  # hello, then many batch-wait / progress pairs, then the batch
+        self.assertEqual(connections.count(True), 1, "one connection for the hello, every progress and the batch")
+
     def test_an_orchestrator_restarted_between_calls_gets_the_hello_again(self):
         directory = tempfile.mkdtemp(prefix="openclaw-bridge-restart-")
         self.addCleanup(shutil.rmtree, directory, True)

@@ -1,13 +1,15 @@
-// The loopback admin server: GET /status (JSON), a ws event stream at /events (recent history replayed on
-// connect, then live RunEvents), bearer-token auth, and mount() for extra route handlers (the dashboard).
-// It binds 127.0.0.1 only and knows nothing of how the status is computed.
+// The loopback admin server: GET /status (JSON), a ws event stream at /events (event-stream.ts: recent history
+// replayed on connect, then live RunEvents), bearer-token auth, and mount() for extra route handlers (the dashboard).
+// It binds 127.0.0.1 only and knows nothing of how the status is computed. Every socket it holds has an 'error'
+// listener: a bad client is dropped and reported as an `error` event, never a crash of the orchestrator.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { WebSocketServer, type WebSocket } from "ws";
+import { WebSocketServer } from "ws";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { EVENT_VERSION } from "../../contracts/events.ts";
 import type { EventBus } from "../event-bus.ts";
+import { EventStream, type EventStreamOptions } from "./event-stream.ts";
 import type { StatusSnapshot } from "./status-snapshot.ts";
 
 /** A mounted handler returns true when it answered the request; it does its own auth (a browser page sends ?token=). */
@@ -17,13 +19,14 @@ export interface AdminServerOptions {
   bus: EventBus;
   token: string;
   snapshot: () => StatusSnapshot;
-  /** Events replayed to a new ws client. */
-  replay?: number;
+  /** Bounds of the ws event stream (replay length, client limit, unread-output cap). */
+  stream?: Partial<EventStreamOptions>;
 }
 
 export class AdminServer {
   private readonly server: Server;
   private readonly sockets: WebSocketServer;
+  private readonly stream: EventStream;
   private readonly mounted: AdminRouteHandler[] = [];
   private readonly expectedToken: Buffer;
   private unsubscribe: (() => void) | null = null;
@@ -33,6 +36,7 @@ export class AdminServer {
     if (options.token.length < 16) throw new OpenclawRlError("INTERNAL", "the admin token is too short");
     this.expectedToken = digest(options.token);
     this.sockets = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+    this.stream = new EventStream((limit) => options.bus.recent(limit), (message) => this.report(message), options.stream);
     this.server = createServer((request, response) => {
       this.handle(request, response).catch((error: unknown) => {
         if (!response.headersSent) sendJson(response, 500, { error: { code: "INTERNAL", message: (error as Error).message } });
@@ -41,12 +45,15 @@ export class AdminServer {
     });
     this.server.requestTimeout = 30_000;
     this.server.on("upgrade", (request, socket, head) => {
+      // node leaves an upgraded socket without an error listener: a reset during the refusal or the handshake
+      // would otherwise end the process
+      socket.on("error", () => socket.destroy());
       const url = new URL(request.url ?? "/", "http://127.0.0.1");
       if (url.pathname !== "/events" || !this.authorized(request, url)) {
         socket.end("HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n");
         return;
       }
-      this.sockets.handleUpgrade(request, socket, head, (client) => this.stream(client));
+      this.sockets.handleUpgrade(request, socket, head, (client) => this.stream.attach(client));
     });
   }
 
@@ -66,21 +73,22 @@ export class AdminServer {
       this.server.once("error", onError);
       this.server.listen(port, "127.0.0.1", () => {
         this.server.off("error", onError);
+        // a later server error (an accept that fails) is reported, not thrown out of the process
+        this.server.on("error", (error) => this.report(`admin server: ${error.message}`));
         resolve();
       });
     });
     const address = this.server.address() as AddressInfo;
     this.address = { host: "127.0.0.1", port: address.port };
-    this.unsubscribe = this.options.bus.subscribe((event) => {
-      const text = JSON.stringify({ version: EVENT_VERSION, event });
-      for (const client of this.sockets.clients) if (client.readyState === client.OPEN) client.send(text);
-    });
+    this.unsubscribe = this.options.bus.subscribe((event) => this.stream.broadcast(event));
     return { ...this.address, url: `http://127.0.0.1:${address.port}` };
   }
 
   async close(): Promise<void> {
     this.unsubscribe?.();
-    for (const client of this.sockets.clients) client.close(1001, "openclaw-rl is stopping");
+    // clients already closing (refused, too slow) may never answer their close frame
+    for (const client of this.sockets.clients) if (client.readyState === client.CLOSING) client.terminate();
+    this.stream.close();
     this.sockets.close();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
@@ -102,11 +110,8 @@ export class AdminServer {
     sendJson(response, 404, { error: { code: "NOT_FOUND", message: `no route ${request.method} ${path}` } });
   }
 
-  private stream(client: WebSocket): void {
-    const replay = this.options.bus.recent(this.options.replay ?? 500);
-    client.send(JSON.stringify({ version: EVENT_VERSION, replay: replay.length }));
-    for (const event of replay) client.send(JSON.stringify({ version: EVENT_VERSION, event, replayed: true }));
-    client.on("message", () => undefined); // read-only stream
+  private report(message: string): void {
+    this.options.bus.emit({ type: "error", source: "admin", code: "ADMIN_CLIENT", message });
   }
 
   private authorized(request: IncomingMessage, url: URL): boolean {

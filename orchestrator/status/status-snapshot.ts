@@ -21,17 +21,27 @@ export const statusSnapshotSchema = z.object({
   weight_version: z.string().nullable(),
   weights_updating: z.boolean(),
   last_weights_update: z.object({ at: z.number(), to_version: z.string(), duration_ms: z.number() }).nullable(),
+  last_version_reset: z
+    .object({ at: z.number(), from_version: z.string(), reason: z.string() })
+    .nullable()
+    .default(null)
+    .describe("The last time slime restarted and its weight versions began again at 0 (weights-version-reset)."),
   sessions: z.number().int(),
   turns: z.object({ main: z.number().int(), side: z.number().int() }),
   samples: z.object({
     ready: z.number().int(),
     batch_size: z.number().int(),
-    delivered: z.number().int(),
-    acknowledged: z.number().int(),
+    delivered: z.number().int().describe("Handed to the trainer and not acknowledged yet (in training)."),
+    acknowledged: z.number().int().describe("Trained: acknowledged by the rollout function once slime trained them."),
     dropped_stale: z.number().int(),
   }),
-  batches: z.number().int(),
-  last_batch_at: z.number().nullable(),
+  batches: z.number().int().describe("Batches trained (acknowledged)."),
+  batches_delivered: z
+    .number()
+    .int()
+    .default(0)
+    .describe("Every batch handed to the trainer, re-deliveries included (a batch a dead trainer held comes again as a new batch)."),
+  last_batch_at: z.number().nullable().describe("When the last batch was delivered."),
   rewards: z.object({ count: z.number().int(), mean: z.number().nullable(), positive: z.number().int(), zero: z.number().int(), negative: z.number().int() }),
   judging: z
     .object({

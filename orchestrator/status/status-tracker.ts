@@ -20,6 +20,8 @@ export interface StatusProviders {
 }
 
 const ERROR_HISTORY = 20;
+/** Delivered batches remembered until acknowledged (a trainer holds one or two; the others were given back). */
+const IN_TRAINING_LIMIT = 1000;
 /** Most closed-and-not-yet-judged turns remembered (past it the oldest are forgotten: a judge that stopped). */
 const WAITING_LIMIT = 100_000;
 
@@ -28,6 +30,7 @@ export class StatusTracker {
   private readonly sessions = new Set<string>();
   private readonly turns = { main: 0, side: 0 };
   private readonly samples = { ready: 0, delivered: 0, acknowledged: 0, droppedStale: 0, batchSize: 0 };
+  /** Sizes of delivered batches not acknowledged yet, by batch id, oldest first. */
   private readonly batchSizes = new Map<string, number>();
   private readonly rewards = { count: 0, sum: 0, positive: 0, zero: 0, negative: 0 };
   private readonly engines = new Map<string, { state: EngineState; detail: string }>();
@@ -35,11 +38,14 @@ export class StatusTracker {
   /** Closed main turns not judged yet, `session\u0000turn`, oldest first. */
   private readonly waiting = new Set<string>();
   private errors: StatusSnapshot["errors"] = [];
-  private batches = 0;
+  /** Batches trained (acknowledged), and every delivery (re-deliveries of a batch a dead trainer held included). */
+  private batchesTrained = 0;
+  private batchesDelivered = 0;
   private lastBatchAt: number | null = null;
   private weightVersion: string | null = null;
   private weightsUpdating = false;
   private lastWeightsUpdate: StatusSnapshot["last_weights_update"] = null;
+  private lastVersionReset: StatusSnapshot["last_version_reset"] = null;
   private readonly unsubscribe: () => void;
 
   constructor(bus: EventBus, private readonly recipe: Recipe, private readonly providers: StatusProviders = {}) {
@@ -79,16 +85,17 @@ export class StatusTracker {
         if (event.reason === "stale") this.samples.droppedStale += 1;
         break;
       case "batch-delivered":
-        this.batches += 1;
+        this.batchesDelivered += 1;
         this.lastBatchAt = event.at;
         this.samples.delivered += event.size;
         this.samples.ready = Math.max(0, this.samples.ready - event.size);
         this.batchSizes.set(event.batchId, event.size);
+        if (this.batchSizes.size > IN_TRAINING_LIMIT) this.forgetBatch(this.batchSizes.keys().next().value!);
         break;
       case "batch-acknowledged":
-        this.samples.acknowledged += this.batchSizes.get(event.batchId) ?? 0;
-        this.samples.delivered = Math.max(0, this.samples.delivered - (this.batchSizes.get(event.batchId) ?? 0));
-        this.batchSizes.delete(event.batchId);
+        // trained: only an acknowledged batch counts (one handed to a trainer that died comes again, as a new batch)
+        this.batchesTrained += 1;
+        this.samples.acknowledged += this.forgetBatch(event.batchId);
         break;
       case "weights-update-start":
         this.weightsUpdating = true;
@@ -97,6 +104,14 @@ export class StatusTracker {
         this.weightsUpdating = false;
         this.weightVersion = event.toVersion;
         this.lastWeightsUpdate = { at: event.at, to_version: event.toVersion, duration_ms: event.durationMs };
+        break;
+      case "weights-version-reset":
+        // slime restarted: its engines count from 0 ("default") again, the old version is served no more
+        this.weightsUpdating = false;
+        this.weightVersion = "0";
+        this.lastVersionReset = { at: event.at, from_version: event.fromVersion, reason: event.reason };
+        // the new trainer's hello gave the batches the old one held back to the store: none is out any more
+        for (const batchId of [...this.batchSizes.keys()]) this.forgetBatch(batchId);
         break;
       case "engine-state":
         this.engines.set(event.name, { state: event.state, detail: event.detail });
@@ -129,6 +144,7 @@ export class StatusTracker {
       weight_version: this.providers.weightVersion?.() ?? this.weightVersion,
       weights_updating: this.weightsUpdating,
       last_weights_update: this.lastWeightsUpdate,
+      last_version_reset: this.lastVersionReset,
       sessions: proxy?.sessions ?? this.sessions.size,
       turns: proxy?.turns ?? { ...this.turns },
       samples: {
@@ -138,7 +154,8 @@ export class StatusTracker {
         acknowledged: store?.acknowledged ?? this.samples.acknowledged,
         dropped_stale: store?.droppedStale ?? this.samples.droppedStale,
       },
-      batches: this.batches,
+      batches: this.batchesTrained,
+      batches_delivered: this.batchesDelivered,
       last_batch_at: this.lastBatchAt,
       rewards: {
         count: this.rewards.count,
@@ -155,5 +172,13 @@ export class StatusTracker {
 
   close(): void {
     this.unsubscribe();
+  }
+
+  /** No longer out (acknowledged, or given back): its size, taken off the delivered count. */
+  private forgetBatch(batchId: string): number {
+    const size = this.batchSizes.get(batchId) ?? 0;
+    this.batchSizes.delete(batchId);
+    this.samples.delivered = Math.max(0, this.samples.delivered - size);
+    return size;
   }
 }

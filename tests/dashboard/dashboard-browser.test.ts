@@ -104,6 +104,19 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium${skipNote}`, () =>
     expect(await page.textContent("#new-turns")).toBe("live");
   });
 
+  it("labels trained and delivered batches, and follows a trainer restart (version 0, the reset listed)", async () => {
+    const totals = (await page.textContent("#totals"))!;
+    expect(totals).toContain(`batches trained${run.rolloutId}`);
+    expect(totals).toContain(`samples trained${run.rolloutId * 4}`);
+    expect(totals).toContain(`delivered${run.rolloutId} batches · ${run.rolloutId * 4} samples (re-deliveries included)`);
+    const weightPoints = await chartPoints(page, "chart-weights");
+    harness.bus.emit({ type: "weights-version-reset", fromVersion: String(run.version), reason: "slime restarted" });
+    await page.waitForFunction(() => document.getElementById("weight-version")?.textContent === "0", undefined, { timeout: 5000 });
+    expect(await page.textContent("#weight-list li.weight-reset")).toContain(`${run.version} → 0 · trainer restarted, versions count from 0 again`);
+    expect(await chartPoints(page, "chart-weights")).toBe(weightPoints); // a reset is no update: no duration point
+    expect(pageErrors).toEqual([]);
+  });
+
   it("says so when the token is wrong", async () => {
     const other = await browser.context.newPage();
     await other.goto(`${harness.baseUrl}/dashboard?token=not-the-token-000000`);

@@ -54,6 +54,8 @@ describe("DashboardHistory", () => {
     bus.emit({ type: "sample-dropped", sampleId: "old:0", reason: "stale", detail: "old" });
     expect(history.snapshot().open).toMatchObject({ ready: 2, batchSize: 2, judged: 2, positive: 1, negative: 1, hintsAccepted: 1, hintsRejected: 1, staleDrops: 1 });
     bus.emit({ type: "batch-delivered", rolloutId: 7, batchId: "b7", size: 2, meanReward: 0, evalScore: 0, counts: { positive: 1, zero: 0, negative: 1 } });
+    expect(history.snapshot().batches.items).toEqual([]); // delivered, not trained yet
+    bus.emit({ type: "batch-acknowledged", rolloutId: 7, batchId: "b7" });
     bus.emit({ type: "weights-update-start", fromVersion: "1" });
     let snapshot = history.snapshot();
     expect(snapshot.batches.items).toEqual([
@@ -65,8 +67,48 @@ describe("DashboardHistory", () => {
     bus.emit({ type: "engine-state", name: "policy", state: "degraded", detail: "1 of 2 engines" });
     snapshot = history.snapshot();
     expect(snapshot.weights).toEqual([expect.objectContaining({ fromVersion: "1", toVersion: "2", durationMs: 4200 })]);
-    expect(snapshot.totals).toMatchObject({ weightVersion: "2", batches: 1, samplesDelivered: 2 });
+    expect(snapshot.totals).toMatchObject({ weightVersion: "2", batches: 1, samplesTrained: 2, batchesDelivered: 1, samplesDelivered: 2 });
     expect(snapshot.engines).toEqual([expect.objectContaining({ name: "policy", state: "degraded", detail: "1 of 2 engines" })]);
+  });
+
+  it("follows a weights-version-reset: the header goes back to 0 and the timeline shows the reset, not an update", () => {
+    const { bus, history } = wiredHistory();
+    bus.emit({ type: "weights-update-start", fromVersion: "7" });
+    bus.emit({ type: "weights-update-end", toVersion: "8", durationMs: 1500 });
+    bus.emit({ type: "weights-update-start", fromVersion: "8" }); // the trainer died during this update
+    expect(history.snapshot().totals.weightVersion).toBe("8");
+    history.delta();
+    bus.emit({ type: "weights-version-reset", fromVersion: "8", reason: "slime restarted" });
+    const snapshot = history.snapshot();
+    expect(snapshot.totals.weightVersion).toBe("0");
+    expect(snapshot.weights.map(({ fromVersion, toVersion, reset }) => ({ fromVersion, toVersion, reset }))).toEqual([
+      { fromVersion: "7", toVersion: "8", reset: undefined },
+      { fromVersion: "8", toVersion: "?", reset: undefined },
+      { fromVersion: "8", toVersion: "0", reset: "slime restarted" },
+    ]);
+    const delta = history.delta();
+    expect(delta.totals.weightVersion).toBe("0");
+    expect(delta.weights.map((update) => update.toVersion)).toEqual(["?", "0"]);
+    bus.emit({ type: "weights-update-start", fromVersion: "0" });
+    bus.emit({ type: "weights-update-end", toVersion: "1", durationMs: 800 });
+    expect(history.snapshot().weights.at(-1)).toMatchObject({ fromVersion: "0", toVersion: "1", durationMs: 800 });
+    expect(history.snapshot().totals.weightVersion).toBe("1");
+  });
+
+  it("counts and plots trained batches once: a batch re-delivered after its trainer died is one point", () => {
+    const { bus, history } = wiredHistory();
+    const counts = { positive: 3, zero: 0, negative: 1 };
+    bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0-first", size: 4, meanReward: 0.5, evalScore: 0.5, counts });
+    // the trainer was stopped, then killed; the restarted one says hello (its versions count from 0 again) and gets
+    // the same samples again, in a new batch, for its rollout 0
+    bus.emit({ type: "weights-version-reset", fromVersion: "3", reason: "slime restarted" });
+    bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0-again", size: 4, meanReward: 0.5, evalScore: 0.5, counts });
+    expect(history.snapshot().totals).toMatchObject({ batches: 0, samplesTrained: 0, batchesDelivered: 2, samplesDelivered: 8 });
+    bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0-again" });
+    const snapshot = history.snapshot();
+    expect(snapshot.totals).toMatchObject({ batches: 1, samplesTrained: 4, batchesDelivered: 2, samplesDelivered: 8 });
+    expect(snapshot.batches.items.map((batch) => batch.batchId)).toEqual(["b0-again"]);
+    expect(history.delta().batches.items).toHaveLength(1);
   });
 
   it("counts kept turns toward the next batch until the store reports sample-ready itself", () => {

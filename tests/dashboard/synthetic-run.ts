@@ -70,6 +70,7 @@ function deliverBatch(run: SyntheticRun): void {
     type: "batch-delivered", rolloutId: run.rolloutId, batchId: `batch-${run.rolloutId}`, size: rewards.length, meanReward,
     evalScore: meanReward, counts: { positive: count(1), zero: count(0), negative: count(-1) },
   });
+  run.bus.emit({ type: "batch-acknowledged", rolloutId: run.rolloutId, batchId: `batch-${run.rolloutId}` }); // trained
   run.bus.emit({ type: "weights-update-start", fromVersion: String(run.version) });
   run.version += 1;
   run.bus.emit({ type: "weights-update-end", toVersion: String(run.version), durationMs: 3000 + Math.round(run.random() * 4000) });

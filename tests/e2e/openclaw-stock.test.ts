@@ -100,7 +100,7 @@ describe("stock OpenClaw end to end (rehearsal engine)", () => {
   it("status: batches delivered, side requests counted, nothing stale", () => {
     expect(statusDuring.ready).toBe(true);
     expect(statusDuring.stand_in).toBe(true);
-    expect(statusDuring.batches).toBeGreaterThanOrEqual(1);
+    expect(statusDuring.batches_delivered).toBeGreaterThanOrEqual(1);
     expect(statusDuring.turns.main).toBeGreaterThanOrEqual(9);
     expect(statusDuring.turns.side, "OpenClaw's activity recaps reach the proxy as side requests").toBeGreaterThan(0);
     expect(statusDuring.samples.dropped_stale).toBe(0);

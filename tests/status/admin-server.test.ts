@@ -71,7 +71,8 @@ describe("admin server", () => {
       sessions: 1,
       turns: { main: 1, side: 1 },
       samples: { ready: 0, batch_size: 4, delivered: 2, acknowledged: 0, dropped_stale: 1 },
-      batches: 1,
+      batches: 0,
+      batches_delivered: 1,
       rewards: { count: 2, mean: 0, positive: 1, negative: 1 },
       judging: { judged: 2, without_sample: 1, skipped: { stale: 1 }, waiting: 1 },
       engines: [{ name: "rehearsal-policy", state: "ready" }],
@@ -79,7 +80,7 @@ describe("admin server", () => {
     expect(formatStatus(status)).toContain("judging     2 judged · 1 without a sample (stale 1) · 1 waiting");
     expect(status.errors[0]).toMatchObject({ source: "judge", message: "vote 2 timed out" });
     bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0" });
-    expect(tracker.snapshot().samples).toMatchObject({ delivered: 0, acknowledged: 2 });
+    expect(tracker.snapshot()).toMatchObject({ samples: { delivered: 0, acknowledged: 2 }, batches: 1, batches_delivered: 1 });
   });
 
   it("streams events over ws: history first, then live; no token, no stream", async () => {

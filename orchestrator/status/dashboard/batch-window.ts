@@ -1,17 +1,25 @@
 // Per-batch stats: the batch being filled (samples ready, judged turns, +1/0/−1, hints, stale drops since the
-// last delivery) and the bounded series of delivered batches. Knows nothing of turns' content or HTTP.
+// last delivery) and the bounded series of trained batches. A delivered batch is plotted once the trainer has
+// acknowledged it (trained it): a batch handed to a trainer that died is never acknowledged, its samples come again
+// in a new batch, and only that one is plotted. Knows nothing of turns' content or HTTP.
 import type { RunEvent } from "../../../contracts/events.ts";
 import { BoundedSeries } from "./bounded-series.ts";
 import type { BatchPoint, OpenBatch } from "./dashboard-wire.ts";
 
+/** Delivered batches remembered until their acknowledgement (a trainer holds one or two; the rest were given back). */
+const IN_TRAINING_LIMIT = 64;
+
 export class BatchWindow {
-  readonly delivered: BoundedSeries<BatchPoint>;
+  /** Trained (acknowledged) batches, one point each, in the order they were acknowledged. */
+  readonly trained: BoundedSeries<BatchPoint>;
+  /** Delivered batches not acknowledged yet, by batch id, oldest first. */
+  private readonly inTraining = new Map<string, BatchPoint>();
   private current: OpenBatch;
   /** Once the store reports sample-ready, its count is the truth; until then kept judged turns are counted. */
   private storeReports = false;
 
   constructor(limit: number, batchSize: number | null) {
-    this.delivered = new BoundedSeries(limit);
+    this.trained = new BoundedSeries(limit);
     this.current = emptyOpenBatch(batchSize);
   }
 
@@ -40,16 +48,31 @@ export class BatchWindow {
     this.current.staleDrops += 1;
   }
 
-  /** Closes the window: the batch's own numbers plus the hint and drop counts of the window it closes. */
+  /** Closes the window: the batch's own numbers plus the hint and drop counts of the window it closes (plotted once trained). */
   batchDelivered(event: Extract<RunEvent, { type: "batch-delivered" }>): void {
     const open = this.current;
-    this.delivered.push({
+    this.inTraining.set(event.batchId, {
       rolloutId: event.rolloutId, batchId: event.batchId, at: event.at, size: event.size, meanReward: event.meanReward,
       evalScore: event.evalScore, positive: event.counts.positive, zero: event.counts.zero, negative: event.counts.negative,
       hintsAccepted: open.hintsAccepted, hintsRejected: open.hintsRejected, staleDrops: open.staleDrops,
     });
+    if (this.inTraining.size > IN_TRAINING_LIMIT) this.inTraining.delete(this.inTraining.keys().next().value!);
     // without the recipe's batch size (and no sample-ready yet), a delivered batch tells it
     this.current = { ...emptyOpenBatch(open.batchSize ?? event.size), ready: Math.max(0, open.ready - event.size) };
+  }
+
+  /** The trainer trained this batch: it becomes a point. Its size, or null for a delivery this window never saw. */
+  batchAcknowledged(event: Extract<RunEvent, { type: "batch-acknowledged" }>): number | null {
+    const point = this.inTraining.get(event.batchId);
+    if (!point) return null;
+    this.inTraining.delete(event.batchId);
+    this.trained.push(point);
+    return point.size;
+  }
+
+  /** The trainer restarted (a new bridge session): the batches it held went back to the store, to come again. */
+  trainerRestarted(): void {
+    this.inTraining.clear();
   }
 }
 

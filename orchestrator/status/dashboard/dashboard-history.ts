@@ -51,7 +51,7 @@ export class DashboardHistory {
   private readonly table: TurnTable;
   private readonly totals: Totals = {
     turns: 0, mainTurns: 0, sideTurns: 0, sessions: 0, judged: 0, kept: 0, skipped: 0, batches: 0,
-    samplesDelivered: 0, staleDrops: 0, invalidDrops: 0, errors: 0, weightVersion: null,
+    samplesTrained: 0, batchesDelivered: 0, samplesDelivered: 0, staleDrops: 0, invalidDrops: 0, errors: 0, weightVersion: null,
   };
   // delta bookkeeping: what the last delta covered
   private sentBatches = 0;
@@ -113,16 +113,25 @@ export class DashboardHistory {
         return this.applyDropped(event);
       case "batch-delivered":
         this.batches.batchDelivered(event);
-        this.totals.batches += 1;
+        this.totals.batchesDelivered += 1;
         this.totals.samplesDelivered += event.size;
         return;
       case "batch-acknowledged":
+        // trained: counted and plotted now (a delivery that is never acknowledged was not trained)
+        this.totals.batches += 1;
+        this.totals.samplesTrained += this.batches.batchAcknowledged(event) ?? 0;
         return;
       case "weights-update-start":
         return this.weights.start(event);
       case "weights-update-end":
         this.weights.end(event);
         this.totals.weightVersion = event.toVersion;
+        return;
+      case "weights-version-reset":
+        // slime restarted: its engines count from 0 again ("default"); the old version is not served any more
+        this.weights.reset(event);
+        this.totals.weightVersion = "0";
+        this.batches.trainerRestarted();
         return;
       case "engine-state":
         this.engines.set(event.name, { name: event.name, state: event.state, detail: event.detail, since: event.at });
@@ -145,7 +154,7 @@ export class DashboardHistory {
       totals: { ...this.totals },
       open: this.batches.open,
       engines: this.engineList(),
-      batches: this.batches.delivered.slice(),
+      batches: this.batches.trained.slice(),
       latency: this.latency.slice(),
       errors: this.errors.slice(),
       weights: this.weights.list(),
@@ -162,14 +171,14 @@ export class DashboardHistory {
       totals: { ...this.totals },
       open: this.batches.open,
       engines: this.enginesChanged ? this.engineList() : null,
-      batches: this.batches.delivered.since(this.sentBatches),
+      batches: this.batches.trained.since(this.sentBatches),
       latency: this.latency.since(this.sentLatency),
       errors: this.errors.since(this.sentErrors),
       weights: this.weights.drainChanged(),
       turnRows: this.table.drainChanged(this.limits.pageSize * 2).map((row) => structuredClone(row)),
       turnsTotal: this.table.size,
     };
-    this.sentBatches = this.batches.delivered.total;
+    this.sentBatches = this.batches.trained.total;
     this.sentLatency = this.latency.total;
     this.sentErrors = this.errors.total;
     this.enginesChanged = false;

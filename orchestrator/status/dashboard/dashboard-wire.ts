@@ -38,6 +38,8 @@ export interface WeightUpdate {
   toVersion: string | null; // null while the update runs
   startedAt: number;
   durationMs: number | null;
+  /** Set on a version reset (slime restarted and counts from 0 again): why. Not an update, so no duration. */
+  reset?: string;
 }
 
 export interface EngineStatus {
@@ -96,7 +98,12 @@ export interface Totals {
   judged: number;
   kept: number;
   skipped: number;
+  /** Batches the trainer trained (acknowledged). */
   batches: number;
+  /** Samples of those batches. */
+  samplesTrained: number;
+  /** Every batch handed to the trainer, re-deliveries included (a batch given to a trainer that died comes again). */
+  batchesDelivered: number;
   samplesDelivered: number;
   staleDrops: number;
   invalidDrops: number;
@@ -125,6 +132,7 @@ export interface DashboardSnapshot {
   totals: Totals;
   open: OpenBatch;
   engines: EngineStatus[];
+  /** Trained batches (a delivered batch shows up once acknowledged). */
   batches: SeriesSlice<BatchPoint>;
   latency: SeriesSlice<LatencyPoint>;
   errors: SeriesSlice<RunErrorEntry>;

@@ -1,5 +1,6 @@
 // Weight updates as a bounded timeline: an entry opens at weights-update-start and closes at -end with the new
-// version and its duration; remembers which entries changed since the last delta. Knows nothing of engines.
+// version and its duration; a weights-version-reset (slime restarted) is an entry of its own, `from → 0` with its
+// reason. Remembers which entries changed since the last delta. Knows nothing of engines.
 import type { RunEvent } from "../../../contracts/events.ts";
 import type { WeightUpdate } from "./dashboard-wire.ts";
 
@@ -22,6 +23,17 @@ export class WeightTimeline {
     update.toVersion = event.toVersion;
     update.durationMs = event.durationMs;
     this.changed.add(update);
+  }
+
+  /** slime restarted: versions count from 0 again. An update still open then never ends (its trainer is gone). */
+  reset(event: Extract<RunEvent, { type: "weights-version-reset" }>): void {
+    for (const update of this.updates) {
+      if (update.toVersion !== null) continue;
+      update.toVersion = "?";
+      update.durationMs = event.at - update.startedAt;
+      this.changed.add(update);
+    }
+    this.add({ id: this.nextId++, fromVersion: event.fromVersion, toVersion: "0", startedAt: event.at, durationMs: 0, reset: event.reason });
   }
 
   list(): WeightUpdate[] {

@@ -69,6 +69,6 @@ export function drawCharts(charts, state) {
   setData(charts.evaluation, [rollout, batches.map((b) => b.evalScore)]);
   const latency = state.latency;
   setData(charts.latency, [latency.map((point) => point.at / 1000), latency.map((point) => point.ttftMs), latency.map((point) => point.totalMs)]);
-  const finished = state.weights.filter((update) => update.durationMs !== null);
+  const finished = state.weights.filter((update) => update.durationMs !== null && !update.reset); // a reset is no update
   setData(charts.weights, [finished.map((update) => update.startedAt / 1000), finished.map((update) => update.durationMs / 1000)]);
 }

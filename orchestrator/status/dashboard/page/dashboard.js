@@ -99,7 +99,8 @@ function drawFacts() {
     (state.method && state.method !== "binary" ? ` · hints ${open.hintsAccepted} kept / ${open.hintsRejected} not` : "") + ")";
   const facts = [
     ["turns", `${totals.turns} (${totals.mainTurns} main · ${totals.sideTurns} side)`], ["sessions", totals.sessions], ["judged", totals.judged],
-    ["kept", totals.kept], ["skipped", totals.skipped], ["batches", totals.batches], ["samples trained", totals.samplesDelivered],
+    ["kept", totals.kept], ["skipped", totals.skipped], ["batches trained", totals.batches], ["samples trained", totals.samplesTrained],
+    ["delivered", `${totals.batchesDelivered} batches · ${totals.samplesDelivered} samples (re-deliveries included)`],
     ["stale drops", totals.staleDrops], ["invalid drops", totals.invalidDrops], ["errors", totals.errors],
   ];
   document.getElementById("totals").replaceChildren(...facts.flatMap(([name, value]) => [element("dt", "", name), element("dd", "", value)]));
@@ -108,7 +109,11 @@ function drawFacts() {
   document.getElementById("chart-reward").title = lastBatch ? `last batch: mean ${formatReward(round(lastBatch.meanReward, 3))}` : "";
   const recent = state.weights.slice(-6).reverse();
   document.getElementById("weight-list").replaceChildren(
-    ...recent.map((update) => element("li", "", `${update.fromVersion} → ${update.toVersion ?? "…"} · ${update.durationMs === null ? "updating" : `${round(update.durationMs / 1000, 1)} s`} · ${formatTime(update.startedAt)}`)),
+    ...recent.map((update) =>
+      update.reset
+        ? Object.assign(element("li", "weight-reset", `${update.fromVersion} → 0 · trainer restarted, versions count from 0 again · ${formatTime(update.startedAt)}`), { title: update.reset })
+        : element("li", "", `${update.fromVersion} → ${update.toVersion ?? "…"} · ${update.durationMs === null ? "updating" : `${round(update.durationMs / 1000, 1)} s`} · ${formatTime(update.startedAt)}`),
+    ),
   );
   document.getElementById("errors-panel").hidden = state.errors.length === 0;
   document.getElementById("errors").replaceChildren(

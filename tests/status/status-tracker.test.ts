@@ -1,0 +1,60 @@
+// The status tracker's fold of run events: a trainer restart (weights-version-reset) moves the weight version back
+// to 0, and batches count what was trained (acknowledged), with every delivery (re-deliveries included) apart.
+import { describe, expect, it } from "vitest";
+import { formatEvent, formatStatus } from "../../cli/commands/status-format.ts";
+import { recipeSchema } from "../../contracts/recipe.ts";
+import { EventBus } from "../../orchestrator/event-bus.ts";
+import { statusSnapshotSchema } from "../../orchestrator/status/status-snapshot.ts";
+import { StatusTracker } from "../../orchestrator/status/status-tracker.ts";
+
+const recipe = recipeSchema.parse({ name: "t", method: "binary", engine: { kind: "rehearsal" }, training: { batch_size: 4 } });
+
+function wiredTracker() {
+  const bus = new EventBus();
+  const tracker = new StatusTracker(bus, recipe);
+  return { bus, tracker };
+}
+
+describe("StatusTracker", () => {
+  it("follows a weights-version-reset: the version goes back to 0 and status says why", () => {
+    const { bus, tracker } = wiredTracker();
+    bus.emit({ type: "weights-update-start", fromVersion: "7" });
+    bus.emit({ type: "weights-update-end", toVersion: "8", durationMs: 1200 });
+    expect(tracker.snapshot().weight_version).toBe("8");
+    const reason = "slime's rollout function is a new process (pid 1 → 2): slime restarted, its weight versions count from 0 again";
+    const reset = bus.emit({ type: "weights-version-reset", fromVersion: "8", reason });
+    let status = statusSnapshotSchema.parse(tracker.snapshot());
+    expect(status).toMatchObject({ weight_version: "0", weights_updating: false, last_version_reset: { at: reset.at, from_version: "8", reason } });
+    expect(formatStatus(status)).toMatch(/weights {5}version 0 · counted from 0 again \d+s ago \(was 8: the trainer restarted\)/);
+    expect(formatEvent(reset)).toContain("weights version reset 8 → 0: slime's rollout function is a new process");
+    bus.emit({ type: "weights-update-start", fromVersion: "0" });
+    bus.emit({ type: "weights-update-end", toVersion: "1", durationMs: 900 });
+    status = statusSnapshotSchema.parse(tracker.snapshot());
+    expect(status.weight_version).toBe("1");
+    expect(formatStatus(status)).toMatch(/weights {5}version 1 · last update \d+s ago/);
+    tracker.close();
+  });
+
+  it("counts what was trained: a batch re-delivered after its trainer died is one batch of 4, not two", () => {
+    const { bus, tracker } = wiredTracker();
+    const counts = { positive: 3, zero: 0, negative: 1 };
+    bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0-first", size: 4, meanReward: 0.5, evalScore: 0.5, counts });
+    expect(tracker.snapshot()).toMatchObject({ batches: 0, batches_delivered: 1, samples: { delivered: 4, acknowledged: 0 } });
+    bus.emit({ type: "weights-version-reset", fromVersion: "3", reason: "slime restarted" }); // its batch went back
+    bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0-again", size: 4, meanReward: 0.5, evalScore: 0.5, counts });
+    bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0-again" });
+    const status = statusSnapshotSchema.parse(tracker.snapshot());
+    expect(status).toMatchObject({ batches: 1, batches_delivered: 2, samples: { delivered: 0, acknowledged: 4 } });
+    const text = formatStatus(status);
+    expect(text).toContain("samples     trained 4 · in training 0 · dropped stale 0");
+    expect(text).toMatch(/batches {5}1 trained · 2 delivered \(re-deliveries included\) · last delivered \d+s ago/);
+    tracker.close();
+  });
+
+  it("reads a status document of an older server (no last_version_reset) as null", () => {
+    const { tracker } = wiredTracker();
+    const { last_version_reset: _reset, batches_delivered: _delivered, ...older } = tracker.snapshot();
+    expect(statusSnapshotSchema.parse(older)).toMatchObject({ last_version_reset: null, batches_delivered: 0 });
+    tracker.close();
+  });
+});

@@ -1,0 +1,71 @@
+// A trainer restart seen by status and the dashboard, through the real bridge and store: a batch handed to a trainer
+// that died is delivered again to the restarted one (a new session); status and dashboard count one batch of 4
+// trained, plot rollout 0 once, keep the deliveries apart, and show the weight version counted from 0 again.
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { recipeSchema } from "../../contracts/recipe.ts";
+import { BridgeServer } from "../../orchestrator/bridge/bridge-server.ts";
+import { EventBus } from "../../orchestrator/event-bus.ts";
+import { resetVersionsForTrainerRestart } from "../../orchestrator/staleness/trainer-restart.ts";
+import { WeightVersionTracker } from "../../orchestrator/staleness/weight-version-tracker.ts";
+import { DashboardHistory } from "../../orchestrator/status/dashboard/dashboard-history.ts";
+import { StatusTracker } from "../../orchestrator/status/status-tracker.ts";
+import { SampleStore } from "../../orchestrator/store/sample-store.ts";
+import { TestBridgeClient } from "../bridge/fixture-process.ts";
+import { makeSample } from "../bridge/sample-factory.ts";
+
+const recipe = recipeSchema.parse({ name: "t", method: "binary", engine: { kind: "rehearsal" }, training: { batch_size: 4, max_staleness: 50 } });
+
+let store: SampleStore;
+let bridge: BridgeServer;
+let endpoint: { url: string; token: string };
+let bus: EventBus;
+let versions: WeightVersionTracker;
+
+beforeEach(async () => {
+  const dir = await mkdtemp(join(tmpdir(), "openclaw-status-restart-"));
+  bus = new EventBus();
+  versions = new WeightVersionTracker(0);
+  store = await SampleStore.open(join(dir, "store"), { maxStaleness: 50, versions });
+  // wired as orchestrator/run.ts wires them
+  bridge = new BridgeServer({ store, bus, recordsDir: dir, onClientReplaced: () => resetVersionsForTrainerRestart(versions, bus, "slime restarted") });
+  endpoint = await bridge.start({ host: "127.0.0.1", port: 0 });
+});
+afterEach(async () => {
+  await bridge.close();
+  await store.close();
+});
+
+describe("status and dashboard across a trainer restart", () => {
+  it("count one batch of 4 trained, plot rollout 0 once, and show version 0", async () => {
+    const status = new StatusTracker(bus, recipe, { samples: () => store.counts(), weightVersion: () => String(versions.current()) });
+    const dashboard = new DashboardHistory({}, "binary", 4);
+    bus.subscribe((event) => dashboard.apply(event));
+    for (let index = 0; index < 4; index++) await store.put(makeSample(index, { weightVersion: "8" }));
+    versions.observe("8");
+    bus.emit({ type: "weights-update-end", toVersion: "8", durationMs: 10 });
+
+    const stopped = new TestBridgeClient(endpoint.url, endpoint.token);
+    await stopped.hello();
+    const first = (await stopped.batch(0, 4))!; // handed to a trainer that was stopped, then killed
+    const restarted = new TestBridgeClient(endpoint.url, endpoint.token);
+    await restarted.hello(); // a new session: the first batch goes back to the store
+    const again = (await restarted.batch(0, 4))!;
+    expect(again.batchId).not.toBe(first.batchId);
+    expect(await restarted.ack(0, again.batchId)).toBe(200); // trained
+
+    expect(status.snapshot()).toMatchObject({
+      batches: 1,
+      batches_delivered: 2,
+      samples: { delivered: 0, acknowledged: 4 },
+      weight_version: "0",
+      last_version_reset: { from_version: "8" },
+    });
+    const snapshot = dashboard.snapshot();
+    expect(snapshot.totals).toMatchObject({ batches: 1, samplesTrained: 4, batchesDelivered: 2, samplesDelivered: 8, weightVersion: "0" });
+    expect(snapshot.batches.items.map((batch) => [batch.rolloutId, batch.size])).toEqual([[0, 4]]);
+    status.close();
+  });
+});
