@@ -15,6 +15,7 @@ import type { PidRegistry } from "./pid-registry.ts";
 import { isGroupAlive, terminateGroup } from "./process-group.ts";
 import { drainOutput, processExit } from "./process-exit.ts";
 import { restartDelay } from "./restart-policy.ts";
+import { withTimeout } from "./with-timeout.ts";
 
 export interface ChildContext {
   logsDir: string;
@@ -314,16 +315,6 @@ export class SupervisedChild {
       };
       signal.addEventListener("abort", onAbort, { once: true });
     });
-  }
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | "timeout"> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), ms)));
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -9,6 +9,7 @@ import type { ChildResult } from "./child-result.ts";
 import { OrphanWatchdog } from "./orphan-watchdog.ts";
 import { PidRegistry } from "./pid-registry.ts";
 import { SupervisedChild } from "./supervised-child.ts";
+import { withTimeout } from "./with-timeout.ts";
 
 export interface SupervisorOptions {
   runDir: string;
@@ -156,15 +157,5 @@ export class Supervisor {
     await this.watchdog?.release();
     this.registry.write();
     return { forced: force, steps, results: results.filter((result): result is ChildResult => result !== undefined) };
-  }
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | "timeout"> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), ms)));
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -7,6 +7,7 @@ import type { PlanContext } from "../../contracts/plan.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
 import { rehearsalProcesses } from "../../launchers/rehearsal/rehearsal-plan.ts";
 import { freePort } from "../support/loopback.ts";
+import { untilListening } from "./stand-in-start.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const context: PlanContext = { packageRoot: root, runDir: "/tmp/run", bridgeUrl: "http://127.0.0.1:4567", bridgeToken: "sekret", environment: {} };
@@ -38,14 +39,7 @@ describe("rehearsalProcesses", () => {
     const [policy] = rehearsalProcesses(recipe, context);
     const child = execa(policy!.argv[0]!, policy!.argv.slice(1), { cwd: policy!.cwd, env: policy!.env, reject: false });
     try {
-      let banner = "";
-      await new Promise<void>((resolve, reject) => {
-        child.stdout!.on("data", (chunk: Buffer) => {
-          banner += chunk.toString("utf8");
-          if (banner.includes("listening on")) resolve();
-        });
-        child.once("exit", () => reject(new Error(`stand-in exited early: ${banner}`)));
-      });
+      const banner = await untilListening(child);
       expect(banner).toContain("[standin-policy] the model is a stand-in");
       expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
       const state = (await (await fetch(`http://127.0.0.1:${port}/standin/state`)).json()) as { role: string; weight_version: string; responder: { style_token_ids: number[] } };

@@ -10,6 +10,7 @@ import type { PlanContext } from "../../contracts/plan.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
 import { rehearsalProcesses, standinWeightStatePath } from "../../launchers/rehearsal/rehearsal-plan.ts";
 import { freePort } from "../support/loopback.ts";
+import { untilListening } from "./stand-in-start.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const running: ResultPromise[] = [];
@@ -28,15 +29,7 @@ async function startPolicy(runDir: string, runId: string, port: number): Promise
   const [policy] = rehearsalProcesses(recipe, context);
   const child = execa(policy!.argv[0]!, policy!.argv.slice(1), { cwd: policy!.cwd, env: policy!.env, reject: false });
   running.push(child);
-  let banner = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      banner += chunk.toString("utf8");
-      if (banner.includes("listening on")) resolve();
-    });
-    child.once("exit", () => reject(new Error(`stand-in exited early: ${banner}`)));
-  });
-  return { child, banner };
+  return { child, banner: await untilListening(child) };
 }
 
 async function kill9(child: ResultPromise): Promise<void> {
