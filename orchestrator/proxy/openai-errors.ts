@@ -26,6 +26,11 @@ export function enginesNotReady(readiness: { reason: string; retryAfterS: number
   return openAiError(503, `the engines are not ready: ${readiness.reason}`, { type: "server_error", code: "engine_unavailable", retryAfterS: readiness.retryAfterS });
 }
 
+/** The engine refused the request as invalid (a value it checks and the proxy hands on): a 400, the client's to fix. */
+export function engineRejected(reason: string): OpenAiError {
+  return openAiError(400, `the policy engine refused the request: ${reason}`, { code: "engine_rejected" });
+}
+
 export function errorBody(error: OpenAiError): { error: { message: string; type: string; param: string | null; code: string | null } } {
   return { error: { message: error.message, type: error.type, param: error.param, code: error.code } };
 }
@@ -35,8 +40,7 @@ export function toOpenAiError(error: unknown): OpenAiError {
   if (error instanceof EngineStatusError && error.status === 503) {
     return openAiError(503, `the policy engine is unavailable: ${error.message}`, { type: "server_error", code: "engine_unavailable", retryAfterS: 5 });
   }
-  // the engine refused the request as invalid (a sampling value it checks and the proxy does not): the client's to fix
-  if (error instanceof EngineStatusError && error.status === 400) return openAiError(400, `the policy engine refused the request: ${error.message}`, { code: "engine_rejected" });
+  if (error instanceof EngineStatusError && error.status === 400) return engineRejected(error.message);
   if (isOpenclawRlError(error)) {
     switch (error.code) {
       case "BAD_REQUEST":

@@ -6,7 +6,7 @@ import type { AssistantMessage, ChatRequest, ToolCall } from "../../contracts/ch
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { CapturedTurn, FinishReason } from "../../contracts/turn.ts";
 import { engineMessage } from "../engine/sglang-client.ts";
-import { enginesNotReady, openAiError, sendError } from "./openai-errors.ts";
+import { engineRejected, enginesNotReady, openAiError, sendError } from "./openai-errors.ts";
 import { beginTurn, emitTurnEnd, finishTurn, prepareTurn, requestSignal, turnOrigin } from "./chat-turn.ts";
 import { noteWeightVersion, type ProxyContext } from "./proxy-context.ts";
 
@@ -44,9 +44,7 @@ export async function servePassthroughTurn(context: ProxyContext, request: Incom
   if (!upstream.ok) {
     const text = await upstream.text().catch(() => "");
     // an invalid request (SGLang checks sampling values and content the proxy hands on) is the client's to fix
-    if (upstream.status === 400 || upstream.status === 422) {
-      return sendError(response, openAiError(400, `the policy engine refused the request: ${engineMessage(text)}`, { code: "engine_rejected" }));
-    }
+    if (upstream.status === 400 || upstream.status === 422) return sendError(response, engineRejected(engineMessage(text)));
     return sendError(response, openAiError(502, `the policy engine answered ${upstream.status}: ${text.slice(0, 300)}`, { code: "engine_error" }));
   }
   // the proxy asks for log-probs to capture the turn; a client that did not ask gets none
@@ -66,10 +64,13 @@ export async function servePassthroughTurn(context: ProxyContext, request: Incom
         buffer += decoder.decode(chunk, { stream: true });
         let boundary: number;
         while ((boundary = buffer.indexOf("\n\n")) >= 0) {
-          const event = buffer.slice(0, boundary).replace(/^data:\s*/, "");
+          const raw = buffer.slice(0, boundary);
           buffer = buffer.slice(boundary + 2);
+          const event = raw.replace(/^data:\s*/, "");
           if (event !== "[DONE]" && event.length > 0) collectChunk(collected, event);
-          response.write(event.length > 0 && event !== "[DONE]" ? `data: ${relay(event)}\n\n` : `data: ${event}\n\n`);
+          // a data event goes out with its payload relayed; anything else (a comment, [DONE]) as it came
+          const payload = event !== raw && event !== "[DONE]" && event.length > 0 ? relay(event) : null;
+          response.write(payload === null ? `${raw}\n\n` : `data: ${payload}\n\n`);
         }
       }
       response.end(buffer.length > 0 ? buffer : undefined);

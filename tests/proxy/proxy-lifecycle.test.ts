@@ -71,6 +71,28 @@ describe("proxy lifecycle and passthrough", () => {
     }
   });
 
+  it("passthrough mode relays SSE comments as they came and data events with their payload (log-probs only when asked)", async () => {
+    const chunk = { id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "hi" }, logprobs: { content: [{ token: "hi", logprob: -0.1 }] }, finish_reason: "stop" }] };
+    const engine = createServer((request, response) => {
+      request.resume().once("end", () => {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        response.end(`: keep-alive\n\ndata: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`);
+      });
+    });
+    await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", () => resolve()));
+    const harness = await startHarness({ script: () => "x", recipe: { proxy: { mode: "passthrough" } }, policyUrl: `http://127.0.0.1:${(engine.address() as { port: number }).port}` });
+    try {
+      const answer = await fetch(`${harness.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ stream: true, messages: [{ role: "user", content: "hi" }] }) });
+      const events = (await answer.text()).split("\n\n").filter(Boolean);
+      expect(events[0]).toBe(": keep-alive");
+      expect(JSON.parse(events[1]!.replace(/^data: /, ""))).toEqual({ ...chunk, choices: [{ ...chunk.choices[0], logprobs: null }] });
+      expect(events[2]).toBe("data: [DONE]");
+    } finally {
+      await harness.close();
+      engine.close();
+    }
+  });
+
   it("passthrough mode answers 400 with the engine's reason when the engine refuses the request, 502 for its other failures", async () => {
     const engine = createServer((request, response) => {
       let body = "";
