@@ -170,6 +170,12 @@ export const proxySchema = z
 
 export const slimeSchema = z
   .object({
+    flavor: z
+      .enum(["fork", "upstream"])
+      .default("fork")
+      .describe(
+        "Which slime is installed: fork = the OpenClaw-RL fork's slime (Gen-Verse/OpenClaw-RL 0d034dd) with its SGLang; upstream = THUDM/slime (624b824 or later) with its SGLang. The plan passes only options that flavour's parser accepts.",
+      ),
     root: z.string().default("/opt/slime").describe("slime checkout (holds train_async.py)."),
     megatron_root: z.string().default("/opt/Megatron-LM").describe("Megatron-LM checkout (added to PYTHONPATH)."),
     model_args: z.string().optional().describe("slime scripts/models/*.sh file whose MODEL_ARGS describe the architecture (read by sourcing it in bash); default <root>/scripts/models/qwen3-4B.sh."),
