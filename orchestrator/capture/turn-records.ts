@@ -5,7 +5,7 @@ import path from "node:path";
 import type { ChatMessage } from "../../contracts/chat.ts";
 import type { CapturedTurn, ClosedTurn } from "../../contracts/turn.ts";
 import { JsonlAppendFile } from "../records/jsonl-append-file.ts";
-import { LruCache } from "../tokenizer/model-tokenizer.ts";
+import { LruCache } from "../../lib/lru-cache.ts";
 
 /**
  * Message texts at least this long are written from a cached copy of their JSON: the 48 KB system prompt, a pasted

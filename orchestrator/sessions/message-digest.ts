@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import type { AssistantMessage, ChatMessage } from "../../contracts/chat.ts";
 import { flattenContent } from "../tokenizer/chat-template.ts";
-import { LruCache } from "../tokenizer/model-tokenizer.ts";
+import { LruCache } from "../../lib/lru-cache.ts";
 
 const INTERNAL_CONTEXT_MARKER = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
 

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { Template } from "@huggingface/jinja";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
-import { LruCache } from "./model-tokenizer.ts";
+import { LruCache } from "../../lib/lru-cache.ts";
 
 /** SHA-256 of the chat_template string shipped with Qwen3 checkpoints (and builtin:qwen3). */
 export const QWEN3_TEMPLATE_SHA256 = "87a2728cb8dc9fe424d624542f6060ec05a1d285ebbec578bb078900e33396b5";

@@ -1,6 +1,6 @@
 // The two-generation cache behind the segment, digest and template caches: bounded, keeps what is used.
 import { describe, expect, it } from "vitest";
-import { LruCache } from "../../orchestrator/tokenizer/model-tokenizer.ts";
+import { LruCache } from "../../lib/lru-cache.ts";
 
 describe("LruCache", () => {
   it("stays bounded, keeps recently used entries and drops stale ones", () => {
