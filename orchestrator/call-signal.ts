@@ -4,7 +4,7 @@
 /**
  * Aborted when its timer fires (reason `timedOut()`), when the outer signal aborts (reason `outerAborted(its reason)`)
  * or by abort(reason), whichever comes first. One controller and plain listeners: AbortSignal.timeout and
- * AbortSignal.any cost tens of µs a call. dispose() clears the timer and the listener.
+ * AbortSignal.any cost more per call. dispose() clears the timer and the listener.
  */
 export class CallSignal {
   private readonly controller = new AbortController();

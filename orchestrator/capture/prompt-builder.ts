@@ -7,7 +7,7 @@ import type { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
 import type { PromptPool } from "./prompt-pool.ts";
 import { plainArray } from "../worker-thread.ts";
 
-/** Uncached text a prompt may have for it to be tokenized on the event loop (about 1 µs of BPE a character) rather than in a worker. */
+/** Uncached text a prompt may have for it to be tokenized on the event loop rather than in a worker (BPE costs time per character). */
 export const INLINE_ENCODE_CHARS = 1024;
 
 /** Shortest reply (content and tool-call arguments, in characters) whose segments warmReply encodes ahead. */
@@ -66,8 +66,8 @@ export class PromptBuilder {
 
   /**
    * After a completed main turn: the segments its reply will have in the session's next prompt, encoded by a prompt
-   * worker and learned into this thread's cache before that prompt comes, so that a long reply's BPE (0.3 ms at 256
-   * characters, 1.2 ms at 3,000) is not on the next request's critical path. The reply is rendered as OpenClaw
+   * worker and learned into this thread's cache before that prompt comes, so that a long reply's BPE is not on the next
+   * request's critical path. The reply is rendered as OpenClaw
    * replays it (no reasoning; `content: null` beside tool calls) between a user message and the message that will
    * follow it (a tool result after tool calls, else the user's reply): compiled templates render each message from
    * its own fields and its place relative to the last user message, so its segments come out as in the whole

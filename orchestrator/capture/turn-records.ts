@@ -9,8 +9,8 @@ import { LruCache } from "../../lib/lru-cache.ts";
 
 /**
  * Message texts at least this long are written from a cached copy of their JSON: the 48 KB system prompt, a pasted
- * file or a long reply, which every later line of the session repeats (serialising and encoding them again cost about
- * 80 µs of the proxy's thread per turn).
+ * file or a long reply, which every later line of the session repeats (serialising and encoding them again would cost the
+ * proxy's thread time on every turn).
  */
 const CACHED_TEXT_CHARS = 2048;
 /** Texts whose JSON is longer are written from their own JSON each time (128 cache entries of at most this: 32 MB). */
@@ -68,8 +68,8 @@ export function turnRecord(turn: CapturedTurn & { nextState?: ClosedTurn["nextSt
 
 /**
  * Least time between two writes of turns.jsonl. Each write is a writev and an fsync on libuv's thread pool, and each
- * wakes a pool thread that the proxy's event loop then waits behind on a busy machine (in a CPU profile at
- * concurrency 64, about 80 µs of the loop's time per operation). Lines closed within this interval go out together;
+ * wakes a pool thread that the proxy's event loop then waits behind on a busy machine (a cost a CPU profile shows at
+ * high concurrency). Lines closed within this interval go out together;
  * a crash can lose at most this much more of the records than an fsync per line would.
  */
 export const COMMIT_INTERVAL_MS = 20;

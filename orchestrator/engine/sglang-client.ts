@@ -193,8 +193,8 @@ export class SglangClient {
   }
 
   /**
-   * A whole POST over openStream, resolving with the 2xx answer's text (fetch cost about 1 ms of CPU a call in undici,
-   * several calls a judged turn). TIMEOUT past timeoutMs (the whole call); ENGINE_UNAVAILABLE when the caller aborts.
+   * A whole POST over openStream, resolving with the 2xx answer's text (cheaper in CPU than undici's fetch, and a judged turn
+   * makes several calls). TIMEOUT past timeoutMs (the whole call); ENGINE_UNAVAILABLE when the caller aborts.
    */
   private async post(path: string, payload: string, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<string> {
     const url = `${this.baseUrl}${path}`;

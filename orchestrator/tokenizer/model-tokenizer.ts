@@ -93,7 +93,7 @@ export class ModelTokenizer {
    * 100+ KB that young-generation collections copy (twice, while a request and its memo keep it) and promote.
    * They are shared with that memo: read them, do not change them. `idsJsonParts` joined by commas are
    * the ids joined by commas (what JSON.stringify(Array.from(ids)) has between its brackets): each segment's cached JSON, which
-   * an engine request copies into its bytes instead of serialising 13K ids every turn (about 150 µs). Shared too.
+   * an engine request copies into its bytes instead of serialising every id each turn. Shared too.
    */
   encodeWithin(text: string, budgetChars: number, memoKey?: string): { ids: Int32Array; idsJsonParts: readonly string[] } | { missing: string[] } {
     const memo = memoKey !== undefined && this.prefixReusable ? this.memos.get(memoKey) : undefined;
@@ -246,8 +246,8 @@ export class ModelTokenizer {
 
 /**
  * Lets go of what @lenml/tokenizers' BPE model keeps after construction but never reads again: the merges as pairs
- * (it encodes with `bpe_ranks`, built from them) and its config's copies of tokenizer.json's vocab and merges. For
- * Qwen3 that is 17 of 48 MB and about 300K objects, which every full garbage collection of the proxy's heap marks.
+ * (it encodes with `bpe_ranks`, built from them) and its config's copies of tokenizer.json's vocab and merges: a third
+ * of the tokenizer's memory, which every full garbage collection of the proxy's heap would otherwise mark.
  * Checked against the shapes the library has; anything else is left as it is.
  */
 function releaseConstructionData(tokenizer: LenmlTokenizer): void {
@@ -262,9 +262,9 @@ function releaseConstructionData(tokenizer: LenmlTokenizer): void {
 
 /**
  * The byte-level step of @lenml/tokenizers' pre-tokenizer (GPT-2's bytes-to-characters map, the second step of
- * Qwen's) maps each word with a TextEncoder call, an array of its bytes and a join: 64 µs of the 116 µs that encoding
- * a 156-character user message took. Here each word's UTF-8 bytes (as TextEncoder makes them: a lone surrogate is
- * U+FFFD) are mapped with the library's own table as they are made; that message now takes 38 µs. Ids and text are
+ * Qwen's) maps each word with a TextEncoder call, an array of its bytes and a join, most of the time encoding takes.
+ * Here each word's UTF-8 bytes (as TextEncoder makes them: a lone surrogate is U+FFFD) are mapped with the library's
+ * own table as they are made. Ids and text are
  * the same (tests/proxy/model-tokenizer.test.ts). Applied only to a byte-level step of the shape this library
  * version has (a 256-entry table, no regex, no prefix space); anything else is left as it is.
  */
@@ -307,9 +307,8 @@ function speedUpByteLevel(tokenizer: LenmlTokenizer): void {
 
 /**
  * The BPE model's cache of words already merged is the library's LRU, which moves every hit to the end of its Map
- * (a delete and a set): the deleted entries make V8 rebuild the 10,000-entry table again and again. A
- * two-generation LruCache of the same capacity, whose hits never delete, encodes messages with a fifth of their words
- * new in 61–65 µs instead of 76–78 (.scratch/bpecache.ts). Only what bpe(word) returned is kept, as before.
+ * (a delete and a set): the deleted entries make V8 rebuild the table again and again. A two-generation LruCache of
+ * the same capacity, whose hits never delete, avoids that. Only what bpe(word) returned is kept, as before.
  * Applied only to a model with the cache shape this library version has (get, put, clear; cache_capacity).
  */
 function speedUpWordCache(tokenizer: LenmlTokenizer): void {
@@ -367,8 +366,8 @@ function splitsAtNewlineRuns(tokenizerJson: unknown): boolean {
  * printable ASCII character (an indented line of code qualifies; a line of whitespace does not). Which line starts
  * are cuts depends on the line (a hash of it), not on positions, so a text that comes back with a few lines changed
  * is cut the same way away from them and its other chunks are found in the cache. Chunks are at least
- * MIN_LINE_CHUNK characters. A 27 KB file read again with one line edited: 604 characters to encode instead of
- * 27,140, 0.8–1.6 ms instead of 4.8 (.scratch/editcost.ts), and under INLINE_ENCODE_CHARS, so no worker round trip.
+ * MIN_LINE_CHUNK characters. A file read again with one line edited costs the encoding of the chunks around that
+ * line, not of the whole file, and usually stays under INLINE_ENCODE_CHARS, so no worker round trip.
  */
 export function lineChunks(text: string): string[] {
   const chunks: string[] = [];
@@ -401,9 +400,7 @@ function lineHash(text: string, at: number): number {
 /**
  * A copy of a segment that does not share memory with the prompt it was split from. V8 keeps a substring of 13
  * characters or more as a slice of its parent, so a cached slice would pin a whole 60 KB prompt per entry (up to 4,096
- * of them): short segments too, such as `user\n[Sun 2026-11-22 06:25 UTC] ok`, which were kept as slices until
- * 2026-11-22 (only texts of 64+ characters were copied). Every segment is copied now, whatever V8's threshold: a
- * microsecond, on cache misses only.
+ * of them), short segments too. Every segment is copied, whatever V8's threshold; this happens on cache misses only.
  */
 function ownCopy(text: string): string {
   return JSON.parse(JSON.stringify(text)) as string;
