@@ -54,7 +54,5 @@ export type RunEvent = EventBase &
     | { type: "error"; source: string; code: string; message: string }
   );
 
-export type RunEventType = RunEvent["type"];
-
 /** Omit `at` from a union member while keeping the union distributed. */
 export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "at"> : never) : never;

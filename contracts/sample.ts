@@ -28,14 +28,3 @@ export interface Sample {
   /** For metrics (rollout/prm_eval_score): the turn's evaluation score, when one was computed. */
   evalScore?: number | null;
 }
-
-/** The oldest weight version a sample's tokens came from, as an integer when versions are numeric. */
-export function oldestWeightVersion(sample: Pick<Sample, "weightVersions">): number | null {
-  let oldest: number | null = null;
-  for (const version of sample.weightVersions) {
-    const value = Number(version);
-    if (!Number.isFinite(value)) continue;
-    if (oldest === null || value < oldest) oldest = value;
-  }
-  return oldest;
-}

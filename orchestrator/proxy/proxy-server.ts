@@ -27,7 +27,6 @@ export interface Proxy {
   listen(port: number, host: string): Promise<{ host: string; port: number }>;
   close(graceMs?: number): Promise<void>;
   stats(): { sessions: number; turns: { main: number; side: number }; inFlight: number };
-  closeAllSessions(reason: "shutdown"): void;
 }
 
 export function createProxy(deps: ProxyDeps): Proxy {
@@ -145,11 +144,6 @@ export function createProxy(deps: ProxyDeps): Proxy {
 
     stats() {
       return { sessions: sessions.size, turns: { main: context.counters.main, side: context.counters.side }, inFlight: context.counters.inFlight };
-    },
-
-    closeAllSessions(reason) {
-      sessions.closeAll(reason);
-      for (const turn of [...closing]) handOn(turn);
     },
   };
 }

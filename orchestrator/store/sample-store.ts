@@ -287,10 +287,6 @@ export class SampleStore implements SampleSink {
     return true;
   }
 
-  outstandingBatches(): string[] {
-    return [...this.batches.keys()];
-  }
-
   /** Deletes segments whose samples are all acknowledged or dropped, then forgets them in the ack log. */
   private async compact(force: boolean): Promise<void> {
     while (this.compacting) await this.compacting;
