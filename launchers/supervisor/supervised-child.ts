@@ -3,6 +3,7 @@
 // Knows nothing of other children or of stop order (supervisor.ts).
 import { existsSync } from "node:fs";
 import { execa } from "execa";
+import { sleepUnlessAborted } from "../../lib/abortable-sleep.ts";
 import type { EngineState } from "../../contracts/events.ts";
 import type { ProcessSpec } from "../../contracts/plan.ts";
 import type { ChildDefinition, ChildStatus } from "./child-definition.ts";
@@ -302,19 +303,7 @@ export class SupervisedChild {
 
   /** Sleeps unless a stop comes first; false when stopped. */
   private sleep(ms: number, alsoUntil?: AbortSignal): Promise<boolean> {
-    const signal = alsoUntil ? AbortSignal.any([this.stopController.signal, alsoUntil]) : this.stopController.signal;
-    if (signal.aborted) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(true);
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(timer);
-        resolve(false);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-    });
+    return sleepUnlessAborted(ms, alsoUntil ? AbortSignal.any([this.stopController.signal, alsoUntil]) : this.stopController.signal);
   }
 }
 

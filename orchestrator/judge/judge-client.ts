@@ -1,6 +1,7 @@
 // Asks the judge engine for m votes in parallel: the prompt rendered with the judge's chat template, text-mode
 // /generate, a timeout per call and bounded retries with backoff for retryable errors. A failed or unparseable
 // vote is returned as no vote (score null, with its error); nothing is ever turned into a silent 0.
+import { sleepUnlessAborted } from "../../lib/abortable-sleep.ts";
 import type { ChatMessage } from "../../contracts/chat.ts";
 import { isOpenclawRlError } from "../../contracts/errors.ts";
 import type { GenerateRequest } from "../../contracts/sglang.ts";
@@ -91,7 +92,7 @@ export async function callWithRetries<T>(task: () => Promise<T>, settings: Pick<
       const message = describeError(error);
       const retryable = isOpenclawRlError(error) && error.retryable;
       if (!retryable || attempts > settings.retries || signal.aborted) return { ok: false, error: message, attempts };
-      await sleep(Math.min(settings.backoffMs * 2 ** (attempts - 1), 30_000), signal);
+      await sleepUnlessAborted(Math.min(settings.backoffMs * 2 ** (attempts - 1), 30_000), signal);
     }
   }
 }
@@ -99,17 +100,4 @@ export async function callWithRetries<T>(task: () => Promise<T>, settings: Pick<
 function describeError(error: unknown): string {
   if (isOpenclawRlError(error)) return `${error.code}: ${error.message}`;
   return error instanceof Error ? error.message : String(error);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

@@ -1,6 +1,7 @@
 // The votes one turn needs: evaluation and/or hint vote sets asked concurrently from the judge client, each vote
 // counted and announced (judge-vote events); a set whose votes ALL failed is asked again, alone, a bounded number
 // of times after a delay. Deciding what the votes mean is vote-tally's and the dispatch table's job.
+import { sleepUnlessAborted } from "../../lib/abortable-sleep.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import type { EventBus } from "../event-bus.ts";
 import type { JudgePurpose } from "../judge/judge-answer.ts";
@@ -42,7 +43,7 @@ export class TurnVoter {
       if (nextHint) hintVotes = nextHint;
       const failing = (needEval && allFailed(evalVotes!)) || (needHint && allFailed(hintVotes!));
       if (!failing || attempts > this.options.turnRetries || this.options.signal.aborted) break;
-      await delay(this.options.turnRetryDelayMs, this.options.signal);
+      await sleepUnlessAborted(this.options.turnRetryDelayMs, this.options.signal);
     }
     return { evalVotes, hintVotes, attempts: Math.max(attempts, 1) };
   }
@@ -68,17 +69,4 @@ export class TurnVoter {
 
 export function allFailed(votes: readonly Vote[]): boolean {
   return votes.length > 0 && votes.every((vote) => vote.score === null);
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, Math.max(0, ms));
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
