@@ -88,6 +88,10 @@ export const chatRequestSchema = z
     frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
     logprobs: z.boolean().nullable().optional(),
     top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
+    chat_template_kwargs: z
+      .record(z.string(), z.unknown(), { error: "expected an object of template variables (such as enable_thinking)" })
+      .nullable()
+      .optional(),
     session_id: z.string().optional(),
     turn_type: z.enum(["main", "side"]).optional(),
     session_done: z.boolean().optional(),

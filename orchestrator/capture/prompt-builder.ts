@@ -37,13 +37,13 @@ export class PromptBuilder {
    * caller) goes to a worker without a copy, which renders and tokenizes.
    */
   async buildRequest(request: ChatRequest, raw: Buffer | null, routeKey: string): Promise<BuiltPrompt> {
-    if (this.template.isCompiled) return this.buildHere(request.messages, request.tools ?? null, templateKwargs(request), routeKey);
+    if (this.template.isCompiled) return this.buildHere(request.messages, request.tools ?? null, (request.chat_template_kwargs ?? undefined), routeKey);
     const body = raw && this.pool ? ownedArrayBuffer(raw) : null;
     if (body) {
       const pooled = await this.inPool(() => this.pool!.buildFromBody(routeKey, body));
       if (pooled) return { ids: pooled.ids, startsInReasoning: endsInsideReasoning(pooled.tail) };
     }
-    return this.build(request.messages, request.tools ?? null, templateKwargs(request), routeKey);
+    return this.build(request.messages, request.tools ?? null, (request.chat_template_kwargs ?? undefined), routeKey);
   }
 
   /** `routeKey` (the session id) sends a session's prompts to the same worker, whose cache holds its history. */
@@ -143,12 +143,6 @@ export class PromptBuilder {
       return null; // a worker died: build inline
     }
   }
-}
-
-/** The request's chat_template_kwargs (extra template variables such as enable_thinking), when it is an object. */
-export function templateKwargs(request: ChatRequest): Record<string, unknown> | undefined {
-  const kwargs = (request as Record<string, unknown>).chat_template_kwargs;
-  return kwargs && typeof kwargs === "object" && !Array.isArray(kwargs) ? (kwargs as Record<string, unknown>) : undefined;
 }
 
 /** The bytes of `buffer` as an ArrayBuffer of their own (transferable): the buffer's own memory when it spans it all. */

@@ -1,30 +1,11 @@
 // Worker-thread entry of the prompt pool: loads the model's tokenizer files, then renders the chat template and
 // tokenizes (segment cache per worker) for each job. Knows nothing of sessions or HTTP.
 import { parentPort, workerData } from "node:worker_threads";
-import { chatRequestSchema, type ChatMessage, type Tool } from "../../contracts/chat.ts";
+import { chatRequestSchema } from "../../contracts/chat.ts";
 import { ChatTemplate } from "../tokenizer/chat-template.ts";
 import { loadTokenizerFiles } from "../tokenizer/model-files.ts";
 import { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
-import { templateKwargs } from "./prompt-builder.ts";
-
-export interface PromptJob {
-  id: number;
-  /**
-   * build: from messages; body: from the raw request body (transferred, parsed here as the proxy parses it); encode:
-   * text; segments: plain segments (no added tokens), each encoded on its own (for the main thread's segment cache).
-   */
-  kind: "build" | "body" | "encode" | "segments";
-  segments?: string[];
-  body?: ArrayBuffer;
-  messages?: ChatMessage[];
-  tools?: Tool[] | null;
-  extra?: Record<string, unknown>;
-  text?: string;
-}
-
-export type PromptJobResult =
-  | { id: number; ok: true; ids: Int32Array; tail: string; /** segments jobs: how many ids each segment has */ lengths?: number[] }
-  | { id: number; ok: false; code: string; message: string };
+import type { PromptJob, PromptJobResult } from "./prompt-job.ts";
 
 async function main(): Promise<void> {
   const port = parentPort;
@@ -52,7 +33,7 @@ async function main(): Promise<void> {
       if (job.kind === "encode") text = job.text ?? "";
       else if (job.kind === "body") {
         const request = chatRequestSchema.parse(JSON.parse(new TextDecoder().decode(job.body)));
-        text = template.render(request.messages, { tools: request.tools ?? null, addGenerationPrompt: true, extra: templateKwargs(request) });
+        text = template.render(request.messages, { tools: request.tools ?? null, addGenerationPrompt: true, extra: (request.chat_template_kwargs ?? undefined) });
       } else text = template.render(job.messages ?? [], { tools: job.tools ?? null, addGenerationPrompt: true, extra: job.extra });
       const ids = Int32Array.from(tokenizer.encode(text));
       const result: PromptJobResult = { id: job.id, ok: true, ids, tail: text.slice(-200) };

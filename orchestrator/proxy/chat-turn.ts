@@ -9,7 +9,6 @@ import { CallSignal } from "../call-signal.ts";
 import { Generation } from "../capture/generation.ts";
 import { OpenAiLogprobs, type OpenAiLogprob } from "../capture/openai-logprobs.ts";
 import { OutputParser } from "../capture/output-parser.ts";
-import { templateKwargs } from "../capture/prompt-builder.ts";
 import { mapSampling } from "../capture/sampling-params.ts";
 import { TokenTextStream } from "../capture/token-text-stream.ts";
 import { stableHistory } from "../sessions/message-digest.ts";
@@ -240,7 +239,7 @@ export function turnOrigin(decision: Decision, turn: number, body: ChatRequest):
     decidedBy: decision.decidedBy,
     messages: body.messages,
     tools: body.tools ?? null,
-    templateKwargs: templateKwargs(body),
+    templateKwargs: (body.chat_template_kwargs ?? undefined),
   };
 }
 

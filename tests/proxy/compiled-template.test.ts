@@ -4,7 +4,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { chatRequestSchema, type ChatMessage, type Tool } from "../../contracts/chat.ts";
-import { templateKwargs } from "../../orchestrator/capture/prompt-builder.ts";
 import { ChatTemplate } from "../../orchestrator/tokenizer/chat-template.ts";
 import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
 import { openclawTools } from "./fixtures.ts";
@@ -63,7 +62,7 @@ describe("compiled Qwen3 chat template", () => {
     for (const name of FIXTURES) {
       const recorded = JSON.parse(readFileSync(new URL(`../fixtures/openclaw/${name}.json`, import.meta.url), "utf8")) as { body: unknown };
       const request = chatRequestSchema.parse(recorded.body);
-      const options = { tools: request.tools ?? null, addGenerationPrompt: true, extra: templateKwargs(request) };
+      const options = { tools: request.tools ?? null, addGenerationPrompt: true, extra: (request.chat_template_kwargs ?? undefined) };
       const fast = template.render(request.messages, options);
       expect(fast).toBe(template.renderJinja(request.messages, options));
       expect(tokenizer.encode(fast)).toEqual(tokenizer.encode(template.renderJinja(request.messages, options)));

@@ -11,7 +11,7 @@ import { TokenizerLoader } from "@lenml/tokenizers";
 import { describe, expect, it } from "vitest";
 import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
 import { chatRequestSchema } from "../../contracts/chat.ts";
-import { INLINE_ENCODE_CHARS, templateKwargs } from "../../orchestrator/capture/prompt-builder.ts";
+import { INLINE_ENCODE_CHARS } from "../../orchestrator/capture/prompt-builder.ts";
 import { ChatTemplate } from "../../orchestrator/tokenizer/chat-template.ts";
 import { openclawFixture } from "./fixtures.ts";
 import { lineChunks, ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
@@ -148,7 +148,7 @@ describe("long segments cut at line starts", () => {
     const template = new ChatTemplate(files);
     for (const name of ["main-turn-1", "main-turn-2", "tool-turn-1", "tool-turn-2"] as const) {
       const request = chatRequestSchema.parse(openclawFixture(name).body);
-      const prompt = template.render(request.messages, { tools: request.tools ?? null, addGenerationPrompt: true, extra: templateKwargs(request) });
+      const prompt = template.render(request.messages, { tools: request.tools ?? null, addGenerationPrompt: true, extra: (request.chat_template_kwargs ?? undefined) });
       const system = prompt.slice("<|im_start|>system".length, prompt.indexOf("<|im_end|>"));
       expect(lineChunks(system).length, name).toBeGreaterThan(10);
       expect(tokenizer.encode(prompt), name).toEqual(untouched.encode(prompt, { add_special_tokens: false }));

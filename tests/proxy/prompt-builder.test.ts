@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { chatRequestSchema, type ChatMessage, type ChatRequest } from "../../contracts/chat.ts";
-import { endsInsideReasoning, PromptBuilder, templateKwargs } from "../../orchestrator/capture/prompt-builder.ts";
+import { endsInsideReasoning, PromptBuilder } from "../../orchestrator/capture/prompt-builder.ts";
 import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
 import { ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
 import { PromptPool } from "../../orchestrator/capture/prompt-pool.ts";
@@ -69,7 +69,7 @@ describe("prompt builder", () => {
     for (const name of ["main-turn-1", "main-turn-2", "tool-turn-1", "tool-turn-2"] as const) requests.push(chatRequestSchema.parse(openclawFixture(name).body));
     for (const request of requests) {
       const built = await builder.buildRequest(request, null, "h");
-      const text = template.renderJinja(request.messages, { tools: request.tools ?? null, addGenerationPrompt: true, extra: templateKwargs(request) });
+      const text = template.renderJinja(request.messages, { tools: request.tools ?? null, addGenerationPrompt: true, extra: (request.chat_template_kwargs ?? undefined) });
       expect(Array.from(built.ids)).toEqual(reference.encode(text));
       expect(built.idsJsonParts?.join(",")).toBe(built.ids.join(",")); // what the engine request carries
       expect(built.startsInReasoning).toBe(endsInsideReasoning(text));

@@ -31,6 +31,8 @@ describe("request rules", () => {
         [{ messages: [user(42)] }, "messages.0.content", /expected string or array/],
         [{ messages: [user([{ type: "text", text: 5 }])] }, "messages.0.content.0.text", /text as a string/],
         [{ messages: [user([{ text: "no type" }])] }, "messages.0.content.0.type", /expected string/],
+        [{ chat_template_kwargs: "enable_thinking" }, "chat_template_kwargs", /expected an object of template variables/],
+        [{ chat_template_kwargs: [true] }, "chat_template_kwargs", /expected an object of template variables/],
       ];
       await postChat(harness.url, { messages: [user("first")] }, { "x-session-id": "rules" });
       const before = { stats: harness.proxy.stats(), requests: harness.standin.state.counters.requests, events: harness.events.length };
