@@ -1,5 +1,6 @@
-// `openclaw-rl doctor [--json]`: checks this machine against the recipe (GPUs, the slime Python, checkpoints,
-// ports, disk) and prints each result with a fix. Exit 1 when a required check fails; changes nothing.
+// `openclaw-rl doctor [--json]`: checks this machine against the recipe (GPUs, the slime Python, the installed
+// slime and SGLang, checkpoints, ports, disk) and prints each result with a fix. Exit 1 when a required check
+// fails; changes nothing.
 import path from "node:path";
 import type { Command } from "commander";
 import { runDoctor, type DoctorReport } from "../../launchers/doctor/doctor.ts";
@@ -15,11 +16,11 @@ interface DoctorOptions extends CommonOptions {
 
 export function registerDoctorCommand(program: Command): void {
   withRecipeOptions(program.command("doctor"))
-    .description("Check this machine against the recipe: GPUs, Python packages, checkpoints, ports, disk")
+    .description("Check this machine against the recipe: GPUs, Python packages, the installed slime and SGLang, checkpoints, ports, disk")
     .option("--json", "print the results as JSON")
     .action(async (options: DoctorOptions) => {
       const { recipe, file } = recipeFromOptions(options);
-      const report = await runDoctor(recipe, { cwd: process.cwd(), packageRoot: PACKAGE_ROOT, resolveTokenizerFolder });
+      const report = await runDoctor(recipe, { cwd: process.cwd(), packageRoot: PACKAGE_ROOT, resolveTokenizerFolder, environment: process.env });
       const header = `openclaw-rl doctor: recipe ${path.relative(process.cwd(), file) || file}${recipe.name ? ` (${recipe.name})` : ""}, engine ${recipe.engine.kind}`;
       process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(header, report));
       if (!report.ok) process.exitCode = EXIT_CHECK_FAILED;

@@ -93,7 +93,7 @@ async function checkBeforeStart(recipe: Recipe, runDir: string, runId: string, t
   if (draft.engine === "rehearsal" && draft.processes.length === 0) {
     throw new OpenclawRlError("ENGINE_UNSUPPORTED", draft.notes.join("; ") || "the rehearsal engine has no processes", { path: "engine.kind" });
   }
-  const report = await runPreflight({ recipe, plan: draft, runDir, environment: process.env });
+  const report = await runPreflight({ recipe, plan: draft, runDir, environment: process.env, packageRoot: PACKAGE_ROOT });
   for (const warning of report.warnings) terminal(`! ${warning}`);
   if (report.problems.length > 0) throw new OpenclawRlErrorList(report.problems);
 }

@@ -10,13 +10,15 @@ import { checkGpus } from "./gpu-check.ts";
 import { checkPorts } from "./port-check.ts";
 import { checkPythonImports, checkRay } from "./python-check.ts";
 import { checkRecordsDir } from "./records-check.ts";
-import { checkSglangStreamFlag } from "./sglang-stream-check.ts";
-import { checkSlime } from "./slime-check.ts";
+import { checkInstallation } from "./installation-check.ts";
+import { checkModelArgs } from "./model-args-check.ts";
 
 export interface DoctorOptions {
   cwd: string;
   packageRoot: string;
   resolveTokenizerFolder: TokenizerFolderResolver;
+  /** The environment the slime Python runs in; absent: this process's. */
+  environment?: Record<string, string | undefined>;
 }
 
 export interface DoctorReport {
@@ -36,14 +38,14 @@ export async function runDoctor(recipe: Recipe, options: DoctorOptions): Promise
 
 async function slimeChecks(recipe: Recipe, options: DoctorOptions): Promise<CheckResult[]> {
   const pythonPath = slimePythonPath(recipe, options.packageRoot);
-  const [gpus, python, ray, slimeResults, streamFlag] = await Promise.all([
+  const [gpus, python, ray, installation, modelArgs] = await Promise.all([
     checkGpus(recipe),
     checkPythonImports(recipe, pythonPath),
     checkRay(recipe),
-    checkSlime(recipe),
-    checkSglangStreamFlag(recipe, pythonPath),
+    checkInstallation(recipe, { packageRoot: options.packageRoot, ...(options.environment ? { environment: options.environment } : {}) }),
+    checkModelArgs(recipe),
   ]);
-  return [placementCheck(recipe), gpus, ...python, ray, streamFlag, ...slimeResults].flat();
+  return [placementCheck(recipe), gpus, ...python, ray, ...installation, modelArgs].flat();
 }
 
 function placementCheck(recipe: Recipe): CheckResult[] {

@@ -1,11 +1,11 @@
-// Doctor: the slime environment's Python imports torch, ray, sglang, slime and our openclaw_rl package with the
-// PYTHONPATH the slime job gets; and the ray executable runs. Ignores package versions beyond what it prints.
+// Doctor: the slime environment's Python imports torch, ray and our openclaw_rl package with the PYTHONPATH the
+// slime job gets; and the ray executable runs. Ignores slime and SGLang (installation-check.ts probes those).
 import { execa } from "execa";
 import { z } from "zod";
 import type { Recipe } from "../../contracts/recipe.ts";
 import { failed, passed, type CheckResult } from "./doctor-check.ts";
 
-const MODULES = ["torch", "ray", "sglang", "slime", "openclaw_rl"] as const;
+const MODULES = ["torch", "ray", "openclaw_rl"] as const;
 
 const IMPORT_SCRIPT = `
 import importlib, json, sys
@@ -32,7 +32,7 @@ export async function checkPythonImports(recipe: Recipe, pythonPath: string): Pr
   if (result.failed) {
     const missing = (result.cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
     const detail = missing ? `engine.slime.python (${python}) was not found` : `${python} could not run the import check: ${tail(result.stderr || result.shortMessage || "")}`;
-    return [failed("python", detail, "set engine.slime.python to the interpreter of your slime environment (the one with torch, ray, sglang)")];
+    return [failed("python", detail, "set engine.slime.python to the interpreter of your slime environment (the one with torch, ray and sglang)")];
   }
   const parsed = reportSchema.safeParse(safeJson(result.stdout.trim().split("\n").pop() ?? ""));
   if (!parsed.success) return [failed("python", `${python} printed no import report: ${tail(result.stdout)}`, "run the interpreter by hand and check its environment")];
@@ -55,7 +55,6 @@ export async function checkRay(recipe: Recipe): Promise<CheckResult> {
 }
 
 function importFix(name: string): string {
-  if (name === "slime") return "set engine.slime.root to your slime checkout (it is put on PYTHONPATH) and install its requirements";
   if (name === "openclaw_rl") return "the package root's native/ folder must be readable; reinstall openclaw-rl";
   return `install ${name} into the environment of engine.slime.python`;
 }

@@ -1,12 +1,14 @@
 // Checks before `start` launches or writes anything: records.dir that cannot be created, a proxy on a
-// non-loopback address without a key, a Ray cluster already running, ports already taken, a previous run's
-// orchestrator or children still alive. Reports problems with the fix; never kills anything.
+// non-loopback address without a key, a Ray cluster already running, an installed slime or SGLang the recipe
+// disagrees with, ports already taken, a previous run's orchestrator or children still alive. Reports problems
+// with the fix; never kills anything.
 import { bindProblem } from "../../contracts/bind-rule.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { LaunchPlan } from "../../contracts/plan.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import { findLeftovers } from "../supervisor/pid-registry.ts";
 import { rayControlFor } from "../supervisor/child-definitions.ts";
+import { installationProblems } from "./installation-problems.ts";
 import { checkPort } from "./port-check.ts";
 import { recordsDirProblem } from "./records-dir-check.ts";
 
@@ -21,6 +23,8 @@ export interface PreflightOptions {
   plan: LaunchPlan;
   runDir: string;
   environment: Record<string, string | undefined>;
+  /** openclaw-rl's own folder: its native/ package is on the slime job's PYTHONPATH, and so on the probe's. */
+  packageRoot: string;
   /** Ports the orchestrator itself will bind besides the recipe's (e.g. a fixed bridge port). */
   extraPorts?: Array<{ port: number; what: string; path: string }>;
 }
@@ -49,7 +53,12 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     warnings.push(`pid ${child.pid} (${child.name}, started by an earlier openclaw-rl run) is still alive: ${child.commandLine}; if it is not wanted, stop it with kill -TERM -${child.pid}`);
   }
 
-  if (plan.engine === "slime") await checkRay(options, problems);
+  if (plan.engine === "slime") {
+    await checkRay(options, problems);
+    const installation = await installationProblems(recipe, options.packageRoot, options.environment);
+    problems.push(...installation.problems);
+    warnings.push(...installation.warnings);
+  }
 
   const ports: Array<{ port: number; what: string; path: string; host?: string }> = [
     { port: recipe.proxy.port, what: "the proxy", path: "proxy.port", host: recipe.proxy.host },

@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
 import { createRunFolder } from "../../cli/commands/run-folder.ts";
+import { buildInstallation, type FakeInstallation } from "../support/engine-install.ts";
 import { freePort } from "../support/loopback.ts";
+import { MODEL_ARGS_FIXTURE } from "../golden/golden-plan.ts";
 import { runCli } from "./cli-process.ts";
 
 const scratch = mkdtempSync(path.join(tmpdir(), "start-refusals-"));
@@ -17,6 +19,22 @@ async function freePorts(): Promise<string[]> {
   const keys = ["proxy.port", "proxy.admin_port", "engine.rehearsal.policy_port", "engine.rehearsal.judge_port"];
   const ports = await Promise.all(keys.map(() => freePort()));
   return keys.flatMap((key, index) => ["--set", `${key}=${ports[index]}`]);
+}
+
+/** --set arguments for the binary slime recipe on a fake installation: free ports, no Ray to find, its model args. */
+async function slimeOn(installation: FakeInstallation, runDir: string): Promise<string[]> {
+  const keys = ["proxy.port", "proxy.admin_port", "cluster.ray_port", "cluster.dashboard_port"];
+  const ports = await Promise.all(keys.map(() => freePort()));
+  const sets = [
+    ...keys.map((key, index) => `${key}=${ports[index]}`),
+    `engine.slime.root=${installation.root}`,
+    `engine.slime.megatron_root=${installation.megatronRoot}`,
+    `engine.slime.python=${installation.python}`,
+    `engine.slime.ray=${path.join(scratch, "no-ray-here")}`,
+    `engine.slime.model_args=${MODEL_ARGS_FIXTURE}`,
+    `records.dir=${runDir}`,
+  ];
+  return ["--recipe", "configs/qwen3-4b-binary.yaml", ...sets.flatMap((set) => ["--set", set])];
 }
 
 function errorLines(stderr: string): string[] {
@@ -65,5 +83,30 @@ describe("openclaw-rl start refuses before writing anything", () => {
     expect(thrown).toBeInstanceOf(OpenclawRlError);
     expect((thrown as OpenclawRlError).toLine()).toMatch(new RegExp(`^records\\.dir: cannot create the run folder ${file}/sub: not a directory \\(ENOTDIR\\) \\(hint: `));
     expect(existsSync(path.join(file, "sub"))).toBe(false);
+  });
+
+  it("engine slime on an upstream slime with flavor fork: refused with the fix before anything starts (the real probe)", async () => {
+    const upstream = await buildInstallation(path.join(scratch, "upstream"), "upstream", "aug");
+    const runDir = path.join(scratch, "upstream-run");
+    const result = await runCli(["start", ...(await slimeOn(upstream, runDir))], { env: { OPENCLAW_RL_API_KEY: "" } });
+    expect(result.exitCode).toBe(2);
+    expect(errorLines(result.stderr)).toEqual([
+      `error: engine.slime.flavor: engine.slime.flavor is fork, but the slime at ${upstream.root} is upstream slime (it has --use-opd and no --prm-enable) (hint: set engine.slime.flavor: upstream)`,
+      `error: judge.launch: judge.launch is slime, but the slime at ${upstream.root} has no --prm-enable (only the OpenClaw-RL fork hosts the judge) (hint: use judge.launch: standalone (a separate SGLang server on the PRM GPUs), or the slime fork from Gen-Verse/OpenClaw-RL)`,
+    ]);
+    expect(result.stdout).toBe("");
+    expect(existsSync(runDir)).toBe(false);
+  });
+
+  it("engine slime with nothing installed: one line for slime, one for SGLang, no stack trace", async () => {
+    const nothing = await buildInstallation(path.join(scratch, "nothing"), "none", "none");
+    const runDir = path.join(scratch, "nothing-run");
+    const result = await runCli(["start", ...(await slimeOn(nothing, runDir))], { env: { OPENCLAW_RL_API_KEY: "" } });
+    expect(result.exitCode).toBe(2);
+    expect(errorLines(result.stderr)).toEqual([
+      `error: engine.slime.root: slime is not installed at ${nothing.root} (engine.slime.root: ${nothing.root} does not exist), and ${nothing.python} cannot import slime (ModuleNotFoundError: No module named 'slime') (hint: clone slime (the fork: the slime/ folder of Gen-Verse/OpenClaw-RL; upstream: THUDM/slime) and set engine.slime.root to it)`,
+      `error: engine.slime.python: SGLang is not importable by ${nothing.python} (ModuleNotFoundError: No module named 'sglang') (hint: install SGLang into the environment of engine.slime.python (the fork's image pins nightly-dev-20260107-dce8b060, upstream slime v0.5.15.post1), or set engine.slime.python to that environment's interpreter)`,
+    ]);
+    expect(existsSync(runDir)).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
-// doctor's checks against fixture folders and fixture executables: ports in use, tokenizer files, the slime fork,
-// nvidia-smi present / absent / too few GPUs, the Python import report; and which checks apply per engine.
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+// doctor's checks against fixture folders and fixture executables: ports in use, tokenizer files, nvidia-smi
+// present / absent / too few GPUs, the Python import report; and which checks apply per engine. The installed
+// slime and SGLang are tests/cli/doctor-installation.test.ts's.
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -12,9 +13,6 @@ import { runDoctor } from "../../launchers/doctor/doctor.ts";
 import { checkGpus } from "../../launchers/doctor/gpu-check.ts";
 import { checkPorts } from "../../launchers/doctor/port-check.ts";
 import { checkPythonImports } from "../../launchers/doctor/python-check.ts";
-import { checkSglangStreamFlag } from "../../launchers/doctor/sglang-stream-check.ts";
-import { checkSlime, slimeHasPrmFlags } from "../../launchers/doctor/slime-check.ts";
-import { MODEL_ARGS_FIXTURE } from "../golden/golden-plan.ts";
 
 const scratch = mkdtempSync(path.join(tmpdir(), "doctor-"));
 const identity = (source: string) => source;
@@ -62,22 +60,6 @@ describe("doctor checks", () => {
     expect(bad[0]!.detail).toContain("no chat_template");
   });
 
-  it("slime: detects the OpenClaw-RL fork by --prm-enable in arguments.py", async () => {
-    const fork = mkdtempSync(path.join(scratch, "slime-"));
-    mkdirSync(path.join(fork, "slime", "utils"), { recursive: true });
-    writeFileSync(path.join(fork, "train_async.py"), "");
-    writeFileSync(path.join(fork, "slime", "utils", "arguments.py"), 'parser.add_argument("--prm-enable", action="store_true")\n');
-    expect(await slimeHasPrmFlags(fork)).toBe(true);
-    const withFork = await checkSlime(parseRecipe({ engine: { slime: { root: fork, model_args: MODEL_ARGS_FIXTURE } } }));
-    expect(withFork.map((result) => result.status)).toEqual(["ok", "ok", "ok"]);
-    writeFileSync(path.join(fork, "slime", "utils", "arguments.py"), "# upstream\n");
-    const upstream = await checkSlime(parseRecipe({ engine: { slime: { root: fork, model_args: MODEL_ARGS_FIXTURE } } }));
-    expect(upstream[1]).toMatchObject({ status: "fail" });
-    expect(upstream[1]!.fix).toContain("judge.launch: standalone");
-    const standalone = await checkSlime(parseRecipe({ judge: { launch: "standalone" }, engine: { slime: { root: fork, model_args: MODEL_ARGS_FIXTURE } } }));
-    expect(standalone.every((result) => result.status === "ok")).toBe(true);
-  });
-
   it("gpus: nvidia-smi absent, too few GPUs, enough GPUs", async () => {
     const originalPath = process.env.PATH;
     try {
@@ -93,25 +75,13 @@ describe("doctor checks", () => {
   });
 
   it("python: one line per module from the interpreter's import report; a missing interpreter says so", async () => {
-    const report = JSON.stringify({ torch: { ok: true, version: "2.5" }, ray: { ok: true }, sglang: { ok: false, error: "ModuleNotFoundError: No module named 'sglang'" }, slime: { ok: true }, openclaw_rl: { ok: true } });
+    const report = JSON.stringify({ torch: { ok: true, version: "2.5" }, ray: { ok: false, error: "ModuleNotFoundError: No module named 'ray'" }, openclaw_rl: { ok: true } });
     const folder = executable("fake-python", `echo '${report}'`);
     const results = await checkPythonImports(parseRecipe({ engine: { slime: { python: path.join(folder, "fake-python") } } }), "/x");
-    expect(results.map((result) => result.status)).toEqual(["ok", "ok", "fail", "ok", "ok"]);
-    expect(results[2]!.detail).toContain("cannot import sglang");
+    expect(results.map((result) => result.status)).toEqual(["ok", "fail", "ok"]);
+    expect(results[1]!.detail).toContain("cannot import ray");
     const missing = await checkPythonImports(parseRecipe({ engine: { slime: { python: "/nonexistent/python3" } } }), "/x");
     expect(missing).toEqual([expect.objectContaining({ status: "fail", detail: "engine.slime.python (/nonexistent/python3) was not found" })]);
-  });
-
-  it("sglang: the recipe's stream flag must exist in the installed SGLang (slime derives --sglang-* from its fields)", async () => {
-    const answer = (fields: Record<string, boolean>) => executable("fake-python", `echo '${JSON.stringify({ ok: true, stream_output: false, incremental_streaming_output: false, ...fields })}'`);
-    const recipe = (python: string, flag?: string) => parseRecipe({ engine: { slime: { python, ...(flag ? { stream_output_flag: flag } : {}) } } });
-    const old = path.join(answer({ stream_output: true }), "fake-python");
-    const recent = path.join(answer({ incremental_streaming_output: true }), "fake-python");
-    expect(await checkSglangStreamFlag(recipe(old), "/x")).toMatchObject({ status: "ok" });
-    expect(await checkSglangStreamFlag(recipe(recent), "/x")).toMatchObject({ status: "fail", fix: 'set engine.slime.stream_output_flag: "--sglang-incremental-streaming-output"' });
-    expect(await checkSglangStreamFlag(recipe(recent, "--sglang-incremental-streaming-output"), "/x")).toMatchObject({ status: "ok" });
-    expect(await checkSglangStreamFlag(recipe(path.join(answer({}), "fake-python")), "/x")).toMatchObject({ status: "fail" });
-    expect(await checkSglangStreamFlag(recipe("/nonexistent/python3"), "/x")).toMatchObject({ status: "skip" });
   });
 
   it("rehearsal: only tokenizer, ports, records.dir and disk apply", async () => {

@@ -1,10 +1,11 @@
 // `openclaw-rl start` with engine slime end to end on the fixture `ray` / `python3`: the real plan (Ray head with
 // --block, `ray job submit` with the bridge in its runtime env, a standalone judge), the driver's hello on the
 // real bridge, the banner, `status --json`, and Ctrl-C's stop order as the fixtures saw it.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildInstallation } from "../support/engine-install.ts";
 import { eventually, FIXTURE_BIN, freePort, Harness } from "./harness.ts";
 
 const BIN = path.resolve(FIXTURE_BIN, "../../../bin/openclaw-rl.mjs");
@@ -16,8 +17,9 @@ describe("openclaw-rl start (engine slime, fixture ray + python3)", () => {
   let stderr = "";
 
   beforeAll(async () => {
-    const slimeRoot = path.join(harness.root, "slime");
-    mkdirSync(slimeRoot, { recursive: true });
+    // start's preflight probes the installed slime and SGLang: a fake fork installation, probed for real
+    const installation = await buildInstallation(path.join(harness.root, "install"), "fork", "jan");
+    const slimeRoot = installation.root;
     const [proxyPort, adminPort, judgePort, rayPort, dashboardPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
     const recipeFile = path.join(harness.root, "slime.yaml");
     writeFileSync(
@@ -34,7 +36,7 @@ describe("openclaw-rl start (engine slime, fixture ray + python3)", () => {
         `records: { dir: ${harness.runDir} }`,
       ].join("\n"),
     );
-    start = execa(process.execPath, [BIN, "start", "--recipe", recipeFile], { env: { ...process.env, ...harness.environment, OPENCLAW_RL_API_KEY: "" }, reject: false, buffer: false });
+    start = execa(process.execPath, [BIN, "start", "--recipe", recipeFile], { env: { ...process.env, ...harness.environment, FIXTURE_PROBE_PYTHON: installation.python, OPENCLAW_RL_API_KEY: "" }, reject: false, buffer: false });
     start.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     start.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     await eventually(() => stdout.includes("Stop               Ctrl-C"), 60_000, `the banner (stderr: ${stderr})`);
