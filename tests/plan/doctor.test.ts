@@ -109,7 +109,8 @@ describe("doctor checks", () => {
     const recent = path.join(answer({ incremental_streaming_output: true }), "fake-python");
     expect(await checkSglangStreamFlag(recipe(old), "/x")).toMatchObject({ status: "ok" });
     expect(await checkSglangStreamFlag(recipe(recent), "/x")).toMatchObject({ status: "fail", fix: 'set engine.slime.stream_output_flag: "--sglang-incremental-streaming-output"' });
-    expect(await checkSglangStreamFlag(recipe(recent, "--sglang-incremental-streaming-output"), "/x")).toMatchObject({ status: "ok" });
+    const upstream = parseRecipe({ engine: { slime: { python: recent, flavor: "upstream" } }, judge: { launch: "standalone" } }); // its default flag
+    expect(await checkSglangStreamFlag(upstream, "/x")).toMatchObject({ status: "ok" });
     expect(await checkSglangStreamFlag(recipe(path.join(answer({}), "fake-python")), "/x")).toMatchObject({ status: "fail" });
     expect(await checkSglangStreamFlag(recipe("/nonexistent/python3"), "/x")).toMatchObject({ status: "skip" });
   });
