@@ -42,7 +42,9 @@ export function renderRecipeReference(): string {
     "`engine.policy_url` and an external judge; `sink.kind: jsonl` needs `sink.path` and an engine other than slime (slime trains from the bridge); `training.eps_clip_high` ≥ `training.eps_clip`; `opd.topk`",
     "only with `method: opd`; `combine.w_rl` and `combine.w_opd` not both 0; `training.kl_coef` > 0 needs `training.use_kl_loss: true`, and not with `opd.topk` > 0 (top-K distillation has no KL term);",
     "LoRA needs the fsdp backend, and the fsdp backend trains `method: binary` only (slime's FSDP actor ignores custom losses and",
-    "teacher fields). GPU placement is checked by `openclaw-rl plan`.",
+    "teacher fields). With `engine.kind: slime`, `engine.slime.flavor: upstream` refuses LoRA / the fsdp backend, `opd.topk` > 0 and",
+    "`judge.launch: slime`, and `flavor: fork` refuses `--sglang-incremental-streaming-output`, each naming what to use instead.",
+    "GPU placement is checked by `openclaw-rl plan`.",
     "",
   );
   return lines.join("\n");

@@ -168,13 +168,19 @@ export const proxySchema = z
   .strict()
   .prefault({});
 
+/** The --sglang-* stream flag each slime flavour's SGLang has (see engine.slime.stream_output_flag). */
+export const STREAM_OUTPUT_FLAG_OF_FLAVOR = {
+  fork: "--sglang-stream-output",
+  upstream: "--sglang-incremental-streaming-output",
+} as const;
+
 export const slimeSchema = z
   .object({
     flavor: z
       .enum(["fork", "upstream"])
       .default("fork")
       .describe(
-        "Which slime is installed: fork = the OpenClaw-RL fork's slime (Gen-Verse/OpenClaw-RL 0d034dd) with its SGLang; upstream = THUDM/slime (624b824 or later) with its SGLang. The plan passes only options that flavour's parser accepts.",
+        "Which slime is installed: fork = the OpenClaw-RL fork's slime (Gen-Verse/OpenClaw-RL 0d034dd) with its SGLang; upstream = THUDM/slime (624b824 or later) with its SGLang. The plan passes only options that flavour's parser accepts, and refuses what the flavour cannot do (upstream: no LoRA/FSDP, no top-K OPD, no judge.launch slime).",
       ),
     root: z.string().default("/opt/slime").describe("slime checkout (holds train_async.py)."),
     megatron_root: z.string().default("/opt/Megatron-LM").describe("Megatron-LM checkout (added to PYTHONPATH)."),
@@ -187,14 +193,16 @@ export const slimeSchema = z
     mem_fraction_static: z.number().gt(0).lt(1).default(0.8).describe("--sglang-mem-fraction-static."),
     stream_output_flag: z
       .enum(["--sglang-stream-output", "--sglang-incremental-streaming-output", "none"])
-      .default("--sglang-stream-output")
+      .optional()
       .describe(
-        "Makes SGLang stream only the new tokens of each /generate chunk; by default every chunk repeats the whole answer so far, which the proxy would re-parse at every token (quadratic in the answer's length). slime names the flag after the installed SGLang's field: --sglang-stream-output (SGLang 0.5.x, the reference's) or --sglang-incremental-streaming-output (newer SGLang); none keeps cumulative chunks. The proxy reads both kinds.",
+        "Makes SGLang stream only the new part of each /generate chunk instead of repeating the whole answer so far (which the proxy would re-parse at every token). Default: the flag of the flavour's SGLang. fork: --sglang-stream-output, the only form its SGLang (dce8b060) has, where token ids arrive as deltas but log-probs stay cumulative. upstream: --sglang-incremental-streaming-output (SGLang 0.5.15, every field a delta; --sglang-stream-output is its deprecated alias there). none keeps cumulative chunks. The fork's parser has no --sglang-incremental-streaming-output, so that pair is refused.",
       ),
     extra_args: z.array(z.string()).default([]).describe("More train_async.py flags, appended last."),
     env: z.record(z.string(), z.string()).default({}).describe("More environment variables for every slime process."),
   })
   .strict()
+  // The stream flag's default depends on the flavour, so it is filled in here: every later reader sees a concrete flag.
+  .transform((slime) => ({ ...slime, stream_output_flag: slime.stream_output_flag ?? STREAM_OUTPUT_FLAG_OF_FLAVOR[slime.flavor] }))
   .prefault({});
 
 export const rehearsalSchema = z
@@ -314,7 +322,46 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
       `slime's FSDP backend ignores custom losses and teacher fields, so method ${recipe.method} would silently train plain GRPO; use training.backend: megatron (full weights) or method: binary`,
     );
   }
+  if (recipe.engine.kind === "slime") flavorIssues(recipe, backend, issue);
 });
+
+/**
+ * What one slime flavour cannot do, refused before anything starts. Upstream's Megatron parser ignores options it
+ * does not know (THUDM/slime 624b824 parses with ignore_unknown_args), so a fork-only option there would be dropped
+ * silently rather than rejected.
+ */
+function flavorIssues(recipe: z.output<typeof recipeObjectSchema>, backend: "megatron" | "fsdp", issue: (path: (string | number)[], message: string) => void): void {
+  const slime = recipe.engine.slime;
+  if (slime.flavor === "fork") {
+    if (slime.stream_output_flag === "--sglang-incremental-streaming-output") {
+      issue(
+        ["engine", "slime", "stream_output_flag"],
+        "engine.slime.flavor fork: the fork's SGLang (dce8b060) has no --sglang-incremental-streaming-output, so its parser would reject it; use --sglang-stream-output (the fork's default) or none",
+      );
+    }
+    return;
+  }
+  if (recipe.training.lora) {
+    issue(
+      ["training", "lora"],
+      "engine.slime.flavor upstream has no LoRA: LoRA lives in the fork's FSDP backend, and upstream's --train-backend accepts only megatron; remove training.lora to train full weights with Megatron, or use engine.slime.flavor: fork",
+    );
+  } else if (backend === "fsdp") {
+    issue(["training", "backend"], "engine.slime.flavor upstream trains with Megatron only (its --train-backend accepts only megatron); use training.backend: megatron, or engine.slime.flavor: fork");
+  }
+  if (recipe.opd.topk > 0) {
+    issue(
+      ["opd", "topk"],
+      "engine.slime.flavor upstream hands only teacher_log_probs to the loss (its rollout manager converts no top-K arrays), so top-K distillation cannot run there; use opd.topk: 0 (token-level OPD through upstream's --use-opd), or engine.slime.flavor: fork",
+    );
+  }
+  if (recipe.judge.launch === "slime") {
+    issue(
+      ["judge", "launch"],
+      "engine.slime.flavor upstream has no --prm-* options (they are the fork's; upstream would drop them and no judge would run); use judge.launch: standalone (an SGLang server on the PRM GPUs) or external, or engine.slime.flavor: fork",
+    );
+  }
+}
 
 export type Recipe = z.output<typeof recipeSchema>;
 export type RecipeInput = z.input<typeof recipeSchema>;

@@ -23,8 +23,22 @@ export function algorithmArgs(recipe: Recipe): string[] {
         // refuses training.kl_coef > 0 here).
         return ["--loss-type", "custom_loss", "--custom-loss-function-path", TOPK_LOSS_PATH, "--disable-compute-advantages-and-returns", "--disable-rewards-normalization", ...clip];
       }
-      return ["--advantage-estimator", "on_policy_distillation", ...kl, ...clip];
+      return [...tokenLevelDistillationArgs(recipe), ...kl, ...clip];
   }
+}
+
+/**
+ * Token-level OPD: advantage = teacher − old log-prob at each response token. The fork has it as an estimator
+ * (slime/slime/backends/megatron_utils/loss.py:433-447). Upstream (THUDM/slime 624b824) makes OPD a term on top of an
+ * estimator: advantage = estimator's return − opd_kl_coef × (old − teacher) (megatron_utils/loss.py:663-701, 809-816),
+ * with teacher_log_probs taken from each Sample (ray/rollout.py:746-747; our bridge fills them; --opd-type sglang means
+ * "they come with the rollout"). GRPO's reward normalization subtracts each group's mean, and our groups hold one sample
+ * (--n-samples-per-prompt 1), so the return is exactly 0 whatever the reward (ray/rollout.py:612-631) and the advantage is
+ * the fork's. Its std division stays off: the std of a one-sample group is NaN.
+ */
+function tokenLevelDistillationArgs(recipe: Recipe): string[] {
+  if (recipe.engine.slime.flavor === "fork") return ["--advantage-estimator", "on_policy_distillation"];
+  return ["--advantage-estimator", "grpo", "--disable-grpo-std-normalization", "--use-opd", "--opd-type", "sglang", "--opd-kl-coef", "1"];
 }
 
 export function optimizerArgs(recipe: Recipe): string[] {

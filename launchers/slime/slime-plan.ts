@@ -1,5 +1,6 @@
 // The launch plan of engine `slime`: placement → Ray head and workers → the slime job → the standalone judge,
 // plus the custom-config file and notes on what this machine lacks. Starts nothing and writes nothing.
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { stringify } from "yaml";
 import { BRIDGE_TOKEN_ENV } from "../../contracts/bridge.ts";
@@ -8,10 +9,11 @@ import type { LaunchPlan, PlanContext } from "../../contracts/plan.ts";
 import { trainingBackend, type Recipe } from "../../contracts/recipe.ts";
 import { standaloneJudgeProcess, standaloneJudgeUrl } from "../judge/judge-server.ts";
 import { planPlacement } from "../placement.ts";
+import { checkpointIn } from "./checkpoint-folder.ts";
 import { readModelArgs } from "./model-args.ts";
 import { rayHeadProcess, rayWorkerProcesses, type NodeEnvironment } from "./ray-cluster.ts";
 import { slimeJobProcess } from "./slime-job.ts";
-import { CUSTOM_CONFIG_FILE, customConfig, trainArgs } from "./train-args.ts";
+import { CUSTOM_CONFIG_FILE, customConfig, insideRunDir, trainArgs } from "./train-args.ts";
 
 export interface SlimePlanOptions {
   /** `start` needs every input present: a missing model-args file is an error instead of a note. */
@@ -22,6 +24,8 @@ export async function slimePlan(recipe: Recipe, context: PlanContext, options: S
   const placement = planPlacement(recipe);
   const notes: string[] = [];
   const modelArgs = await megatronModelArgs(recipe, notes, options);
+  checkLoadDir(recipe, context.runDir, notes, options);
+  notes.push(FLAVOR_NOTE[recipe.engine.slime.flavor]);
   const environment = nodeEnvironment(recipe, context, notes);
   const processes = [
     rayHeadProcess(recipe, placement, environment),
@@ -42,6 +46,28 @@ export async function slimePlan(recipe: Recipe, context: PlanContext, options: S
   }
   const files = [{ path: path.join(context.runDir, CUSTOM_CONFIG_FILE), content: stringify(customConfig(recipe)) }];
   return { method: recipe.method, engine: "slime", placement, processes, files, notes };
+}
+
+const FLAVOR_NOTE = {
+  fork: "engine.slime.flavor fork: the OpenClaw-RL fork's slime (Gen-Verse/OpenClaw-RL 0d034dd) with its SGLang (dce8b060)",
+  upstream: "engine.slime.flavor upstream: THUDM/slime (624b824 or later) with its SGLang (0.5.15); its parser drops options it does not know instead of refusing them",
+} as const;
+
+/**
+ * training.load_dir must hold a checkpoint slime resumes from: the fork asserts on a missing or empty folder and
+ * otherwise loads the Hugging Face weights of model.path, ignoring the folder; upstream starts again from --ref-load
+ * unless the folder is a Hugging Face checkpoint (config.json), which it loads.
+ */
+function checkLoadDir(recipe: Recipe, runDir: string, notes: string[], options: SlimePlanOptions): void {
+  if (!recipe.training.load_dir) return;
+  const folder = insideRunDir(runDir, recipe.training.load_dir);
+  const state = checkpointIn(folder, trainingBackend(recipe));
+  if (state.kind === "loadable") return;
+  if (recipe.engine.slime.flavor === "upstream" && existsSync(path.join(folder, "config.json"))) return;
+  const message = `training.load_dir ${folder} holds no checkpoint slime can resume from (${state.why})`;
+  const hint = "point training.load_dir at a --save folder of an earlier run (it holds latest_checkpointed_iteration.txt), or remove it to start from model.path";
+  if (options.strict) throw new OpenclawRlError("RECIPE_INVALID", message, { path: "training.load_dir", hint });
+  notes.push(`${message} (${hint})`);
 }
 
 async function megatronModelArgs(recipe: Recipe, notes: string[], options: SlimePlanOptions): Promise<string[]> {

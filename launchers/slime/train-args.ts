@@ -64,7 +64,9 @@ function clusterArgs(recipe: Recipe): string[] {
 
 function checkpointArgs(recipe: Recipe, runDir: string): string[] {
   const training = recipe.training;
-  const bridge = trainingBackend(recipe) === "megatron" ? ["--megatron-to-hf-mode", "bridge"] : [];
+  // The fork converts Megatron weights for SGLang through Megatron-Bridge and loads the Hugging Face checkpoint with it;
+  // upstream has no --megatron-to-hf-mode (it loads Hugging Face weights itself) and would drop the option silently.
+  const bridge = trainingBackend(recipe) === "megatron" && recipe.engine.slime.flavor === "fork" ? ["--megatron-to-hf-mode", "bridge"] : [];
   const load = training.load_dir ? ["--load", insideRunDir(runDir, training.load_dir)] : [];
   return [
     ...bridge,
@@ -91,11 +93,21 @@ function rolloutArgs(recipe: Recipe): string[] {
   ];
 }
 
+/**
+ * SGLang's name for the recipe's tool-call parser, per flavour. Both flavours' SGLang register the Qwen2.5
+ * `<tool_call>{json}</tool_call>` detector as "qwen" and map the old "qwen25" to it with a deprecation warning
+ * (tests/fixtures/sglang-parsers.json names the files and lines).
+ */
+export const SGLANG_TOOL_CALL_PARSER: Record<Recipe["engine"]["slime"]["flavor"], Record<Exclude<Recipe["model"]["tool_call_parser"], "none">, string>> = {
+  fork: { qwen25: "qwen" },
+  upstream: { qwen25: "qwen" },
+};
+
 function sglangArgs(recipe: Recipe): string[] {
   const model = recipe.model;
   return [
     "--rollout-num-gpus-per-engine", String(recipe.cluster.rollout_tp),
-    ...(model.tool_call_parser === "none" ? [] : ["--sglang-tool-call-parser", model.tool_call_parser]),
+    ...(model.tool_call_parser === "none" ? [] : ["--sglang-tool-call-parser", SGLANG_TOOL_CALL_PARSER[recipe.engine.slime.flavor][model.tool_call_parser]]),
     "--sglang-mem-fraction-static", String(recipe.engine.slime.mem_fraction_static),
     "--sglang-context-length", String(model.context_length),
     ...(model.reasoning_parser === "none" ? [] : ["--sglang-reasoning-parser", model.reasoning_parser]),

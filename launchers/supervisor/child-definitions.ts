@@ -3,7 +3,8 @@
 // watched for engine.kind external. Argv and env come from the plan untouched, except for restarts.
 import path from "node:path";
 import type { ProcessSpec, LaunchPlan } from "../../contracts/plan.ts";
-import type { Recipe } from "../../contracts/recipe.ts";
+import { trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+import { checkpointIn } from "../slime/checkpoint-folder.ts";
 import type { ChildDefinition } from "./child-definition.ts";
 import { allOf, aliveForProbe, httpProbe, type ProbeResult, type ReadinessProbe } from "./readiness-probe.ts";
 import { backoffPolicy, NEVER_RESTART } from "./restart-policy.ts";
@@ -158,7 +159,11 @@ function slimeJob(spec: ProcessSpec, recipe: Recipe, ray: RayControl, hooks: Def
   };
 }
 
-/** A restarted slime job: a new submission id and `--load` pointing at the run's checkpoint folder (`--save`). */
+/**
+ * A restarted slime job: a new submission id, and `--load <save dir>` only when the save folder holds a checkpoint
+ * slime can load (launchers/slime/checkpoint-folder.ts). A crash before the first save restarts exactly like the first
+ * start (the recipe's own --load, if any): the fork would otherwise die in its checkpoint assert on every attempt.
+ */
 export function resumeFromCheckpoint(spec: ProcessSpec, recipe: Recipe, attempt: number): ProcessSpec {
   const argv = [...spec.argv];
   const base = (submissionIdOf(argv) ?? "openclaw-rl").replace(/-r\d+$/, "");
@@ -169,10 +174,11 @@ export function resumeFromCheckpoint(spec: ProcessSpec, recipe: Recipe, attempt:
   }
   const entrypointStart = separator < 0 ? 0 : separator;
   const saveIndex = argv.indexOf("--save", entrypointStart);
-  const saveDir = saveIndex > 0 ? argv[saveIndex + 1] : path.resolve(recipe.records.dir, recipe.training.save_dir);
+  const saveDir = saveIndex > 0 ? argv[saveIndex + 1]! : path.resolve(recipe.records.dir, recipe.training.save_dir);
+  if (checkpointIn(saveDir, trainingBackend(recipe)).kind !== "loadable") return { ...spec, argv };
   const loadIndex = argv.indexOf("--load", entrypointStart);
-  if (loadIndex > 0) argv[loadIndex + 1] = saveDir!;
-  else argv.push("--load", saveDir!);
+  if (loadIndex > 0) argv[loadIndex + 1] = saveDir;
+  else argv.push("--load", saveDir);
   return { ...spec, argv };
 }
 

@@ -71,6 +71,24 @@ describe("openclaw-rl plan (process)", () => {
     expectBadInput(await runCliInProcess(["plan", "--recipe", "configs/multinode-example.yaml", "--set", "cluster.actor_gpus=4", "--set", "cluster.rollout_gpus=8"]), "cluster.rollout_gpus", "spans nodes");
   });
 
+  it("every shipped recipe on upstream slime (judge standalone) plans, or is refused naming what upstream lacks", async () => {
+    const refused: Record<string, string[]> = {
+      "qwen3-4b-binary-lora": ["training.lora: engine.slime.flavor upstream has no LoRA"],
+      "qwen3-4b-opd-topk": ["opd.topk: engine.slime.flavor upstream hands only teacher_log_probs"],
+      "qwen3-4b-opd-lora": ["opd.topk: engine.slime.flavor upstream hands only teacher_log_probs"],
+    };
+    const names = ["qwen3-4b-binary", "qwen3-4b-opd", "qwen3-4b-opd-topk", "qwen3-4b-combine", "qwen3-4b-binary-lora", "qwen3-4b-opd-lora", "qwen3-4b-combine-lora", "multinode-example", "rehearsal"];
+    for (const name of names) {
+      const result = await runCliInProcess(["plan", "--recipe", `configs/${name}.yaml`, "--set", "engine.slime.flavor=upstream", "--set", "judge.launch=standalone"]);
+      if (refused[name]) expectBadInput(result, ...refused[name]);
+      else {
+        expect(`${name}: ${result.exitCode} ${result.stderr.trim()}`).toBe(`${name}: 0 `);
+        if (name !== "rehearsal") expect(result.stdout).toContain("engine.slime.flavor upstream");
+      }
+    }
+    expectBadInput(await runCliInProcess(["plan", "--recipe", "configs/qwen3-4b-binary.yaml", "--set", "engine.slime.flavor=upstream"]), "judge.launch: engine.slime.flavor upstream has no --prm-* options", "use judge.launch: standalone");
+  });
+
   it("every shipped recipe plans without error", async () => {
     const names = ["qwen3-4b-binary", "qwen3-4b-opd", "qwen3-4b-opd-topk", "qwen3-4b-combine", "qwen3-4b-binary-lora", "qwen3-4b-opd-lora", "qwen3-4b-combine-lora", "multinode-example", "rehearsal"];
     const results = [];

@@ -1,5 +1,6 @@
 // Golden plans: every shipped GPU recipe's processes (argv, env with secrets masked, cwd) and files, compared
-// with tests/golden/<recipe>.argv.json. Regenerate with UPDATE_GOLDEN=1 and review the diff by hand.
+// with tests/golden/<recipe>.argv.json (the fork) and <recipe>.upstream.argv.json (upstream slime, judge standalone;
+// the recipes upstream refuses are in engine-options.test.ts). Regenerate with UPDATE_GOLDEN=1 and review the diff.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -16,6 +17,9 @@ const RECIPES = [
   "qwen3-4b-combine-lora",
   "multinode-example",
 ];
+/** Upstream runs what it can of each recipe: its judge is a standalone SGLang server (it has no --prm-* options). */
+const UPSTREAM_RECIPES = ["qwen3-4b-binary", "qwen3-4b-opd", "qwen3-4b-combine", "qwen3-4b-combine-lora", "multinode-example"];
+export const UPSTREAM_SET = ["engine.slime.flavor=upstream", "judge.launch=standalone"];
 const update = process.env.UPDATE_GOLDEN === "1";
 
 describe("golden launch plans", () => {
@@ -23,6 +27,15 @@ describe("golden launch plans", () => {
     it(`${name} matches tests/golden/${name}.argv.json`, async () => {
       const actual = planJson(await goldenPlan(name));
       const file = path.join(REPO_ROOT, "tests", "golden", `${name}.argv.json`);
+      if (update) writeFileSync(file, `${JSON.stringify(actual, null, 2)}\n`);
+      expect(actual).toEqual(JSON.parse(readFileSync(file, "utf8")));
+    });
+  }
+
+  for (const name of UPSTREAM_RECIPES) {
+    it(`${name} on upstream slime matches tests/golden/${name}.upstream.argv.json`, async () => {
+      const actual = planJson(await goldenPlan(name, UPSTREAM_SET));
+      const file = path.join(REPO_ROOT, "tests", "golden", `${name}.upstream.argv.json`);
       if (update) writeFileSync(file, `${JSON.stringify(actual, null, 2)}\n`);
       expect(actual).toEqual(JSON.parse(readFileSync(file, "utf8")));
     });

@@ -95,6 +95,10 @@ const COMMON: Record<string, Difference> = {
   "--prm-model-path": { ours: CHECKPOINT, why: "judge.path, default model.path" },
   "--save": { ours: "/runs/golden/checkpoints", why: "training.save_dir inside records.dir" },
   "--custom-config-path": { ours: "/runs/golden/slime-custom-config.yaml", why: "combine weights and top-K reach the losses as args attributes (stated once)" },
+  "--sglang-tool-call-parser": {
+    ours: "qwen",
+    why: "SGLang's name for the same parser: the scripts' qwen25 is deprecated and mapped to qwen with a warning (sglang dce8b060 server_args.py:773-778)",
+  },
   "--sglang-stream-output": { ours: null, why: "SGLang streams only new tokens per chunk; with cumulative chunks the proxy would re-parse the whole answer at every token" },
 };
 const EXPLICIT_CLIP = {

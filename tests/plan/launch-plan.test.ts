@@ -1,6 +1,6 @@
 // The slime launch plan beyond the golden files: the standalone judge and the GPUs Ray may use, secrets through
 // the environment only, model-args sourcing (missing file, --rotary-base stated once), other engines.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -75,6 +75,19 @@ describe("slime launch plan", () => {
     expect(plan.notes.join("\n")).toMatch(/model-args file \/nonexistent\/slime\/scripts\/models\/qwen3-4B\.sh not found/);
     expect(processNamed(plan, "slime-job").argv).not.toContain("--num-layers");
     await expect(buildLaunchPlan(recipe, context, { strict: true })).rejects.toThrow(OpenclawRlError);
+  });
+
+  it("training.load_dir without a checkpoint: a note for plan and an error for start; a real checkpoint passes", async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), "load-dir-"));
+    const recipe = parseRecipe({ training: { load_dir: empty }, engine: { slime: { model_args: MODEL_ARGS_FIXTURE } } });
+    const plan = await buildLaunchPlan(recipe, context);
+    expect(plan.notes.join("\n")).toContain(`training.load_dir ${empty} holds no checkpoint slime can resume from (no latest_checkpointed_iteration.txt`);
+    await expect(buildLaunchPlan(recipe, context, { strict: true })).rejects.toMatchObject({ path: "training.load_dir" });
+    mkdirSync(path.join(empty, "iter_0000099"));
+    writeFileSync(path.join(empty, "latest_checkpointed_iteration.txt"), "99");
+    const loadable = await buildLaunchPlan(recipe, context, { strict: true });
+    expect(loadable.notes.join("\n")).not.toContain("training.load_dir");
+    expect(processNamed(loadable, "slime-job").argv).toEqual(expect.arrayContaining(["--load", empty]));
   });
 
   it("model args: sourced through bash, --rotary-base replaced in place or appended", async () => {

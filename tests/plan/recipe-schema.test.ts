@@ -45,6 +45,11 @@ describe("recipe schema", () => {
     ["LoRA needs fsdp", { training: { backend: "megatron", lora: {} } }, "training.backend:"],
     ["fsdp trains binary only", { method: "opd", training: { lora: {} } }, "training.backend:"],
     ["kl_coef needs use_kl_loss", { training: { kl_coef: 0.02, use_kl_loss: false } }, "training.kl_coef:"],
+    ["upstream slime has no LoRA", { engine: { slime: { flavor: "upstream" } }, judge: { launch: "standalone" }, training: { lora: {} } }, "training.lora: engine.slime.flavor upstream has no LoRA"],
+    ["upstream slime has no FSDP backend", { engine: { slime: { flavor: "upstream" } }, judge: { launch: "standalone" }, training: { backend: "fsdp" } }, "training.backend: engine.slime.flavor upstream trains with Megatron only"],
+    ["upstream slime has no top-K OPD", { method: "opd", opd: { topk: 50 }, engine: { slime: { flavor: "upstream" } }, judge: { launch: "standalone" } }, "opd.topk: engine.slime.flavor upstream hands only teacher_log_probs"],
+    ["upstream slime has no --prm-* judge", { engine: { slime: { flavor: "upstream" } } }, "judge.launch: engine.slime.flavor upstream has no --prm-* options"],
+    ["the fork's SGLang has no incremental streaming flag", { engine: { slime: { stream_output_flag: "--sglang-incremental-streaming-output" } } }, "engine.slime.stream_output_flag: engine.slime.flavor fork"],
     ["top-K OPD has no KL term", { method: "opd", opd: { topk: 50 }, training: { kl_coef: 0.02 } }, "training.kl_coef: training.kl_coef > 0 has no effect with top-K distillation"],
   ];
   for (const [name, raw, path] of rules) {
@@ -53,6 +58,15 @@ describe("recipe schema", () => {
       expect(found.some((line) => line.startsWith(path)), found.join("\n")).toBe(true);
     });
   }
+
+  it("the stream flag follows the flavour unless set; what upstream can run is not refused", () => {
+    expect(parseRecipe({}).engine.slime.stream_output_flag).toBe("--sglang-stream-output");
+    const upstream = { engine: { slime: { flavor: "upstream" } }, judge: { launch: "standalone" } };
+    expect(parseRecipe(upstream).engine.slime.stream_output_flag).toBe("--sglang-incremental-streaming-output");
+    expect(parseRecipe({ engine: { slime: { flavor: "upstream", stream_output_flag: "none" } }, judge: { launch: "standalone" } }).engine.slime.stream_output_flag).toBe("none");
+    for (const method of ["binary", "opd", "combine"]) expect(problems({ ...upstream, method })).toEqual([]);
+    expect(problems({ engine: { kind: "rehearsal", slime: { flavor: "upstream" } }, model: { path: "builtin:qwen3" } })).toEqual([]); // no slime runs
+  });
 
   it("--set types values by the schema", () => {
     const raw: Record<string, unknown> = {};

@@ -67,7 +67,7 @@ describe("crashes", () => {
     expect(harness.find((event) => event.who === "sglang" && event.event === "signal-SIGTERM" && event.pid === firstPid)).toBeDefined();
   });
 
-  it("stops a slime job whose routers stay down longer than its limit with `ray job stop`, and resubmits it from its checkpoint", async () => {
+  it("stops a slime job whose routers stay down longer than its limit with `ray job stop`, and resubmits it", async () => {
     const { harness, supervisor } = await startStack({ restartOnCrash: true, only: ["ray-head", "slime-job"], hungAfterMs: { slimeJob: 1500 } });
     const slime = harness.find((event) => event.who === "slime" && event.event === "start")!;
     writeFileSync(path.join(harness.root, "unhealthy-slime"), String(slime.pid));
@@ -96,14 +96,30 @@ describe("crashes", () => {
 
   it("resubmits a crashed slime job from its last checkpoint when training.restart_on_crash is set", async () => {
     const { harness, supervisor } = await startStack({ restartOnCrash: true, only: ["ray-head", "slime-job"] });
+    const first = harness.events().find((event) => event.who === "ray" && event.argv?.[1] === "submit")!.argv!;
+    const checkpoints = first[first.indexOf("--save") + 1]!;
+    // what Megatron leaves after a save: the iteration folder, then the tracker naming it
+    mkdirSync(path.join(checkpoints, "iter_0000099"), { recursive: true });
+    writeFileSync(path.join(checkpoints, "latest_checkpointed_iteration.txt"), "99");
     harness.crash("slime");
     await eventually(() => supervisor.status("slime-job")!.restarts === 1 && supervisor.status("slime-job")!.state === "ready", 20_000, "job resubmitted and ready");
     const submits = harness.events().filter((event) => event.who === "ray" && event.argv?.[1] === "submit");
     expect(submits).toHaveLength(2);
     const second = submits[1]!.argv!;
     expect(second[second.indexOf("--submission-id") + 1]).toBe("openclaw-rl-test-r1");
-    const checkpoints = second[second.indexOf("--save") + 1];
     expect(second.slice(-2)).toEqual(["--load", checkpoints]);
     expect(harness.hello()!.load).toBe(checkpoints);
+  });
+
+  it("a crash before the first checkpoint resubmits without --load (the fork would assert on an empty folder every time)", async () => {
+    const { harness, supervisor } = await startStack({ restartOnCrash: true, only: ["ray-head", "slime-job"] });
+    const first = harness.events().find((event) => event.who === "ray" && event.argv?.[1] === "submit")!.argv!;
+    mkdirSync(first[first.indexOf("--save") + 1]!, { recursive: true }); // slime made the folder, saved nothing yet
+    harness.crash("slime");
+    await eventually(() => supervisor.status("slime-job")!.restarts === 1 && supervisor.status("slime-job")!.state === "ready", 20_000, "job resubmitted and ready");
+    const second = harness.events().filter((event) => event.who === "ray" && event.argv?.[1] === "submit")[1]!.argv!;
+    expect(second).not.toContain("--load");
+    expect(harness.hello()!.load).toBeNull();
+    expect(harness.events().filter((event) => event.who === "slime" && event.event === "load-assert")).toEqual([]);
   });
 });
