@@ -18,6 +18,7 @@ import { WeightVersionTracker } from "./staleness/weight-version-tracker.ts";
 import { createDashboardRoutes } from "./status/dashboard/dashboard-routes.ts";
 import { AdminServer } from "./status/admin-server.ts";
 import { createAdminToken } from "./status/admin-token.ts";
+import { readEngineVersions } from "./status/engine-weight-versions.ts";
 import type { StatusSnapshot } from "./status/status-snapshot.ts";
 import { StatusTracker } from "./status/status-tracker.ts";
 import { WeightUpdateWatcher } from "./status/weight-update-watcher.ts";
@@ -161,8 +162,9 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
   urls.admin = adminAddress.url;
   urls.dashboard = `${adminAddress.url}${dashboard.basePath}/?token=${adminToken}`;
 
+  // the engines themselves: the router slime announces has no weight-version route (engine-weight-versions.ts)
   const readVersion = async () => {
-    const version = await policy.client.weightVersion();
+    const { version } = await readEngineVersions(policy.client.baseUrl);
     if (version !== null && versions.observe(version)) versionSeen = true;
     return version;
   };
