@@ -21,6 +21,7 @@ import { createAdminToken } from "./status/admin-token.ts";
 import { readEngineVersions } from "./status/engine-weight-versions.ts";
 import type { StatusSnapshot } from "./status/status-snapshot.ts";
 import { StatusTracker } from "./status/status-tracker.ts";
+import { versionLabels } from "./status/version-labels.ts";
 import { WeightUpdateWatcher } from "./status/weight-update-watcher.ts";
 import { SampleStore } from "./store/sample-store.ts";
 import { ChatTemplate } from "./tokenizer/chat-template.ts";
@@ -154,7 +155,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     weightVersion: () => (versionSeen ? String(versions.current()) : null),
   });
   const admin = new AdminServer({ bus, token: adminToken, snapshot: () => status.snapshot() });
-  const dashboard = createDashboardRoutes({ bus, recordsDir: runDir, token: adminToken, method: recipe.method });
+  const dashboard = createDashboardRoutes({ bus, recordsDir: runDir, token: adminToken, method: recipe.method, versionLabelNote: versionLabels(recipe).note });
   admin.mount(dashboard);
   opened.push(async () => dashboard.close());
   const adminAddress = await admin.listen(options.ports?.admin ?? recipe.proxy.admin_port).catch(undo);
