@@ -69,10 +69,6 @@ export class TeacherScorer {
     return this.options.topk;
   }
 
-  get temperature(): number {
-    return this.options.temperature;
-  }
-
   async score(input: TeacherInput, hint: string): Promise<TeacherOutcome> {
     const temperature = this.options.temperature;
     const scoring: TeacherScoring = temperature === 1 ? "prefill" : "per-position";
