@@ -141,6 +141,14 @@ export const opdSchema = z
   .object({
     topk: z.number().int().min(0).max(1000).default(0).describe("Teacher top-K log-probs per position for the K+1-bin reverse-KL loss (0 = token-level OPD)."),
     min_hint_chars: z.number().int().min(0).default(10).describe("A hint must be longer than this to be kept (the reference's 10)."),
+    teacher_temperature: z
+      .number()
+      .min(0.01)
+      .max(2)
+      .optional()
+      .describe(
+        "Temperature of the teacher's log-probs; defaults to sampling.temperature, the temperature of the student's rollout log-probs and of slime's recomputed ones (--rollout-temperature), so teacher − old compares like with like. SGLang's prefill (input) log-probs are always at 1, so any other value is scored one request per response token through SGLang's sampler (exact, slower; see docs/judging.md).",
+      ),
   })
   .strict()
   .prefault({});
@@ -300,6 +308,12 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
   if (recipe.method === "combine" && recipe.opd.topk > 0) {
     issue(["opd", "topk"], "top-K distillation is an opd loss; combine uses token-level teacher log-probs (set opd.topk: 0 or method: opd)");
   }
+  if (recipe.method !== "binary" && recipe.opd.teacher_temperature === undefined && recipe.sampling.temperature < 0.01) {
+    issue(
+      ["opd", "teacher_temperature"],
+      `sampling.temperature is ${recipe.sampling.temperature} (greedy or nearly), which gives the teacher no temperature to score at; set opd.teacher_temperature (at least 0.01)`,
+    );
+  }
   if (recipe.method === "combine" && recipe.combine.w_rl === 0 && recipe.combine.w_opd === 0) {
     issue(["combine"], "combine.w_rl and combine.w_opd are both 0: nothing would be learned");
   }
@@ -369,6 +383,11 @@ export type RecipeInput = z.input<typeof recipeSchema>;
 /** The backend that will actually train (the schema leaves it implicit). */
 export function trainingBackend(recipe: Recipe): "megatron" | "fsdp" {
   return recipe.training.backend ?? (recipe.training.lora ? "fsdp" : "megatron");
+}
+
+/** The temperature the teacher's log-probs are scored at: opd.teacher_temperature, else the rollout temperature. */
+export function teacherTemperature(recipe: Recipe): number {
+  return recipe.opd.teacher_temperature ?? recipe.sampling.temperature;
 }
 
 /** The judge's checkpoint: judge.path, else the policy's. */

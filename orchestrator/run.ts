@@ -18,8 +18,10 @@ import { WeightVersionTracker } from "./staleness/weight-version-tracker.ts";
 import { createDashboardRoutes } from "./status/dashboard/dashboard-routes.ts";
 import { AdminServer } from "./status/admin-server.ts";
 import { createAdminToken } from "./status/admin-token.ts";
+import { readEngineVersions } from "./status/engine-weight-versions.ts";
 import type { StatusSnapshot } from "./status/status-snapshot.ts";
 import { StatusTracker } from "./status/status-tracker.ts";
+import { versionLabels } from "./status/version-labels.ts";
 import { WeightUpdateWatcher } from "./status/weight-update-watcher.ts";
 import { SampleStore } from "./store/sample-store.ts";
 import { ChatTemplate } from "./tokenizer/chat-template.ts";
@@ -153,7 +155,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     weightVersion: () => (versionSeen ? String(versions.current()) : null),
   });
   const admin = new AdminServer({ bus, token: adminToken, snapshot: () => status.snapshot() });
-  const dashboard = createDashboardRoutes({ bus, recordsDir: runDir, token: adminToken, method: recipe.method });
+  const dashboard = createDashboardRoutes({ bus, recordsDir: runDir, token: adminToken, method: recipe.method, versionLabelNote: versionLabels(recipe).note });
   admin.mount(dashboard);
   opened.push(async () => dashboard.close());
   const adminAddress = await admin.listen(options.ports?.admin ?? recipe.proxy.admin_port).catch(undo);
@@ -161,8 +163,9 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
   urls.admin = adminAddress.url;
   urls.dashboard = `${adminAddress.url}${dashboard.basePath}/?token=${adminToken}`;
 
+  // the engines themselves: the router slime announces has no weight-version route (engine-weight-versions.ts)
   const readVersion = async () => {
-    const version = await policy.client.weightVersion();
+    const { version } = await readEngineVersions(policy.client.baseUrl);
     if (version !== null && versions.observe(version)) versionSeen = true;
     return version;
   };

@@ -4,6 +4,7 @@
 import path from "node:path";
 import type { Recipe } from "../../contracts/recipe.ts";
 import type { ChildStatus } from "../../launchers/supervisor/child-definition.ts";
+import { versionLabels } from "../../orchestrator/status/version-labels.ts";
 import { resolvedRecipePath } from "./run-folder.ts";
 
 export interface BannerInput {
@@ -30,6 +31,8 @@ export function formatBanner(input: BannerInput): string {
   if (recipe.engine.kind === "rehearsal") {
     lines.push("  ⚠ REHEARSAL: the model is a STAND-IN (CPU stand-ins that speak SGLang's API), not a real model.");
   }
+  const labels = versionLabels(recipe);
+  if (!labels.exact) lines.push(`  ⚠ ${labels.note}`);
   lines.push(
     `  OpenClaw endpoint  ${input.urls.proxy}`,
     `  API key            $${keyVariable} ${input.apiKeySet ? "(set: clients must send it as Bearer)" : "(not set: no auth on loopback)"}`,

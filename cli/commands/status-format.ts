@@ -31,6 +31,7 @@ export function formatStatus(status: StatusSnapshot, columns = 80): string {
     `weights     version ${status.weight_version ?? "–"}${status.weights_updating ? " (updating…)" : ""}` +
       (resetShown ? ` · counted from 0 again ${ago(reset.at)} (was ${reset.from_version}: the trainer restarted)` : update ? ` · last update ${ago(update.at)} (${duration(update.duration_ms)})` : ""),
   );
+  if (!status.version_labels.exact) lines.push(`            ⚠ ${status.version_labels.note}`);
   lines.push(`proxy       ${status.endpoints.proxy ?? "–"}`);
   if (status.errors.length > 0) {
     lines.push("recent errors");

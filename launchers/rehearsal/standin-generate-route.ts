@@ -4,7 +4,9 @@ import type { ServerResponse } from "node:http";
 import type { StandinGeneration } from "./standin-generation.ts";
 import { endSse, sendError, sendJson, startSse, writeSse, zodMessage } from "./standin-http.ts";
 import type { PreparedGeneration, StandinSglangServer } from "./standin-sglang-server.ts";
+import { samplerTemperature } from "./standin-temperature.ts";
 import { generateRequestSchema, inputLogprobFields, metaInfo, outputLogprobFields, type LogprobView, type StandinGenerateRequest } from "./standin-wire.ts";
+import { SampledPositions } from "./standin-token-ids.ts";
 
 interface Admitted {
   request: StandinGenerateRequest;
@@ -26,6 +28,8 @@ function admit(server: StandinSglangServer, body: unknown): Admitted | string {
     returnLogprob: request.return_logprob,
     logprobStartLen: request.logprob_start_len,
     topLogprobsNum: request.top_logprobs_num,
+    tokenIdsLogprob: request.token_ids_logprob && request.token_ids_logprob.length > 0 ? request.token_ids_logprob : null,
+    temperature: samplerTemperature(request.sampling_params),
     tokenText: request.return_text_in_logprobs ? (id) => tokenizer.decode([id], { skipSpecialTokens: false }) : null,
   };
   return { request, inputIds, view };
@@ -34,12 +38,21 @@ function admit(server: StandinSglangServer, body: unknown): Admitted | string {
 class ChunkBuilder {
   private first = true;
   private inputFields: Record<string, unknown> | null = null;
+  private readonly sampled: SampledPositions | null;
 
   constructor(
     private readonly server: StandinSglangServer,
     private readonly admitted: Admitted,
     private readonly prepared: PreparedGeneration,
-  ) {}
+  ) {
+    const { view, inputIds } = admitted;
+    this.sampled = view.returnLogprob && view.tokenIdsLogprob ? new SampledPositions(inputIds, view, (ids) => server.score(ids)) : null;
+  }
+
+  /** Scores the output positions the next chunk reports (token_ids_logprob), before it is built. */
+  async loadSampledScores(generation: StandinGeneration): Promise<void> {
+    await this.sampled?.load(generation.outputIds);
+  }
 
   async loadInputScores(): Promise<void> {
     const { view, inputIds } = this.admitted;
@@ -56,7 +69,7 @@ class ChunkBuilder {
   chunk(generation: StandinGeneration, from: { ids: number; text: number } = { ids: 0, text: 0 }): Record<string, unknown> {
     const ids = from.ids > 0 ? generation.outputIds.slice(from.ids) : generation.outputIds;
     const values = from.ids > 0 ? generation.outputLogprobs.slice(from.ids) : generation.outputLogprobs;
-    const logprobs = this.admitted.view.returnLogprob ? { ...this.inputFields, ...outputLogprobFields(ids, values, this.admitted.view) } : null;
+    const logprobs = this.admitted.view.returnLogprob ? { ...this.inputFields, ...outputLogprobFields(ids, values, this.admitted.view), ...this.sampled?.fields(from.ids, generation.outputIds.length) } : null;
     const meta = metaInfo(
       {
         rid: generation.rid,
@@ -90,6 +103,7 @@ export async function wholeGenerate(server: StandinSglangServer, body: unknown, 
   for await (const _ of server.run(prepared)) {
     // whole answers are sent once, at the finish
   }
+  await builder!.loadSampledScores(prepared.generation);
   sendJson(response, 200, builder!.chunk(prepared.generation));
 }
 
@@ -108,10 +122,14 @@ export async function streamGenerate(server: StandinSglangServer, body: unknown,
   const incremental = server.options.incrementalStreaming === true;
   const carried = { ids: 0, text: 0 };
   for await (const generation of server.run(prepared)) {
+    await builder!.loadSampledScores(generation);
     writeSse(response, builder!.chunk(generation, incremental ? { ...carried } : undefined));
     if (incremental) Object.assign(carried, { ids: generation.outputIds.length, text: generation.text().length });
     sent += 1;
   }
-  if (sent === 0) writeSse(response, builder!.chunk(prepared.generation)); // prefill-only: one final chunk
+  if (sent === 0) {
+    await builder!.loadSampledScores(prepared.generation);
+    writeSse(response, builder!.chunk(prepared.generation)); // prefill-only: one final chunk
+  }
   endSse(response);
 }

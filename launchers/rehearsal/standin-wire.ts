@@ -32,6 +32,7 @@ export const generateRequestSchema = z
     return_logprob: z.boolean().default(false),
     logprob_start_len: z.number().int().min(-1).default(-1),
     top_logprobs_num: z.number().int().min(0).default(0),
+    token_ids_logprob: z.array(z.number().int().min(0)).optional(),
     return_text_in_logprobs: z.boolean().default(false),
     stream: z.boolean().default(false),
     rid: z.string().optional(),
@@ -64,6 +65,10 @@ export interface LogprobView {
   returnLogprob: boolean;
   logprobStartLen: number;
   topLogprobsNum: number;
+  /** token_ids_logprob: ids whose sampler log-probs every output position reports (output_token_ids_logprobs). */
+  tokenIdsLogprob: number[] | null;
+  /** The sampler's temperature (samplerTemperature); prefill log-probs ignore it, as SGLang's do. */
+  temperature: number;
   tokenText: ((id: number) => string) | null;
 }
 

@@ -177,9 +177,14 @@ export class SglangClient {
     }
   }
 
-  async weightVersion(): Promise<string | null> {
+  /**
+   * The engine's weight version from GET /model_info, the one route that carries it on both pinned SGLangs
+   * (/get_weight_version answers 404 at 4ad990ba; a router has neither: see engine-weight-versions.ts). Null when
+   * the engine does not answer.
+   */
+  async weightVersion(timeoutMs = 5000): Promise<string | null> {
     try {
-      const response = await fetch(this.baseUrl + "/get_weight_version", { signal: AbortSignal.timeout(5000), headers: this.headers() });
+      const response = await fetch(this.baseUrl + "/model_info", { signal: AbortSignal.timeout(timeoutMs), headers: this.headers() });
       if (!response.ok) return null;
       const body = (await response.json()) as { weight_version?: unknown };
       return body.weight_version === undefined || body.weight_version === null ? null : String(body.weight_version);

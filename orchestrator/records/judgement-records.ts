@@ -27,8 +27,22 @@ export interface JudgementRecord {
   explicit: { score: number | null; hint: string | null; source: string } | null;
   evaluation: { votes: RecordedVote[]; score: number | null; valid: number; failed: number; counts: Record<string, number> } | null;
   hint: { votes: RecordedVote[]; kept: string | null; fromVote: number | null; reason: string | null } | null;
-  /** promptReproduced: re-rendering the turn's messages gave exactly its prompt ids (see TeacherScorer). */
-  teacher: { ok: boolean; reason: string | null; promptLength: number | null; logprobStartLen: number | null; topk: number; promptReproduced: boolean | null } | null;
+  /**
+   * promptReproduced: re-rendering the turn's messages gave exactly its prompt ids (see TeacherScorer). temperature:
+   * what the teacher's log-probs were scored at; scoring: one prefill request (temperature 1) or one request per
+   * response position (any other temperature); requests: how many were sent.
+   */
+  teacher: {
+    ok: boolean;
+    reason: string | null;
+    promptLength: number | null;
+    logprobStartLen: number | null;
+    topk: number;
+    promptReproduced: boolean | null;
+    temperature: number;
+    scoring: "prefill" | "per-position";
+    requests: number;
+  } | null;
   evalScore: number | null;
   sample: { id: string; kind: string; reward: number; why: string; masked: boolean } | null;
   /** Why no sample was made (null when one was). */

@@ -2,7 +2,7 @@
 // the sample put into the sink, one judgement record per turn, events and counters. Owns the judging life cycle of
 // a turn (held feedback, bounded retries of failed judgements, re-judging); HTTP routing is the proxy's.
 import { setMaxListeners } from "node:events";
-import type { Recipe } from "../../contracts/recipe.ts";
+import { teacherTemperature, type Recipe } from "../../contracts/recipe.ts";
 import type { Sample } from "../../contracts/sample.ts";
 import type { SampleSink } from "../../contracts/sample-sink.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
@@ -103,6 +103,8 @@ export class JudgePipeline {
       limiter,
       settings,
       topk: deps.recipe.method === "opd" ? deps.recipe.opd.topk : 0,
+      temperature: teacherTemperature(deps.recipe),
+      window: judge.concurrency,
       signal: this.shutdown.signal,
     });
     this.records = new JudgementRecords(deps.recordsDir);
@@ -324,6 +326,9 @@ export class JudgePipeline {
         logprobStartLen: teacher.logprobStartLen,
         topk: this.teacher.topk,
         promptReproduced: teacher.ok ? teacher.promptReproduced : null,
+        temperature: teacher.temperature,
+        scoring: teacher.scoring,
+        requests: teacher.requests,
       };
       if (!teacher.ok) {
         this.reportError("JUDGE_FAILED", `${turn.sessionId}:${turn.turn}: teacher scoring rejected: ${teacher.reason}`);

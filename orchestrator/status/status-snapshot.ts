@@ -20,6 +20,10 @@ export const statusSnapshotSchema = z.object({
   endpoints: z.object({ proxy: z.string().nullable(), admin: z.string().nullable(), dashboard: z.string().nullable(), bridge: z.string().nullable() }),
   weight_version: z.string().nullable(),
   weights_updating: z.boolean(),
+  version_labels: z
+    .object({ exact: z.boolean(), note: z.string().nullable() })
+    .default({ exact: true, note: null })
+    .describe("Whether the weight version each token is labelled with is exact; not on slime's FSDP backend (see version-labels.ts)."),
   last_weights_update: z.object({ at: z.number(), to_version: z.string(), duration_ms: z.number() }).nullable(),
   last_version_reset: z
     .object({ at: z.number(), from_version: z.string(), reason: z.string() })

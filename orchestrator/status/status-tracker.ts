@@ -4,6 +4,7 @@ import type { EngineState, RunEvent } from "../../contracts/events.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import type { EventBus } from "../event-bus.ts";
 import { STATUS_VERSION, type StatusSnapshot } from "./status-snapshot.ts";
+import { versionLabels } from "./version-labels.ts";
 
 export interface StatusProviders {
   /** The proxy's own counters (sessions it holds, main / side turns). */
@@ -143,6 +144,7 @@ export class StatusTracker {
       endpoints,
       weight_version: this.providers.weightVersion?.() ?? this.weightVersion,
       weights_updating: this.weightsUpdating,
+      version_labels: versionLabels(this.recipe),
       last_weights_update: this.lastWeightsUpdate,
       last_version_reset: this.lastVersionReset,
       sessions: proxy?.sessions ?? this.sessions.size,

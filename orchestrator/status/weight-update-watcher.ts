@@ -1,5 +1,5 @@
-// Turns weight-version changes into weights-update-start / -end events: polls the policy engine's
-// /get_weight_version (bounded interval, each call with a timeout) into the staleness tracker, and emits
+// Turns weight-version changes into weights-update-start / -end events: polls the policy engines' version
+// (engine-weight-versions.ts; bounded interval, each call with a timeout) into the staleness tracker, and emits
 // when the tracker moves. The engine has no "updating" query, so durationMs is the gap between the last
 // poll that saw the old version and the first that saw the new one (an upper bound).
 import type { EventBus } from "../event-bus.ts";
@@ -13,7 +13,7 @@ export interface WeightVersionFeed {
 export interface WeightUpdateWatcherOptions {
   bus: EventBus;
   tracker: WeightVersionFeed;
-  /** Reads the engine's version (SglangClient.weightVersion); null when it does not answer. */
+  /** Reads the engines' version (readEngineVersions); null when none answers. */
   readVersion: () => Promise<string | null>;
   intervalMs?: number;
 }

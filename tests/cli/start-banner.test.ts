@@ -28,4 +28,14 @@ describe("start banner", () => {
     expect(provider.baseUrl).toBe("http://127.0.0.1:40110/v1");
     expect(provider.models[0].id).toBe("my-model");
   });
+
+  it("says on slime's FSDP backend (training.lora) that weight version labels are approximate, and not on Megatron", () => {
+    const urls = { proxy: "http://127.0.0.1:30000/v1", admin: "http://127.0.0.1:30001", dashboard: "http://127.0.0.1:30001/dashboard/", bridge: null };
+    const banner = (config: string) => {
+      const { recipe, file } = loadRecipe({ recipe: path.join(REPO_ROOT, "configs", config), set: [`records.dir=${scratch}`] });
+      return formatBanner({ recipe, recipeFile: file, runDir: scratch, urls, apiKeySet: false, engines: [], notes: [] });
+    };
+    expect(banner("qwen3-4b-binary-lora.yaml")).toContain("⚠ weight version labels are approximate on slime's FSDP backend (training.lora)");
+    expect(banner("qwen3-4b-binary.yaml")).not.toContain("approximate");
+  });
 });

@@ -9,10 +9,12 @@ import type { Sample } from "../../contracts/sample.ts";
 import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import type { ClosedTurn, NextState } from "../../contracts/turn.ts";
 import type { RunEvent } from "../../contracts/events.ts";
+import type { GenerateRequest } from "../../contracts/sglang.ts";
 import { StandinSglangServer } from "../../launchers/rehearsal/standin-sglang-server.ts";
 import type { Responder, ResponderRequest, ScoreRequest } from "../../launchers/rehearsal/standin-model.ts";
 import { SglangClient } from "../../orchestrator/engine/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
+import { HINT_HEADER } from "../../orchestrator/samples/hinted-prompt.ts";
 import { JudgePipeline, type JudgePipelineDeps } from "../../orchestrator/samples/judge-pipeline.ts";
 import { ChatTemplate } from "../../orchestrator/tokenizer/chat-template.ts";
 import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
@@ -35,11 +37,14 @@ export function teacherValue(position: number, token: number): number {
 
 /**
  * The judge "model": answers are scripted per case marker (CASE-…) found in the prompt and per purpose, consumed
- * in arrival order; prefill scoring returns teacherValue(position, token).
+ * in arrival order; prefill scoring returns teacherValue(position, token) (log-probs at temperature 1: the server
+ * takes per-position teacher requests to their temperature).
  */
 export class ScriptedJudge implements Responder {
   readonly calls: Array<{ marker: string; purpose: "eval" | "hint"; request: ResponderRequest }> = [];
   readonly scored: ScoreRequest[] = [];
+  /** Per-position teacher requests (temperature ≠ 1), in arrival order. */
+  readonly sampled: ResponderRequest[] = [];
   private readonly scripts = new Map<string, Answer[]>();
 
   script(marker: string, purpose: "eval" | "hint", answers: Answer[]): void {
@@ -51,6 +56,11 @@ export class ScriptedJudge implements Responder {
   }
 
   async reply(request: ResponderRequest): Promise<{ text: string }> {
+    if (request.promptText.includes(HINT_HEADER)) {
+      // a per-position teacher request (one new token after the hinted prompt): what it samples is not read
+      this.sampled.push(request);
+      return { text: "x" };
+    }
     const purpose = request.promptText.includes("hindsight hints") ? "hint" : "eval";
     const marker = /CASE-[A-Za-z0-9-]+/.exec(request.promptText)?.[0] ?? "none";
     this.calls.push({ marker, purpose, request });
@@ -97,7 +107,16 @@ export interface Harness {
   nextJudged(sessionId: string, turn: number): Promise<Extract<RunEvent, { type: "turn-judged" }>>;
 }
 
-export async function startHarness(recipe: RecipeInput, overrides: Partial<JudgePipelineDeps> = {}): Promise<Harness> {
+/** A judge client that keeps every /generate request it sends (then sends it as it is). */
+export class RecordingClient extends SglangClient {
+  readonly requests: GenerateRequest[] = [];
+  override generate(request: GenerateRequest, options?: Parameters<SglangClient["generate"]>[1]): ReturnType<SglangClient["generate"]> {
+    this.requests.push(structuredClone(request));
+    return super.generate(request, options);
+  }
+}
+
+export async function startHarness(recipe: RecipeInput, overrides: Partial<JudgePipelineDeps> = {}, judgeClient: (url: string) => SglangClient = (url) => new SglangClient({ baseUrl: url })): Promise<Harness> {
   const { template, tokenizer } = await qwen3();
   const judge = new ScriptedJudge();
   const server = new StandinSglangServer({ tokenizer, responder: judge, role: "judge" });
@@ -107,7 +126,7 @@ export async function startHarness(recipe: RecipeInput, overrides: Partial<Judge
   const recordsDir = await mkdtemp(path.join(tmpdir(), "judge-test-"));
   const pipeline = new JudgePipeline({
     recipe: recipeSchema.parse({ engine: { kind: "rehearsal" }, ...recipe }),
-    judge: new SglangClient({ baseUrl: url }),
+    judge: judgeClient(url),
     judgeTemplate: template,
     judgeTokenizer: tokenizer,
     policyTemplate: template,

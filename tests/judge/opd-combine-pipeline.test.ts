@@ -18,7 +18,8 @@ const HINT_10 = "Use metric"; // 10 characters
 
 describe("opd", () => {
   it("keeps the longest positive hint and scores the same response ids under the hinted prompt, value i for token i", async () => {
-    harness = await startHarness({ method: "opd", judge: { votes: 3 } });
+    // rollout temperature 1: the teacher is scored at 1 too, by one prefill request (teacher-temperature.test.ts has the others)
+    harness = await startHarness({ method: "opd", judge: { votes: 3 }, sampling: { temperature: 1 } });
     harness.judge.script("CASE-opd", "hint", [
       `\\boxed{1} [HINT_START]${HINT_10}[HINT_END]`,
       `<think>the user wants km</think>[HINT_START]${HINT_11}[HINT_END] \\boxed{1}`,
@@ -41,7 +42,11 @@ describe("opd", () => {
     expect(sample.teacherTopkLogProbs).toBeUndefined();
 
     const [record] = await harness.records();
-    expect(record).toMatchObject({ hint: { kept: HINT_11, fromVote: expect.any(Number) }, teacher: { ok: true, promptLength: P, logprobStartLen: P - 1, topk: 0, promptReproduced: true }, sample: { kind: "opd" } });
+    expect(record).toMatchObject({
+      hint: { kept: HINT_11, fromVote: expect.any(Number) },
+      teacher: { ok: true, promptLength: P, logprobStartLen: P - 1, topk: 0, promptReproduced: true, temperature: 1, scoring: "prefill", requests: 1 },
+      sample: { kind: "opd" },
+    });
     expect(harness.pipeline.stats()).toMatchObject({ hints: { accepted: 1, rejected: 0 }, samples: { opd: 1 } });
   });
 
@@ -129,9 +134,9 @@ describe("combine: at most one sample per turn", () => {
       expect(harness.judge.callsFor(marker, "hint")).toBe(1);
       expect(harness.judge.callsFor(marker, "eval")).toBe(1);
     }
-    expect(harness.judge.scored).toHaveLength(2);
-    expect(harness.sink.samples.every((sample) => sample.teacherLogProbs?.length === sample.responseLength)).toBe(true);
     const records = await harness.records();
+    expect(records.filter((record) => record.teacher !== null)).toHaveLength(2);
+    expect(harness.sink.samples.every((sample) => sample.teacherLogProbs?.length === sample.responseLength)).toBe(true);
     expect(records.find((record) => record.sessionId === "session-CASE-neither")).toMatchObject({ sample: null, skipped: expect.stringContaining("no hint") });
     expect(harness.pipeline.evalScoreOfBatch(harness.sink.samples.map((sample) => sample.id))).toBeCloseTo(0);
   });
@@ -174,7 +179,7 @@ describe("combine: at most one sample per turn", () => {
     });
     await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(engine.address() as AddressInfo).port}`;
-    harness = await startHarness({ method: "combine", judge: { votes: 1 } }, { judge: new SglangClient({ baseUrl: url }) });
+    harness = await startHarness({ method: "combine", judge: { votes: 1 }, sampling: { temperature: 1 } }, { judge: new SglangClient({ baseUrl: url }) });
     try {
       const turn = await makeTurn({ marker: "CASE-badteacher" });
       const judged = await harness.judgeTurn(turn);

@@ -1,15 +1,15 @@
 // orchestrator/run.ts in-process: stop() order (proxy refuses → bridge closed → engines → status API closes last),
 // a failed start (admin port taken) that releases what it had opened, and a restart of slime (a new rollout-function
-// session on the bridge) that resets the weight version.
+// session on the bridge) that resets the weight version (read from the engines behind slime's router).
 import { mkdtempSync } from "node:fs";
-import { createServer as createHttpServer } from "node:http";
-import { createServer, type AddressInfo, type Server } from "node:net";
+import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { recipeSchema } from "../../contracts/recipe.ts";
 import type { RunEvent } from "../../contracts/events.ts";
 import { startOrchestrator } from "../../orchestrator/run.ts";
+import { startEngine, startRouter } from "./router-standin.ts";
 
 const recipe = (runDir: string) =>
   recipeSchema.parse({
@@ -58,13 +58,11 @@ describe("orchestrator composition", () => {
 
   it("a hello from a new rollout-function session (slime restarted) resets the weight version to 0; then it follows the new engines", async () => {
     const runDir = mkdtempSync(path.join(tmpdir(), "openclaw-rl-run-"));
-    let engineVersion = "40";
-    const engine = createHttpServer((request, response) => {
-      if (request.url === "/get_weight_version") response.end(JSON.stringify({ weight_version: engineVersion }));
-      else response.writeHead(404).end();
-    });
-    await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
-    const policy = `http://127.0.0.1:${(engine.address() as AddressInfo).port}`;
+    // slime's router (its route table: no weight-version route) in front of an engine; the version comes from the engine
+    const engineVersion = { current: "40" };
+    const engine = await startEngine("4ad990ba", engineVersion);
+    const router = await startRouter([engine.url]);
+    const policy = router.url;
     const orchestrator = await startOrchestrator({ recipe: recipe(runDir), runDir, apiKey: undefined, engines: { policy, judge: "http://127.0.0.1:9" }, readiness: ready, ports: { proxy: 0, admin: 0 } });
     const resets: Array<Extract<RunEvent, { type: "weights-version-reset" }>> = [];
     orchestrator.bus.subscribe((event) => void (event.type === "weights-version-reset" && resets.push(event)));
@@ -84,7 +82,7 @@ describe("orchestrator composition", () => {
       expect(await hello("first-slime", 11)).toBe(200);
       expect(await hello("first-slime", 11)).toBe(200);
       expect(resets).toEqual([]);
-      engineVersion = "1"; // the restarted slime's engines, after its first weight sync
+      engineVersion.current = "1"; // the restarted slime's engines, after its first weight sync
       expect(await hello("second-slime", 12)).toBe(200);
       expect(resets).toMatchObject([{ fromVersion: "40", reason: expect.stringContaining("slime restarted") }]);
       expect(version()).toBe("0");
@@ -92,7 +90,8 @@ describe("orchestrator composition", () => {
       expect(version()).toBe("1");
     } finally {
       await orchestrator.stop();
-      engine.close();
+      await router.close();
+      await engine.close();
     }
   });
 

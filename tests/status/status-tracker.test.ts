@@ -58,3 +58,34 @@ describe("StatusTracker", () => {
     tracker.close();
   });
 });
+
+describe("weight version labels on slime's FSDP backend", () => {
+  const lora = recipeSchema.parse({ name: "lora", method: "binary", engine: { kind: "slime" }, training: { lora: {} } });
+  const full = recipeSchema.parse({ name: "full", method: "binary", engine: { kind: "slime" } });
+
+  it("status says plainly that version labels are approximate with training.lora (FSDP: its weight sync does not pause generation)", () => {
+    const bus = new EventBus();
+    const tracker = new StatusTracker(bus, lora);
+    const status = statusSnapshotSchema.parse(tracker.snapshot());
+    expect(status.version_labels).toEqual({ exact: false, note: expect.stringContaining("weight version labels are approximate on slime's FSDP backend") });
+    expect(formatStatus(status)).toContain("⚠ weight version labels are approximate on slime's FSDP backend (training.lora): its weight sync does not pause generation");
+    tracker.close();
+  });
+
+  it("with Megatron (which pauses generation for the sync) they are exact and status says nothing", () => {
+    const bus = new EventBus();
+    const tracker = new StatusTracker(bus, full);
+    const status = statusSnapshotSchema.parse(tracker.snapshot());
+    expect(status.version_labels).toEqual({ exact: true, note: null });
+    expect(formatStatus(status)).not.toContain("approximate");
+    tracker.close();
+  });
+
+  it("a status from before the field parses as exact", () => {
+    const bus = new EventBus();
+    const tracker = new StatusTracker(bus, full);
+    const { version_labels: _dropped, ...older } = tracker.snapshot();
+    expect(statusSnapshotSchema.parse(older).version_labels).toEqual({ exact: true, note: null });
+    tracker.close();
+  });
+});

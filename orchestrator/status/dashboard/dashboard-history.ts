@@ -59,7 +59,12 @@ export class DashboardHistory {
   private sentErrors = 0;
   private enginesChanged = false;
 
-  constructor(limits: Partial<DashboardLimits> = {}, method: Method | null = null, batchSize: number | null = null) {
+  constructor(
+    limits: Partial<DashboardLimits> = {},
+    method: Method | null = null,
+    batchSize: number | null = null,
+    private readonly versionLabelNote: string | null = null,
+  ) {
     this.limits = { ...defaultDashboardLimits, ...limits };
     this.method = method;
     this.batches = new BatchWindow(this.limits.batches, batchSize);
@@ -150,6 +155,7 @@ export class DashboardHistory {
       version: DASHBOARD_VERSION,
       now,
       method: this.method,
+      versionLabelNote: this.versionLabelNote,
       limits: { batches, latency, weights, errors, pageSize },
       totals: { ...this.totals },
       open: this.batches.open,

@@ -20,6 +20,8 @@ export interface DashboardDeps {
   method?: "binary" | "opd" | "combine";
   /** The recipe's training.batch_size, shown before the first sample is ready. */
   batchSize?: number;
+  /** Shown under the weight updates when the run's version labels are approximate (version-labels.ts). */
+  versionLabelNote?: string | null;
   /** Where the dashboard lives on the admin server. */
   basePath?: string;
   limits?: Partial<DashboardLimits>;
@@ -47,7 +49,7 @@ export function createDashboardRoutes(deps: DashboardDeps): DashboardRouteHandle
     throw new OpenclawRlError("INTERNAL", "the dashboard needs the admin token (at least 8 characters)", { hint: "pass the admin server's token to createDashboardRoutes" });
   }
   const basePath = (deps.basePath ?? "/dashboard").replace(/\/+$/, "");
-  const history = new DashboardHistory(deps.limits, deps.method ?? null, deps.batchSize ?? null);
+  const history = new DashboardHistory(deps.limits, deps.method ?? null, deps.batchSize ?? null, deps.versionLabelNote ?? null);
   for (const event of deps.bus.recent()) history.apply(event);
   const stream = new DashboardStream(history, deps.stream);
   const unsubscribe = deps.bus.subscribe((event) => {

@@ -128,6 +128,8 @@ export interface DashboardSnapshot {
   version: typeof DASHBOARD_VERSION;
   now: number;
   method: "binary" | "opd" | "combine" | null;
+  /** Why the weight versions tokens are labelled with are approximate for this run (version-labels.ts); null when exact. */
+  versionLabelNote: string | null;
   limits: { batches: number; latency: number; weights: number; errors: number; pageSize: number };
   totals: Totals;
   open: OpenBatch;

@@ -47,6 +47,9 @@ function applySnapshot(snapshot) {
   state.batchTotal = appendSlice(state.batches, snapshot.batches.start, snapshot.batches, snapshot.limits.batches);
   state.latencyTotal = appendSlice(state.latency, snapshot.latency.start, snapshot.latency, snapshot.limits.latency);
   state.errorTotal = appendSlice(state.errors, snapshot.errors.start, snapshot.errors, snapshot.limits.errors);
+  const note = document.getElementById("version-label-note");
+  note.textContent = snapshot.versionLabelNote ? `⚠ ${snapshot.versionLabelNote}` : "";
+  note.hidden = !snapshot.versionLabelNote;
   if (!table) table = new TurnTable(api, snapshot.limits.pageSize);
   table.reset(snapshot.turns);
   scheduleDraw();

@@ -1,0 +1,26 @@
+// Whether the weight version SGLang labels tokens with is exact for a run: not on slime's FSDP backend, whose weight
+// sync never pauses generation. Owns the wording status, the dashboard and the start banner show; not the labels.
+import { trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+
+export interface VersionLabels {
+  exact: boolean;
+  /** Why they are not exact (null when they are). */
+  note: string | null;
+}
+
+/**
+ * slime's FSDP weight sync (the LoRA path) sends weight buckets while the engines keep generating (fork
+ * fsdp_utils/update_weight_utils.py:227-263 calls no pause/flush/continue, unlike Megatron's
+ * update_weight_from_distributed.py:81-82,131), and SGLang sets the new weight_version when the first bucket lands
+ * (dce8b060 tokenizer_communicator_mixin.py:419-432). A request that starts between two buckets runs on weights
+ * partly at the new version and is labelled with it. Nothing tells when the last bucket landed, so it cannot be
+ * labelled right here: it is said instead.
+ */
+export function versionLabels(recipe: Recipe): VersionLabels {
+  if (recipe.engine.kind !== "slime" || trainingBackend(recipe) !== "fsdp") return { exact: true, note: null };
+  return {
+    exact: false,
+    note:
+      "weight version labels are approximate on slime's FSDP backend (training.lora): its weight sync does not pause generation, so a token labelled version N may come from weights still partly at N-1; staleness is counted from these labels",
+  };
+}
