@@ -38,13 +38,15 @@ describe("openclaw-rl doctor: the installed slime and SGLang", () => {
   let mixed: FakeInstallation;
   let renamedOnly: FakeInstallation;
   let nothing: FakeInstallation;
+  let upstreamOnOldSglang: FakeInstallation;
   beforeAll(async () => {
-    [fork, upstream, mixed, renamedOnly, nothing] = await Promise.all([
+    [fork, upstream, mixed, renamedOnly, nothing, upstreamOnOldSglang] = await Promise.all([
       buildInstallation(path.join(scratch, "fork"), "fork", "jan"),
       buildInstallation(path.join(scratch, "upstream"), "upstream", "aug"),
       buildInstallation(path.join(scratch, "mixed"), "fork", "aug"),
       buildInstallation(path.join(scratch, "renamed-only"), "upstream", "v0.5.10"),
       buildInstallation(path.join(scratch, "nothing"), "none", "none"),
+      buildInstallation(path.join(scratch, "upstream-old-sglang"), "upstream", "jan"),
     ]);
   });
 
@@ -66,9 +68,9 @@ describe("openclaw-rl doctor: the installed slime and SGLang", () => {
     expect(lines.every((line) => line.status === "ok")).toBe(true);
     expect(lines[0]!.detail).toBe(`upstream slime at ${upstream.root}, commit ${upstream.commit!.slice(0, 12)}: --use-opd, --opd-type, --opd-kl-coef, --train-backend megatron; no FSDP backend`);
     expect(lines[2]!.detail).toMatch(/^SGLang 0\.5\.15\.post1 at .*: ServerArgs has incremental_streaming_output; options --stream-output \(sets incremental_streaming_output\), --incremental-streaming-output \(sets incremental_streaming_output\); streamed log-probs sliced; tool-call parsers apertus2509, /);
-    expect(lines[3]!.detail).toBe("engine.slime.stream_output_flag --sglang-stream-output gives incremental streaming on SGLang 0.5.15.post1: output ids, text and log-probs arrive as deltas");
-    const renamed = await doctor(upstream, ["engine.slime.flavor=upstream", "judge.launch=standalone", "engine.slime.stream_output_flag=--sglang-incremental-streaming-output"]);
-    expect(renamed.find((line) => line.topic === "stream")!.detail).toMatch(/^engine\.slime\.stream_output_flag --sglang-incremental-streaming-output gives incremental streaming/);
+    expect(lines[3]!.detail).toBe("engine.slime.stream_output_flag --sglang-incremental-streaming-output gives incremental streaming on SGLang 0.5.15.post1: output ids, text and log-probs arrive as deltas");
+    const alias = await doctor(upstream, ["engine.slime.flavor=upstream", "judge.launch=standalone", "engine.slime.stream_output_flag=--sglang-stream-output"]);
+    expect(alias.find((line) => line.topic === "stream")!.detail).toBe("engine.slime.stream_output_flag --sglang-stream-output gives incremental streaming on SGLang 0.5.15.post1: output ids, text and log-probs arrive as deltas");
     const none = await doctor(upstream, ["engine.slime.flavor=upstream", "judge.launch=standalone", "engine.slime.stream_output_flag=none"]);
     expect(none.find((line) => line.topic === "stream")!.detail).toBe("engine.slime.stream_output_flag none gives cumulative streaming on SGLang 0.5.15.post1: every chunk repeats the whole answer so far (output ids, text and log-probs cumulative)");
   });
@@ -107,13 +109,19 @@ describe("openclaw-rl doctor: the installed slime and SGLang", () => {
       { detail: `engine.slime.flavor is fork, but the slime at ${upstream.root} is upstream slime (it has --use-opd and no --prm-enable)`, fix: "set engine.slime.flavor: upstream" },
       { detail: `judge.launch is slime, but the slime at ${upstream.root} has no --prm-enable (only the OpenClaw-RL fork hosts the judge)`, fix: "use judge.launch: standalone (a separate SGLang server on the PRM GPUs), or the slime fork from Gen-Verse/OpenClaw-RL" },
     ]);
-    expect(failures(await doctor(fork, ["engine.slime.flavor=upstream"]))).toEqual([
+    expect(failures(await doctor(fork, ["engine.slime.flavor=upstream", "judge.launch=standalone"]))).toEqual([
       { detail: `engine.slime.flavor is upstream, but the slime at ${fork.root} is the OpenClaw-RL fork (it has --prm-enable and no --use-opd)`, fix: "set engine.slime.flavor: fork" },
+      {
+        detail: "engine.slime.stream_output_flag is --sglang-incremental-streaming-output, but SGLang 0.5.6.post3.dev902+gdce8b0606 has no --incremental-streaming-output, so slime has no --sglang-incremental-streaming-output and refuses to start",
+        fix: 'set engine.slime.stream_output_flag: "--sglang-stream-output" (legacy streaming), or none (cumulative chunks)',
+      },
     ]);
   });
 
   it("a stream flag the installed SGLang lacks: refused with the flag it has and the form that gives", async () => {
-    expect(failures(await doctor(fork, ["engine.slime.stream_output_flag=--sglang-incremental-streaming-output"]))).toEqual([
+    const forkWithNewFlag = await runCliInProcess(["doctor", "--json", "--recipe", "configs/qwen3-4b-binary.yaml", ...recipeFlags(fork, ["engine.slime.stream_output_flag=--sglang-incremental-streaming-output"])]);
+    expect(forkWithNewFlag.stderr).toMatch(/^error: engine\.slime\.stream_output_flag: engine\.slime\.flavor fork: the fork's SGLang \(dce8b060\) has no --sglang-incremental-streaming-output/);
+    expect(failures(await doctor(upstreamOnOldSglang, ["engine.slime.flavor=upstream", "judge.launch=standalone"]))).toEqual([
       {
         detail: "engine.slime.stream_output_flag is --sglang-incremental-streaming-output, but SGLang 0.5.6.post3.dev902+gdce8b0606 has no --incremental-streaming-output, so slime has no --sglang-incremental-streaming-output and refuses to start",
         fix: 'set engine.slime.stream_output_flag: "--sglang-stream-output" (legacy streaming), or none (cumulative chunks)',
@@ -122,7 +130,10 @@ describe("openclaw-rl doctor: the installed slime and SGLang", () => {
   });
 
   it("LoRA (the fsdp backend) on upstream slime: refused, naming the missing backend", async () => {
-    expect(failures(await doctor(upstream, ["engine.slime.flavor=upstream", "judge.launch=standalone"], "configs/qwen3-4b-binary-lora.yaml"))).toEqual([
+    const lora = await runCliInProcess(["doctor", "--json", "--recipe", "configs/qwen3-4b-binary-lora.yaml", ...recipeFlags(upstream, ["engine.slime.flavor=upstream", "judge.launch=standalone"])]);
+    expect(lora.stderr).toMatch(/^error: training\.lora: engine\.slime\.flavor upstream has no LoRA/);
+    expect(failures(await doctor(upstream, ["judge.launch=standalone"], "configs/qwen3-4b-binary-lora.yaml"))).toEqual([
+      { detail: `engine.slime.flavor is fork, but the slime at ${upstream.root} is upstream slime (it has --use-opd and no --prm-enable)`, fix: "set engine.slime.flavor: upstream" },
       {
         detail: `training.backend is fsdp (LoRA), but the slime at ${upstream.root} has no FSDP backend (slime/backends/fsdp_utils missing; --train-backend accepts megatron)`,
         fix: "use the OpenClaw-RL fork's slime (engine.slime.flavor: fork), or train full weights: training.backend: megatron without training.lora",

@@ -61,8 +61,11 @@ describe("the restarted slime job of a real plan", () => {
 
   it("the recipe's own training.load_dir stays until the run has saved a checkpoint of its own", async () => {
     const runDir = mkdtempSync(path.join(tmpdir(), "restart-run-"));
-    const argv = await restartedArgv("qwen3-4b-binary", runDir, ["training.load_dir=/previous/run/checkpoints"]);
-    expect(argv[argv.indexOf("--load") + 1]).toBe("/previous/run/checkpoints");
+    const previous = mkdtempSync(path.join(tmpdir(), "previous-run-"));
+    mkdirSync(path.join(previous, "iter_0000199"));
+    writeFileSync(path.join(previous, "latest_checkpointed_iteration.txt"), "199");
+    const argv = await restartedArgv("qwen3-4b-binary", runDir, [`training.load_dir=${previous}`]);
+    expect(argv[argv.indexOf("--load") + 1]).toBe(previous);
     expect(argv.filter((value) => value === "--load")).toHaveLength(1);
   });
 });
