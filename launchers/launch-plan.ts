@@ -1,8 +1,8 @@
 // recipe + context → LaunchPlan, by engine kind: slime (Ray + slime + SGLang), external (nothing to start),
-// rehearsal (CPU stand-ins, from launchers/rehearsal). Pure: starts nothing, writes nothing.
+// rehearsal (CPU stand-ins, from rehearsal/). Pure: starts nothing, writes nothing.
 import type { LaunchPlan, PlanContext } from "../contracts/plan.ts";
 import type { Recipe } from "../contracts/recipe.ts";
-import { rehearsalProcesses } from "./rehearsal/rehearsal-plan.ts";
+import { rehearsalProcesses } from "./rehearsal-plan.ts";
 import { slimePlan, type SlimePlanOptions } from "./slime/slime-plan.ts";
 
 export type LaunchPlanOptions = SlimePlanOptions;

@@ -2,8 +2,8 @@
 // AI-flavoured reply style and accepts the others; prints the reward curve per training batch (weight version).
 import type { Command } from "commander";
 import { OpenclawRlError } from "../../contracts/errors.ts";
-import { formatCurvePoint, rejectedShare, rewardCurve, type CurvePoint } from "../../launchers/rehearsal/reward-curve.ts";
-import { ScriptedUser, type TurnRecord } from "../../launchers/rehearsal/scripted-user.ts";
+import { formatCurvePoint, rejectedShare, rewardCurve, type CurvePoint } from "../../rehearsal/reward-curve.ts";
+import { ScriptedUser, type TurnRecord } from "../../rehearsal/scripted-user.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
 
 interface DemoOptions extends CommonOptions {

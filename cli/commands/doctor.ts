@@ -4,7 +4,7 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { runDoctor, type DoctorReport } from "../../launchers/doctor/doctor.ts";
-import { resolveTokenizerFolder } from "../../orchestrator/tokenizer/model-files.ts";
+import { resolveTokenizerFolder } from "../../lib/model/model-files.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
 import { PACKAGE_ROOT } from "../recipe-file.ts";
 

@@ -4,7 +4,7 @@
 import path from "node:path";
 import type { Recipe } from "../../contracts/recipe.ts";
 import type { ChildStatus } from "../../launchers/supervisor/child-definition.ts";
-import { versionLabels } from "../../orchestrator/status/version-labels.ts";
+import { versionLabels } from "../../orchestrator/weights/version-labels.ts";
 import { resolvedRecipePath } from "./run-folder.ts";
 
 export interface BannerInput {

@@ -2,7 +2,7 @@
 // non-loopback address without a key, a Ray cluster already running, an installed slime or SGLang the recipe
 // disagrees with, ports already taken, a previous run's orchestrator or children still alive. Reports problems
 // with the fix; never kills anything.
-import { bindProblem } from "../../contracts/bind-rule.ts";
+import { bindProblem } from "../../lib/bind-rule.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { LaunchPlan } from "../../contracts/plan.ts";
 import type { Recipe } from "../../contracts/recipe.ts";

@@ -1,7 +1,7 @@
 // Builds the binary batch frame from stored sample frames: rebases block offsets, applies the teacher
 // all-or-none rule (slime reads teacher fields from sample 0 only) and computes the batch metrics.
 import { BATCH_FRAME_MAGIC, BRIDGE_VERSION, SAMPLE_FRAME_MAGIC, type BatchFrameHeader, type SampleFrameHeader } from "../../contracts/bridge.ts";
-import { stalenessOf } from "../staleness/staleness-policy.ts";
+import { stalenessOf } from "../weights/staleness-policy.ts";
 import { buildFrame, parseFrame } from "../store/sample-frame.ts";
 import type { DeliveredBatch } from "../store/sample-store.ts";
 

@@ -19,7 +19,7 @@ import {
   type ProgressMessage,
 } from "../../contracts/bridge.ts";
 import type { EventBus } from "../event-bus.ts";
-import { replaceDurably } from "../store/durable-file.ts";
+import { replaceDurably } from "../../lib/durable-file.ts";
 import type { SampleStore, StoreCounts } from "../store/sample-store.ts";
 import { assembleBatchFrame } from "./batch-frame.ts";
 import { BridgeHttpError, isAuthorized, readJsonBody, sendError, sendJson } from "./bridge-http.ts";

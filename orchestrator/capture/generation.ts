@@ -3,8 +3,9 @@
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { GenerateRequest, GenerateResponse, SamplingParams, SglangFinishReason } from "../../contracts/sglang.ts";
 import type { WeightVersionSpan } from "../../contracts/turn.ts";
-import { EngineStatusError, type SglangClient } from "../engine/sglang-client.ts";
-import { plainArray } from "../worker-thread.ts";
+import { EngineStatusError } from "../../lib/sglang/engine-errors.ts";
+import type { SglangClient } from "../../lib/sglang/sglang-client.ts";
+import { plainArray } from "../../lib/worker-thread.ts";
 
 export interface TokenBatch {
   ids: number[];

@@ -1,6 +1,6 @@
 // Engine token log-probs → OpenAI chat `logprobs.content` entries: the token's text, its UTF-8 bytes, the log-prob
 // and the alternatives, written the way SGLang's own chat endpoint writes them. Ignores streaming and HTTP.
-import type { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
+import type { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import type { TokenBatch } from "./generation.ts";
 
 export interface OpenAiTopLogprob {

@@ -2,10 +2,10 @@
 // cache). In the prompt pool's workers when they run (off the event loop), inline otherwise. Ignores generation.
 import type { AssistantMessage, ChatMessage, ChatRequest, Tool } from "../../contracts/chat.ts";
 import { isOpenclawRlError } from "../../contracts/errors.ts";
-import type { ChatTemplate } from "../tokenizer/chat-template.ts";
-import type { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
+import type { ChatTemplate } from "../../lib/model/chat-template.ts";
+import type { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import type { PromptPool } from "./prompt-pool.ts";
-import { plainArray } from "../worker-thread.ts";
+import { plainArray } from "../../lib/worker-thread.ts";
 
 /** Uncached text a prompt may have for it to be tokenized on the event loop rather than in a worker (BPE costs time per character). */
 export const INLINE_ENCODE_CHARS = 1024;

@@ -4,7 +4,7 @@
 import type { Worker } from "node:worker_threads";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import { OpenclawRlError, type ErrorCode } from "../../contracts/errors.ts";
-import { plainArray, startTsWorker } from "../worker-thread.ts";
+import { plainArray, startTsWorker } from "../../lib/worker-thread.ts";
 import type { PromptJob, PromptJobResult } from "./prompt-job.ts";
 
 interface Pending {

@@ -2,9 +2,9 @@
 // tokenizes (segment cache per worker) for each job. Knows nothing of sessions or HTTP.
 import { parentPort, workerData } from "node:worker_threads";
 import { chatRequestSchema } from "../../contracts/chat.ts";
-import { ChatTemplate } from "../tokenizer/chat-template.ts";
-import { loadTokenizerFiles } from "../tokenizer/model-files.ts";
-import { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
+import { ChatTemplate } from "../../lib/model/chat-template.ts";
+import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
+import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import type { PromptJob, PromptJobResult } from "./prompt-job.ts";
 
 async function main(): Promise<void> {

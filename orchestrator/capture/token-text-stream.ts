@@ -1,6 +1,6 @@
 // Incremental detokenization of a growing list of output ids: emits text only once it is complete
 // (no half UTF-8 characters), special tokens such as <|im_end|> left out. Ignores parsing and sampling.
-import type { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
+import type { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 
 /** Per tokenizer: the text of each id decoded alone, when that is safe to concatenate (byte-level BPE). */
 const pieceCaches = new WeakMap<ModelTokenizer, { concatenates: boolean; pieces: Map<number, string | null> }>();

@@ -1,5 +1,5 @@
 // Bearer-key check in constant time (SHA-256 of both sides, timingSafeEqual). The bind-address rule (any
-// non-loopback address needs a key) lives in contracts/bind-rule.ts. Ignores everything else about requests.
+// non-loopback address needs a key) lives in lib/bind-rule.ts. Ignores everything else about requests.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 

@@ -2,7 +2,7 @@
 // errors to HTTP statuses. Ignores routing and SSE.
 import type { ServerResponse } from "node:http";
 import { isOpenclawRlError } from "../../contracts/errors.ts";
-import { EngineStatusError } from "../engine/sglang-client.ts";
+import { EngineStatusError } from "../../lib/sglang/engine-errors.ts";
 
 export interface OpenAiError {
   status: number;

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AssistantMessage, ChatRequest, ToolCall } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { CapturedTurn, FinishReason } from "../../contracts/turn.ts";
-import { engineMessage } from "../engine/sglang-client.ts";
+import { engineMessage } from "../../lib/sglang/engine-errors.ts";
 import { engineRejected, enginesNotReady, openAiError, sendError } from "./openai-errors.ts";
 import { beginTurn, emitTurnEnd, finishTurn, prepareTurn, requestSignal, turnOrigin } from "./chat-turn.ts";
 import { noteWeightVersion, type ProxyContext } from "./proxy-context.ts";

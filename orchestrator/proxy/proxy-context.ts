@@ -1,13 +1,13 @@
 // What a request handler needs from the running proxy: the deps, the session tracker, the prompt builder,
 // the turn records and shared counters. A plain bag of references; owns no behaviour.
 import type { EventBus } from "../event-bus.ts";
-import type { SglangClient } from "../engine/sglang-client.ts";
-import type { ChatTemplate } from "../tokenizer/chat-template.ts";
-import type { ModelTokenizer } from "../tokenizer/model-tokenizer.ts";
+import type { SglangClient } from "../../lib/sglang/sglang-client.ts";
+import type { ChatTemplate } from "../../lib/model/chat-template.ts";
+import type { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import type { PromptBuilder } from "../capture/prompt-builder.ts";
-import type { TurnRecords } from "../capture/turn-records.ts";
+import type { TurnRecords } from "../records/turn-records.ts";
 import type { MessageDigests } from "../sessions/message-digest.ts";
 import type { SessionTracker } from "../sessions/session-tracker.ts";
 

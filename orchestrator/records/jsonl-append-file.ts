@@ -3,7 +3,7 @@
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { OpenclawRlError } from "../../contracts/errors.ts";
-import { GroupCommit } from "../group-commit.ts";
+import { GroupCommit } from "../../lib/group-commit.ts";
 
 const NEWLINE = Buffer.from("\n");
 

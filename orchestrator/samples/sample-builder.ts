@@ -2,9 +2,9 @@
 // per-token weight versions, teacher fields. Refuses (with a reason) instead of padding, truncating or guessing.
 import { SAMPLE_VERSION, type Sample } from "../../contracts/sample.ts";
 import type { ClosedTurn, WeightVersionSpan } from "../../contracts/turn.ts";
-import type { Decision } from "./method-dispatch.ts";
-import type { TeacherValues } from "./teacher-alignment.ts";
-import { plainArray } from "../worker-thread.ts";
+import type { Decision } from "./sample-decision.ts";
+import type { TeacherValues } from "../judging/teacher-alignment.ts";
+import { plainArray } from "../../lib/worker-thread.ts";
 
 export type BuildResult = { ok: true; sample: Sample } | { ok: false; reason: string };
 

@@ -2,7 +2,7 @@
 // tool-call ids (OpenClaw rewrites call_2 → call2), reasoning and content-null-vs-"" do not count. No state.
 import { createHash } from "node:crypto";
 import type { AssistantMessage, ChatMessage } from "../../contracts/chat.ts";
-import { flattenContent } from "../tokenizer/chat-template.ts";
+import { flattenContent } from "../../lib/model/chat-template.ts";
 import { LruCache } from "../../lib/lru-cache.ts";
 
 const INTERNAL_CONTEXT_MARKER = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";

@@ -2,7 +2,7 @@
 // in the new history (user reply or tool results), never an ephemeral context block. Pure functions.
 import type { AssistantMessage, ChatMessage } from "../../contracts/chat.ts";
 import type { NextState } from "../../contracts/turn.ts";
-import { flattenContent } from "../tokenizer/chat-template.ts";
+import { flattenContent } from "../../lib/model/chat-template.ts";
 import { isEphemeral, normalizeMessage } from "./message-digest.ts";
 
 export type NextStateMatch =

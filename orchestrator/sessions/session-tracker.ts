@@ -4,7 +4,7 @@ import type { ChatMessage } from "../../contracts/chat.ts";
 import type { CapturedTurn, ClosedTurn, NextState } from "../../contracts/turn.ts";
 import { digestMessage, prefixDigests, type MessageDigests } from "./message-digest.ts";
 import { extractNextState } from "./next-state.ts";
-import { TurnCounters } from "./turn-counters.ts";
+import { TurnCounters } from "../records/turn-counters.ts";
 import type { SessionView } from "./turn-decision.ts";
 
 interface OpenTurn {

@@ -3,7 +3,7 @@
 import type { ChatMessage, ChatRequest } from "../../contracts/chat.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import type { TurnDecision } from "../../contracts/turn.ts";
-import { flattenContent } from "../tokenizer/chat-template.ts";
+import { flattenContent } from "../../lib/model/chat-template.ts";
 import { runtimeSessionId } from "./message-digest.ts";
 
 export type Headers = Record<string, string | string[] | undefined>;

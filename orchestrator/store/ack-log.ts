@@ -3,7 +3,7 @@
 import { readFile, truncate } from "node:fs/promises";
 import { z } from "zod";
 import { OpenclawRlError } from "../../contracts/errors.ts";
-import { appendDurably, replaceDurably } from "./durable-file.ts";
+import { appendDurably, replaceDurably } from "../../lib/durable-file.ts";
 
 const totalsEntry = z.object({ t: z.literal("totals"), acknowledged: z.number(), droppedStale: z.number(), nextSeq: z.number(), batches: z.array(z.string()) });
 const ackEntry = z.object({ t: z.literal("ack"), batch: z.string(), rollout: z.number(), seqs: z.array(z.number()), at: z.number() });

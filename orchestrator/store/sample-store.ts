@@ -8,10 +8,10 @@ import { SAMPLE_FRAME_MAGIC } from "../../contracts/bridge.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { Sample } from "../../contracts/sample.ts";
 import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
-import { isStale, oldestVersion } from "../staleness/staleness-policy.ts";
-import type { WeightVersionSource } from "../staleness/weight-version-tracker.ts";
+import { isStale, oldestVersion } from "../weights/staleness-policy.ts";
+import type { WeightVersionSource } from "../weights/weight-version-tracker.ts";
 import { AckLog } from "./ack-log.ts";
-import { appendDurably } from "./durable-file.ts";
+import { appendDurably } from "../../lib/durable-file.ts";
 import { encodeSample, parseFrame, type StorableSample } from "./sample-frame.ts";
 import { SegmentLog, type RecordLocation } from "./segment-log.ts";
 

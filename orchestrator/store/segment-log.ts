@@ -4,8 +4,8 @@ import { open, readdir, readFile, rm, truncate, type FileHandle } from "node:fs/
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { OpenclawRlError } from "../../contracts/errors.ts";
-import { GroupCommit } from "../group-commit.ts";
-import { fsyncDirectory } from "./durable-file.ts";
+import { GroupCommit } from "../../lib/group-commit.ts";
+import { fsyncDirectory } from "../../lib/durable-file.ts";
 
 export interface RecordLocation {
   segment: number;

@@ -11,14 +11,14 @@ import { execa, type ResultPromise } from "execa";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
-import { SglangClient } from "../../orchestrator/engine/sglang-client.ts";
+import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
-import { JudgePipeline } from "../../orchestrator/samples/judge-pipeline.ts";
-import { JudgeThread } from "../../orchestrator/samples/judge-thread.ts";
+import { JudgePipeline } from "../../orchestrator/judging/judge-pipeline.ts";
+import { JudgeThread } from "../../orchestrator/judging/judge-thread.ts";
 import { createProxy } from "../../orchestrator/proxy/proxy-server.ts";
-import { ChatTemplate } from "../../orchestrator/tokenizer/chat-template.ts";
-import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
-import { ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
+import { ChatTemplate } from "../../lib/model/chat-template.ts";
+import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
+import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 
 const REPLY = "Sure, I will look at the workspace now and report back shortly with what I find, starting with the files that changed since yesterday.";
 /** The fake engine's timing: a prefix-cached prefill, then one token per step (about what a 4B model does under load). */
@@ -253,7 +253,7 @@ async function startJudgingProxy(method: string, on: string, engineUrl: string, 
   if (!["binary", "opd", "combine"].includes(method)) throw new Error(`--judging=${method}: use binary, opd or combine`);
   if (!["thread", "loop"].includes(on)) throw new Error(`--judging-on=${on}: use thread (as openclaw-rl start runs it) or loop`);
   const root = path.resolve(path.dirname(SELF), "../..");
-  const judge = execa(process.execPath, ["--import", "tsx", path.join(root, "launchers/rehearsal/standin-sglang-main.ts"), "--role", "judge", "--port", "0"], { reject: false });
+  const judge = execa(process.execPath, ["--import", "tsx", path.join(root, "rehearsal/standin-sglang-main.ts"), "--role", "judge", "--port", "0"], { reject: false });
   const judgeUrl = await new Promise<string>((resolve, reject) => {
     let buffer = "";
     judge.stdout?.on("data", (data: Buffer) => {

@@ -9,12 +9,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ChatMessage } from "../../contracts/chat.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
-import { SglangClient } from "../../orchestrator/engine/sglang-client.ts";
+import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { createProxy, type Proxy } from "../../orchestrator/proxy/proxy-server.ts";
-import { ChatTemplate } from "../../orchestrator/tokenizer/chat-template.ts";
-import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
-import { ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
+import { ChatTemplate } from "../../lib/model/chat-template.ts";
+import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
+import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 
 const SESSIONS = 12;
 const TURNS = 10;

@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { BridgeServer } from "../../orchestrator/bridge/bridge-server.ts";
 import { SampleStore } from "../../orchestrator/store/sample-store.ts";
-import { WeightVersionTracker } from "../../orchestrator/staleness/weight-version-tracker.ts";
+import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
 import { makeSample, type SampleShape } from "./sample-factory.ts";
 
 const { values } = parseArgs({

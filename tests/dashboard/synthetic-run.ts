@@ -2,7 +2,7 @@
 // batches every `batchSize` samples, weight updates after each batch, plus matching JSONL records.
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import type { TurnRecord } from "../../orchestrator/capture/turn-records.ts";
+import type { TurnRecord } from "../../orchestrator/records/turn-records.ts";
 import type { EventBus } from "../../orchestrator/event-bus.ts";
 import type { JudgementRecord, RecordedVote } from "../../orchestrator/records/judgement-records.ts";
 

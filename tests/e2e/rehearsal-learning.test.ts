@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { rejectedShare, rewardCurve } from "../../launchers/rehearsal/reward-curve.ts";
-import { ScriptedUser } from "../../launchers/rehearsal/scripted-user.ts";
+import { rejectedShare, rewardCurve } from "../../rehearsal/reward-curve.ts";
+import { ScriptedUser } from "../../rehearsal/scripted-user.ts";
 import { freePort, until } from "../support/loopback.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");

@@ -124,7 +124,7 @@ describe("other engines", () => {
     expect(plan).toMatchObject({ engine: "external", placement: null, processes: [] });
   });
 
-  it("rehearsal: the stand-in processes from launchers/rehearsal, labelled as stand-ins", async () => {
+  it("rehearsal: the stand-in processes from rehearsal/, labelled as stand-ins", async () => {
     const recipe = parseRecipe({ engine: { kind: "rehearsal" }, model: { path: "builtin:qwen3" } });
     const plan = await buildLaunchPlan(recipe, context);
     expect(plan).toMatchObject({ engine: "rehearsal", placement: null });

@@ -4,8 +4,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { chatRequestSchema, type ChatMessage, type Tool } from "../../contracts/chat.ts";
-import { ChatTemplate } from "../../orchestrator/tokenizer/chat-template.ts";
-import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
+import { ChatTemplate } from "../../lib/model/chat-template.ts";
+import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { openclawTools } from "./fixtures.ts";
 import { qwen3 } from "./harness.ts";
 

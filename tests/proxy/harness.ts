@@ -6,13 +6,13 @@ import path from "node:path";
 import type { RecipeInput } from "../../contracts/recipe.ts";
 import type { RunEvent } from "../../contracts/events.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
-import { StandinSglangServer } from "../../launchers/rehearsal/standin-sglang-server.ts";
-import { SglangClient } from "../../orchestrator/engine/sglang-client.ts";
+import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
+import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { createProxy, type Proxy } from "../../orchestrator/proxy/proxy-server.ts";
-import { ChatTemplate } from "../../orchestrator/tokenizer/chat-template.ts";
-import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
-import { ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
+import { ChatTemplate } from "../../lib/model/chat-template.ts";
+import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
+import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { testRecipe } from "./fixtures.ts";
 
 let shared: Promise<{ tokenizer: ModelTokenizer; template: ChatTemplate }> | null = null;

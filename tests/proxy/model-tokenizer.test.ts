@@ -9,12 +9,12 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { TokenizerLoader } from "@lenml/tokenizers";
 import { describe, expect, it } from "vitest";
-import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
+import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { chatRequestSchema } from "../../contracts/chat.ts";
 import { INLINE_ENCODE_CHARS } from "../../orchestrator/capture/prompt-builder.ts";
-import { ChatTemplate } from "../../orchestrator/tokenizer/chat-template.ts";
+import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { openclawFixture } from "./fixtures.ts";
-import { lineChunks, ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
+import { lineChunks, ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 
 const TEXTS = [
   "Hello world",

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { chatRequestSchema, type ChatMessage, type ChatRequest } from "../../contracts/chat.ts";
 import { endsInsideReasoning, PromptBuilder } from "../../orchestrator/capture/prompt-builder.ts";
-import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
-import { ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
+import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
+import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { PromptPool } from "../../orchestrator/capture/prompt-pool.ts";
 import { INTERNAL_CONTEXT, openclawFixture, openclawSystemPrompt, openclawTools, userTurn } from "./fixtures.ts";
 import { qwen3 } from "./harness.ts";

@@ -1,8 +1,8 @@
 // ModelTokenizer.encodeWithin with a memo key reuses the ids of the key's previous text up to the end of an added
 // token: the ids (and their JSON) must always equal a plain encode, whatever the new text shares with the old one.
 import { describe, expect, it } from "vitest";
-import { ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
-import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
+import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
+import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 
 function random(seed: number): () => number {
   let state = seed >>> 0;

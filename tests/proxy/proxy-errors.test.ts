@@ -2,7 +2,7 @@ import { createServer as createHttpServer, request as httpRequest } from "node:h
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/loopback.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
-import { SglangClient } from "../../orchestrator/engine/sglang-client.ts";
+import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { createProxy } from "../../orchestrator/proxy/proxy-server.ts";
 import { testRecipe } from "./fixtures.ts";

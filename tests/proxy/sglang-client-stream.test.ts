@@ -1,6 +1,7 @@
 import { createServer, type RequestListener } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EngineStatusError, generatePayload, SglangClient } from "../../orchestrator/engine/sglang-client.ts";
+import { EngineStatusError } from "../../lib/sglang/engine-errors.ts";
+import { generatePayload, SglangClient } from "../../lib/sglang/sglang-client.ts";
 
 const chunk = (ids: number[], finish: unknown) =>
   `data: ${JSON.stringify({ text: "", output_ids: ids, meta_info: { id: "r", finish_reason: finish, weight_version: "7", completion_tokens: ids.length, output_token_logprobs: ids.map((id) => [-0.5, id, null]) } })}\n\n`;

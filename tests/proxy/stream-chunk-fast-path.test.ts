@@ -3,7 +3,7 @@
 import { createServer } from "node:http";
 import { describe, expect, it } from "vitest";
 import { generateResponseSchema } from "../../contracts/sglang.ts";
-import { SglangClient } from "../../orchestrator/engine/sglang-client.ts";
+import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { digestMessage, MessageDigests, prefixDigests } from "../../orchestrator/sessions/message-digest.ts";
 import type { ChatMessage } from "../../contracts/chat.ts";
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ClosedTurn } from "../../contracts/turn.ts";
-import { turnRecord, TurnRecords } from "../../orchestrator/capture/turn-records.ts";
+import { turnRecord, TurnRecords } from "../../orchestrator/records/turn-records.ts";
 
 const turn: ClosedTurn = {
   version: 1,

@@ -1,7 +1,7 @@
 // GroupCommit: values added during a write go out together in the next one, each caller gets its own result, and a
 // failed write fails its group only.
 import { describe, expect, it } from "vitest";
-import { GroupCommit } from "../../orchestrator/group-commit.ts";
+import { GroupCommit } from "../../lib/group-commit.ts";
 
 describe("GroupCommit", () => {
   it("writes the first value alone, then what queued meanwhile as one group, each caller resolved with its own result", async () => {

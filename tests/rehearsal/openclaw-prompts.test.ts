@@ -5,10 +5,10 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { chatRequestSchema } from "../../contracts/chat.ts";
-import { readPrompt } from "../../launchers/rehearsal/prompt-reader.ts";
-import { planReply } from "../../launchers/rehearsal/reply-composer.ts";
-import { ChatTemplate } from "../../orchestrator/tokenizer/chat-template.ts";
-import { BUILTIN_QWEN3, loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
+import { readPrompt } from "../../rehearsal/prompt-reader.ts";
+import { planReply } from "../../rehearsal/reply-composer.ts";
+import { ChatTemplate } from "../../lib/model/chat-template.ts";
+import { BUILTIN_QWEN3, loadTokenizerFiles } from "../../lib/model/model-files.ts";
 
 let template: ChatTemplate;
 

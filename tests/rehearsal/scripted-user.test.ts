@@ -1,13 +1,13 @@
 // The scripted user against a stand-in policy's own /v1/chat/completions (standing in for the proxy): rejects the
 // AI style, accepts others, runs tool calls, records weight versions; the reward curve groups them per version.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ChatTemplate } from "../../orchestrator/tokenizer/chat-template.ts";
-import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
-import { ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
-import { PolicyResponder } from "../../launchers/rehearsal/policy-responder.ts";
-import { formatCurvePoint, rejectedShare, rewardCurve } from "../../launchers/rehearsal/reward-curve.ts";
-import { REJECTION, ScriptedUser, type TurnRecord } from "../../launchers/rehearsal/scripted-user.ts";
-import { StandinSglangServer } from "../../launchers/rehearsal/standin-sglang-server.ts";
+import { ChatTemplate } from "../../lib/model/chat-template.ts";
+import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
+import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
+import { PolicyResponder } from "../../rehearsal/policy-responder.ts";
+import { formatCurvePoint, rejectedShare, rewardCurve } from "../../rehearsal/reward-curve.ts";
+import { REJECTION, ScriptedUser, type TurnRecord } from "../../rehearsal/scripted-user.ts";
+import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
 
 let server: StandinSglangServer;
 const prompts: string[] = [];

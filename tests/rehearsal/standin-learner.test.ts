@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 describe("StyleLearner (standin_learner.py)", () => {
   it("pushes the rejected style down for binary, opd and combine", async () => {
     const result = await execa("/usr/bin/python3", ["tests/rehearsal/fixtures/learner_check.py", "binary", "opd", "combine"], {
-      env: { PYTHONPATH: ["native", "launchers/rehearsal"].join(path.delimiter) },
+      env: { PYTHONPATH: ["native", "rehearsal"].join(path.delimiter) },
       reject: false,
       timeout: 60_000,
     });

@@ -1,12 +1,12 @@
 // Pins the stand-in SGLang server's wire shapes: prefill alignment (leading null, N−L entries), cumulative
 // streaming, abort-mode pause with partial output and waiting requests, continue, weight version, chat SSE.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SglangClient } from "../../orchestrator/engine/sglang-client.ts";
-import { ChatTemplate } from "../../orchestrator/tokenizer/chat-template.ts";
-import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
-import { ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
-import type { Responder } from "../../launchers/rehearsal/standin-model.ts";
-import { StandinSglangServer } from "../../launchers/rehearsal/standin-sglang-server.ts";
+import { SglangClient } from "../../lib/sglang/sglang-client.ts";
+import { ChatTemplate } from "../../lib/model/chat-template.ts";
+import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
+import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
+import type { Responder } from "../../rehearsal/standin-model.ts";
+import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
 
 const IM_END = 151645;
 let server: StandinSglangServer;

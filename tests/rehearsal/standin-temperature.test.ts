@@ -3,10 +3,10 @@
 // log-probs at the request's temperature (1 when greedy), in output_token_ids_logprobs, one row per output position.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GenerateRequest } from "../../contracts/sglang.ts";
-import type { Responder } from "../../launchers/rehearsal/standin-model.ts";
-import { StandinSglangServer } from "../../launchers/rehearsal/standin-sglang-server.ts";
-import { loadTokenizerFiles } from "../../orchestrator/tokenizer/model-files.ts";
-import { ModelTokenizer } from "../../orchestrator/tokenizer/model-tokenizer.ts";
+import type { Responder } from "../../rehearsal/standin-model.ts";
+import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
+import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
+import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 
 let server: StandinSglangServer;
 let url: string;

@@ -8,7 +8,7 @@ import { execa, type ResultPromise } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PlanContext } from "../../contracts/plan.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
-import { rehearsalProcesses, standinWeightStatePath } from "../../launchers/rehearsal/rehearsal-plan.ts";
+import { rehearsalProcesses, standinWeightStatePath } from "../../launchers/rehearsal-plan.ts";
 import { freePort } from "../support/loopback.ts";
 import { untilListening } from "./stand-in-start.ts";
 

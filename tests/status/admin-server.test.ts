@@ -13,8 +13,8 @@ import { createAdminToken, readAdminToken } from "../../orchestrator/status/admi
 import { statusSnapshotSchema } from "../../orchestrator/status/status-snapshot.ts";
 import { formatStatus } from "../../cli/commands/status-format.ts";
 import { StatusTracker } from "../../orchestrator/status/status-tracker.ts";
-import { WeightUpdateWatcher } from "../../orchestrator/status/weight-update-watcher.ts";
-import { WeightVersionTracker } from "../../orchestrator/staleness/weight-version-tracker.ts";
+import { WeightUpdateWatcher } from "../../orchestrator/weights/weight-update-watcher.ts";
+import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
 
 describe("admin server", () => {
   const runDir = mkdtempSync(path.join(tmpdir(), "openclaw-rl-status-"));

@@ -3,9 +3,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../contracts/events.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
-import { WeightVersionTracker } from "../../orchestrator/staleness/weight-version-tracker.ts";
-import { engineUrls, readEngineVersions } from "../../orchestrator/status/engine-weight-versions.ts";
-import { WeightUpdateWatcher } from "../../orchestrator/status/weight-update-watcher.ts";
+import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
+import { engineUrls, readEngineVersions } from "../../orchestrator/weights/engine-weight-versions.ts";
+import { WeightUpdateWatcher } from "../../orchestrator/weights/weight-update-watcher.ts";
 import { ROUTER_ROUTES, startEngine, startRouter, type Listening } from "./router-standin.ts";
 
 const open: Listening[] = [];

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { SampleStore } from "../../orchestrator/store/sample-store.ts";
 import { decodeSample } from "../../orchestrator/store/sample-frame.ts";
-import { WeightVersionTracker } from "../../orchestrator/staleness/weight-version-tracker.ts";
+import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
 import { makeSample } from "../bridge/sample-factory.ts";
 
 let dir: string;

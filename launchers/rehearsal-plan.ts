@@ -1,0 +1,85 @@
+// The rehearsal engine's processes: the stand-in policy and judge servers (node + tsx, loopback ports from
+// engine.rehearsal; the policy keeps its weight state in the run folder, so a restart resumes its version) and the
+// stand-in trainer (Python, the real native rollout function; none with sink.kind jsonl, where samples go to a file
+// and there is no bridge). Pure: starts nothing.
+import { existsSync } from "node:fs";
+import path from "node:path";
+import type { PlanContext, ProcessSpec } from "../contracts/plan.ts";
+import type { Recipe } from "../contracts/recipe.ts";
+
+/**
+ * Python that runs the stand-in trainer: the system one (Debian's python3-torch installs torch there, which the
+ * native rollout function and the learner need), else `python3` from PATH (without torch the trainer says so and
+ * only acknowledges batches).
+ */
+export const STANDIN_PYTHON = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+/** Delay per streamed token of the stand-in servers, so pauses can land mid-generation as on a real engine. */
+export const STANDIN_TOKEN_DELAY_MS = 2;
+/** Adam step size of the stand-in style softmax (the recipe's training.lr is sized for real models). */
+export const STANDIN_LEARNING_RATE = 0.5;
+/** Where the stand-in policy saves its version and weights at each update (beside the trainer's policy files). */
+export function standinWeightStatePath(runDir: string): string {
+  return path.join(runDir, "standin-policy", "weight-state.json");
+}
+
+function serverProcess(recipe: Recipe, context: PlanContext, role: "policy" | "judge"): ProcessSpec {
+  const rehearsal = recipe.engine.rehearsal;
+  const tokenizer = role === "policy" ? (recipe.model.tokenizer_path ?? recipe.model.path) : (recipe.judge.tokenizer_path ?? recipe.judge.path ?? recipe.model.tokenizer_path ?? recipe.model.path);
+  return {
+    name: `rehearsal-${role}`,
+    node: 0,
+    cwd: context.packageRoot,
+    argv: [
+      process.execPath, "--import", "tsx/esm",
+      path.join(context.packageRoot, "rehearsal", "standin-sglang-main.ts"),
+      "--role", role,
+      "--port", String(role === "policy" ? rehearsal.policy_port : rehearsal.judge_port),
+      "--tokenizer", tokenizer,
+      "--served-model-name", recipe.model.served_name,
+      "--seed", String(rehearsal.seed),
+      "--token-delay-ms", String(STANDIN_TOKEN_DELAY_MS),
+      // as the slime plan asks of SGLang: chunks carry only new tokens (the proxy parses each token once)
+      ...(recipe.engine.slime.stream_output_flag === "none" ? [] : ["--incremental-streaming-output"]),
+      // a restarted policy serves the version and weights it had in this run (a real engine gets the trainer's)
+      ...(role === "policy" ? ["--weight-state", standinWeightStatePath(context.runDir), "--run-id", context.runId ?? "plan"] : []),
+    ],
+    env: {},
+  };
+}
+
+function trainerProcess(recipe: Recipe, context: PlanContext): ProcessSpec {
+  const rehearsal = recipe.engine.rehearsal;
+  return {
+    name: "rehearsal-trainer",
+    node: 0,
+    cwd: context.packageRoot,
+    argv: [
+      STANDIN_PYTHON, path.join(context.packageRoot, "rehearsal", "standin_trainer.py"),
+      "--policy-url", `http://127.0.0.1:${rehearsal.policy_port}`,
+      "--judge-url", `http://127.0.0.1:${rehearsal.judge_port}`,
+      "--method", recipe.method,
+      "--batch-size", String(recipe.training.batch_size),
+      "--train-seconds", String(rehearsal.train_seconds),
+      "--learn", rehearsal.learn,
+      "--lr", String(STANDIN_LEARNING_RATE),
+      "--eps-clip", String(recipe.training.eps_clip),
+      "--eps-clip-high", String(recipe.training.eps_clip_high),
+      "--w-rl", String(recipe.combine.w_rl),
+      "--w-opd", String(recipe.combine.w_opd),
+      "--run-dir", context.runDir,
+    ],
+    env: {
+      OPENCLAW_RL_BRIDGE: context.bridgeUrl,
+      OPENCLAW_RL_BRIDGE_TOKEN: context.bridgeToken,
+      PYTHONPATH: path.join(context.packageRoot, "native"),
+      PYTHONUNBUFFERED: "1",
+    },
+    secretEnv: ["OPENCLAW_RL_BRIDGE_TOKEN"],
+  };
+}
+
+export function rehearsalProcesses(recipe: Recipe, context: PlanContext): ProcessSpec[] {
+  const servers = [serverProcess(recipe, context, "policy"), serverProcess(recipe, context, "judge")];
+  // a JSONL sink has no bridge for a trainer to read from: the samples are for training later
+  return recipe.sink.kind === "jsonl" ? servers : [...servers, trainerProcess(recipe, context)];
+}

@@ -1,0 +1,389 @@
+// Turns closed main turns into samples: explicit feedback or judge votes (binary / opd / combine), teacher scoring,
+// the sample put into the sink, one judgement record per turn, events and counters. Owns the judging life cycle of
+// a turn (held feedback, bounded retries of failed judgements, re-judging); HTTP routing is the proxy's.
+import { setMaxListeners } from "node:events";
+import { teacherTemperature, type Recipe } from "../../contracts/recipe.ts";
+import type { Sample } from "../../contracts/sample.ts";
+import type { SampleSink } from "../../contracts/sample-sink.ts";
+import type { ClosedTurn } from "../../contracts/turn.ts";
+import type { SglangClient } from "../../lib/sglang/sglang-client.ts";
+import type { EventBus } from "../event-bus.ts";
+import { CallLimiter } from "./call-limiter.ts";
+import { JudgeClient } from "./judge-client.ts";
+import { chooseHint, describeTally, tallyEvalVotes, type Vote } from "./vote-tally.ts";
+import { JudgementRecords, JUDGEMENT_RECORD_VERSION, type JudgementRecord, type RecordedVote } from "../records/judgement-records.ts";
+import type { ChatTemplate } from "../../lib/model/chat-template.ts";
+import type { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
+import { oldestVersion, parseWeightVersion } from "../weights/staleness-policy.ts";
+import { detectExplicitScore, type ExplicitFeedback } from "./explicit-feedback.ts";
+import { handleFeedbackRequest, type FeedbackHeaders, type FeedbackReply } from "./feedback-endpoint.ts";
+import { JudgeCounters, type JudgeStats, type SkipCategory } from "./judge-stats.ts";
+import { decideSample, type JudgedSignals } from "../samples/sample-decision.ts";
+import { buildSample, unusableTurnReason } from "../samples/sample-builder.ts";
+import { TeacherScorer, type TeacherOutcome } from "./teacher-scorer.ts";
+import { TurnLedger } from "./turn-ledger.ts";
+import { TurnVoter } from "./turn-voter.ts";
+
+export interface JudgePipelineDeps {
+  recipe: Recipe;
+  judge: SglangClient;
+  judgeTemplate: ChatTemplate;
+  judgeTokenizer: ModelTokenizer;
+  policyTemplate: ChatTemplate;
+  policyTokenizer: ModelTokenizer;
+  bus: EventBus;
+  sink: SampleSink;
+  recordsDir: string;
+  /** First backoff between retries of one judge call (default 1000 ms, doubling). */
+  retryBackoffMs?: number;
+  /** A turn whose votes of one purpose ALL failed is judged again this many times (default 1) ... */
+  turnRetries?: number;
+  /** ... after this long (default 30 s). */
+  turnRetryDelayMs?: number;
+}
+
+export type { JudgeStats } from "./judge-stats.ts";
+
+interface Outcome {
+  sample: Sample | null;
+  skipped: string | null;
+  category: SkipCategory | null;
+}
+
+export class JudgePipeline {
+  private readonly recipe: Recipe;
+  private readonly voter: TurnVoter;
+  private readonly teacher: TeacherScorer;
+  private readonly records: JudgementRecords;
+  private readonly ledger: TurnLedger;
+  private readonly counters = new JudgeCounters();
+  private readonly inflight = new Set<Promise<void>>();
+  /**
+   * Closed turns waiting for a judging slot, oldest first. A turn is judged when one of `maxJudging` slots frees
+   * (twice judge.concurrency: enough turns to keep every judge call slot busy); when its slot comes it is skipped
+   * if it is already stale (its sample would never be delivered); beyond judge.max_waiting_turns the oldest
+   * waiting turn is skipped. A judge slower than the user leaves a bounded backlog of the newest turns, not an
+   * ever-growing one of turns whose samples the store drops.
+   */
+  private readonly waiting: ClosedTurn[] = [];
+  private judging = 0;
+  private readonly maxJudging: number;
+  /** The engines' weight version, from the bus's weights-update-end events. */
+  private currentVersion = 0;
+  private readonly shutdown = new AbortController();
+  private readonly unsubscribe: () => void;
+  private closed = false;
+
+  constructor(private readonly deps: JudgePipelineDeps) {
+    this.recipe = deps.recipe;
+    setMaxListeners(0, this.shutdown.signal); // every judge call in flight or waiting listens to it: no warning past 10
+    const judge = deps.recipe.judge;
+    const limiter = new CallLimiter(judge.concurrency);
+    const settings = {
+      votes: judge.votes,
+      temperature: judge.temperature,
+      maxNewTokens: judge.max_new_tokens,
+      timeoutMs: judge.timeout_s * 1000,
+      retries: judge.retries,
+      backoffMs: deps.retryBackoffMs ?? 1000,
+    };
+    const client = new JudgeClient({ engine: deps.judge, template: deps.judgeTemplate, limiter, settings, signal: this.shutdown.signal });
+    this.voter = new TurnVoter({
+      client,
+      bus: deps.bus,
+      counters: this.counters,
+      signal: this.shutdown.signal,
+      turnRetries: deps.turnRetries ?? 1,
+      turnRetryDelayMs: deps.turnRetryDelayMs ?? 30_000,
+    });
+    this.teacher = new TeacherScorer({
+      engine: deps.judge,
+      template: deps.policyTemplate,
+      tokenizer: deps.policyTokenizer,
+      limiter,
+      settings,
+      topk: deps.recipe.method === "opd" ? deps.recipe.opd.topk : 0,
+      temperature: teacherTemperature(deps.recipe),
+      window: judge.concurrency,
+      signal: this.shutdown.signal,
+    });
+    this.records = new JudgementRecords(deps.recordsDir);
+    this.ledger = new TurnLedger(deps.recipe.proxy.max_sessions);
+    this.maxJudging = 2 * judge.concurrency;
+    this.unsubscribe = deps.bus.subscribe((event) => {
+      if (event.type === "turn-end" && event.turnType === "main") {
+        if (event.finishReason === "abort") this.ledger.noteAborted(event.sessionId, event.turn);
+        else this.ledger.noteOpen(event.sessionId, event.turn);
+      }
+      if (event.type === "weights-update-end") this.currentVersion = Math.max(this.currentVersion, parseWeightVersion(event.toVersion) ?? 0);
+      if (event.type === "weights-version-reset") this.currentVersion = 0; // slime restarted: versions count from 0 again
+    });
+  }
+
+  /** Starts judging a closed turn in the background; never throws. */
+  onTurnClosed(turn: ClosedTurn): void {
+    try {
+      if (this.closed) return;
+      const entry = this.ledger.entry(turn.sessionId, turn.turn);
+      if (entry && entry.state !== "open") return; // closed twice: judged once
+      this.launch(turn);
+    } catch (error) {
+      this.reportError("INTERNAL", `cannot start judging ${turn?.sessionId}:${turn?.turn}: ${(error as Error).message}`);
+    }
+  }
+
+  /** POST /v1/feedback: explicit feedback (score and/or hint) for a turn. */
+  handleFeedback(body: unknown, headers: FeedbackHeaders = {}): Promise<FeedbackReply> {
+    return handleFeedbackRequest(body, headers, {
+      method: this.recipe.method,
+      ledger: this.ledger,
+      rejudge: (turn) => this.launch(turn),
+    });
+  }
+
+  /** Waits for in-flight judgements (then aborts what is left) and closes the records file. */
+  async drain(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.inflight.size > 0 && Date.now() < deadline) {
+      await settleWithin([...this.inflight], deadline - Date.now());
+    }
+    this.closed = true;
+    if (this.inflight.size > 0) {
+      this.shutdown.abort(); // (waiting turns then start and end at once: "shutdown before the judge answered")
+      const until = Date.now() + 2000;
+      while (this.inflight.size > 0 && Date.now() < until) await settleWithin([...this.inflight], until - Date.now());
+    }
+    this.unsubscribe();
+    await this.records.close();
+  }
+
+  stats(): JudgeStats {
+    return this.counters.snapshot(this.inflight.size + this.waiting.length);
+  }
+
+  /** Mean evaluation score of the given samples (rollout/prm_eval_score); null when none has one. */
+  evalScoreOfBatch(sampleIds: readonly string[]): number | null {
+    return this.counters.evalScoreOfBatch(sampleIds);
+  }
+
+  private launch(turn: ClosedTurn): void {
+    this.ledger.noteJudging(turn);
+    if (!this.needsJudge(turn)) return this.start(turn, null); // decided at once: never waits, never pushes a turn out
+    this.waiting.push(turn);
+    const limit = this.recipe.judge.max_waiting_turns;
+    if (this.waiting.length > limit) {
+      const oldest = this.waiting.shift()!;
+      this.start(oldest, { sample: null, skipped: `backlog full: more than ${limit} turns waiting for the judge (judge.max_waiting_turns); the oldest is not judged`, category: "backlog-full" });
+    }
+    this.pump();
+  }
+
+  /**
+   * Whether judging the turn may call the judge: not for an unusable turn, nor for one with no next state and no
+   * feedback held for it (the session's last turn at an idle timeout or at shutdown, when many close at once).
+   */
+  private needsJudge(turn: ClosedTurn): boolean {
+    if (unusableTurnReason(turn) !== null) return false;
+    return turn.nextState !== null || Boolean(this.ledger.entry(turn.sessionId, turn.turn)?.held);
+  }
+
+  /** Starts waiting turns while judging slots are free. */
+  private pump(): void {
+    while (this.judging < this.maxJudging && this.waiting.length > 0) {
+      const turn = this.waiting.shift()!;
+      this.start(turn, this.staleOutcome(turn));
+    }
+  }
+
+  /** Judges a turn now, or records it with `outcome` (a turn not to judge). */
+  private start(turn: ClosedTurn, outcome: Outcome | null): void {
+    this.judging++;
+    const task: Promise<void> = this.judgeTurn(turn, outcome)
+      .catch((error: unknown) => {
+        this.reportError("INTERNAL", `judging ${turn.sessionId}:${turn.turn} failed: ${(error as Error).message}`);
+        this.ledger.noteJudged(turn, null);
+      })
+      .finally(() => {
+        this.inflight.delete(task);
+        this.judging--;
+        this.pump();
+      });
+    this.inflight.add(task);
+  }
+
+  /** A turn whose oldest token is already more than training.max_staleness versions behind: its sample would never be delivered. */
+  private staleOutcome(turn: ClosedTurn): Outcome | null {
+    const oldest = oldestVersion(turn.weightVersions.map((span) => span.version));
+    const maxStaleness = this.recipe.training.max_staleness;
+    if (oldest === null || this.currentVersion - oldest <= maxStaleness) return null;
+    return {
+      sample: null,
+      skipped: `stale before judging: oldest token from weight version ${oldest}, current ${this.currentVersion}, max_staleness ${maxStaleness} (its sample would not be delivered)`,
+      category: "stale",
+    };
+  }
+
+  private async judgeTurn(turn: ClosedTurn, decided: Outcome | null): Promise<void> {
+    const method = this.recipe.method;
+    const explicit = this.explicitFeedback(turn);
+    const record: JudgementRecord = {
+      version: JUDGEMENT_RECORD_VERSION,
+      at: Date.now(),
+      sessionId: turn.sessionId,
+      turn: turn.turn,
+      method,
+      attempt: 1,
+      closedBy: turn.closedBy,
+      nextStateRole: turn.nextState?.role ?? null,
+      explicit,
+      evaluation: null,
+      hint: null,
+      teacher: null,
+      evalScore: null,
+      sample: null,
+      skipped: null,
+    };
+    const outcome = decided ?? (await this.decideAndBuild(turn, explicit, record));
+    record.at = Date.now();
+    record.sample = outcome.sample
+      ? { id: outcome.sample.id, kind: outcome.sample.kind, reward: outcome.sample.reward, why: outcome.sample.why, masked: outcome.sample.lossMask.every((bit) => bit === 0) }
+      : null;
+    record.skipped = outcome.skipped;
+    if (outcome.category) this.counters.skipped(outcome.category);
+    this.counters.judged(record.evalScore, outcome.category === "judge-failed");
+    await this.records.write(record).catch((error: unknown) => this.reportError("INTERNAL", `cannot write the judgement record: ${(error as Error).message}`));
+    this.deps.bus.emit({
+      type: "turn-judged",
+      sessionId: turn.sessionId,
+      turn: turn.turn,
+      method,
+      score: record.evalScore,
+      hintAccepted: record.hint ? record.hint.kept !== null : explicit?.hint ? true : null,
+      sample: record.sample ? { kind: record.sample.kind, reward: record.sample.reward, why: record.sample.why } : null,
+      skipped: outcome.skipped,
+      skipCategory: outcome.category,
+    });
+    this.ledger.noteJudged(turn, outcome.sample?.id ?? null);
+    // Feedback that arrived while this turn was being judged: use it now if no sample was made.
+    const entry = this.ledger.entry(turn.sessionId, turn.turn);
+    if (!outcome.sample && entry?.held && !this.closed) this.launch(turn);
+  }
+
+  private async decideAndBuild(turn: ClosedTurn, explicit: ExplicitFeedback | null, record: JudgementRecord): Promise<Outcome> {
+    const unusable = unusableTurnReason(turn);
+    if (unusable) return { sample: null, skipped: unusable, category: turn.finishReason === "abort" ? "aborted" : turn.responseIds.length === 0 ? "empty-response" : "invalid-turn" };
+
+    const method = this.recipe.method;
+    const hasNextState = turn.nextState !== null;
+    const needEval = method !== "opd" && explicit?.score == null && hasNextState;
+    const needHint = method !== "binary" && explicit?.hint == null && hasNextState;
+    const { evalVotes, hintVotes, attempts } = await this.voter.collect(turn, needEval, needHint);
+    record.attempt = attempts;
+
+    const tally = evalVotes ? tallyEvalVotes(evalVotes) : null;
+    const choice = hintVotes ? chooseHint(hintVotes, this.recipe.opd.min_hint_chars) : null;
+    if (tally) record.evaluation = { votes: evalVotes!.map((vote) => recordVote(vote, false)), score: tally.allFailed ? null : tally.score, valid: tally.valid, failed: tally.failed, counts: tally.counts };
+    if (choice) {
+      record.hint = { votes: hintVotes!.map((vote) => recordVote(vote, true)), kept: choice.hint, fromVote: choice.fromVote, reason: choice.reason };
+      if (!choice.allFailed) this.counters.hint(choice.hint !== null);
+    }
+    const evalScore = explicit?.score ?? (tally && !tally.allFailed ? tally.score : null);
+    record.evalScore = evalScore;
+
+    const signals: JudgedSignals = {
+      method,
+      hasNextState,
+      evalScore,
+      evalSource: explicit?.score != null ? "explicit" : tally && !tally.allFailed ? "votes" : null,
+      evalFailed: tally?.allFailed ?? false,
+      evalDetail: tally ? describeTally(tally, evalVotes!.length) : "",
+      hint: explicit?.hint ?? choice?.hint ?? null,
+      hintSource: explicit?.hint ? "explicit" : choice?.hint ? "votes" : null,
+      hintFailed: choice?.allFailed ?? false,
+      hintReason: choice?.reason ?? null,
+      sessionHasEffectiveSample: this.ledger.hasEffectiveSample(turn.sessionId),
+    };
+    const decision = decideSample(signals);
+    if (!decision.make) {
+      if (decision.judgeFailed && this.shutdown.signal.aborted) return { sample: null, skipped: `shutdown before the judge answered (${decision.reason})`, category: "judge-failed" };
+      if (decision.judgeFailed) this.reportError("JUDGE_FAILED", `${turn.sessionId}:${turn.turn}: ${decision.reason} after ${attempts} attempt(s); no sample (never trained as neutral)`);
+      return { sample: null, skipped: decision.reason, category: decision.judgeFailed ? "judge-failed" : skipCategory(decision.reason, hasNextState) };
+    }
+    // (counted now, so that a turn of the session judged meanwhile sees it; taken back below if no sample is stored)
+    const effective = method === "binary" && !decision.masked;
+    if (effective) this.ledger.markEffective(turn.sessionId);
+
+    let teacher: TeacherOutcome | null = null;
+    if (decision.teacher === "engine") {
+      teacher = await this.teacher.score(
+        { messages: turn.messages, tools: turn.tools, templateKwargs: turn.templateKwargs, promptIds: turn.promptIds, responseIds: turn.responseIds },
+        signals.hint!,
+      );
+      record.teacher = {
+        ok: teacher.ok,
+        reason: teacher.ok ? null : teacher.reason,
+        promptLength: teacher.promptLength,
+        logprobStartLen: teacher.logprobStartLen,
+        topk: this.teacher.topk,
+        promptReproduced: teacher.ok ? teacher.promptReproduced : null,
+        temperature: teacher.temperature,
+        scoring: teacher.scoring,
+        requests: teacher.requests,
+      };
+      if (!teacher.ok) {
+        this.reportError("JUDGE_FAILED", `${turn.sessionId}:${turn.turn}: teacher scoring rejected: ${teacher.reason}`);
+        return { sample: null, skipped: `teacher scoring rejected: ${teacher.reason}`, category: "teacher-failed" };
+      }
+    }
+    const built = buildSample({ turn, decision, teacher: teacher?.ok ? teacher.values : null, evalScore, now: Date.now() });
+    if (!built.ok) {
+      if (effective) this.ledger.unmarkEffective(turn.sessionId);
+      return { sample: null, skipped: built.reason, category: "invalid-turn" };
+    }
+    try {
+      await this.deps.sink.put(built.sample);
+    } catch (error) {
+      if (effective) this.ledger.unmarkEffective(turn.sessionId);
+      this.reportError("INTERNAL", `sample ${built.sample.id} was not stored: ${(error as Error).message}`);
+      return { sample: null, skipped: `the sink did not store the sample: ${(error as Error).message}`, category: "sink-failed" };
+    }
+    this.counters.sample(built.sample.id, built.sample.kind, built.sample.reward, decision.masked, evalScore);
+    return { sample: built.sample, skipped: null, category: null };
+  }
+
+  /** Endpoint feedback held for the turn, else a next state that is plainly 👍 / 👎. */
+  private explicitFeedback(turn: ClosedTurn): ExplicitFeedback | null {
+    const held = this.ledger.takeHeld(turn.sessionId, turn.turn);
+    if (held && (held.score !== null || held.hint !== null)) {
+      if (held.score === null && turn.nextState?.role === "user") {
+        const detected = detectExplicitScore(turn.nextState.text);
+        if (detected !== null) return { ...held, score: detected };
+      }
+      return held;
+    }
+    if (turn.nextState?.role !== "user") return null;
+    const score = detectExplicitScore(turn.nextState.text);
+    return score === null ? null : { score, hint: null, source: "message" };
+  }
+
+  private reportError(code: "INTERNAL" | "JUDGE_FAILED", message: string): void {
+    this.deps.bus.emit({ type: "error", source: "judge", code, message });
+  }
+}
+
+function recordVote(vote: Vote, withHint: boolean): RecordedVote {
+  return { index: vote.index, score: vote.score, ...(withHint ? { hint: vote.hint } : {}), raw: vote.raw, error: vote.error, attempts: vote.attempts, ms: vote.ms };
+}
+
+function skipCategory(reason: string, hasNextState: boolean): SkipCategory {
+  if (!hasNextState && reason.includes("no next state")) return "no-next-state";
+  if (reason.includes("hint") && !reason.startsWith("combine")) return "no-hint";
+  return "no-signal";
+}
+
+/** Waits for the promises to settle, at most `ms`; clears its timer either way. */
+async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(promises), new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))))]);
+  clearTimeout(timer);
+}

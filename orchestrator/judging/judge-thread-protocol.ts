@@ -1,0 +1,99 @@
+// The messages between the proxy's thread and the judging thread (judge-thread.ts ↔ judge-worker.ts), and the
+// packing of closed turns and samples for the crossing: their long number arrays travel as transferred typed arrays
+// (a 13K-id prompt posted as a plain array costs the sender about twice as much, every turn).
+import type { Recipe } from "../../contracts/recipe.ts";
+import type { Sample } from "../../contracts/sample.ts";
+import type { PutOutcome } from "../../contracts/sample-sink.ts";
+import type { ClosedTurn } from "../../contracts/turn.ts";
+import { OpenclawRlError } from "../../contracts/errors.ts";
+import type { RunEvent, RunEventInput } from "../../contracts/events.ts";
+import { flattenRows, splitRows } from "../store/sample-frame.ts";
+import { plainArray } from "../../lib/worker-thread.ts";
+import type { FeedbackHeaders, FeedbackReply } from "./feedback-endpoint.ts";
+
+/** What the judging thread is started with (workerData). */
+export interface JudgeWorkerData {
+  recipe: Recipe;
+  recordsDir: string;
+  /** Tokenizer sources (a path or builtin:NAME) of the policy and of the judge. */
+  policySource: string;
+  judgeSource: string;
+  /** The judge engine's URL; null until slime announces its PRM router. */
+  judgeUrl: string | null;
+  retryBackoffMs?: number;
+  turnRetries?: number;
+  turnRetryDelayMs?: number;
+}
+
+export type PackedTurn = Omit<ClosedTurn, "responseIds" | "responseLogProbs"> & {
+  responseIds: Int32Array;
+  responseLogProbs: Float64Array;
+};
+
+export type PackedSample = Omit<Sample, "tokens" | "lossMask" | "rolloutLogProbs" | "teacherLogProbs" | "teacherTopkLogProbs" | "teacherTopkIndices"> & {
+  tokens: Int32Array;
+  lossMask: Int32Array;
+  rolloutLogProbs: Float64Array;
+  teacherLogProbs?: Float64Array;
+  /** [rows][k] flattened row by row. */
+  teacherTopk?: { rows: number; k: number; logProbs: Float64Array; indices: Int32Array };
+};
+
+export type ToJudgeWorker =
+  | { type: "turn-closed"; turn: PackedTurn }
+  /** An event of the proxy's bus the pipeline listens to (main turn-end: the turn is open; weights-update-end / -version-reset). */
+  | { type: "event"; event: RunEvent }
+  | { type: "feedback"; id: number; body: unknown; headers: FeedbackHeaders }
+  | { type: "judge-url"; url: string }
+  /** The sink's answer to a sample: its outcome, or why it was not stored. */
+  | { type: "sample-stored"; id: number; error: string | null; outcome?: PutOutcome }
+  | { type: "drain"; timeoutMs: number };
+
+export type FromJudgeWorker =
+  | { type: "ready" }
+  /** The start-up error, as an OpenclawRlError's parts (a tokenizer file that cannot be read: TEMPLATE_ERROR). */
+  | { type: "start-failed"; code: string; message: string; path?: string; hint?: string }
+  | { type: "event"; event: RunEventInput }
+  | { type: "sample"; id: number; sample: PackedSample }
+  | { type: "feedback-reply"; id: number; reply: FeedbackReply }
+  | { type: "drained" };
+
+/** The id arrays copied into typed arrays of their own, to transfer (the prompt ids are shared with the proxy's tokenizer memo). */
+export function packTurn(turn: ClosedTurn): { turn: PackedTurn; transfer: ArrayBuffer[] } {
+  const packed: PackedTurn = { ...turn, promptIds: turn.promptIds.slice(), responseIds: Int32Array.from(turn.responseIds), responseLogProbs: Float64Array.from(turn.responseLogProbs) };
+  return { turn: packed, transfer: [packed.promptIds.buffer as ArrayBuffer, packed.responseIds.buffer as ArrayBuffer, packed.responseLogProbs.buffer as ArrayBuffer] };
+}
+
+export function unpackTurn(packed: PackedTurn): ClosedTurn {
+  return { ...packed, responseIds: plainArray(packed.responseIds), responseLogProbs: plainArray(packed.responseLogProbs) };
+}
+
+export function packSample(sample: Sample): { sample: PackedSample; transfer: ArrayBuffer[] } {
+  const { tokens, lossMask, rolloutLogProbs, teacherLogProbs, teacherTopkLogProbs, teacherTopkIndices, ...rest } = sample;
+  const packed: PackedSample = { ...rest, tokens: Int32Array.from(tokens), lossMask: Int32Array.from(lossMask), rolloutLogProbs: Float64Array.from(rolloutLogProbs) };
+  if (teacherLogProbs) packed.teacherLogProbs = Float64Array.from(teacherLogProbs);
+  if (teacherTopkLogProbs && teacherTopkIndices) {
+    const k = teacherTopkLogProbs[0]?.length ?? 0;
+    if (teacherTopkIndices.length !== teacherTopkLogProbs.length) {
+      throw new OpenclawRlError("BAD_REQUEST", `sample ${sample.id}: teacherTopkIndices has ${teacherTopkIndices.length} rows, teacherTopkLogProbs ${teacherTopkLogProbs.length}`, { path: "teacherTopkIndices" });
+    }
+    const logProbs = flattenRows(teacherTopkLogProbs, k, `sample ${sample.id}: teacherTopkLogProbs`, "teacherTopkLogProbs");
+    const indices = flattenRows(teacherTopkIndices, k, `sample ${sample.id}: teacherTopkIndices`, "teacherTopkIndices");
+    packed.teacherTopk = { rows: teacherTopkLogProbs.length, k, logProbs: Float64Array.from(logProbs), indices: Int32Array.from(indices) };
+  }
+  const transfer = [packed.tokens, packed.lossMask, packed.rolloutLogProbs, packed.teacherLogProbs, packed.teacherTopk?.logProbs, packed.teacherTopk?.indices]
+    .filter((array) => array !== undefined)
+    .map((array) => array.buffer as ArrayBuffer);
+  return { sample: packed, transfer };
+}
+
+export function unpackSample(packed: PackedSample): Sample {
+  const { tokens, lossMask, rolloutLogProbs, teacherLogProbs, teacherTopk, ...rest } = packed;
+  const sample: Sample = { ...rest, tokens: plainArray(tokens), lossMask: plainArray(lossMask), rolloutLogProbs: plainArray(rolloutLogProbs) };
+  if (teacherLogProbs) sample.teacherLogProbs = plainArray(teacherLogProbs);
+  if (teacherTopk) {
+    sample.teacherTopkLogProbs = splitRows(plainArray(teacherTopk.logProbs), teacherTopk.rows, teacherTopk.k);
+    sample.teacherTopkIndices = splitRows(plainArray(teacherTopk.indices), teacherTopk.rows, teacherTopk.k);
+  }
+  return sample;
+}

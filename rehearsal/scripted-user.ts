@@ -1,0 +1,175 @@
+// A scripted user for rehearsals: holds conversations with the agent through the proxy (OpenAI chat completions,
+// streamed like OpenClaw), rejects the AI-flavoured reply style ("that sounds like an AI, be natural") and accepts
+// the others, runs the tools the agent calls, and records every judged turn with the policy's weight version.
+import { randomBytes } from "node:crypto";
+import type { ChatMessage, Tool } from "../contracts/chat.ts";
+import { REJECTED_STYLE, styleOfText } from "./reply-styles.ts";
+
+export const REJECTION = "That sounds like an AI. Be natural, please.";
+export const ACCEPTANCE = "Thanks, that helps!";
+
+const QUESTIONS = [
+  "How do I keep my basil alive on a windowsill?",
+  "What is a good way to start running again?",
+  "How should I plan a week of cheap dinners?",
+  "Any tips for falling asleep faster?",
+  "How do I remember people's names better?",
+  "What should I pack for a two-day hike?",
+  "How can I keep my inbox under control?",
+  "How do I make my bike chain stop squeaking?",
+  "What is a simple way to learn touch typing?",
+  "How do I get started with sourdough bread?",
+];
+
+const TOOLS: Tool[] = [
+  { type: "function", function: { name: "read", description: "Read a text file from the workspace", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } },
+];
+
+export interface TurnRecord {
+  session: string;
+  turn: number;
+  kind: "answer" | "tool";
+  style: string | null;
+  /** What the user's next message says about the turn: +1 accepted (or tool ran), -1 rejected. */
+  verdict: 1 | -1;
+  /** The policy's weight version right after the reply (null when no policy URL was given). */
+  weightVersion: string | null;
+}
+
+export interface ScriptedUserOptions {
+  proxyUrl: string;
+  apiKey?: string;
+  model: string;
+  /** Stand-in policy base URL, read for the weight version of each turn. */
+  policyUrl?: string;
+  turnsPerSession?: number;
+  /** Every n-th session opens with a request that makes the agent call a tool (0 = never). */
+  toolSessionEvery?: number;
+  requestTimeoutMs?: number;
+  /** How long to keep retrying while the proxy answers 503 (engines starting or restarting); default 120 s. */
+  unavailableWaitMs?: number;
+  stream?: boolean;
+}
+
+interface Reply {
+  content: string;
+  toolCalls: Array<{ id: string; name: string; arguments: string }>;
+}
+
+export class ScriptedUser {
+  private sessions = 0;
+  constructor(private readonly options: ScriptedUserOptions) {}
+
+  /** Runs sessions until `turns` judged turns are recorded; onTurn sees each as it happens. */
+  async run(turns: number, onTurn?: (record: TurnRecord) => void): Promise<TurnRecord[]> {
+    const records: TurnRecord[] = [];
+    while (records.length < turns) {
+      for (const record of await this.session(Math.min(this.options.turnsPerSession ?? 3, turns - records.length))) {
+        records.push(record);
+        onTurn?.(record);
+      }
+    }
+    return records;
+  }
+
+  private async session(judgedTurns: number): Promise<TurnRecord[]> {
+    const index = this.sessions++;
+    const session = `rehearsal-${randomBytes(6).toString("hex")}`;
+    const every = this.options.toolSessionEvery ?? 4;
+    const withTools = every > 0 && index % every === every - 1;
+    const messages: ChatMessage[] = [
+      { role: "system", content: "You are a helpful personal assistant. Answer briefly." },
+      { role: "user", content: withTools ? "Please read notes.txt and tell me what is on my list." : (QUESTIONS[index % QUESTIONS.length] as string) },
+    ];
+    const records: TurnRecord[] = [];
+    for (let turn = 0; turn < judgedTurns; turn += 1) {
+      const reply = await this.ask(session, messages, withTools);
+      const weightVersion = await this.weightVersion();
+      if (reply.toolCalls.length > 0) {
+        messages.push({ role: "assistant", content: reply.content, tool_calls: reply.toolCalls.map((call) => ({ id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments } })) });
+        for (const call of reply.toolCalls) messages.push({ role: "tool", tool_call_id: call.id, content: "notes.txt:\n- buy basil\n- water the plants\n- call grandma" });
+        records.push({ session, turn, kind: "tool", style: null, verdict: 1, weightVersion });
+        continue;
+      }
+      const style = styleOfText(reply.content);
+      const rejected = style === REJECTED_STYLE;
+      messages.push({ role: "assistant", content: reply.content });
+      messages.push({ role: "user", content: rejected ? REJECTION : `${ACCEPTANCE} ${QUESTIONS[(index + turn + 1) % QUESTIONS.length]}` });
+      records.push({ session, turn, kind: "answer", style, verdict: rejected ? -1 : 1, weightVersion });
+    }
+    await this.ask(session, messages, withTools); // the last next state reaches the proxy, so the last turn is judged too
+    return records;
+  }
+
+  private async ask(session: string, messages: ChatMessage[], withTools: boolean): Promise<Reply> {
+    const stream = this.options.stream ?? true;
+    // as a well-behaved client: an engine that is (re)starting answers 503 with Retry-After; wait, up to a bound
+    const deadline = Date.now() + (this.options.unavailableWaitMs ?? 120_000);
+    for (;;) {
+      const response = await this.post(session, messages, withTools, stream);
+      if (response.status === 503 && Date.now() < deadline) {
+        await response.arrayBuffer();
+        const seconds = Number(response.headers.get("retry-after") ?? "1");
+        await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(Number.isFinite(seconds) ? seconds : 1, 0.2), 5) * 1000));
+        continue;
+      }
+      if (!response.ok) throw new Error(`the proxy answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+      return stream ? readStream(await response.text()) : readWhole(await response.json());
+    }
+  }
+
+  private post(session: string, messages: ChatMessage[], withTools: boolean, stream: boolean): Promise<Response> {
+    return fetch(`${this.options.proxyUrl.replace(/\/+$/, "")}/v1/chat/completions`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-session-id": session,
+        "x-turn-type": "main",
+        ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
+      },
+      body: JSON.stringify({ model: this.options.model, messages, stream, ...(withTools ? { tools: TOOLS } : {}) }),
+      signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 120_000),
+    });
+  }
+
+  private async weightVersion(): Promise<string | null> {
+    if (!this.options.policyUrl) return null;
+    try {
+      const response = await fetch(`${this.options.policyUrl}/get_weight_version`, { signal: AbortSignal.timeout(5000) });
+      return ((await response.json()) as { weight_version?: string }).weight_version ?? null;
+    } catch {
+      return null;
+    }
+  }
+}
+
+function readWhole(body: unknown): Reply {
+  const message = (body as { choices?: Array<{ message?: { content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> | null } }> }).choices?.[0]?.message;
+  return {
+    content: message?.content ?? "",
+    toolCalls: (message?.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })),
+  };
+}
+
+/** Joins an OpenAI SSE stream: content deltas, and tool-call deltas by index (id/name first, argument pieces after). */
+export function readStream(text: string): Reply {
+  let content = "";
+  const calls = new Map<number, { id: string; name: string; arguments: string }>();
+  for (const event of text.split("\n\n")) {
+    const data = event.startsWith("data: ") ? event.slice(6).trim() : "";
+    if (data.length === 0 || data === "[DONE]") continue;
+    const chunk = JSON.parse(data) as { error?: { message?: string }; choices?: Array<{ delta?: { content?: string | null; tool_calls?: Array<{ index: number; id?: string | null; function?: { name?: string | null; arguments?: string | null } }> } }> };
+    if (chunk.error) throw new Error(`the proxy sent an error chunk: ${chunk.error.message ?? "unknown"}`);
+    const delta = chunk.choices?.[0]?.delta;
+    if (!delta) continue;
+    content += delta.content ?? "";
+    for (const call of delta.tool_calls ?? []) {
+      const entry = calls.get(call.index) ?? { id: "", name: "", arguments: "" };
+      if (call.id) entry.id = call.id;
+      if (call.function?.name) entry.name = call.function.name;
+      entry.arguments += call.function?.arguments ?? "";
+      calls.set(call.index, entry);
+    }
+  }
+  return { content, toolCalls: [...calls.values()] };
+}
