@@ -76,9 +76,19 @@ def topk_entropy(student_topk: torch.Tensor) -> torch.Tensor:
     return -(torch.exp(student) * student).sum(dim=-1)
 
 
-def gather_log_probs(logits: torch.Tensor, indices: torch.Tensor) -> torch.Tensor:
-    """log softmax(logits)[indices] for unsharded logits [T, V] and indices [T, K] (TP = 1 path)."""
-    return torch.log_softmax(logits.float(), dim=-1).gather(-1, indices.long())
+def _at_least_float32(logits: torch.Tensor) -> torch.Tensor:
+    return logits if logits.dtype == torch.float64 else logits.float()
+
+
+def gather_log_probs(logits: torch.Tensor, indices: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
+    """log softmax(logits / temperature)[indices] for unsharded logits [T, V] and indices [T, K] (TP = 1 path)."""
+    return torch.log_softmax(_at_least_float32(logits) / temperature, dim=-1).gather(-1, indices.long())
+
+
+def softmax_entropy(logits: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
+    """Entropy of softmax(logits / temperature) per row of unsharded logits [T, V] (TP = 1 path)."""
+    log_probs = torch.log_softmax(_at_least_float32(logits) / temperature, dim=-1)
+    return -(log_probs.exp() * log_probs).sum(dim=-1)
 
 
 def sum_of_sample_mean(values: torch.Tensor, response_lengths: list[int], loss_masks: list[torch.Tensor]) -> torch.Tensor:

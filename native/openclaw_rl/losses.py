@@ -2,7 +2,9 @@
 
 Adapters only: they pull tensors out of slime's micro-batch, call the math in loss_math.py and report 0-d
 tensors. Weights and K come from args (slime's --custom-config-path YAML sets openclaw_rl_w_rl,
-openclaw_rl_w_opd, openclaw_rl_topk), never from the environment. slime/Megatron are imported inside.
+openclaw_rl_w_opd, openclaw_rl_topk), never from the environment. slime's helpers are bound by slime_api when this
+module is imported (slime imports it through load_function), so a slime with unknown helper signatures fails here,
+naming the helper, before any tensor is touched.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from collections.abc import Callable
 import torch
 
 from . import loss_math
+from .slime_api import bind_slime_api
+
+SLIME = bind_slime_api()
 
 
 def _weight(args: Namespace, name: str) -> float:
@@ -28,18 +33,20 @@ def _topk(args: Namespace) -> int:
 
 
 def _response_log_probs(args, batch, logits, with_entropy: bool):
-    from slime.backends.megatron_utils.loss import get_log_probs_and_entropy
+    return SLIME.response_log_probs(logits, args, batch, with_entropy)
 
-    _, result = get_log_probs_and_entropy(
-        logits,
-        args=args,
-        unconcat_tokens=batch["unconcat_tokens"],
-        total_lengths=batch["total_lengths"],
-        response_lengths=batch["response_lengths"],
-        with_entropy=with_entropy,
-        max_seq_lens=batch.get("max_seq_lens", None),
-    )
-    return result
+
+def _metric_entropy(args, batch, logits) -> list[torch.Tensor]:
+    """Entropy per response token for reporting only (no gradient).
+
+    Grad mode stays on, on detached logits (so no graph is recorded): the fork's calculate_log_probs_and_entropy
+    clones each chunk only while grad is enabled (slime/slime/utils/ppo_utils.py:661-664), and Megatron's fused cross
+    entropy behind it turns float32 logits into their softmax in place, so under no_grad the entropy would be taken
+    of that softmax (and the model's logits overwritten).
+    """
+    with torch.enable_grad():
+        entropy = _response_log_probs(args, batch, logits.detach(), with_entropy=True)["entropy"]
+    return [values.detach() for values in entropy]
 
 
 def combine_loss_function(
@@ -67,8 +74,7 @@ def combine_loss_function(
     if entropy_coef != 0.0:
         entropy_loss = sum_of_sample_mean(torch.cat(result["entropy"], dim=0))
     else:
-        with torch.no_grad():
-            entropy_loss = sum_of_sample_mean(torch.cat(_response_log_probs(args, batch, logits, with_entropy=True)["entropy"], dim=0))
+        entropy_loss = sum_of_sample_mean(torch.cat(_metric_entropy(args, batch, logits), dim=0))
     loss = pg_loss - entropy_coef * entropy_loss
 
     reported = {"pg_loss": pg_loss, "entropy_loss": entropy_loss, "pg_clipfrac": sum_of_sample_mean(clipped), "ppo_kl": sum_of_sample_mean(ppo_kl)}
@@ -91,33 +97,23 @@ def topk_distillation_loss_function(
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """Reverse KL(student || teacher) over the teacher's top-K tokens plus one tail bin."""
     from megatron.core import mpu
-    from slime.backends.megatron_utils.loss import get_responses
-    from slime.utils.ppo_utils import compute_log_probs
 
+    compute_log_probs = SLIME.require_compute_log_probs()
     k = _topk(args)
     teacher_log_probs, teacher_indices = batch.get("teacher_topk_log_probs"), batch.get("teacher_topk_indices")
     if teacher_log_probs is None or teacher_indices is None:
         raise ValueError("top-K distillation loss got a batch without teacher_topk_log_probs/indices (is opd.topk > 0 in the recipe?)")
     tp_group = mpu.get_tensor_model_parallel_group()
     students, teachers = [], []
-    responses = get_responses(
-        logits,
-        args=args,
-        unconcat_tokens=batch["unconcat_tokens"],
-        total_lengths=batch["total_lengths"],
-        response_lengths=batch["response_lengths"],
-        max_seq_lens=batch.get("max_seq_lens", None),
-    )
+    responses = SLIME.response_logits(logits, args, batch)
     for index, (logits_chunk, _tokens) in enumerate(responses):
         teacher, indices = teacher_log_probs[index], teacher_indices[index]
         if teacher.shape[-1] < k:
             raise ValueError(f"teacher top-K has {teacher.shape[-1]} entries per token, the loss asks for K={k}")
         indices = indices[:, :k].to(logits_chunk.device)
-        # compute_log_probs is vocab-parallel (TP-aware) and may work in place, hence one clone per k under grad
-        columns = [
-            compute_log_probs(logits_chunk.clone() if torch.is_grad_enabled() else logits_chunk, indices[:, column], tp_group).squeeze(-1)
-            for column in range(k)
-        ]
+        # compute_log_probs is Megatron's vocab-parallel (TP-aware) fused cross entropy, which turns float32 logits into
+        # their softmax in place: every column gets its own copy, with or without grad
+        columns = [compute_log_probs(logits_chunk.clone(), indices[:, column], tp_group).squeeze(-1) for column in range(k)]
         students.append(torch.stack(columns, dim=-1))
         teachers.append(teacher[:, :k].to(logits_chunk.device))
     student_topk = torch.cat(students, dim=0) if students else logits.new_zeros((0, k))

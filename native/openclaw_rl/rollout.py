@@ -14,7 +14,7 @@ import torch
 
 from .batch_frame import DecodedBatch, decode_batch_frame
 from .bridge_client import BatchUnknown, BridgeClient, BridgeEndpoint, BridgeUnavailable
-from .slime_types import slime_types
+from .slime_types import carried_teacher_arrays, slime_types
 
 LONG_POLL_MS = 20_000
 PROGRESS_EVERY_S = 30.0
@@ -118,10 +118,32 @@ def _check_teacher_all_or_none(batch: DecodedBatch) -> None:
             raise RuntimeError(f"openclaw-rl bridge sent {name} on {sum(present)} of {len(present)} samples; slime needs all or none")
 
 
+TEACHER_BLOCKS = {"teacherLogProbs": "teacher_log_probs", "teacherTopkLogProbs": "teacher_topk_log_probs", "teacherTopkIndices": "teacher_topk_indices"}
+
+
+def _check_teacher_carried(batch: DecodedBatch, sample_class) -> None:
+    # an array the installed slime's converter leaves behind would vanish between here and the loss: refuse the batch
+    carried = carried_teacher_arrays(sample_class)
+    sent = {TEACHER_BLOCKS[block] for sample in batch.samples[:1] for block in sample.arrays if block in TEACHER_BLOCKS}
+    dropped = sorted(sent - carried)
+    if dropped:
+        raise RuntimeError(
+            f"openclaw-rl bridge sent {', '.join(dropped)}, but this slime's Sample ({sample_class.__module__}) declares "
+            f"{', '.join(sorted(carried))} as its only teacher field(s) and its rollout carries only declared fields into the "
+            "training batch (upstream slime/ray/rollout.py:746-747), so the top-K loss would never see them. Top-K "
+            "distillation needs the OpenClaw-RL fork's slime; on this slime use opd.topk: 0."
+        )
+
+
 def build_samples(batch: DecodedBatch) -> list:
-    """slime Samples from a decoded batch (teacher arrays as torch tensors; the rest as lists)."""
+    """slime Samples from a decoded batch (teacher arrays as torch tensors; the rest as lists).
+
+    teacher_log_probs is assigned the same way on either slime: upstream's Sample declares it as a field (None when
+    the batch has no teacher), the fork's takes it as a new attribute; both converters then find it.
+    """
     Sample, _, _ = slime_types()
     _check_teacher_all_or_none(batch)
+    _check_teacher_carried(batch, Sample)
     samples = []
     for decoded in batch.samples:
         header, arrays = decoded.header, decoded.arrays

@@ -1,4 +1,5 @@
-"""slime's Sample and RolloutFnTrainOutput: the real ones when slime is importable, else a stand-in.
+"""slime's Sample and RolloutFnTrainOutput: the real ones when slime is importable, else a stand-in; and which
+teacher arrays the installed slime carries from a Sample into the training batch.
 
 The stand-in mirrors the OpenClaw-RL fork of slime at commit 0d034dd (slime/slime/utils/types.py and
 slime/slime/rollout/base_types.py): same field names, types, defaults and Status values. Upstream THUDM/slime
@@ -7,6 +8,7 @@ has ``weight_versions`` too. Only what the rollout function builds is mirrored (
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -58,3 +60,18 @@ def slime_types():
     except ImportError:
         return StandInSample, StandInRolloutFnTrainOutput, False
     return Sample, RolloutFnTrainOutput, True
+
+
+TEACHER_ARRAYS = ("teacher_log_probs", "teacher_topk_log_probs", "teacher_topk_indices")
+
+
+def carried_teacher_arrays(sample_class) -> frozenset[str]:
+    """The teacher arrays slime's converter puts into the training batch, read from the Sample it declares.
+
+    The fork's Sample declares no teacher field and its converter carries each of the three arrays found in
+    samples[0].__dict__ (slime/slime/ray/rollout.py:710-717). Upstream's Sample declares teacher_log_probs and its
+    converter carries that field only (slime/ray/rollout.py:746-747; slime/utils/types.py:128). So a Sample that
+    declares none travels with all three as attributes, and one that declares some carries exactly those.
+    """
+    declared = {item.name for item in dataclasses.fields(sample_class)} & set(TEACHER_ARRAYS)
+    return frozenset(declared or TEACHER_ARRAYS)
