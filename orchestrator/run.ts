@@ -19,7 +19,7 @@ import { createDashboardRoutes } from "./status/dashboard/dashboard-routes.ts";
 import { AdminServer } from "./status/admin-server.ts";
 import { createAdminToken } from "./status/admin-token.ts";
 import { readEngineVersions } from "./weights/engine-weight-versions.ts";
-import type { StatusSnapshot } from "./status/status-snapshot.ts";
+import type { StatusSnapshot } from "../contracts/status.ts";
 import { StatusTracker } from "./status/status-tracker.ts";
 import { versionLabels } from "./weights/version-labels.ts";
 import { WeightUpdateWatcher } from "./weights/weight-update-watcher.ts";

@@ -3,7 +3,7 @@
 import type { EngineState, RunEvent } from "../../contracts/events.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import type { EventBus } from "../event-bus.ts";
-import { STATUS_VERSION, type StatusSnapshot } from "./status-snapshot.ts";
+import { STATUS_VERSION, type StatusSnapshot } from "../../contracts/status.ts";
 import { versionLabels } from "../weights/version-labels.ts";
 
 export interface StatusProviders {
