@@ -155,7 +155,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     weightVersion: () => (versionSeen ? String(versions.current()) : null),
   });
   const admin = new AdminServer({ bus, token: adminToken, snapshot: () => status.snapshot() });
-  const dashboard = createDashboardRoutes({ bus, recordsDir: runDir, token: adminToken, method: recipe.method, versionLabelNote: versionLabels(recipe).note });
+  const dashboard = createDashboardRoutes({ bus, recordsDir: runDir, token: adminToken, method: recipe.method, batchSize: recipe.training.batch_size, versionLabelNote: versionLabels(recipe).note });
   admin.mount(dashboard);
   opened.push(async () => dashboard.close());
   const adminAddress = await admin.listen(options.ports?.admin ?? recipe.proxy.admin_port).catch(undo);
