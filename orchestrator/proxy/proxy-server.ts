@@ -14,6 +14,7 @@ import { nextTurnNumbers } from "../records/turn-numbers.ts";
 import { MessageDigests } from "../sessions/message-digest.ts";
 import { SessionTracker } from "../sessions/session-tracker.ts";
 import { assertBindAllowed } from "../../lib/bind-rule.ts";
+import { policyTokenizerSource } from "../../lib/model/tokenizer-sources.ts";
 import { BearerAuth } from "./auth.ts";
 import { serveTokensTurn } from "./chat-turn.ts";
 import { openAiError, sendError, sendJson, toOpenAiError } from "./openai-errors.ts";
@@ -54,7 +55,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
       deps.bus.emit({ type: "error", source: "proxy", code: "INTERNAL", message: `onTurnClosed failed: ${(error as Error).message}` });
     }
   };
-  const tokenizerSource = recipe.model.tokenizer_path ?? recipe.model.path;
+  const tokenizerSource = policyTokenizerSource(recipe).path;
   const workers = deps.promptWorkers ?? Math.min(4, Math.max(1, availableParallelism() - 2));
   const pool = workers > 0 && recipe.proxy.mode === "tokens" ? new PromptPool(tokenizerSource, workers) : null;
   const prompts = new PromptBuilder(deps.template, deps.tokenizer, pool, { warmReplies: deps.warmReplies ?? true });
