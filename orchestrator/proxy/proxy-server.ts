@@ -10,7 +10,7 @@ import type { ClosedTurn } from "../../contracts/turn.ts";
 import { PromptBuilder } from "../capture/prompt-builder.ts";
 import { PromptPool } from "../capture/prompt-pool.ts";
 import { TurnRecords } from "../records/turn-records.ts";
-import { nextTurnNumbers } from "../records/turn-numbers.ts";
+import { readTurnNumbers } from "../records/turn-numbers.ts";
 import { MessageDigests } from "../sessions/message-digest.ts";
 import { SessionTracker } from "../sessions/session-tracker.ts";
 import { assertBindAllowed } from "../../lib/bind-rule.ts";
@@ -92,9 +92,9 @@ export function createProxy(deps: ProxyDeps): Proxy {
     async listen(port, host) {
       assertBindAllowed(host, deps.apiKey, recipe.proxy.api_key_env);
       // sessions that go on from an earlier run go on numbering their turns (before the first request is taken)
-      const known = await nextTurnNumbers(records.file).catch((error: Error) => {
+      const known = await readTurnNumbers(records.file).catch((error: Error) => {
         deps.bus.emit({ type: "error", source: "proxy", code: "INTERNAL", message: `cannot read turn numbers back from ${records.file}: ${error.message}; sessions that go on from an earlier run number their turns from 0 again` });
-        return new Map<string, number>();
+        return [];
       });
       sessions.knowTurns(known);
       await new Promise<void>((resolve, reject) => {
