@@ -7,7 +7,25 @@ interface EventBase {
   at: number; // ms epoch
 }
 
-export type EngineState = "starting" | "ready" | "degraded" | "down" | "stopped" | "failed";
+export const ENGINE_STATES = ["starting", "ready", "degraded", "down", "stopped", "failed"] as const;
+export type EngineState = (typeof ENGINE_STATES)[number];
+
+/** Why a judged main turn made no sample: turn-judged's skipCategory; status counts the skipped turns by it. */
+export const SKIP_CATEGORIES = [
+  "aborted",
+  "empty-response",
+  "invalid-turn",
+  "no-next-state",
+  "no-hint",
+  "no-signal",
+  "judge-failed",
+  "teacher-failed",
+  "sink-failed",
+  "internal-error",
+  "stale",
+  "backlog-full",
+] as const;
+export type SkipCategory = (typeof SKIP_CATEGORIES)[number];
 
 export type RunEvent = EventBase &
   (
@@ -36,8 +54,8 @@ export type RunEvent = EventBase &
         hintAccepted: boolean | null;
         sample: { kind: string; reward: number; why: string } | null;
         skipped: string | null;
-        /** Why no sample, as a category (judge-stats.ts SkipCategory: stale, backlog-full, no-next-state, …). */
-        skipCategory?: string | null;
+        /** Why no sample, as a category. */
+        skipCategory?: SkipCategory | null;
       }
     | { type: "sample-ready"; sampleId: string; sessionId: string; turn: number; kind: string; reward: number; ready: number; batchSize: number }
     | { type: "sample-dropped"; sampleId: string; reason: "stale" | "invalid"; detail: string }

@@ -41,7 +41,10 @@ export const samplingSchema = z
 export const judgeSchema = z
   .object({
     path: z.string().optional().describe("Judge (PRM / teacher) checkpoint; defaults to model.path (a frozen copy of the policy, as the reference)."),
-    tokenizer_path: z.string().optional().describe("Judge tokenizer folder when it differs from judge.path; `builtin:qwen3` uses the shipped Qwen3 files."),
+    tokenizer_path: z
+      .string()
+      .optional()
+      .describe("Judge tokenizer folder when it differs from judge.path; `builtin:qwen3` uses the shipped Qwen3 files. Unset: judge.path, else the policy's tokenizer (model.tokenizer_path, else model.path)."),
     votes: positiveInt.max(64).default(3).describe("m: judge votes per turn, run in parallel (--prm-m)."),
     temperature: z.number().min(0).max(2).default(0.6).describe("Judge sampling temperature (--prm-temperature)."),
     max_new_tokens: positiveInt.default(4096).describe("Judge max new tokens (--prm-max-new-tokens)."),

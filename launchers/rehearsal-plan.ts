@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { PlanContext, ProcessSpec } from "../contracts/plan.ts";
 import type { Recipe } from "../contracts/recipe.ts";
+import { judgeTokenizerSource, policyTokenizerSource } from "../lib/model/tokenizer-sources.ts";
 
 /**
  * Python that runs the stand-in trainer: the system one (Debian's python3-torch installs torch there, which the
@@ -24,7 +25,7 @@ export function standinWeightStatePath(runDir: string): string {
 
 function serverProcess(recipe: Recipe, context: PlanContext, role: "policy" | "judge"): ProcessSpec {
   const rehearsal = recipe.engine.rehearsal;
-  const tokenizer = role === "policy" ? (recipe.model.tokenizer_path ?? recipe.model.path) : (recipe.judge.tokenizer_path ?? recipe.judge.path ?? recipe.model.tokenizer_path ?? recipe.model.path);
+  const tokenizer = (role === "policy" ? policyTokenizerSource(recipe) : judgeTokenizerSource(recipe)).path;
   return {
     name: `rehearsal-${role}`,
     node: 0,

@@ -4,7 +4,6 @@
 // stop() in the order: stop taking requests → drain the judge → flush the sink → close the bridge → engines → status.
 import path from "node:path";
 import type { Recipe } from "../contracts/recipe.ts";
-import { judgePath } from "../contracts/recipe.ts";
 import type { SampleSink } from "../contracts/sample-sink.ts";
 import { BridgeServer, bridgeHost } from "./bridge/bridge-server.ts";
 import { SwitchableClient } from "../lib/sglang/switchable-client.ts";
@@ -19,7 +18,7 @@ import { createDashboardRoutes } from "./status/dashboard/dashboard-routes.ts";
 import { AdminServer } from "./status/admin-server.ts";
 import { createAdminToken } from "./status/admin-token.ts";
 import { readEngineVersions } from "./weights/engine-weight-versions.ts";
-import type { StatusSnapshot } from "./status/status-snapshot.ts";
+import type { StatusSnapshot } from "../contracts/status.ts";
 import { StatusTracker } from "./status/status-tracker.ts";
 import { versionLabels } from "./weights/version-labels.ts";
 import { WeightUpdateWatcher } from "./weights/weight-update-watcher.ts";
@@ -27,6 +26,7 @@ import { SampleStore } from "./store/sample-store.ts";
 import { ChatTemplate } from "../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../lib/model/model-files.ts";
 import { ModelTokenizer } from "../lib/model/model-tokenizer.ts";
+import { judgeTokenizerSource, policyTokenizerSource } from "../lib/model/tokenizer-sources.ts";
 
 export interface Readiness {
   ready: boolean;
@@ -73,12 +73,12 @@ export interface RunningOrchestrator {
 export async function startOrchestrator(options: OrchestratorOptions): Promise<RunningOrchestrator> {
   const { recipe, runDir } = options;
   const bus = new EventBus();
-  const policySource = recipe.model.tokenizer_path ?? recipe.model.path;
+  const policySource = policyTokenizerSource(recipe).path;
   // Judging runs on its own thread, off the proxy's event loop. It loads its tokenizers while this thread loads the
   // policy's; its samples go to the sink set up below (none can come before the proxy has served a turn).
   let announcingSink: SampleSink | null = null;
   const judgingStart = JudgeThread.start({
-    data: { recipe, recordsDir: runDir, policySource, judgeSource: recipe.judge.tokenizer_path ?? judgePath(recipe), judgeUrl: options.engines.judge },
+    data: { recipe, recordsDir: runDir, policySource, judgeSource: judgeTokenizerSource(recipe).path, judgeUrl: options.engines.judge },
     bus,
     sink: { put: (sample) => announcingSink!.put(sample), close: async () => undefined },
   });
@@ -155,7 +155,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     weightVersion: () => (versionSeen ? String(versions.current()) : null),
   });
   const admin = new AdminServer({ bus, token: adminToken, snapshot: () => status.snapshot() });
-  const dashboard = createDashboardRoutes({ bus, recordsDir: runDir, token: adminToken, method: recipe.method, versionLabelNote: versionLabels(recipe).note });
+  const dashboard = createDashboardRoutes({ bus, recordsDir: runDir, token: adminToken, method: recipe.method, batchSize: recipe.training.batch_size, versionLabelNote: versionLabels(recipe).note });
   admin.mount(dashboard);
   opened.push(async () => dashboard.close());
   const adminAddress = await admin.listen(options.ports?.admin ?? recipe.proxy.admin_port).catch(undo);

@@ -10,7 +10,7 @@ export interface StandinTokenizer {
   tokenId(content: string): number | undefined;
 }
 
-/** Renders a chat (OpenAI messages + tools) to the prompt text; orchestrator's ChatTemplate satisfies it. */
+/** Renders a chat (OpenAI messages + tools) to the prompt text; lib/model's ChatTemplate satisfies it. */
 export interface StandinChatTemplate {
   render(messages: readonly ChatMessage[], options: { tools?: Tool[] | null; addGenerationPrompt: boolean }): string;
 }

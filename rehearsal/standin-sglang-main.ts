@@ -4,9 +4,11 @@
 // same run, serves them again (standin-weight-state.ts).
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { ChatTemplate } from "../lib/model/chat-template.ts";
+import { loadTokenizerFiles } from "../lib/model/model-files.ts";
+import { ModelTokenizer } from "../lib/model/model-tokenizer.ts";
 import { JudgeResponder } from "./judge-responder.ts";
 import { PolicyResponder } from "./policy-responder.ts";
-import { loadStandinModelFiles } from "./qwen3-files.ts";
 import { StandinSglangServer } from "./standin-sglang-server.ts";
 import { readWeightState, restoreWeights, saveWeightState, type WeightStateFile } from "./standin-weight-state.ts";
 
@@ -51,7 +53,9 @@ async function main(): Promise<void> {
     process.stderr.write("standin-sglang-main: --host must be 127.0.0.1 (stand-ins bind loopback only)\n");
     process.exit(2);
   }
-  const { tokenizer, chatTemplate } = await loadStandinModelFiles(options.tokenizer);
+  const files = await loadTokenizerFiles(options.tokenizer);
+  const tokenizer = new ModelTokenizer(files);
+  const chatTemplate = new ChatTemplate(files);
   const responder = options.role === "policy" ? new PolicyResponder(tokenizer, { seed: options.seed }) : new JudgeResponder(tokenizer);
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const weightState: WeightStateFile | null = options["weight-state"] ? { file: options["weight-state"], runId: options["run-id"] } : null;

@@ -4,7 +4,6 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { runDoctor, type DoctorReport } from "../../launchers/doctor/doctor.ts";
-import { resolveTokenizerFolder } from "../../lib/model/model-files.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
 import { PACKAGE_ROOT } from "../recipe-file.ts";
 
@@ -20,7 +19,7 @@ export function registerDoctorCommand(program: Command): void {
     .option("--json", "print the results as JSON")
     .action(async (options: DoctorOptions) => {
       const { recipe, file } = recipeFromOptions(options);
-      const report = await runDoctor(recipe, { cwd: process.cwd(), packageRoot: PACKAGE_ROOT, resolveTokenizerFolder, environment: process.env });
+      const report = await runDoctor(recipe, { cwd: process.cwd(), packageRoot: PACKAGE_ROOT, environment: process.env });
       const header = `openclaw-rl doctor: recipe ${path.relative(process.cwd(), file) || file}${recipe.name ? ` (${recipe.name})` : ""}, engine ${recipe.engine.kind}`;
       process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(header, report));
       if (!report.ok) process.exitCode = EXIT_CHECK_FAILED;

@@ -1,7 +1,7 @@
 // Human-readable status for the terminal: engines, turns, a k / N progress bar toward the next batch,
 // rewards, weights, stale drops and recent errors; and one line per live event for `status --watch`.
 import type { RunEvent } from "../../contracts/events.ts";
-import type { StatusSnapshot } from "../../orchestrator/status/status-snapshot.ts";
+import type { StatusSnapshot } from "../../contracts/status.ts";
 
 export function formatStatus(status: StatusSnapshot, columns = 80): string {
   const lines: string[] = [];

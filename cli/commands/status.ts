@@ -8,7 +8,7 @@ import { z } from "zod";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { RunEvent } from "../../contracts/events.ts";
 import { ADMIN_ENDPOINT_FILE, readAdminToken } from "../../orchestrator/status/admin-token.ts";
-import { statusSnapshotSchema, type StatusSnapshot } from "../../orchestrator/status/status-snapshot.ts";
+import { statusSnapshotSchema, type StatusSnapshot } from "../../contracts/status.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
 import { formatEvent, formatStatus } from "./status-format.ts";
 

@@ -3,10 +3,9 @@
 import { readFile, access } from "node:fs/promises";
 import path from "node:path";
 import { judgePath, type Recipe } from "../../contracts/recipe.ts";
+import { resolveTokenizerFolder } from "../../lib/model/model-files.ts";
+import { judgeTokenizerSource, policyTokenizerSource } from "../../lib/model/tokenizer-sources.ts";
 import { failed, passed, type CheckResult } from "./doctor-check.ts";
-
-/** Maps a tokenizer source (a folder, or `builtin:qwen3`) to a folder; the CLI passes the orchestrator's. */
-export type TokenizerFolderResolver = (source: string) => string;
 
 interface Folder {
   key: string; // the YAML path it comes from
@@ -16,13 +15,12 @@ interface Folder {
 
 export function checkpointFolders(recipe: Recipe): Folder[] {
   const engineLoadsWeights = recipe.engine.kind === "slime";
-  const folders: Folder[] = [
-    { key: recipe.model.tokenizer_path ? "model.tokenizer_path" : "model.path", source: recipe.model.tokenizer_path ?? recipe.model.path, needsWeights: false },
-  ];
+  const policy = policyTokenizerSource(recipe);
+  const folders: Folder[] = [{ key: policy.key, source: policy.path, needsWeights: false }];
   if (engineLoadsWeights) folders.push({ key: "model.path", source: recipe.model.path, needsWeights: true });
   if (recipe.judge.launch !== "external" || recipe.engine.kind === "rehearsal") {
-    const key = recipe.judge.tokenizer_path ? "judge.tokenizer_path" : recipe.judge.path ? "judge.path" : "model.path";
-    folders.push({ key, source: recipe.judge.tokenizer_path ?? judgePath(recipe), needsWeights: false });
+    const judge = judgeTokenizerSource(recipe);
+    folders.push({ key: judge.key, source: judge.path, needsWeights: false });
     if (engineLoadsWeights && recipe.judge.launch !== "external") folders.push({ key: recipe.judge.path ? "judge.path" : "model.path", source: judgePath(recipe), needsWeights: true });
   }
   const seen = new Set<string>();
@@ -32,12 +30,12 @@ export function checkpointFolders(recipe: Recipe): Folder[] {
   });
 }
 
-export async function checkCheckpoints(recipe: Recipe, resolve: TokenizerFolderResolver): Promise<CheckResult[]> {
-  return Promise.all(checkpointFolders(recipe).map((folder) => (folder.needsWeights ? checkWeights(folder) : checkTokenizer(folder, resolve))));
+export async function checkCheckpoints(recipe: Recipe): Promise<CheckResult[]> {
+  return Promise.all(checkpointFolders(recipe).map((folder) => (folder.needsWeights ? checkWeights(folder) : checkTokenizer(folder))));
 }
 
-async function checkTokenizer(folder: Folder, resolve: TokenizerFolderResolver): Promise<CheckResult> {
-  const directory = resolve(folder.source);
+async function checkTokenizer(folder: Folder): Promise<CheckResult> {
+  const directory = resolveTokenizerFolder(folder.source);
   const fix = `point ${folder.key} at a Hugging Face checkpoint folder (tokenizer.json, tokenizer_config.json), or use builtin:qwen3`;
   try {
     await access(path.join(directory, "tokenizer.json"));

@@ -3,7 +3,7 @@
 import type { Recipe } from "../../contracts/recipe.ts";
 import { placementProblems } from "../placement.ts";
 import { slimePythonPath } from "../slime/slime-job.ts";
-import { checkCheckpoints, type TokenizerFolderResolver } from "./checkpoint-check.ts";
+import { checkCheckpoints } from "./checkpoint-check.ts";
 import { checkDisk } from "./disk-check.ts";
 import { failed, passed, type CheckResult } from "./doctor-check.ts";
 import { checkGpus } from "./gpu-check.ts";
@@ -16,7 +16,6 @@ import { checkModelArgs } from "./model-args-check.ts";
 export interface DoctorOptions {
   cwd: string;
   packageRoot: string;
-  resolveTokenizerFolder: TokenizerFolderResolver;
   /** The environment the slime Python runs in; absent: this process's. */
   environment?: Record<string, string | undefined>;
 }
@@ -29,7 +28,7 @@ export interface DoctorReport {
 }
 
 export async function runDoctor(recipe: Recipe, options: DoctorOptions): Promise<DoctorReport> {
-  const common = [checkCheckpoints(recipe, options.resolveTokenizerFolder), checkPorts(recipe), checkDisk(recipe, options.cwd).then((result) => [checkRecordsDir(recipe, options.cwd), result])];
+  const common = [checkCheckpoints(recipe), checkPorts(recipe), checkDisk(recipe, options.cwd).then((result) => [checkRecordsDir(recipe, options.cwd), result])];
   const engineChecks = recipe.engine.kind === "slime" ? [slimeChecks(recipe, options)] : [];
   const results = (await Promise.all([...engineChecks, ...common])).flat();
   const notApplicable = recipe.engine.kind === "slime" ? [] : [`engine ${recipe.engine.kind} starts no GPU engine: GPU, placement, Python, Ray and slime checks do not apply`];

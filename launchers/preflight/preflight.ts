@@ -8,8 +8,8 @@ import type { LaunchPlan } from "../../contracts/plan.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import { findLeftovers } from "../supervisor/pid-registry.ts";
 import { rayControlFor } from "../supervisor/child-definitions.ts";
+import { checkPort, recipePorts } from "../recipe-ports.ts";
 import { installationProblems } from "./installation-problems.ts";
-import { checkPort } from "./port-check.ts";
 import { recordsDirProblem } from "./records-dir-check.ts";
 
 export interface PreflightReport {
@@ -25,8 +25,6 @@ export interface PreflightOptions {
   environment: Record<string, string | undefined>;
   /** openclaw-rl's own folder: its native/ package is on the slime job's PYTHONPATH, and so on the probe's. */
   packageRoot: string;
-  /** Ports the orchestrator itself will bind besides the recipe's (e.g. a fixed bridge port). */
-  extraPorts?: Array<{ port: number; what: string; path: string }>;
 }
 
 export async function runPreflight(options: PreflightOptions): Promise<PreflightReport> {
@@ -60,26 +58,17 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     warnings.push(...installation.warnings);
   }
 
-  const ports: Array<{ port: number; what: string; path: string; host?: string }> = [
-    { port: recipe.proxy.port, what: "the proxy", path: "proxy.port", host: recipe.proxy.host },
-    { port: recipe.proxy.admin_port, what: "the status API", path: "proxy.admin_port" },
-    ...(options.extraPorts ?? []),
-  ];
-  if (plan.engine === "rehearsal") {
-    ports.push({ port: recipe.engine.rehearsal.policy_port, what: "the rehearsal policy", path: "engine.rehearsal.policy_port" });
-    ports.push({ port: recipe.engine.rehearsal.judge_port, what: "the rehearsal judge", path: "engine.rehearsal.judge_port" });
-  }
-  if (plan.engine === "slime" && recipe.judge.launch === "standalone") ports.push({ port: recipe.judge.port, what: "the standalone judge", path: "judge.port" });
+  // Ray's own ports were checked above (taken, they mean a running Ray)
   const seen = new Map<number, string>();
-  for (const entry of ports) {
-    const clash = seen.get(entry.port);
+  for (const use of recipePorts(recipe).filter((use) => !use.ray)) {
+    const clash = seen.get(use.port);
     if (clash) {
-      problems.push(new OpenclawRlError("PORT_IN_USE", `port ${entry.port} is given to both ${clash} and ${entry.what}`, { path: entry.path, hint: "give each a different port" }));
+      problems.push(new OpenclawRlError("PORT_IN_USE", `port ${use.port} is given to both ${clash} and ${use.what}`, { path: use.key, hint: "give each a different port" }));
       continue;
     }
-    seen.set(entry.port, entry.what);
-    const check = await checkPort(entry.port, entry.host ?? "127.0.0.1");
-    if (!check.free) problems.push(portProblem(entry.port, entry.what, entry.path, check.code));
+    seen.set(use.port, use.what);
+    const check = await checkPort(use.port, use.host);
+    if (!check.free) problems.push(portProblem(use.port, use.what, use.key, check.code));
   }
   return { problems, warnings };
 }
@@ -93,12 +82,9 @@ async function checkRay(options: PreflightOptions, problems: OpenclawRlError[]):
     problems.push(new OpenclawRlError("RAY_RUNNING", "a Ray cluster is already running on this machine (`ray status` answers)", { path: "cluster.ray_port", hint }));
     return;
   }
-  for (const [port, key] of [
-    [recipe.cluster.ray_port, "cluster.ray_port"],
-    [recipe.cluster.dashboard_port, "cluster.dashboard_port"],
-  ] as const) {
-    const check = await checkPort(port, "127.0.0.1");
-    if (!check.free) problems.push(new OpenclawRlError("RAY_RUNNING", `port ${port} is in use (${check.code}); Ray may already be running`, { path: key, hint }));
+  for (const use of recipePorts(recipe).filter((use) => use.ray)) {
+    const check = await checkPort(use.port, use.host);
+    if (!check.free) problems.push(new OpenclawRlError("RAY_RUNNING", `port ${use.port} is in use (${check.code}); Ray may already be running`, { path: use.key, hint }));
   }
 }
 

@@ -2,6 +2,7 @@
 // the sample put into the sink, one judgement record per turn, events and counters. Owns the judging life cycle of
 // a turn (held feedback, bounded retries of failed judgements, re-judging); HTTP routing is the proxy's.
 import { setMaxListeners } from "node:events";
+import type { SkipCategory } from "../../contracts/events.ts";
 import { teacherTemperature, type Recipe } from "../../contracts/recipe.ts";
 import type { Sample } from "../../contracts/sample.ts";
 import type { SampleSink } from "../../contracts/sample-sink.ts";
@@ -17,7 +18,7 @@ import type { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { oldestVersion, parseWeightVersion } from "../weights/staleness-policy.ts";
 import { detectExplicitScore, type ExplicitFeedback } from "./explicit-feedback.ts";
 import { handleFeedbackRequest, type FeedbackHeaders, type FeedbackReply } from "./feedback-endpoint.ts";
-import { JudgeCounters, type JudgeStats, type SkipCategory } from "./judge-stats.ts";
+import { JudgeCounters, type JudgeStats } from "./judge-stats.ts";
 import { decideSample, type JudgedSignals } from "../samples/sample-decision.ts";
 import { buildSample, unusableTurnReason } from "../samples/sample-builder.ts";
 import { TeacherScorer, type TeacherOutcome } from "./teacher-scorer.ts";

@@ -1,20 +1,7 @@
 // Counters of judging for status and metrics: turns judged, votes failed, rewards by sign, hints kept or not,
 // samples by kind, skipped turns by reason, the last evaluation score and the per-sample eval scores of recent samples.
+import type { SkipCategory } from "../../contracts/events.ts";
 import type { SampleKind } from "../../contracts/sample.ts";
-
-export type SkipCategory =
-  | "aborted"
-  | "empty-response"
-  | "invalid-turn"
-  | "no-next-state"
-  | "no-hint"
-  | "no-signal"
-  | "judge-failed"
-  | "teacher-failed"
-  | "sink-failed"
-  | "internal-error"
-  | "stale"
-  | "backlog-full";
 
 export interface JudgeStats {
   turnsJudged: number;

@@ -10,10 +10,11 @@ import type { ClosedTurn } from "../../contracts/turn.ts";
 import { PromptBuilder } from "../capture/prompt-builder.ts";
 import { PromptPool } from "../capture/prompt-pool.ts";
 import { TurnRecords } from "../records/turn-records.ts";
-import { nextTurnNumbers } from "../records/turn-numbers.ts";
+import { readTurnNumbers } from "../records/turn-numbers.ts";
 import { MessageDigests } from "../sessions/message-digest.ts";
 import { SessionTracker } from "../sessions/session-tracker.ts";
 import { assertBindAllowed } from "../../lib/bind-rule.ts";
+import { policyTokenizerSource } from "../../lib/model/tokenizer-sources.ts";
 import { BearerAuth } from "./auth.ts";
 import { serveTokensTurn } from "./chat-turn.ts";
 import { openAiError, sendError, sendJson, toOpenAiError } from "./openai-errors.ts";
@@ -54,7 +55,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
       deps.bus.emit({ type: "error", source: "proxy", code: "INTERNAL", message: `onTurnClosed failed: ${(error as Error).message}` });
     }
   };
-  const tokenizerSource = recipe.model.tokenizer_path ?? recipe.model.path;
+  const tokenizerSource = policyTokenizerSource(recipe).path;
   const workers = deps.promptWorkers ?? Math.min(4, Math.max(1, availableParallelism() - 2));
   const pool = workers > 0 && recipe.proxy.mode === "tokens" ? new PromptPool(tokenizerSource, workers) : null;
   const prompts = new PromptBuilder(deps.template, deps.tokenizer, pool, { warmReplies: deps.warmReplies ?? true });
@@ -91,9 +92,9 @@ export function createProxy(deps: ProxyDeps): Proxy {
     async listen(port, host) {
       assertBindAllowed(host, deps.apiKey, recipe.proxy.api_key_env);
       // sessions that go on from an earlier run go on numbering their turns (before the first request is taken)
-      const known = await nextTurnNumbers(records.file).catch((error: Error) => {
+      const known = await readTurnNumbers(records.file).catch((error: Error) => {
         deps.bus.emit({ type: "error", source: "proxy", code: "INTERNAL", message: `cannot read turn numbers back from ${records.file}: ${error.message}; sessions that go on from an earlier run number their turns from 0 again` });
-        return new Map<string, number>();
+        return [];
       });
       sessions.knowTurns(known);
       await new Promise<void>((resolve, reject) => {

@@ -4,7 +4,7 @@ import type { ChatMessage } from "../../contracts/chat.ts";
 import type { CapturedTurn, ClosedTurn, NextState } from "../../contracts/turn.ts";
 import { digestMessage, prefixDigests, type MessageDigests } from "./message-digest.ts";
 import { extractNextState } from "./next-state.ts";
-import { TurnCounters } from "../records/turn-counters.ts";
+import { TurnNumbers } from "../records/turn-numbers.ts";
 import type { SessionView } from "./turn-decision.ts";
 
 interface OpenTurn {
@@ -42,13 +42,13 @@ export class SessionTracker implements SessionView {
   private readonly sessions = new Map<string, Session>(); // least recently used first
   private readonly byHistory = new Map<string, string>(); // history digest → session id
   /** Turn numbers of sessions no longer in memory: a session id seen again goes on from there. */
-  private readonly retired: TurnCounters;
+  private readonly retired: TurnNumbers;
   private readonly now: () => number;
   private sweepTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: SessionTrackerOptions) {
     this.now = options.now ?? Date.now;
-    this.retired = new TurnCounters(4 * options.maxSessions);
+    this.retired = new TurnNumbers(4 * options.maxSessions);
   }
 
   /**

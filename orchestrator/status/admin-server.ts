@@ -10,7 +10,7 @@ import { OpenclawRlError } from "../../contracts/errors.ts";
 import { EVENT_VERSION } from "../../contracts/events.ts";
 import type { EventBus } from "../event-bus.ts";
 import { EventStream, type EventStreamOptions } from "./event-stream.ts";
-import type { StatusSnapshot } from "./status-snapshot.ts";
+import type { StatusSnapshot } from "../../contracts/status.ts";
 
 /** A mounted handler returns true when it answered the request; it does its own auth (a browser page sends ?token=). */
 export type AdminRouteHandler = (request: IncomingMessage, response: ServerResponse) => boolean | Promise<boolean>;

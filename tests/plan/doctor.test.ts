@@ -15,7 +15,6 @@ import { checkPorts } from "../../launchers/doctor/port-check.ts";
 import { checkPythonImports } from "../../launchers/doctor/python-check.ts";
 
 const scratch = mkdtempSync(path.join(tmpdir(), "doctor-"));
-const identity = (source: string) => source;
 
 function executable(name: string, script: string): string {
   const folder = mkdtempSync(path.join(scratch, "bin-"));
@@ -54,10 +53,13 @@ describe("doctor checks", () => {
     const good = checkpoint({ "tokenizer.json": "{}", "tokenizer_config.json": JSON.stringify({ chat_template: "{{ x }}" }), "config.json": "{}" });
     const noTemplate = checkpoint({ "tokenizer.json": "{}", "tokenizer_config.json": "{}" });
     const slime = (modelPath: string) => parseRecipe({ model: { path: modelPath } });
-    expect((await checkCheckpoints(slime(good), identity)).map((result) => result.status)).toEqual(["ok", "ok"]);
-    const bad = await checkCheckpoints(slime(noTemplate), identity);
+    expect((await checkCheckpoints(slime(good))).map((result) => result.status)).toEqual(["ok", "ok"]);
+    const bad = await checkCheckpoints(slime(noTemplate));
     expect(bad.map((result) => [result.topic, result.status])).toEqual([["tokenizer", "fail"], ["checkpoint", "fail"]]);
     expect(bad[0]!.detail).toContain("no chat_template");
+    // builtin:qwen3 is the Qwen3 files shipped with openclaw-rl (lib/model resolves it; nothing is injected)
+    const builtin = await checkCheckpoints(parseRecipe({ engine: { kind: "rehearsal" }, model: { path: "builtin:qwen3" } }));
+    expect(builtin).toEqual([expect.objectContaining({ topic: "tokenizer", status: "ok", detail: "model.path (builtin:qwen3): tokenizer.json and a chat_template" })]);
   });
 
   it("gpus: nvidia-smi absent, too few GPUs, enough GPUs", async () => {
@@ -88,7 +90,7 @@ describe("doctor checks", () => {
     const folder = checkpoint({ "tokenizer.json": "{}", "tokenizer_config.json": JSON.stringify({ chat_template: "t" }) });
     const [policy, judge, proxy, admin] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
     const rehearsal = parseRecipe({ engine: { kind: "rehearsal", rehearsal: { policy_port: policy, judge_port: judge } }, proxy: { port: proxy, admin_port: admin }, model: { path: folder }, records: { dir: scratch } });
-    const report = await runDoctor(rehearsal, { cwd: scratch, packageRoot: "/x", resolveTokenizerFolder: identity });
+    const report = await runDoctor(rehearsal, { cwd: scratch, packageRoot: "/x" });
     expect([...new Set(report.results.map((result) => result.topic))]).toEqual(["tokenizer", "port", "records", "disk"]);
     expect(report.ok).toBe(true);
     expect(report.notApplicable[0]).toContain("do not apply");
@@ -98,7 +100,7 @@ describe("doctor checks", () => {
     const file = path.join(scratch, "a-file");
     writeFileSync(file, "");
     const rehearsal = parseRecipe({ engine: { kind: "rehearsal" }, model: { path: "builtin:qwen3" }, records: { dir: path.join(file, "sub") } });
-    const report = await runDoctor(rehearsal, { cwd: scratch, packageRoot: "/x", resolveTokenizerFolder: identity });
+    const report = await runDoctor(rehearsal, { cwd: scratch, packageRoot: "/x" });
     expect(report.results.find((result) => result.topic === "records")).toEqual({
       topic: "records",
       status: "fail",

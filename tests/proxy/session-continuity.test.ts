@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../../contracts/chat.ts";
-import { nextTurnNumbers } from "../../orchestrator/records/turn-numbers.ts";
+import { readTurnNumbers } from "../../orchestrator/records/turn-numbers.ts";
 import { INTERNAL_CONTEXT, openclawSystemPrompt, openclawTools } from "./fixtures.ts";
 import { assemble, startHarness, streamChat, waitFor, type Harness } from "./harness.ts";
 
@@ -120,16 +120,16 @@ describe("session continuity", () => {
   });
 });
 
-describe("nextTurnNumbers", () => {
+describe("readTurnNumbers", () => {
   it("reads each session's next turn from the opening of every line, the most recent session last, whatever the line length", async () => {
     const folder = await mkdtemp(path.join(tmpdir(), "turn-numbers-"));
     try {
       const file = path.join(folder, "turns.jsonl");
-      expect(await nextTurnNumbers(file)).toEqual(new Map()); // no file yet
+      expect([...(await readTurnNumbers(file))]).toEqual([]); // no file yet
       const line = (session: string, turn: number, size = 10) => `${JSON.stringify({ version: 1, session_id: session, turn, messages: [{ role: "user", content: "x".repeat(size) }] })}\n`;
       await writeFile(file, line("a", 0) + line("b\"ü", 0, 300_000) + line("a", 3) + line("a", 1) + "not a record\n" + line("c", 7));
       await appendFile(file, line("b\"ü", 4).slice(0, 60)); // a last line cut by a crash: its head is whole
-      expect([...(await nextTurnNumbers(file))]).toEqual([
+      expect([...(await readTurnNumbers(file))]).toEqual([
         ["a", 4],
         ["c", 8],
         ['b"ü', 5],

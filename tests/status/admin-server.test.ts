@@ -10,7 +10,7 @@ import type { RunEvent } from "../../contracts/events.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { AdminServer } from "../../orchestrator/status/admin-server.ts";
 import { createAdminToken, readAdminToken } from "../../orchestrator/status/admin-token.ts";
-import { statusSnapshotSchema } from "../../orchestrator/status/status-snapshot.ts";
+import { statusSnapshotSchema } from "../../contracts/status.ts";
 import { formatStatus } from "../../cli/commands/status-format.ts";
 import { StatusTracker } from "../../orchestrator/status/status-tracker.ts";
 import { WeightUpdateWatcher } from "../../orchestrator/weights/weight-update-watcher.ts";

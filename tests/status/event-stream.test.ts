@@ -10,7 +10,7 @@ import { streamClosed } from "../../cli/commands/status.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { AdminServer } from "../../orchestrator/status/admin-server.ts";
 import type { EventStreamOptions } from "../../orchestrator/status/event-stream.ts";
-import type { StatusSnapshot } from "../../orchestrator/status/status-snapshot.ts";
+import type { StatusSnapshot } from "../../contracts/status.ts";
 
 const token = "t".repeat(32);
 let server: AdminServer | null = null;

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { formatEvent, formatStatus } from "../../cli/commands/status-format.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
-import { statusSnapshotSchema } from "../../orchestrator/status/status-snapshot.ts";
+import { statusSnapshotSchema } from "../../contracts/status.ts";
 import { StatusTracker } from "../../orchestrator/status/status-tracker.ts";
 
 const recipe = recipeSchema.parse({ name: "t", method: "binary", engine: { kind: "rehearsal" }, training: { batch_size: 4 } });

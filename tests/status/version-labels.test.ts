@@ -6,7 +6,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { recipeSchema, type RecipeInput } from "../../contracts/recipe.ts";
 import { startOrchestrator } from "../../orchestrator/run.ts";
-import { statusSnapshotSchema } from "../../orchestrator/status/status-snapshot.ts";
+import { statusSnapshotSchema } from "../../contracts/status.ts";
 import { versionLabels } from "../../orchestrator/weights/version-labels.ts";
 
 const base: RecipeInput = { method: "binary", model: { path: "builtin:qwen3", tokenizer_path: "builtin:qwen3" } };

@@ -1,7 +1,8 @@
-// Per-batch stats: the batch being filled (samples ready, judged turns, +1/0/−1, hints, stale drops since the
-// last delivery) and the bounded series of trained batches. A delivered batch is plotted once the trainer has
+// Per-batch stats: the window of the batch being filled (judged turns, +1/0/−1, hints, stale drops since the last
+// delivery) and the bounded series of trained batches. A delivered batch is plotted once the trainer has
 // acknowledged it (trained it): a batch handed to a trainer that died is never acknowledged, its samples come again
-// in a new batch, and only that one is plotted. Knows nothing of turns' content or HTTP.
+// in a new batch, and only that one is plotted. Knows nothing of turns' content or HTTP; the samples ready and the
+// batch size are counts, the run tally's (run-tally.ts).
 import type { RunEvent } from "../../../contracts/events.ts";
 import { BoundedSeries } from "./bounded-series.ts";
 import type { BatchPoint, OpenBatch } from "./dashboard-wire.ts";
@@ -14,16 +15,14 @@ export class BatchWindow {
   readonly trained: BoundedSeries<BatchPoint>;
   /** Delivered batches not acknowledged yet, by batch id, oldest first. */
   private readonly inTraining = new Map<string, BatchPoint>();
-  private current: OpenBatch;
-  /** Once the store reports sample-ready, its count is the truth; until then kept judged turns are counted. */
-  private storeReports = false;
+  private current: WindowCounts;
 
-  constructor(limit: number, batchSize: number | null) {
+  constructor(limit: number) {
     this.trained = new BoundedSeries(limit);
-    this.current = emptyOpenBatch(batchSize);
+    this.current = emptyWindow();
   }
 
-  get open(): OpenBatch {
+  get open(): WindowCounts {
     return { ...this.current };
   }
 
@@ -35,13 +34,6 @@ export class BatchWindow {
     else if (event.score === 0) open.zero += 1;
     if (event.hintAccepted === true) open.hintsAccepted += 1;
     if (event.hintAccepted === false) open.hintsRejected += 1;
-    if (event.sample && !this.storeReports) open.ready += 1;
-  }
-
-  sampleReady(event: Extract<RunEvent, { type: "sample-ready" }>): void {
-    this.storeReports = true;
-    this.current.ready = event.ready;
-    this.current.batchSize = event.batchSize;
   }
 
   staleDrop(): void {
@@ -57,17 +49,15 @@ export class BatchWindow {
       hintsAccepted: open.hintsAccepted, hintsRejected: open.hintsRejected, staleDrops: open.staleDrops,
     });
     if (this.inTraining.size > IN_TRAINING_LIMIT) this.inTraining.delete(this.inTraining.keys().next().value!);
-    // without the recipe's batch size (and no sample-ready yet), a delivered batch tells it
-    this.current = { ...emptyOpenBatch(open.batchSize ?? event.size), ready: Math.max(0, open.ready - event.size) };
+    this.current = emptyWindow();
   }
 
-  /** The trainer trained this batch: it becomes a point. Its size, or null for a delivery this window never saw. */
-  batchAcknowledged(event: Extract<RunEvent, { type: "batch-acknowledged" }>): number | null {
+  /** The trainer trained this batch: it becomes a point (none for a delivery this window never saw). */
+  batchAcknowledged(event: Extract<RunEvent, { type: "batch-acknowledged" }>): void {
     const point = this.inTraining.get(event.batchId);
-    if (!point) return null;
+    if (!point) return;
     this.inTraining.delete(event.batchId);
     this.trained.push(point);
-    return point.size;
   }
 
   /** The trainer restarted (a new bridge session): the batches it held went back to the store, to come again. */
@@ -76,6 +66,9 @@ export class BatchWindow {
   }
 }
 
-function emptyOpenBatch(batchSize: number | null): OpenBatch {
-  return { ready: 0, batchSize, judged: 0, positive: 0, zero: 0, negative: 0, hintsAccepted: 0, hintsRejected: 0, staleDrops: 0 };
+/** The open batch's window: what OpenBatch holds besides the counts (samples ready, batch size). */
+export type WindowCounts = Omit<OpenBatch, "ready" | "batchSize">;
+
+function emptyWindow(): WindowCounts {
+  return { judged: 0, positive: 0, zero: 0, negative: 0, hintsAccepted: 0, hintsRejected: 0, staleDrops: 0 };
 }

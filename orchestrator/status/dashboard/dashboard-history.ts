@@ -1,6 +1,8 @@
 // Server-side windowed aggregation of RunEvents for the dashboard: per-batch reward and hint stats, latency,
-// weight updates, engines, totals and the recent-turns table, all bounded. Knows nothing of HTTP or files.
+// weight updates, errors and the recent-turns table, all bounded. Totals, engines, the weight version and the
+// samples ready come from the run tally (run-tally.ts), the fold status reads too. Knows nothing of HTTP or files.
 import type { RunEvent } from "../../../contracts/events.ts";
+import { RunTally } from "../run-tally.ts";
 import { BatchWindow } from "./batch-window.ts";
 import { BoundedSeries } from "./bounded-series.ts";
 import {
@@ -9,6 +11,7 @@ import {
   type DashboardSnapshot,
   type EngineStatus,
   type LatencyPoint,
+  type OpenBatch,
   type RunErrorEntry,
   type Totals,
   type TurnPage,
@@ -46,13 +49,8 @@ export class DashboardHistory {
   private readonly latency: BoundedSeries<LatencyPoint>;
   private readonly errors: BoundedSeries<RunErrorEntry>;
   private readonly weights: WeightTimeline;
-  private readonly engines = new Map<string, EngineStatus>();
-  private readonly sessions = new Set<string>();
   private readonly table: TurnTable;
-  private readonly totals: Totals = {
-    turns: 0, mainTurns: 0, sideTurns: 0, sessions: 0, judged: 0, kept: 0, skipped: 0, batches: 0,
-    samplesTrained: 0, batchesDelivered: 0, samplesDelivered: 0, staleDrops: 0, invalidDrops: 0, errors: 0, weightVersion: null,
-  };
+  private readonly tally: RunTally;
   // delta bookkeeping: what the last delta covered
   private sentBatches = 0;
   private sentLatency = 0;
@@ -67,7 +65,8 @@ export class DashboardHistory {
   ) {
     this.limits = { ...defaultDashboardLimits, ...limits };
     this.method = method;
-    this.batches = new BatchWindow(this.limits.batches, batchSize);
+    this.tally = new RunTally(batchSize, { sessions: this.limits.sessions });
+    this.batches = new BatchWindow(this.limits.batches);
     this.weights = new WeightTimeline(this.limits.weights);
     this.latency = new BoundedSeries(this.limits.latency);
     this.errors = new BoundedSeries(this.limits.errors);
@@ -75,14 +74,11 @@ export class DashboardHistory {
   }
 
   apply(event: RunEvent): void {
+    this.tally.apply(event);
     switch (event.type) {
       case "turn-start": {
         const row = this.table.upsert(event.sessionId, event.turn, event.turnType, event.at);
         row.decidedBy = event.decidedBy;
-        this.totals.turns += 1;
-        if (event.turnType === "main") this.totals.mainTurns += 1;
-        else this.totals.sideTurns += 1;
-        this.countSession(event.sessionId);
         return;
       }
       case "turn-end": {
@@ -93,8 +89,6 @@ export class DashboardHistory {
         });
         if (row.status === "generating") row.status = "awaiting-next-state";
         this.latency.push({ at: event.at, ttftMs: event.ttftMs, totalMs: event.totalMs, turnType: event.turnType });
-        const served = event.weightVersions[event.weightVersions.length - 1];
-        if (served !== undefined) this.totals.weightVersion = served;
         return;
       }
       case "turn-closed": {
@@ -112,39 +106,27 @@ export class DashboardHistory {
       }
       case "turn-judged":
         return this.applyJudged(event);
-      case "sample-ready":
-        return this.batches.sampleReady(event);
       case "sample-dropped":
         return this.applyDropped(event);
       case "batch-delivered":
-        this.batches.batchDelivered(event);
-        this.totals.batchesDelivered += 1;
-        this.totals.samplesDelivered += event.size;
-        return;
+        return this.batches.batchDelivered(event);
       case "batch-acknowledged":
-        // trained: counted and plotted now (a delivery that is never acknowledged was not trained)
-        this.totals.batches += 1;
-        this.totals.samplesTrained += this.batches.batchAcknowledged(event) ?? 0;
-        return;
+        // trained: plotted now (a delivery that is never acknowledged was not trained)
+        return this.batches.batchAcknowledged(event);
       case "weights-update-start":
         return this.weights.start(event);
       case "weights-update-end":
-        this.weights.end(event);
-        this.totals.weightVersion = event.toVersion;
-        return;
+        return this.weights.end(event);
       case "weights-version-reset":
-        // slime restarted: its engines count from 0 again ("default"); the old version is not served any more
+        // slime restarted: the timeline shows the reset, and the batches its trainer held are not plotted
         this.weights.reset(event);
-        this.totals.weightVersion = "0";
         this.batches.trainerRestarted();
         return;
       case "engine-state":
-        this.engines.set(event.name, { name: event.name, state: event.state, detail: event.detail, since: event.at });
         this.enginesChanged = true;
         return;
       case "error":
         this.errors.push({ at: event.at, source: event.source, code: event.code, message: event.message });
-        this.totals.errors += 1;
         return;
     }
   }
@@ -157,8 +139,8 @@ export class DashboardHistory {
       method: this.method,
       versionLabelNote: this.versionLabelNote,
       limits: { batches, latency, weights, errors, pageSize },
-      totals: { ...this.totals },
-      open: this.batches.open,
+      totals: this.totals(),
+      open: this.openBatch(),
       engines: this.engineList(),
       batches: this.batches.trained.slice(),
       latency: this.latency.slice(),
@@ -174,8 +156,8 @@ export class DashboardHistory {
       version: DASHBOARD_VERSION,
       now,
       method: this.method,
-      totals: { ...this.totals },
-      open: this.batches.open,
+      totals: this.totals(),
+      open: this.openBatch(),
       engines: this.enginesChanged ? this.engineList() : null,
       batches: this.batches.trained.since(this.sentBatches),
       latency: this.latency.since(this.sentLatency),
@@ -205,22 +187,13 @@ export class DashboardHistory {
     const row = this.table.upsert(event.sessionId, event.turn, "main", event.at);
     this.method = event.method;
     Object.assign(row, { method: event.method, score: event.score, hintAccepted: event.hintAccepted });
-    this.totals.judged += 1;
     this.batches.judged(event);
-    if (event.sample) {
-      Object.assign(row, { status: "kept", reward: event.sample.reward, kind: event.sample.kind, why: event.sample.why });
-      this.totals.kept += 1;
-    } else {
-      Object.assign(row, { status: "skipped", reward: null, kind: null, why: event.skipped ?? "no sample" });
-      this.totals.skipped += 1;
-    }
+    if (event.sample) Object.assign(row, { status: "kept", reward: event.sample.reward, kind: event.sample.kind, why: event.sample.why });
+    else Object.assign(row, { status: "skipped", reward: null, kind: null, why: event.skipped ?? "no sample" });
   }
 
   private applyDropped(event: Extract<RunEvent, { type: "sample-dropped" }>): void {
-    if (event.reason === "stale") {
-      this.totals.staleDrops += 1;
-      this.batches.staleDrop();
-    } else this.totals.invalidDrops += 1;
+    if (event.reason === "stale") this.batches.staleDrop();
     // sample ids are `${sessionId}:${turn}`; session ids may hold ':' themselves
     const split = event.sampleId.lastIndexOf(":");
     const turn = Number(event.sampleId.slice(split + 1));
@@ -232,13 +205,24 @@ export class DashboardHistory {
     }
   }
 
-  private countSession(sessionId: string): void {
-    if (this.sessions.has(sessionId) || this.sessions.size >= this.limits.sessions) return;
-    this.sessions.add(sessionId);
-    this.totals.sessions = this.sessions.size;
+  /** The run tally's counts under the dashboard's names. */
+  private totals(): Totals {
+    const { sessions, turns, judging, samples, batches, errors, weights } = this.tally.counts();
+    return {
+      turns: turns.main + turns.side, mainTurns: turns.main, sideTurns: turns.side, sessions,
+      judged: judging.judged, kept: judging.judged - judging.withoutSample, skipped: judging.withoutSample,
+      batches: batches.trained, samplesTrained: samples.trained, batchesDelivered: batches.delivered, samplesDelivered: samples.delivered,
+      staleDrops: samples.droppedStale, invalidDrops: samples.droppedInvalid, errors: errors.count, weightVersion: weights.version,
+    };
+  }
+
+  /** The batch being filled: the samples ready and the batch size (the tally's), with the window's stats. */
+  private openBatch(): OpenBatch {
+    const { samples } = this.tally.counts();
+    return { ready: samples.ready, batchSize: samples.batchSize, ...this.batches.open };
   }
 
   private engineList(): EngineStatus[] {
-    return [...this.engines.values()].sort((a, b) => a.name.localeCompare(b.name)).map((engine) => ({ ...engine }));
+    return this.tally.counts().engines.sort((a, b) => a.name.localeCompare(b.name));
   }
 }

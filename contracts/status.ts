@@ -1,10 +1,11 @@
 // The JSON shape of GET /status (versioned): what `openclaw-rl status` prints and `--json` emits. The zod
-// schema is the edge check of the CLI that reads it; the tracker fills it.
+// schema is the edge check of the CLI that reads it over HTTP; orchestrator/status/status-tracker.ts fills it.
 import { z } from "zod";
+import { ENGINE_STATES, SKIP_CATEGORIES } from "./events.ts";
 
 export const STATUS_VERSION = 1 as const;
 
-const engineStateSchema = z.enum(["starting", "ready", "degraded", "down", "stopped", "failed"]);
+const engineStateSchema = z.enum(ENGINE_STATES);
 
 export const statusSnapshotSchema = z.object({
   version: z.literal(STATUS_VERSION),
@@ -51,7 +52,7 @@ export const statusSnapshotSchema = z.object({
     .object({
       judged: z.number().int(),
       without_sample: z.number().int(),
-      skipped: z.record(z.string(), z.number().int()).default({}).describe("The turns without a sample by reason (stale, backlog-full, no-next-state, judge-failed, …)."),
+      skipped: z.record(z.string(), z.number().int()).default({}).describe(`The turns without a sample by reason (${SKIP_CATEGORIES.join(", ")}); keys are kept as strings so a newer server's reason still parses.`),
       waiting: z.number().int(),
     })
     .describe("Main turns judged, those of them that made no sample (by reason), and closed turns not judged yet (a judge falling behind shows here)."),

@@ -1,0 +1,194 @@
+// The one fold of a run's events into counts, states and versions (turns, sessions, judging, samples toward the next
+// batch, batches delivered and trained, rewards, drops, the weight version, engines, errors): status and the dashboard
+// both read it. Ignores series over time (the dashboard's own) and live counters from the proxy or the store (status').
+import type { EngineState, RunEvent, SkipCategory } from "../../contracts/events.ts";
+
+export interface RunTallyLimits {
+  /** Distinct session ids counted exactly; beyond this the count stops growing. */
+  sessions: number;
+  /** Delivered batches remembered until acknowledged (a trainer holds one or two; the others were given back). */
+  inTraining: number;
+  /** Closed-and-not-yet-judged turns remembered (past it the oldest are forgotten: a judge that stopped). */
+  waiting: number;
+  /** Recent errors kept with their text (all of them are counted). */
+  recentErrors: number;
+}
+
+export const defaultRunTallyLimits: RunTallyLimits = { sessions: 100_000, inTraining: 1000, waiting: 100_000, recentErrors: 20 };
+
+export interface RunError {
+  at: number;
+  source: string;
+  code: string;
+  message: string;
+}
+
+export interface RunCounts {
+  sessions: number;
+  turns: { main: number; side: number };
+  judging: {
+    judged: number;
+    /** Judged turns that made no sample, and those of them by category. */
+    withoutSample: number;
+    skipped: Partial<Record<SkipCategory, number>>;
+    /** Closed main turns not judged yet. */
+    waiting: number;
+  };
+  samples: {
+    /** Toward the next batch: the store's count once it reported one, before that the kept judged turns. */
+    ready: number;
+    batchSize: number | null;
+    /** Every sample handed to the trainer, re-deliveries included. */
+    delivered: number;
+    /** Handed to the trainer and not acknowledged yet. */
+    inTraining: number;
+    /** Acknowledged: slime trained them. */
+    trained: number;
+    droppedStale: number;
+    droppedInvalid: number;
+  };
+  batches: { trained: number; delivered: number; lastDeliveredAt: number | null };
+  /** Rewards of the samples made ready. */
+  rewards: { count: number; mean: number | null; positive: number; zero: number; negative: number };
+  weights: {
+    /** The version served last: a finished update's, 0 after a reset, or the one a turn's tokens came from. */
+    version: string | null;
+    updating: boolean;
+    lastUpdate: { at: number; toVersion: string; durationMs: number } | null;
+    lastReset: { at: number; fromVersion: string; reason: string } | null;
+  };
+  /** In the order first seen; `since`: when the engine entered its state. */
+  engines: Array<{ name: string; state: EngineState; detail: string; since: number }>;
+  errors: { count: number; recent: RunError[] };
+}
+
+export class RunTally {
+  readonly limits: RunTallyLimits;
+  private readonly sessionIds = new Set<string>();
+  private readonly turns = { main: 0, side: 0 };
+  private readonly judging = { judged: 0, withoutSample: 0, skipped: {} as Partial<Record<SkipCategory, number>> };
+  /** Closed main turns not judged yet, `session\u0000turn`, oldest first. */
+  private readonly waiting = new Set<string>();
+  private readonly samples = { ready: 0, delivered: 0, inTraining: 0, trained: 0, droppedStale: 0, droppedInvalid: 0 };
+  private batchSize: number | null;
+  /** Once the store reports sample-ready, its count is the truth; until then kept judged turns are counted. */
+  private storeReports = false;
+  /** Sizes of delivered batches not acknowledged yet, by batch id, oldest first. */
+  private readonly inTraining = new Map<string, number>();
+  private readonly batches = { trained: 0, delivered: 0, lastDeliveredAt: null as number | null };
+  private readonly rewards = { count: 0, sum: 0, positive: 0, zero: 0, negative: 0 };
+  private readonly weights: RunCounts["weights"] = { version: null, updating: false, lastUpdate: null, lastReset: null };
+  private readonly engines = new Map<string, RunCounts["engines"][number]>();
+  private errorCount = 0;
+  private recentErrors: RunError[] = [];
+
+  /** `batchSize`: the recipe's training.batch_size when known (otherwise the first sample-ready or delivery tells it). */
+  constructor(batchSize: number | null = null, limits: Partial<RunTallyLimits> = {}) {
+    this.batchSize = batchSize;
+    this.limits = { ...defaultRunTallyLimits, ...limits };
+  }
+
+  apply(event: RunEvent): void {
+    switch (event.type) {
+      case "turn-start":
+        this.turns[event.turnType] += 1;
+        if (this.sessionIds.size < this.limits.sessions) this.sessionIds.add(event.sessionId);
+        return;
+      case "turn-end": {
+        const served = event.weightVersions[event.weightVersions.length - 1];
+        if (served !== undefined) this.weights.version = served;
+        return;
+      }
+      case "turn-closed":
+        this.waiting.add(`${event.sessionId}\u0000${event.turn}`);
+        if (this.waiting.size > this.limits.waiting) this.waiting.delete(this.waiting.values().next().value!);
+        return;
+      case "turn-judged":
+        this.waiting.delete(`${event.sessionId}\u0000${event.turn}`);
+        this.judging.judged += 1;
+        if (event.sample && !this.storeReports) this.samples.ready += 1;
+        if (!event.sample) {
+          this.judging.withoutSample += 1;
+          if (event.skipCategory) this.judging.skipped[event.skipCategory] = (this.judging.skipped[event.skipCategory] ?? 0) + 1;
+        }
+        return;
+      case "sample-ready":
+        this.storeReports = true;
+        this.samples.ready = event.ready;
+        this.batchSize = event.batchSize;
+        this.rewards.count += 1;
+        this.rewards.sum += event.reward;
+        if (event.reward > 0) this.rewards.positive += 1;
+        else if (event.reward < 0) this.rewards.negative += 1;
+        else this.rewards.zero += 1;
+        return;
+      case "sample-dropped":
+        if (event.reason === "stale") this.samples.droppedStale += 1;
+        else this.samples.droppedInvalid += 1;
+        return;
+      case "batch-delivered":
+        this.batches.delivered += 1;
+        this.batches.lastDeliveredAt = event.at;
+        this.samples.delivered += event.size;
+        this.samples.inTraining += event.size;
+        this.samples.ready = Math.max(0, this.samples.ready - event.size);
+        this.batchSize ??= event.size; // without the recipe's batch size (and no sample-ready yet), a delivery tells it
+        this.inTraining.set(event.batchId, event.size);
+        if (this.inTraining.size > this.limits.inTraining) this.outOfTraining(this.inTraining.keys().next().value!);
+        return;
+      case "batch-acknowledged":
+        // trained: only an acknowledged batch counts (one handed to a trainer that died comes again, as a new batch)
+        this.batches.trained += 1;
+        this.samples.trained += this.outOfTraining(event.batchId);
+        return;
+      case "weights-update-start":
+        this.weights.updating = true;
+        return;
+      case "weights-update-end":
+        this.weights.updating = false;
+        this.weights.version = event.toVersion;
+        this.weights.lastUpdate = { at: event.at, toVersion: event.toVersion, durationMs: event.durationMs };
+        return;
+      case "weights-version-reset":
+        // slime restarted: its engines count from 0 ("default") again, the old version is served no more
+        this.weights.updating = false;
+        this.weights.version = "0";
+        this.weights.lastReset = { at: event.at, fromVersion: event.fromVersion, reason: event.reason };
+        // the new trainer's hello gave the batches the old one held back to the store: none is out any more
+        for (const batchId of [...this.inTraining.keys()]) this.outOfTraining(batchId);
+        return;
+      case "engine-state":
+        this.engines.set(event.name, { name: event.name, state: event.state, detail: event.detail, since: event.at });
+        return;
+      case "error":
+        this.errorCount += 1;
+        this.recentErrors = [...this.recentErrors, { at: event.at, source: event.source, code: event.code, message: event.message }].slice(-this.limits.recentErrors);
+        return;
+      case "judge-vote":
+        return;
+    }
+  }
+
+  counts(): RunCounts {
+    const { sum, ...rewards } = this.rewards;
+    return {
+      sessions: this.sessionIds.size,
+      turns: { ...this.turns },
+      judging: { ...this.judging, skipped: { ...this.judging.skipped }, waiting: this.waiting.size },
+      samples: { ...this.samples, batchSize: this.batchSize },
+      batches: { ...this.batches },
+      rewards: { ...rewards, mean: rewards.count > 0 ? sum / rewards.count : null },
+      weights: { ...this.weights },
+      engines: [...this.engines.values()].map((engine) => ({ ...engine })),
+      errors: { count: this.errorCount, recent: this.recentErrors },
+    };
+  }
+
+  /** No longer out (acknowledged, or given back): its size, taken off the in-training count (0 for one not known). */
+  private outOfTraining(batchId: string): number {
+    const size = this.inTraining.get(batchId) ?? 0;
+    this.inTraining.delete(batchId);
+    this.samples.inTraining = Math.max(0, this.samples.inTraining - size);
+    return size;
+  }
+}

@@ -1,0 +1,142 @@
+// Status and the dashboard read one fold of the run's events (orchestrator/status/run-tally.ts): fed one event
+// sequence, they say the same counts, states and versions after every event, and the way start wires them agrees too.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { RunEventInput } from "../../contracts/events.ts";
+import { recipeSchema } from "../../contracts/recipe.ts";
+import { statusSnapshotSchema, type StatusSnapshot } from "../../contracts/status.ts";
+import { EventBus } from "../../orchestrator/event-bus.ts";
+import { startOrchestrator } from "../../orchestrator/run.ts";
+import { DashboardHistory } from "../../orchestrator/status/dashboard/dashboard-history.ts";
+import type { DashboardSnapshot } from "../../orchestrator/status/dashboard/dashboard-wire.ts";
+import { StatusTracker } from "../../orchestrator/status/status-tracker.ts";
+
+/** What both show, under one set of names. */
+function fromStatus(status: StatusSnapshot) {
+  return {
+    sessions: status.sessions,
+    turns: status.turns,
+    judged: status.judging.judged,
+    withoutSample: status.judging.without_sample,
+    ready: status.samples.ready,
+    batchSize: status.samples.batch_size,
+    samplesTrained: status.samples.acknowledged,
+    staleDrops: status.samples.dropped_stale,
+    batchesTrained: status.batches,
+    batchesDelivered: status.batches_delivered,
+    weightVersion: status.weight_version,
+    engines: status.engines.map(({ name, state, detail }) => ({ name, state, detail })).sort((a, b) => a.name.localeCompare(b.name)),
+    errors: status.errors.length,
+  };
+}
+
+function fromDashboard(dashboard: DashboardSnapshot) {
+  const { totals, open } = dashboard;
+  return {
+    sessions: totals.sessions,
+    turns: { main: totals.mainTurns, side: totals.sideTurns },
+    judged: totals.judged,
+    withoutSample: totals.skipped,
+    ready: open.ready,
+    batchSize: open.batchSize,
+    samplesTrained: totals.samplesTrained,
+    staleDrops: totals.staleDrops,
+    batchesTrained: totals.batches,
+    batchesDelivered: totals.batchesDelivered,
+    weightVersion: totals.weightVersion,
+    engines: dashboard.engines.map(({ name, state, detail }) => ({ name, state, detail })),
+    errors: totals.errors,
+  };
+}
+
+const counts = { positive: 1, zero: 0, negative: 1 };
+const judged = (sessionId: string, turn: number, kept: boolean): RunEventInput => ({
+  type: "turn-judged", sessionId, turn, method: "binary", score: kept ? 1 : -1, hintAccepted: null,
+  sample: kept ? { kind: "rl", reward: 1, why: "binary: majority +1" } : null, skipped: kept ? null : "eval -1", skipCategory: kept ? null : "no-signal",
+});
+const ended = (sessionId: string, turn: number, version: string): RunEventInput => ({
+  type: "turn-end", sessionId, turn, turnType: "main", finishReason: "stop", promptTokens: 10, responseTokens: 5, ttftMs: 20, totalMs: 90, weightVersions: [version], continuedAfterAbort: 0,
+});
+
+/** A run through its awkward places: kept turns before the store reports, a trainer that died holding a batch, an ack of a batch never seen. */
+const sequence: RunEventInput[] = [
+  { type: "engine-state", name: "policy", state: "starting", detail: "launching" },
+  { type: "engine-state", name: "judge", state: "ready", detail: "1 engine" },
+  { type: "turn-start", sessionId: "a", turn: 0, turnType: "main", decidedBy: "agent-conversation" },
+  ended("a", 0, "3"),
+  { type: "turn-start", sessionId: "a", turn: 0, turnType: "side", decidedBy: "utility-model" },
+  { type: "turn-start", sessionId: "b:x", turn: 0, turnType: "main", decidedBy: "agent-conversation" },
+  ended("b:x", 0, "3"),
+  { type: "turn-closed", sessionId: "a", turn: 0, closedBy: "next-request", nextStateRole: "user" },
+  judged("a", 0, true),
+  { type: "turn-closed", sessionId: "b:x", turn: 0, closedBy: "next-request", nextStateRole: "tool" },
+  judged("b:x", 0, false),
+  { type: "engine-state", name: "policy", state: "ready", detail: "2 engines" },
+  { type: "sample-ready", sampleId: "a:1", sessionId: "a", turn: 1, kind: "rl", reward: 1, ready: 2, batchSize: 2 },
+  { type: "sample-dropped", sampleId: "b:x:0", reason: "stale", detail: "3 versions behind (max 2)" },
+  { type: "sample-dropped", sampleId: "c:0", reason: "invalid", detail: "bad" },
+  { type: "batch-delivered", rolloutId: 0, batchId: "b0-first", size: 2, meanReward: 0, evalScore: 0, counts },
+  { type: "weights-update-start", fromVersion: "3" },
+  { type: "error", source: "bridge", code: "BRIDGE_CLOSED", message: "the trainer went away" },
+  { type: "weights-version-reset", fromVersion: "3", reason: "slime restarted" },
+  { type: "batch-delivered", rolloutId: 0, batchId: "b0-again", size: 2, meanReward: 0, evalScore: 0, counts },
+  { type: "batch-acknowledged", rolloutId: 0, batchId: "b0-again" },
+  { type: "batch-acknowledged", rolloutId: 9, batchId: "never-delivered-here" },
+  { type: "weights-update-start", fromVersion: "0" },
+  { type: "weights-update-end", toVersion: "1", durationMs: 700 },
+  { type: "turn-start", sessionId: "a", turn: 1, turnType: "main", decidedBy: "agent-conversation" },
+  ended("a", 1, "1"),
+  { type: "engine-state", name: "judge", state: "degraded", detail: "0 of 1 engines" },
+];
+
+describe("status and the dashboard", () => {
+  it("fed one event sequence, say the same counts, states and versions after every event", () => {
+    const recipe = recipeSchema.parse({ name: "agree", method: "binary", engine: { kind: "rehearsal" }, training: { batch_size: 2 } });
+    const bus = new EventBus();
+    const status = new StatusTracker(bus, recipe);
+    const dashboard = new DashboardHistory({}, recipe.method, recipe.training.batch_size);
+    bus.subscribe((event) => dashboard.apply(event));
+    for (const [index, event] of sequence.entries()) {
+      bus.emit(event);
+      expect(fromDashboard(dashboard.snapshot()), `after event ${index} (${event.type})`).toEqual(fromStatus(statusSnapshotSchema.parse(status.snapshot())));
+    }
+    expect(fromStatus(status.snapshot())).toMatchObject({ sessions: 2, turns: { main: 3, side: 1 }, batchesTrained: 2, batchesDelivered: 2, samplesTrained: 2, weightVersion: "1" });
+    status.close();
+  });
+
+  it("as start wires them (GET /status and the dashboard's snapshot), agree before any traffic and on the events that follow", async () => {
+    const runDir = mkdtempSync(path.join(tmpdir(), "openclaw-rl-agree-"));
+    const recipe = recipeSchema.parse({
+      method: "binary",
+      model: { path: "builtin:qwen3", tokenizer_path: "builtin:qwen3" },
+      judge: { launch: "external", url: "http://127.0.0.1:9" },
+      engine: { kind: "external", policy_url: "http://127.0.0.1:9" },
+      training: { batch_size: 6 },
+      records: { dir: runDir },
+    });
+    const orchestrator = await startOrchestrator({
+      recipe, runDir, apiKey: undefined, engines: { policy: "http://127.0.0.1:9", judge: "http://127.0.0.1:9" },
+      readiness: () => ({ ready: true, reason: "test", retryAfterS: 0 }), ports: { proxy: 0, admin: 0 },
+    });
+    try {
+      const headers = { authorization: `Bearer ${orchestrator.adminToken}` };
+      const both = async () => ({
+        status: fromStatus(statusSnapshotSchema.parse(await (await fetch(`${orchestrator.urls.admin}/status`, { headers })).json())),
+        dashboard: fromDashboard((await (await fetch(`${orchestrator.urls.admin}/dashboard/api/snapshot`, { headers })).json()) as DashboardSnapshot),
+      });
+      let { status, dashboard } = await both();
+      expect(dashboard).toEqual(status);
+      expect(dashboard.batchSize).toBe(6);
+      for (const event of sequence.filter((event) => event.type.startsWith("weights-") || event.type.startsWith("batch-") || event.type === "turn-judged")) orchestrator.bus.emit(event);
+      ({ status, dashboard } = await both());
+      const sameOnBoth = ({ judged, withoutSample, batchSize, batchesTrained, batchesDelivered, weightVersion }: typeof status | typeof dashboard) =>
+        ({ judged, withoutSample, batchSize, batchesTrained, batchesDelivered, weightVersion });
+      expect(sameOnBoth(dashboard)).toEqual(sameOnBoth(status));
+      expect(sameOnBoth(status)).toEqual({ judged: 2, withoutSample: 1, batchSize: 6, batchesTrained: 2, batchesDelivered: 2, weightVersion: "1" });
+    } finally {
+      await orchestrator.stop();
+    }
+  });
+});
