@@ -13,6 +13,7 @@ import { createProxy } from "./proxy/proxy-server.ts";
 import { JudgeThread } from "./judging/judge-thread.ts";
 import { announceSamples } from "./sinks/announcing-sink.ts";
 import { JsonlSink } from "./sinks/jsonl-sink.ts";
+import { StalenessPolicy } from "./weights/staleness-policy.ts";
 import { resetVersionsForTrainerRestart } from "./weights/trainer-restart.ts";
 import { WeightVersionTracker } from "./weights/weight-version-tracker.ts";
 import { createDashboardRoutes } from "./status/dashboard/dashboard-routes.ts";
@@ -73,6 +74,7 @@ export interface RunningOrchestrator {
 export async function startOrchestrator(options: OrchestratorOptions): Promise<RunningOrchestrator> {
   const { recipe, runDir } = options;
   const bus = new EventBus();
+  const versions = new WeightVersionTracker(0); // the one weight-version owner: the proxy, the watcher and the bridge feed it
   const policySource = recipe.model.tokenizer_path ?? recipe.model.path;
   // Judging runs on its own thread, off the proxy's event loop. It loads its tokenizers while this thread loads the
   // policy's; its samples go to the sink set up below (none can come before the proxy has served a turn).
@@ -81,11 +83,10 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     data: { recipe, recordsDir: runDir, policySource, judgeSource: recipe.judge.tokenizer_path ?? judgePath(recipe), judgeUrl: options.engines.judge },
     bus,
     sink: { put: (sample) => announcingSink!.put(sample), close: async () => undefined },
+    versions,
   });
   judgingStart.catch(() => undefined); // (awaited below; a failure before then is reported by what failed first)
 
-  const versions = new WeightVersionTracker(0);
-  let versionSeen = false;
   let store: SampleStore | null = null;
   let bridge: BridgeServer | null = null;
   let bridgeEndpoint: { url: string; token: string } | null = null;
@@ -100,7 +101,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     if (recipe.sink.kind === "jsonl") {
       sink = new JsonlSink(path.resolve(runDir, recipe.sink.path!));
     } else {
-      store = await SampleStore.open(path.join(runDir, "store"), { maxStaleness: recipe.training.max_staleness, versions });
+      store = await SampleStore.open(path.join(runDir, "store"), { staleness: new StalenessPolicy(versions, recipe.training.max_staleness) });
       bridge = new BridgeServer({
         store,
         bus,
@@ -130,7 +131,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     bus,
     onTurnClosed: (turn) => judging.onTurnClosed(turn),
     onFeedback: (body, headers) => judging.handleFeedback(body, headers),
-    onWeightVersion: (version) => void (versions.observe(version) && (versionSeen = true)),
+    versions,
     readiness: options.readiness,
     apiKey: options.apiKey,
     recordsDir: runDir,
@@ -152,7 +153,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     readiness: options.readiness,
     endpoints: () => urls,
     engines: options.engineStates,
-    weightVersion: () => (versionSeen ? String(versions.current()) : null),
+    weightVersion: () => versions.label(),
   });
   const admin = new AdminServer({ bus, token: adminToken, snapshot: () => status.snapshot() });
   const dashboard = createDashboardRoutes({ bus, recordsDir: runDir, token: adminToken, method: recipe.method, versionLabelNote: versionLabels(recipe).note });
@@ -164,11 +165,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
   urls.dashboard = `${adminAddress.url}${dashboard.basePath}/?token=${adminToken}`;
 
   // the engines themselves: the router slime announces has no weight-version route (engine-weight-versions.ts)
-  const readVersion = async () => {
-    const { version } = await readEngineVersions(policy.client.baseUrl);
-    if (version !== null && versions.observe(version)) versionSeen = true;
-    return version;
-  };
+  const readVersion = async () => (await readEngineVersions(policy.client.baseUrl)).version;
   const watcher = new WeightUpdateWatcher({ bus, tracker: versions, readVersion });
   watcher.start();
   void watcher.poll();

@@ -142,7 +142,7 @@ export class BridgeServer {
     return {
       url: this.url,
       counts: this.options.store.counts(),
-      currentVersion: this.options.store.currentVersion(),
+      currentVersion: this.options.store.staleness.current(),
       batchesDelivered: this.batchesDelivered,
       batchesAcknowledged: this.batchesAcknowledged,
       lastBatchAt: this.lastBatchAt,
@@ -190,7 +190,7 @@ export class BridgeServer {
     if (previous && previous.session !== message.session) {
       this.options.onClientReplaced?.({ previous: { session: previous.session, pid: previous.pid }, current: { session: message.session, pid: message.pid } });
     }
-    sendJson(response, 200, { version: BRIDGE_VERSION, type: "hello-ok", currentVersion: this.options.store.currentVersion() });
+    sendJson(response, 200, { version: BRIDGE_VERSION, type: "hello-ok", currentVersion: this.options.store.staleness.current() });
   }
 
   private async onBatch(message: BatchRequest, request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -218,7 +218,7 @@ export class BridgeServer {
         return;
       }
       this.batchSessions.set(batch.batchId, message.session);
-      const { frame, summary } = assembleBatchFrame(batch, this.options.store.currentVersion());
+      const { frame, summary } = assembleBatchFrame(batch, this.options.store.staleness);
       response.writeHead(200, { "content-type": BATCH_FRAME_CONTENT_TYPE, "content-length": frame.length });
       response.end(frame);
       this.batchesDelivered += 1;
