@@ -3,6 +3,7 @@
 // tracker, judging on its own thread, the proxy and the admin/status server (with the dashboard mounted). One
 // stop() in the order: stop taking requests → drain the judge → flush the sink → close the bridge → engines → status.
 import path from "node:path";
+import type { BridgeHello } from "../contracts/bridge.ts";
 import type { Recipe } from "../contracts/recipe.ts";
 import { judgePath } from "../contracts/recipe.ts";
 import type { SampleSink } from "../contracts/sample-sink.ts";
@@ -52,21 +53,14 @@ export interface OrchestratorOptions {
   proxyGraceMs?: number;
 }
 
-export interface RouterHello {
-  policyRouter: string | null;
-  prmRouter: string | null;
-  /** When the hello came (ms since the epoch): the supervisor counts only a hello made after a trainer started. */
-  at: number;
-}
-
 export interface RunningOrchestrator {
   bus: EventBus;
   status: StatusTracker;
   adminToken: string;
   urls: { proxy: string; admin: string; dashboard: string; bridge: string | null };
   bridgeToken: string | null;
-  /** The latest rollout-function hello, as router URLs (null before any). */
-  bridgeHello(): RouterHello | null;
+  /** The latest rollout-function hello (null before any). */
+  bridgeHello(): BridgeHello | null;
   /** Stops everything in order; `engines` runs after the bridge closes and before the status server does. */
   stop(options?: { engines?: () => Promise<unknown> }): Promise<void>;
 }
@@ -170,12 +164,12 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
   watcher.start();
   void watcher.poll();
 
-  const readHello = (): RouterHello | null => {
+  const readHello = (): BridgeHello | null => {
     const hello = bridge?.hello();
     if (!hello) return null;
     if (options.engines.policy === null && hello.routers.policy) policy.point(hello.routers.policy);
     if (options.engines.judge === null && hello.routers.judge) judging.pointJudge(hello.routers.judge);
-    return { policyRouter: hello.routers.policy, prmRouter: hello.routers.judge, at: hello.at };
+    return hello;
   };
 
   let stopping: Promise<void> | null = null;

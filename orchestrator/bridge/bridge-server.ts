@@ -12,6 +12,7 @@ import {
   batchRequestSchema,
   type BatchRequest,
   BATCH_FRAME_CONTENT_TYPE,
+  type BridgeHello,
   BRIDGE_PATHS,
   BRIDGE_VERSION,
   helloMessageSchema,
@@ -57,12 +58,6 @@ export interface BridgeStartOptions {
  */
 export function bridgeHost(recipe: { cluster: { nodes: number; head_address: string } }): string {
   return recipe.cluster.nodes > 1 ? recipe.cluster.head_address : "127.0.0.1";
-}
-
-export interface BridgeHello {
-  routers: { policy: string | null; judge: string | null };
-  pid: number;
-  at: number;
 }
 
 export interface BridgeStats {
