@@ -33,6 +33,17 @@ export const helloMessageSchema = z
   .strict();
 export type HelloMessage = z.infer<typeof helloMessageSchema>;
 
+/**
+ * The rollout function's latest hello as the orchestrator keeps it: the routers it announced (as on the wire:
+ * "judge" is slime's PRM router), its pid, and when the hello came (ms since the epoch; the supervisor counts only a
+ * hello said after a trainer started). What the orchestrator, the supervisor and `start` pass around.
+ */
+export interface BridgeHello {
+  routers: HelloMessage["routers"];
+  pid: number;
+  at: number;
+}
+
 export const batchRequestSchema = z
   .object({
     version,

@@ -1,32 +1,35 @@
-// Composition of the running orchestrator: the policy's tokenizer and chat template, SGLang clients (re-pointed at
-// the routers slime announces on the bridge), the sample store + bridge or a JSONL sink, the weight-version
-// tracker, judging on its own thread, the proxy and the admin/status server (with the dashboard mounted). One
-// stop() in the order: stop taking requests → drain the judge → flush the sink → close the bridge → engines → status.
+// Composition of the running orchestrator, as named steps that each push what they open onto one ResourceStack;
+// stop() closes that stack, so the stop order is the start order reversed: proxy → judge → sink → bridge → weight
+// watcher → engines → status API. Owns the order and the wiring; each part's behaviour is in its own file.
 import path from "node:path";
+import type { BridgeHello } from "../contracts/bridge.ts";
 import type { Recipe } from "../contracts/recipe.ts";
 import type { SampleSink } from "../contracts/sample-sink.ts";
-import { BridgeServer, bridgeHost } from "./bridge/bridge-server.ts";
-import { SwitchableClient } from "../lib/sglang/switchable-client.ts";
-import { EventBus } from "./event-bus.ts";
-import { createProxy } from "./proxy/proxy-server.ts";
-import { JudgeThread } from "./judging/judge-thread.ts";
-import { announceSamples } from "./sinks/announcing-sink.ts";
-import { JsonlSink } from "./sinks/jsonl-sink.ts";
-import { resetVersionsForTrainerRestart } from "./weights/trainer-restart.ts";
-import { WeightVersionTracker } from "./weights/weight-version-tracker.ts";
-import { createDashboardRoutes } from "./status/dashboard/dashboard-routes.ts";
-import { AdminServer } from "./status/admin-server.ts";
-import { createAdminToken } from "./status/admin-token.ts";
-import { readEngineVersions } from "./weights/engine-weight-versions.ts";
-import type { StatusSnapshot } from "../contracts/status.ts";
-import { StatusTracker } from "./status/status-tracker.ts";
-import { versionLabels } from "./weights/version-labels.ts";
-import { WeightUpdateWatcher } from "./weights/weight-update-watcher.ts";
-import { SampleStore } from "./store/sample-store.ts";
 import { ChatTemplate } from "../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../lib/model/model-files.ts";
 import { ModelTokenizer } from "../lib/model/model-tokenizer.ts";
 import { judgeTokenizerSource, policyTokenizerSource } from "../lib/model/tokenizer-sources.ts";
+import { ResourceStack, type CloseFailure } from "../lib/resource-stack.ts";
+import { SwitchableClient } from "../lib/sglang/switchable-client.ts";
+import { BridgeListener } from "./bridge/bridge-listener.ts";
+import { BridgeServer, bridgeHost } from "./bridge/bridge-server.ts";
+import { EventBus } from "./event-bus.ts";
+import { JudgeThread } from "./judging/judge-thread.ts";
+import { createProxy, type Proxy } from "./proxy/proxy-server.ts";
+import { announceSamples } from "./sinks/announcing-sink.ts";
+import { JsonlSink } from "./sinks/jsonl-sink.ts";
+import { AdminServer } from "./status/admin-server.ts";
+import { createAdminToken } from "./status/admin-token.ts";
+import { createDashboardRoutes } from "./status/dashboard/dashboard-routes.ts";
+import type { StatusSnapshot } from "../contracts/status.ts";
+import { StatusTracker } from "./status/status-tracker.ts";
+import { SampleStore } from "./store/sample-store.ts";
+import { readEngineVersions } from "./weights/engine-weight-versions.ts";
+import { StalenessPolicy } from "./weights/staleness-policy.ts";
+import { resetVersionsForTrainerRestart } from "./weights/trainer-restart.ts";
+import { versionLabels } from "./weights/version-labels.ts";
+import { WeightUpdateWatcher } from "./weights/weight-update-watcher.ts";
+import { WeightVersionTracker } from "./weights/weight-version-tracker.ts";
 
 export interface Readiness {
   ready: boolean;
@@ -45,17 +48,12 @@ export interface OrchestratorOptions {
   readiness: () => Readiness;
   /** The supervised engines' states in launch order (the supervisor's). */
   engineStates?: () => StatusSnapshot["engines"];
+  /** The bridge's listener when `start` bound it before building the launch plan; bound here when absent (sink.kind bridge). */
+  bridge?: BridgeListener | null;
   /** Port overrides (tests use 0). */
   ports?: { proxy?: number; admin?: number };
   judgeDrainMs?: number;
   proxyGraceMs?: number;
-}
-
-export interface RouterHello {
-  policyRouter: string | null;
-  prmRouter: string | null;
-  /** When the hello came (ms since the epoch): the supervisor counts only a hello made after a trainer started. */
-  at: number;
 }
 
 export interface RunningOrchestrator {
@@ -64,144 +62,201 @@ export interface RunningOrchestrator {
   adminToken: string;
   urls: { proxy: string; admin: string; dashboard: string; bridge: string | null };
   bridgeToken: string | null;
-  /** The latest rollout-function hello, as router URLs (null before any). */
-  bridgeHello(): RouterHello | null;
+  /** The latest rollout-function hello (null before any). */
+  bridgeHello(): BridgeHello | null;
   /** Stops everything in order; `engines` runs after the bridge closes and before the status server does. */
   stop(options?: { engines?: () => Promise<unknown> }): Promise<void>;
 }
 
-export async function startOrchestrator(options: OrchestratorOptions): Promise<RunningOrchestrator> {
-  const { recipe, runDir } = options;
-  const bus = new EventBus();
-  const policySource = policyTokenizerSource(recipe).path;
-  // Judging runs on its own thread, off the proxy's event loop. It loads its tokenizers while this thread loads the
-  // policy's; its samples go to the sink set up below (none can come before the proxy has served a turn).
-  let announcingSink: SampleSink | null = null;
-  const judgingStart = JudgeThread.start({
-    data: { recipe, recordsDir: runDir, policySource, judgeSource: judgeTokenizerSource(recipe).path, judgeUrl: options.engines.judge },
-    bus,
-    sink: { put: (sample) => announcingSink!.put(sample), close: async () => undefined },
-  });
-  judgingStart.catch(() => undefined); // (awaited below; a failure before then is reported by what failed first)
+/** What every step is given: the options, the bus, the one weight-version owner and the one stack of things to close. */
+interface Run {
+  options: OrchestratorOptions;
+  recipe: Recipe;
+  runDir: string;
+  bus: EventBus;
+  weights: WeightVersionTracker;
+  stack: ResourceStack;
+}
 
-  const versions = new WeightVersionTracker(0);
-  let versionSeen = false;
-  let store: SampleStore | null = null;
-  let bridge: BridgeServer | null = null;
-  let bridgeEndpoint: { url: string; token: string } | null = null;
-  let sink: SampleSink | null = null;
-  let policyTokenizer: ModelTokenizer;
-  let policyTemplate: ChatTemplate;
-  let judging: JudgeThread;
+interface OpenedSink {
+  /** The sink judging puts samples into (announced on the bus as sample-ready). */
+  announced: SampleSink;
+  store: SampleStore | null;
+  bridge: BridgeServer | null;
+  endpoint: { url: string; token: string } | null;
+}
+
+interface PolicyModel {
+  tokenizer: ModelTokenizer;
+  template: ChatTemplate;
+}
+
+export async function startOrchestrator(options: OrchestratorOptions): Promise<RunningOrchestrator> {
+  const run = beginRun(options);
   try {
-    const policyFiles = await loadTokenizerFiles(policySource);
-    policyTokenizer = new ModelTokenizer(policyFiles);
-    policyTemplate = new ChatTemplate(policyFiles);
-    if (recipe.sink.kind === "jsonl") {
-      sink = new JsonlSink(path.resolve(runDir, recipe.sink.path!));
-    } else {
-      store = await SampleStore.open(path.join(runDir, "store"), { maxStaleness: recipe.training.max_staleness, versions });
-      bridge = new BridgeServer({
-        store,
-        bus,
-        recordsDir: runDir,
-        // slime started again (its rollout function is a new process): its weight versions count from 0 again
-        onClientReplaced: ({ previous, current }) =>
-          resetVersionsForTrainerRestart(versions, bus, `slime's rollout function is a new process (pid ${previous.pid} → ${current.pid}): slime restarted, its weight versions count from 0 again`),
-      });
-      bridgeEndpoint = await bridge.start({ host: bridgeHost(recipe), port: 0 });
-      sink = store;
-    }
-    announcingSink = announceSamples(sink, bus, recipe.training.batch_size, () => store?.counts().ready ?? null);
-    judging = await judgingStart;
+    const statusApi = reserveStatusApi(run);
+    const stop = placeEngineStop(run);
+    const policy = connectPolicy(run);
+    watchWeights(run, policy);
+    const sink = await openSampleSink(run);
+    const judgingStarted = startJudging(run, sink.announced);
+    const policyModel = await loadPolicyModel(run.recipe); // (while judging loads its own tokenizers on its thread)
+    const judging = await judgingStarted;
+    followRouters(run, sink.bridge, policy, judging);
+    const proxy = await startProxy(run, policy, policyModel, judging);
+    const status = await startStatusApi(run, statusApi, proxy, sink);
+    return { bus: run.bus, ...status, bridgeToken: sink.endpoint?.token ?? null, bridgeHello: () => sink.bridge?.hello() ?? null, stop };
   } catch (error) {
-    await judgingStart.then((thread) => thread.drain(0), () => undefined);
-    await sink?.close().catch(() => undefined);
-    await bridge?.close().catch(() => undefined);
+    await run.stack.closeAll();
     throw error;
   }
-  const samples: SampleSink = sink;
-  const policy = new SwitchableClient(options.engines.policy, recipe.proxy.request_timeout_s * 1000);
+}
+
+/** The bus, the weight-version owner, and the stack whose close failures are reported on the bus. */
+function beginRun(options: OrchestratorOptions): Run {
+  const bus = new EventBus();
+  const stack = new ResourceStack({ onCloseError: reportTo(bus) });
+  return { options, recipe: options.recipe, runDir: options.runDir, bus, weights: new WeightVersionTracker(0), stack };
+}
+
+/** The status API stays up until the engines have stopped, so its place is first on the stack; it fills it when it starts. */
+function reserveStatusApi(run: Run): ResourceStack {
+  const parts = new ResourceStack({ onCloseError: reportTo(run.bus) });
+  run.stack.push("status API", () => parts.closeAll());
+  return parts;
+}
+
+/** The engines stop after the bridge has closed and before the status API does; stop() is told how (the supervisor's stop). */
+function placeEngineStop(run: Run): RunningOrchestrator["stop"] {
+  let stopEngines: (() => Promise<unknown>) | undefined;
+  run.stack.push("supervisor", () => stopEngines?.());
+  return async (stopOptions = {}) => {
+    stopEngines ??= stopOptions.engines;
+    await run.stack.closeAll();
+  };
+}
+
+/** The policy engines' client: the recipe's URL, or (slime) none until the rollout function announces its router. */
+function connectPolicy(run: Run): SwitchableClient {
+  return new SwitchableClient(run.options.engines.policy, run.recipe.proxy.request_timeout_s * 1000);
+}
+
+/** Polls the policy engines' weight version into the owner; the router slime announces has no version route (engine-weight-versions.ts). */
+function watchWeights(run: Run, policy: SwitchableClient): void {
+  const readVersion = async () => (await readEngineVersions(policy.client.baseUrl)).version;
+  const watcher = new WeightUpdateWatcher({ bus: run.bus, tracker: run.weights, readVersion });
+  run.stack.push("weights", () => watcher.stop());
+  watcher.start();
+  void watcher.poll();
+}
+
+/** Where judged samples go: the durable store behind the bridge slime reads (its listener closes after the store), or a JSONL file. */
+async function openSampleSink(run: Run): Promise<OpenedSink> {
+  const { recipe, runDir, bus } = run;
+  const batchSize = recipe.training.batch_size;
+  if (recipe.sink.kind === "jsonl") {
+    const file = new JsonlSink(path.resolve(runDir, recipe.sink.path!));
+    run.stack.push("store", () => file.close());
+    return { announced: announceSamples(file, bus, batchSize, () => null), store: null, bridge: null, endpoint: null };
+  }
+  const listener = run.options.bridge ?? (await BridgeListener.open({ host: bridgeHost(recipe), port: 0, recordsDir: runDir }));
+  run.stack.push("bridge", () => listener.close()); // (ends the bridge's long-polls with their connections)
+  const store = await SampleStore.open(path.join(runDir, "store"), { staleness: new StalenessPolicy(run.weights, recipe.training.max_staleness) });
+  run.stack.push("store", () => store.close());
+  const bridge = new BridgeServer({
+    store,
+    bus,
+    recordsDir: runDir,
+    // slime started again (its rollout function is a new process): its weight versions count from 0 again
+    onClientReplaced: ({ previous, current }) =>
+      resetVersionsForTrainerRestart(run.weights, bus, `slime's rollout function is a new process (pid ${previous.pid} → ${current.pid}): slime restarted, its weight versions count from 0 again`),
+  });
+  const endpoint = await bridge.serve(listener);
+  return { announced: announceSamples(store, bus, batchSize, () => store.counts().ready), store, bridge, endpoint };
+}
+
+/** Judging on its own thread: it loads its tokenizers while this thread loads the policy's (awaited by the caller). */
+function startJudging(run: Run, samples: SampleSink): Promise<JudgeThread> {
+  const { recipe, runDir, bus, options } = run;
+  const started = JudgeThread.start({
+    data: { recipe, recordsDir: runDir, policySource: policyTokenizerSource(recipe).path, judgeSource: judgeTokenizerSource(recipe).path, judgeUrl: options.engines.judge },
+    bus,
+    sink: samples,
+    versions: run.weights,
+  });
+  started.catch(() => undefined); // (awaited by the caller; a failure before then is reported by what failed first)
+  run.stack.push("judge", async () => (await started.catch(() => null))?.drain(options.judgeDrainMs ?? 15_000));
+  return started;
+}
+
+/** The policy's tokenizer and chat template. */
+async function loadPolicyModel(recipe: Recipe): Promise<PolicyModel> {
+  const files = await loadTokenizerFiles(policyTokenizerSource(recipe).path);
+  return { tokenizer: new ModelTokenizer(files), template: new ChatTemplate(files) };
+}
+
+/** Re-points the policy client and the judge at the routers slime announces in each hello (when the recipe names none). */
+function followRouters(run: Run, bridge: BridgeServer | null, policy: SwitchableClient, judging: JudgeThread): void {
+  const point = (hello: BridgeHello): void => {
+    if (run.options.engines.policy === null && hello.routers.policy) policy.point(hello.routers.policy);
+    if (run.options.engines.judge === null && hello.routers.judge) judging.pointJudge(hello.routers.judge);
+  };
+  const earlier = bridge?.hello();
+  if (earlier) point(earlier);
+  bridge?.onHello(point);
+}
+
+/** The OpenAI-compatible proxy: turns to the policy engines, closed turns and feedback to judging, versions seen to the owner. */
+async function startProxy(run: Run, policy: SwitchableClient, model: PolicyModel, judging: JudgeThread): Promise<{ proxy: Proxy; url: string }> {
+  const { recipe, runDir, bus, options } = run;
   const proxy = createProxy({
     recipe,
     policy: policy.client,
-    tokenizer: policyTokenizer,
-    template: policyTemplate,
+    tokenizer: model.tokenizer,
+    template: model.template,
     bus,
     onTurnClosed: (turn) => judging.onTurnClosed(turn),
     onFeedback: (body, headers) => judging.handleFeedback(body, headers),
-    onWeightVersion: (version) => void (versions.observe(version) && (versionSeen = true)),
+    versions: run.weights,
     readiness: options.readiness,
     apiKey: options.apiKey,
     recordsDir: runDir,
   });
-  // A failure from here on (a port taken since preflight) must not leave servers holding the process open.
-  const opened: Array<() => Promise<unknown>> = [() => samples.close(), async () => bridge?.close(), () => judging.drain(0)];
-  const undo = async (error: unknown): Promise<never> => {
-    for (const close of opened.reverse()) await close().catch(() => undefined);
-    throw error;
-  };
-  const proxyAddress = await proxy.listen(options.ports?.proxy ?? recipe.proxy.port, recipe.proxy.host).catch(undo);
-  opened.push(() => proxy.close(0));
+  run.stack.push("proxy", () => proxy.close(options.proxyGraceMs ?? 10_000));
+  const address = await proxy.listen(options.ports?.proxy ?? recipe.proxy.port, recipe.proxy.host);
+  return { proxy, url: `http://${displayHost(address.host)}:${address.port}/v1` };
+}
 
+/** The status API (status, the event stream, the dashboard); its parts go into the place reserved for them, so they close last. */
+async function startStatusApi(run: Run, parts: ResourceStack, proxy: { proxy: Proxy; url: string }, sink: OpenedSink) {
+  const { recipe, runDir, bus, options } = run;
   const adminToken = createAdminToken(runDir);
-  const urls = { proxy: "", admin: "", dashboard: "", bridge: bridgeEndpoint?.url ?? null };
+  const urls = { proxy: proxy.url, admin: "", dashboard: "", bridge: sink.endpoint?.url ?? null };
+  const store = sink.store;
   const status = new StatusTracker(bus, recipe, {
-    proxy: () => proxy.stats(),
+    proxy: () => proxy.proxy.stats(),
     samples: store ? () => store.counts() : undefined,
     readiness: options.readiness,
     endpoints: () => urls,
     engines: options.engineStates,
-    weightVersion: () => (versionSeen ? String(versions.current()) : null),
+    weightVersion: () => run.weights.label(),
   });
   const admin = new AdminServer({ bus, token: adminToken, snapshot: () => status.snapshot() });
   const dashboard = createDashboardRoutes({ bus, recordsDir: runDir, token: adminToken, method: recipe.method, batchSize: recipe.training.batch_size, versionLabelNote: versionLabels(recipe).note });
   admin.mount(dashboard);
-  opened.push(async () => dashboard.close());
-  const adminAddress = await admin.listen(options.ports?.admin ?? recipe.proxy.admin_port).catch(undo);
-  urls.proxy = `http://${displayHost(proxyAddress.host)}:${proxyAddress.port}/v1`;
-  urls.admin = adminAddress.url;
-  urls.dashboard = `${adminAddress.url}${dashboard.basePath}/?token=${adminToken}`;
-
-  // the engines themselves: the router slime announces has no weight-version route (engine-weight-versions.ts)
-  const readVersion = async () => {
-    const { version } = await readEngineVersions(policy.client.baseUrl);
-    if (version !== null && versions.observe(version)) versionSeen = true;
-    return version;
-  };
-  const watcher = new WeightUpdateWatcher({ bus, tracker: versions, readVersion });
-  watcher.start();
-  void watcher.poll();
-
-  const readHello = (): RouterHello | null => {
-    const hello = bridge?.hello();
-    if (!hello) return null;
-    if (options.engines.policy === null && hello.routers.policy) policy.point(hello.routers.policy);
-    if (options.engines.judge === null && hello.routers.judge) judging.pointJudge(hello.routers.judge);
-    return { policyRouter: hello.routers.policy, prmRouter: hello.routers.judge, at: hello.at };
-  };
-
-  let stopping: Promise<void> | null = null;
-  const stop = (stopOptions: { engines?: () => Promise<unknown> } = {}) =>
-    (stopping ??= (async () => {
-      await proxy.close(options.proxyGraceMs ?? 10_000).catch(reportTo(bus, "proxy"));
-      await judging.drain(options.judgeDrainMs ?? 15_000).catch(reportTo(bus, "judge"));
-      await samples.close().catch(reportTo(bus, "store"));
-      await bridge?.close().catch(reportTo(bus, "bridge"));
-      watcher.stop();
-      await stopOptions.engines?.().catch(reportTo(bus, "supervisor"));
-      dashboard.close();
-      status.close();
-      await admin.close();
-    })());
-
-  return { bus, status, adminToken, urls, bridgeToken: bridgeEndpoint?.token ?? null, bridgeHello: readHello, stop };
+  parts.push("admin", () => admin.close());
+  parts.push("status", () => status.close());
+  parts.push("dashboard", () => dashboard.close());
+  const address = await admin.listen(options.ports?.admin ?? recipe.proxy.admin_port);
+  urls.admin = address.url;
+  urls.dashboard = `${address.url}${dashboard.basePath}/?token=${adminToken}`;
+  return { status, adminToken, urls };
 }
 
 function displayHost(host: string): string {
   return host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
 }
 
-function reportTo(bus: EventBus, source: string) {
-  return (error: unknown) => void bus.emit({ type: "error", source, code: "INTERNAL", message: `stop: ${(error as Error).message}` });
+function reportTo(bus: EventBus) {
+  return ({ name, error }: CloseFailure) => void bus.emit({ type: "error", source: name, code: "INTERNAL", message: `stop: ${(error as Error).message}` });
 }

@@ -1,5 +1,6 @@
-// `openclaw-rl start`: validate → preflight → run folder → orchestrator (proxy, judge, store, bridge, status) →
-// launch plan → supervised engines → one banner → wait for Ctrl-C / SIGTERM (a second one forces) → ordered stop.
+// `openclaw-rl start`: run id → bridge listener → launch plan → preflight → run folder → orchestrator (proxy, judge,
+// store, bridge, status) → admin endpoint file → plan files → supervised engines → one banner → wait for Ctrl-C /
+// SIGTERM (a second one forces) → ordered stop.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
@@ -10,10 +11,14 @@ import { buildLaunchPlan } from "../../launchers/launch-plan.ts";
 import { runPreflight } from "../../launchers/preflight/preflight.ts";
 import { defineChildren } from "../../launchers/supervisor/child-definitions.ts";
 import { Supervisor, type StopReport } from "../../launchers/supervisor/supervisor.ts";
+import { ResourceStack } from "../../lib/resource-stack.ts";
+import { BridgeListener } from "../../orchestrator/bridge/bridge-listener.ts";
+import { bridgeHost } from "../../orchestrator/bridge/bridge-server.ts";
 import { startOrchestrator, type RunningOrchestrator } from "../../orchestrator/run.ts";
 import { ADMIN_ENDPOINT_FILE } from "../../orchestrator/status/admin-token.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
 import { PACKAGE_ROOT } from "../recipe-file.ts";
+import { EngineGate } from "./engine-gate.ts";
 import { createRunFolder } from "./run-folder.ts";
 import { formatBanner } from "./start-banner.ts";
 
@@ -54,32 +59,11 @@ async function runStart(options: StartOptions): Promise<number> {
   const { recipe, file } = recipeFromOptions(options);
   const apiKey = process.env[recipe.proxy.api_key_env] || undefined;
   const runDir = path.resolve(recipe.records.dir);
-  const runId = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-");
   const terminal = (line: string) => process.stderr.write(`${line}\n`);
 
-  await checkBeforeStart(recipe, runDir, runId, terminal);
-  createRunFolder(runDir, recipe);
-  let supervisor: Supervisor | undefined;
-  const orchestrator = await startOrchestrator({
-    recipe,
-    runDir,
-    apiKey,
-    engines: engineEndpoints(recipe),
-    readiness: () => supervisor?.trafficGate() ?? { ready: false, reason: "engines are starting", retryAfterS: 5 },
-    engineStates: () => supervisor?.statuses().map(({ name, state, detail }) => ({ name, state, detail })) ?? [],
-  });
-  writeFileSync(path.join(runDir, ADMIN_ENDPOINT_FILE), JSON.stringify({ url: orchestrator.urls.admin, pid: process.pid }) + "\n");
-  const plan = await buildLaunchPlan(recipe, runContext(recipe, runDir, runId, orchestrator), { strict: true });
-  writePlanFiles(plan);
-  supervisor = new Supervisor({
-    runDir,
-    baseEnvironment: process.env,
-    terminal,
-    echoLines: options.followLogs === true,
-    onState: (name, state, detail) => orchestrator.bus.emit({ type: "engine-state", name, state, detail }),
-  });
+  const { plan, orchestrator, supervisor } = await launch({ recipe, runDir, apiKey, terminal, echoLines: options.followLogs === true });
   const stopped = stopOnSignals(orchestrator, supervisor, terminal);
-  void supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => orchestrator.bridgeHello(), baseEnvironment: process.env }));
+  startEngines(supervisor, plan, recipe, orchestrator);
   await supervisor.waitAllReady(readyTimeout);
   if (!stopped.requested()) {
     process.stdout.write(formatBanner({ recipe, recipeFile: file, runDir, urls: orchestrator.urls, apiKeySet: apiKey !== undefined, engines: supervisor.statuses(), notes: plan.notes }));
@@ -87,15 +71,63 @@ async function runStart(options: StartOptions): Promise<number> {
   return stopped.done;
 }
 
-/** Preflight against a draft plan (the bridge is not up yet): refuses with every problem, changes nothing. */
-async function checkBeforeStart(recipe: Recipe, runDir: string, runId: string, terminal: (line: string) => void): Promise<void> {
-  const draft = await buildLaunchPlan(recipe, { ...runContextBase(runDir, runId), bridgeUrl: "http://127.0.0.1:0", bridgeToken: "preflight" }, { strict: true });
-  if (draft.engine === "rehearsal" && draft.processes.length === 0) {
-    throw new OpenclawRlError("ENGINE_UNSUPPORTED", draft.notes.join("; ") || "the rehearsal engine has no processes", { path: "engine.kind" });
+interface LaunchInput {
+  recipe: Recipe;
+  runDir: string;
+  apiKey: string | undefined;
+  terminal: (line: string) => void;
+  echoLines: boolean;
+}
+
+/** The steps before the engines start; what a refusal or a failure leaves open is closed before it is thrown. */
+async function launch(input: LaunchInput): Promise<{ plan: LaunchPlan; orchestrator: RunningOrchestrator; supervisor: Supervisor }> {
+  const { recipe, runDir, terminal } = input;
+  const opened = new ResourceStack({ onCloseError: ({ name, error }) => terminal(`! closing the ${name} failed: ${(error as Error).message}`) });
+  try {
+    const runId = newRunId();
+    const bridge = await openBridge(recipe, runDir, opened);
+    const plan = await buildLaunchPlan(recipe, runContext(runDir, runId, bridge), { strict: true });
+    await checkBeforeStart(recipe, plan, runDir, terminal);
+    createRunFolder(runDir, recipe);
+    const engines = new EngineGate();
+    const orchestrator = await startOrchestrator({ recipe, runDir, apiKey: input.apiKey, bridge, engines: engineEndpoints(recipe), readiness: engines.readiness, engineStates: engines.states });
+    opened.push("orchestrator", () => orchestrator.stop());
+    writeAdminEndpoint(runDir, orchestrator);
+    writePlanFiles(plan);
+    const supervisor = createSupervisor(runDir, orchestrator, engines, input);
+    return { plan, orchestrator, supervisor };
+  } catch (error) {
+    await opened.closeAll();
+    throw error;
   }
-  const report = await runPreflight({ recipe, plan: draft, runDir, environment: process.env, packageRoot: PACKAGE_ROOT });
+}
+
+/** This run's id, the start time in UTC (20261124-101500); Ray's --submission-id is `openclaw-rl-<id>`. */
+function newRunId(): string {
+  return new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-");
+}
+
+/** The bridge's listener, bound before the plan is built (its address and token are in the plan); none with sink.kind jsonl. */
+async function openBridge(recipe: Recipe, runDir: string, opened: ResourceStack): Promise<BridgeListener | null> {
+  if (recipe.sink.kind === "jsonl") return null;
+  const bridge = await BridgeListener.open({ host: bridgeHost(recipe), port: 0, recordsDir: runDir });
+  opened.push("bridge", () => bridge.close());
+  return bridge;
+}
+
+/** Preflight against the plan: refuses with every problem, changes nothing (the bridge's listener is closed by the caller). */
+async function checkBeforeStart(recipe: Recipe, plan: LaunchPlan, runDir: string, terminal: (line: string) => void): Promise<void> {
+  if (plan.engine === "rehearsal" && plan.processes.length === 0) {
+    throw new OpenclawRlError("ENGINE_UNSUPPORTED", plan.notes.join("; ") || "the rehearsal engine has no processes", { path: "engine.kind" });
+  }
+  const report = await runPreflight({ recipe, plan, runDir, environment: process.env, packageRoot: PACKAGE_ROOT });
   for (const warning of report.warnings) terminal(`! ${warning}`);
   if (report.problems.length > 0) throw new OpenclawRlErrorList(report.problems);
+}
+
+/** Where `status` and `stop` find this run's status API, and whose it is. */
+function writeAdminEndpoint(runDir: string, orchestrator: RunningOrchestrator): void {
+  writeFileSync(path.join(runDir, ADMIN_ENDPOINT_FILE), JSON.stringify({ url: orchestrator.urls.admin, pid: process.pid }) + "\n");
 }
 
 function writePlanFiles(plan: LaunchPlan): void {
@@ -103,6 +135,24 @@ function writePlanFiles(plan: LaunchPlan): void {
     mkdirSync(path.dirname(file.path), { recursive: true });
     writeFileSync(file.path, file.content, { mode: file.mode ?? 0o644 });
   }
+}
+
+/** The supervisor, its engine states on the bus, handed to the gate the orchestrator asks. */
+function createSupervisor(runDir: string, orchestrator: RunningOrchestrator, gate: EngineGate, input: LaunchInput): Supervisor {
+  const supervisor = new Supervisor({
+    runDir,
+    baseEnvironment: process.env,
+    terminal: input.terminal,
+    echoLines: input.echoLines,
+    onState: (name, state, detail) => orchestrator.bus.emit({ type: "engine-state", name, state, detail }),
+  });
+  gate.attach(supervisor);
+  return supervisor;
+}
+
+/** Launches the plan's processes under the supervisor (readiness from the bridge's hello where slime runs). */
+function startEngines(supervisor: Supervisor, plan: LaunchPlan, recipe: Recipe, orchestrator: RunningOrchestrator): void {
+  void supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => orchestrator.bridgeHello(), baseEnvironment: process.env }));
 }
 
 /** Where the orchestrator reaches the engines; null = the router slime announces on the bridge. */
@@ -120,13 +170,9 @@ export function engineEndpoints(recipe: Recipe): { policy: string | null; judge:
   }
 }
 
-function runContextBase(runDir: string, runId: string): Omit<PlanContext, "bridgeUrl" | "bridgeToken"> {
-  return { packageRoot: PACKAGE_ROOT, runDir, environment: process.env, runId };
-}
-
-function runContext(recipe: Recipe, runDir: string, runId: string, orchestrator: RunningOrchestrator): PlanContext {
-  void recipe;
-  return { ...runContextBase(runDir, runId), bridgeUrl: orchestrator.urls.bridge ?? "", bridgeToken: orchestrator.bridgeToken ?? "" };
+/** What the plan needs besides the recipe: this run's folder and id, and the bridge's address and token. */
+function runContext(runDir: string, runId: string, bridge: BridgeListener | null): PlanContext {
+  return { packageRoot: PACKAGE_ROOT, runDir, environment: process.env, runId, bridgeUrl: bridge?.url ?? "", bridgeToken: bridge?.token ?? "" };
 }
 
 /** SIGINT / SIGTERM: ordered stop; a second signal forces. `done` resolves with the exit code once stopped. */

@@ -2,6 +2,7 @@
 // planned process gets (Ray head, slime job, standalone judge, rehearsal stand-ins), plus the endpoints
 // watched for engine.kind external. Argv and env come from the plan untouched, except for restarts.
 import path from "node:path";
+import type { BridgeHello } from "../../contracts/bridge.ts";
 import type { ProcessSpec, LaunchPlan } from "../../contracts/plan.ts";
 import { trainingBackend, type Recipe } from "../../contracts/recipe.ts";
 import { checkpointIn } from "../slime/checkpoint-folder.ts";
@@ -10,28 +11,20 @@ import { allOf, aliveForProbe, httpProbe, type ProbeResult, type ReadinessProbe 
 import { backoffPolicy, NEVER_RESTART } from "./restart-policy.ts";
 import { RayControl } from "./ray-control.ts";
 
-/** What the native rollout function told the bridge when it said hello (router base URLs), and when. */
-export interface BridgeHelloInfo {
-  policyRouter?: string | null;
-  prmRouter?: string | null;
-  /** When the orchestrator received it (ms since the epoch): a hello from before a child's start is an earlier process's. */
-  at: number;
-}
-
 /** The latest hello, when it was said after `startedAt` (by this incarnation of the trainer), else null. */
-async function helloSince(hooks: DefinitionHooks, startedAt: number): Promise<{ hello: BridgeHelloInfo | null; stale: BridgeHelloInfo | null }> {
+async function helloSince(hooks: DefinitionHooks, startedAt: number): Promise<{ hello: BridgeHello | null; stale: BridgeHello | null }> {
   const hello = await hooks.bridgeHello();
   if (!hello) return { hello: null, stale: null };
   return hello.at >= startedAt ? { hello, stale: null } : { hello: null, stale: hello };
 }
 
-function staleNote(stale: BridgeHelloInfo | null): string {
+function staleNote(stale: BridgeHello | null): string {
   return stale ? ` (the last one, at ${new Date(stale.at).toISOString()}, came from a process started before this one)` : "";
 }
 
 export interface DefinitionHooks {
   /** The latest hello on the bridge, or null before any. */
-  bridgeHello: () => BridgeHelloInfo | null | Promise<BridgeHelloInfo | null>;
+  bridgeHello: () => BridgeHello | null | Promise<BridgeHello | null>;
   baseEnvironment: Record<string, string | undefined>;
   /** Readiness timeouts (ms); slime loads a model and Megatron, so its default is long. */
   timeouts?: Partial<Record<"rayHead" | "slimeJob" | "judge" | "rehearsal" | "external", number>>;
@@ -132,7 +125,7 @@ function slimeJob(spec: ProcessSpec, recipe: Recipe, ray: RayControl, hooks: Def
     if (job.status !== "RUNNING") return { ready: false, detail: `job ${id} is ${job.status}${job.message ? `: ${job.message}` : ""}` };
     const { hello, stale } = await helloSince(hooks, startedAt);
     if (!hello) return { ready: false, detail: `job ${id} is RUNNING; waiting for the rollout function's hello on the bridge${staleNote(stale)}` };
-    const routers = [hello.policyRouter, hello.prmRouter].filter((url): url is string => typeof url === "string" && url.length > 0);
+    const routers = [hello.routers.policy, hello.routers.judge].filter((url): url is string => typeof url === "string" && url.length > 0);
     for (const router of routers) {
       const health = await httpProbe(`${router.replace(/\/+$/, "")}/health`)();
       if (!health.ready) return { ready: false, detail: `router not healthy: ${health.detail}` };

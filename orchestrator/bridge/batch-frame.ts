@@ -1,7 +1,7 @@
 // Builds the binary batch frame from stored sample frames: rebases block offsets, applies the teacher
 // all-or-none rule (slime reads teacher fields from sample 0 only) and computes the batch metrics.
 import { BATCH_FRAME_MAGIC, BRIDGE_VERSION, SAMPLE_FRAME_MAGIC, type BatchFrameHeader, type SampleFrameHeader } from "../../contracts/bridge.ts";
-import { stalenessOf } from "../weights/staleness-policy.ts";
+import type { StalenessPolicy } from "../weights/staleness-policy.ts";
 import { buildFrame, parseFrame } from "../store/sample-frame.ts";
 import type { DeliveredBatch } from "../store/sample-store.ts";
 
@@ -19,7 +19,8 @@ export interface BatchSummary {
  * - top-K blocks go out only when every sample has them with the same K; otherwise they are left off every
  *   sample and counted in `filled.topkOmitted` (the top-K loss then refuses the batch with a clear error).
  */
-export function assembleBatchFrame(batch: DeliveredBatch, currentVersion: number): { frame: Buffer; header: BatchFrameHeader; summary: BatchSummary } {
+export function assembleBatchFrame(batch: DeliveredBatch, staleness: StalenessPolicy): { frame: Buffer; header: BatchFrameHeader; summary: BatchSummary } {
+  const currentVersion = staleness.current(); // the header's version, and the one every sample's staleness is counted from
   const parsed = batch.frames.map((frame) => parseFrame<SampleFrameHeader>(frame, SAMPLE_FRAME_MAGIC));
   const anyTeacher = parsed.some(({ header }) => header.blocks.teacherLogProbs !== undefined);
   const topkValues = new Set(parsed.map(({ header }) => header.topk));
@@ -47,14 +48,14 @@ export function assembleBatchFrame(batch: DeliveredBatch, currentVersion: number
     return { ...header, topk, blocks };
   });
   const summary = summarize(samples);
-  const staleness = samples.map((sample) => stalenessOf({ weightVersions: sample.weightVersions.map(([version]) => version) }, currentVersion));
+  const behind = samples.map((sample) => staleness.stalenessOf(sample.weightVersions.map(([version]) => version), currentVersion));
   const metrics: Record<string, number> = {
     "openclaw/reward_mean": summary.meanReward,
     "openclaw/reward_positive": summary.counts.positive,
     "openclaw/reward_zero": summary.counts.zero,
     "openclaw/reward_negative": summary.counts.negative,
-    "openclaw/staleness_max": Math.max(0, ...staleness),
-    "openclaw/staleness_mean": staleness.reduce((sum, value) => sum + value, 0) / Math.max(1, staleness.length),
+    "openclaw/staleness_max": Math.max(0, ...behind),
+    "openclaw/staleness_mean": behind.reduce((sum, value) => sum + value, 0) / Math.max(1, behind.length),
     "openclaw/weight_version": currentVersion,
     "openclaw/teacher_filled_from_rollout": teacherFromRollout,
     "openclaw/teacher_topk_omitted": topkOmitted,

@@ -1,17 +1,13 @@
-// The bridge server: HTTP (loopback, or the head address on several nodes) with a per-run bearer token; slime's
-// rollout function says hello, long-polls for batches (binary frames) and acknowledges them. Owns client sessions and
-// bus events, not the samples.
-import { randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { join } from "node:path";
-import { OpenclawRlError } from "../../contracts/errors.ts";
+// The bridge server: behind a BridgeListener (its address and per-run bearer token), slime's rollout function says
+// hello, long-polls for batches (binary frames) and acknowledges them. Owns client sessions, the latest hello and bus
+// events; not the socket, not the samples.
+import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   ackMessageSchema,
   batchRequestSchema,
   type BatchRequest,
   BATCH_FRAME_CONTENT_TYPE,
+  type BridgeHello,
   BRIDGE_PATHS,
   BRIDGE_VERSION,
   helloMessageSchema,
@@ -19,10 +15,10 @@ import {
   type ProgressMessage,
 } from "../../contracts/bridge.ts";
 import type { EventBus } from "../event-bus.ts";
-import { replaceDurably } from "../../lib/durable-file.ts";
 import type { SampleStore, StoreCounts } from "../store/sample-store.ts";
 import { assembleBatchFrame } from "./batch-frame.ts";
 import { BridgeHttpError, isAuthorized, readJsonBody, sendError, sendJson } from "./bridge-http.ts";
+import { BridgeListener, type BridgeListenOptions } from "./bridge-listener.ts";
 
 export interface BridgeServerOptions {
   store: SampleStore;
@@ -41,15 +37,7 @@ export interface BridgeClientId {
   pid: number;
 }
 
-export interface BridgeStartOptions {
-  /** Loopback on one node; the head node's address when slime's rollout manager may run on another node. */
-  host: string;
-  port: number;
-  /** With port 0, rebind the port and token of a previous bridge.json in recordsDir (slime's env still holds them). */
-  reuseEndpoint?: boolean;
-  /** How long an idle kept-alive connection stays open (default 5 s; the Python client reopens a closed one silently). */
-  keepAliveTimeoutMs?: number;
-}
+export type BridgeStartOptions = Omit<BridgeListenOptions, "recordsDir">;
 
 /**
  * Where the bridge listens: loopback on one node; on several, the head node's address (cluster.head_address), since
@@ -57,12 +45,6 @@ export interface BridgeStartOptions {
  */
 export function bridgeHost(recipe: { cluster: { nodes: number; head_address: string } }): string {
   return recipe.cluster.nodes > 1 ? recipe.cluster.head_address : "127.0.0.1";
-}
-
-export interface BridgeHello {
-  routers: { policy: string | null; judge: string | null };
-  pid: number;
-  at: number;
 }
 
 export interface BridgeStats {
@@ -80,9 +62,7 @@ export interface BridgeStats {
 const SESSION_REPLACED = "session-replaced";
 
 export class BridgeServer {
-  private server: Server | null = null;
-  private url: string | null = null;
-  private token = "";
+  private listener: BridgeListener | null = null;
   private helloState: (BridgeHello & { session: string }) | null = null;
   private readonly batchSessions = new Map<string, string>();
   /** Long-polls in progress, with the session that asked. */
@@ -91,6 +71,7 @@ export class BridgeServer {
   private batchesAcknowledged = 0;
   private lastBatchAt: number | null = null;
   private lastProgress: BridgeStats["lastProgress"] = null;
+  private readonly helloListeners = new Set<(hello: BridgeHello) => void>();
   private readonly unsubscribe: () => void;
 
   constructor(private readonly options: BridgeServerOptions) {
@@ -99,36 +80,17 @@ export class BridgeServer {
     );
   }
 
+  /** Binds a listener of its own (tests, tools), then serves it. */
   async start(options: BridgeStartOptions): Promise<{ url: string; token: string }> {
-    const previous = options.port === 0 && options.reuseEndpoint !== false ? await this.previousEndpoint() : null;
-    const server = createServer((request, response) => void this.handle(request, response));
-    server.requestTimeout = 120_000;
-    server.headersTimeout = 30_000;
-    server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
-    let port = options.port;
-    this.token = randomBytes(32).toString("hex");
-    if (previous && (await listen(server, options.host, previous.port).then(() => true, () => false))) {
-      this.token = previous.token;
-      port = previous.port;
-    } else {
-      await listen(server, options.host, port);
-      port = (server.address() as AddressInfo).port;
-    }
-    this.server = server;
-    this.url = `http://${options.host}:${port}`;
-    await replaceDurably(join(this.options.recordsDir, "bridge.json"), this.options.recordsDir, JSON.stringify({ url: this.url, token: this.token }) + "\n", 0o600);
-    return { url: this.url, token: this.token };
+    return this.serve(await BridgeListener.open({ ...options, recordsDir: this.options.recordsDir }));
   }
 
-  private async previousEndpoint(): Promise<{ port: number; token: string } | null> {
-    try {
-      const saved = JSON.parse(await readFile(join(this.options.recordsDir, "bridge.json"), "utf8")) as { url?: unknown; token?: unknown };
-      if (typeof saved.url !== "string" || typeof saved.token !== "string") return null;
-      const port = Number(new URL(saved.url).port);
-      return port > 0 ? { port, token: saved.token } : null;
-    } catch {
-      return null;
-    }
+  /** Serves a listener bound earlier (`start` binds it before the launch plan) and writes bridge.json; closes it on close(). */
+  async serve(listener: BridgeListener): Promise<{ url: string; token: string }> {
+    this.listener = listener;
+    listener.serve((request, response) => void this.handle(request, response));
+    await listener.publish();
+    return { url: listener.url, token: listener.token };
   }
 
   /** The rollout function's hello (router addresses), or null before it connected. */
@@ -138,11 +100,17 @@ export class BridgeServer {
     return { routers, pid, at };
   }
 
+  /** Calls `listener` with every hello from now on (after it is kept, before it is answered). */
+  onHello(listener: (hello: BridgeHello) => void): () => void {
+    this.helloListeners.add(listener);
+    return () => this.helloListeners.delete(listener);
+  }
+
   stats(): BridgeStats {
     return {
-      url: this.url,
+      url: this.listener?.url ?? null,
       counts: this.options.store.counts(),
-      currentVersion: this.options.store.currentVersion(),
+      currentVersion: this.options.store.staleness.current(),
       batchesDelivered: this.batchesDelivered,
       batchesAcknowledged: this.batchesAcknowledged,
       lastBatchAt: this.lastBatchAt,
@@ -154,10 +122,10 @@ export class BridgeServer {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     try {
       if (request.method !== "POST") throw new BridgeHttpError(405, "METHOD", "the bridge takes POST only");
-      if (!isAuthorized(request, this.token)) throw new BridgeHttpError(401, "UNAUTHORIZED", "missing or wrong bearer token");
+      if (!isAuthorized(request, this.listener?.token ?? "")) throw new BridgeHttpError(401, "UNAUTHORIZED", "missing or wrong bearer token");
       switch (request.url) {
         case BRIDGE_PATHS.hello:
-          return this.onHello(await readJsonBody(request, helloMessageSchema), response);
+          return this.takeHello(await readJsonBody(request, helloMessageSchema), response);
         case BRIDGE_PATHS.batch:
           return await this.onBatch(await readJsonBody(request, batchRequestSchema), request, response);
         case BRIDGE_PATHS.ack:
@@ -177,7 +145,7 @@ export class BridgeServer {
     }
   }
 
-  private onHello(message: { session: string; pid: number; routers: BridgeHello["routers"] }, response: ServerResponse): void {
+  private takeHello(message: { session: string; pid: number; routers: BridgeHello["routers"] }, response: ServerResponse): void {
     // a new client session means the old one is gone: what it held unacknowledged goes back to ready
     const previous = this.helloState;
     if (previous?.session !== message.session) {
@@ -190,7 +158,15 @@ export class BridgeServer {
     if (previous && previous.session !== message.session) {
       this.options.onClientReplaced?.({ previous: { session: previous.session, pid: previous.pid }, current: { session: message.session, pid: message.pid } });
     }
-    sendJson(response, 200, { version: BRIDGE_VERSION, type: "hello-ok", currentVersion: this.options.store.currentVersion() });
+    const hello = this.hello()!;
+    for (const listener of this.helloListeners) {
+      try {
+        listener(hello);
+      } catch (error) {
+        this.options.bus.emit({ type: "error", source: "bridge", code: "INTERNAL", message: `following the hello of pid ${hello.pid} failed: ${(error as Error).message}` });
+      }
+    }
+    sendJson(response, 200, { version: BRIDGE_VERSION, type: "hello-ok", currentVersion: this.options.store.staleness.current() });
   }
 
   private async onBatch(message: BatchRequest, request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -218,7 +194,7 @@ export class BridgeServer {
         return;
       }
       this.batchSessions.set(batch.batchId, message.session);
-      const { frame, summary } = assembleBatchFrame(batch, this.options.store.currentVersion());
+      const { frame, summary } = assembleBatchFrame(batch, this.options.store.staleness);
       response.writeHead(200, { "content-type": BATCH_FRAME_CONTENT_TYPE, "content-length": frame.length });
       response.end(frame);
       this.batchesDelivered += 1;
@@ -259,36 +235,6 @@ export class BridgeServer {
   async close(): Promise<void> {
     this.unsubscribe();
     for (const abort of this.waits.keys()) abort.abort();
-    const server = this.server;
-    this.server = null;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await this.listener?.close();
   }
-}
-
-function listen(server: Server, host: string, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      server.off("listening", onListening);
-      if (error.code === "EADDRNOTAVAIL") {
-        // only a multi-node bridge binds anything but loopback: its address comes from the recipe
-        return reject(
-          new OpenclawRlError("RECIPE_INVALID", `the bridge cannot listen on ${host}: no network interface of this machine has that address`, {
-            path: "cluster.head_address",
-            hint: "run `openclaw-rl start` on the head node, and set cluster.head_address to its IP as the other nodes reach it",
-            cause: error,
-          }),
-        );
-      }
-      reject(error);
-    };
-    const onListening = () => {
-      server.off("error", onError);
-      resolve();
-    };
-    server.once("error", onError);
-    server.once("listening", onListening);
-    server.listen(port, host);
-  });
 }

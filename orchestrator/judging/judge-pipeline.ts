@@ -15,7 +15,9 @@ import { chooseHint, describeTally, tallyEvalVotes, type Vote } from "./vote-tal
 import { JudgementRecords, JUDGEMENT_RECORD_VERSION, type JudgementRecord, type RecordedVote } from "../records/judgement-records.ts";
 import type { ChatTemplate } from "../../lib/model/chat-template.ts";
 import type { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import { oldestVersion, parseWeightVersion } from "../weights/staleness-policy.ts";
+import { StalenessPolicy } from "../weights/staleness-policy.ts";
+import { followVersionEvent } from "../weights/version-events.ts";
+import { WeightVersionTracker } from "../weights/weight-version-tracker.ts";
 import { detectExplicitScore, type ExplicitFeedback } from "./explicit-feedback.ts";
 import { handleFeedbackRequest, type FeedbackHeaders, type FeedbackReply } from "./feedback-endpoint.ts";
 import { JudgeCounters, type JudgeStats } from "./judge-stats.ts";
@@ -41,6 +43,8 @@ export interface JudgePipelineDeps {
   turnRetries?: number;
   /** ... after this long (default 30 s). */
   turnRetryDelayMs?: number;
+  /** The engines' weight version when judging starts (later ones come as bus events; default 0). */
+  currentVersion?: number;
 }
 
 export type { JudgeStats } from "./judge-stats.ts";
@@ -69,14 +73,17 @@ export class JudgePipeline {
   private readonly waiting: ClosedTurn[] = [];
   private judging = 0;
   private readonly maxJudging: number;
-  /** The engines' weight version, from the bus's weights-update-end events. */
-  private currentVersion = 0;
+  /** The engines' weight version on this thread: the run's owner type, fed by the bus's weight events. */
+  private readonly versions: WeightVersionTracker;
+  private readonly staleness: StalenessPolicy;
   private readonly shutdown = new AbortController();
   private readonly unsubscribe: () => void;
   private closed = false;
 
   constructor(private readonly deps: JudgePipelineDeps) {
     this.recipe = deps.recipe;
+    this.versions = new WeightVersionTracker(deps.currentVersion ?? 0);
+    this.staleness = new StalenessPolicy(this.versions, deps.recipe.training.max_staleness);
     setMaxListeners(0, this.shutdown.signal); // every judge call in flight or waiting listens to it: no warning past 10
     const judge = deps.recipe.judge;
     const limiter = new CallLimiter(judge.concurrency);
@@ -116,8 +123,7 @@ export class JudgePipeline {
         if (event.finishReason === "abort") this.ledger.noteAborted(event.sessionId, event.turn);
         else this.ledger.noteOpen(event.sessionId, event.turn);
       }
-      if (event.type === "weights-update-end") this.currentVersion = Math.max(this.currentVersion, parseWeightVersion(event.toVersion) ?? 0);
-      if (event.type === "weights-version-reset") this.currentVersion = 0; // slime restarted: versions count from 0 again
+      followVersionEvent(this.versions, event); // (a reset: slime restarted, its versions count from 0 again)
     });
   }
 
@@ -214,12 +220,11 @@ export class JudgePipeline {
 
   /** A turn whose oldest token is already more than training.max_staleness versions behind: its sample would never be delivered. */
   private staleOutcome(turn: ClosedTurn): Outcome | null {
-    const oldest = oldestVersion(turn.weightVersions.map((span) => span.version));
-    const maxStaleness = this.recipe.training.max_staleness;
-    if (oldest === null || this.currentVersion - oldest <= maxStaleness) return null;
+    const reason = this.staleness.staleReason(turn.weightVersions.map((span) => span.version));
+    if (reason === null) return null;
     return {
       sample: null,
-      skipped: `stale before judging: oldest token from weight version ${oldest}, current ${this.currentVersion}, max_staleness ${maxStaleness} (its sample would not be delivered)`,
+      skipped: `stale before judging: ${reason} (its sample would not be delivered)`,
       category: "stale",
     };
   }

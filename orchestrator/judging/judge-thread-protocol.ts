@@ -23,6 +23,8 @@ export interface JudgeWorkerData {
   retryBackoffMs?: number;
   turnRetries?: number;
   turnRetryDelayMs?: number;
+  /** The engines' weight version when the thread starts (a restarted thread too); later ones come as bus events. */
+  currentVersion?: number;
 }
 
 export type PackedTurn = Omit<ClosedTurn, "responseIds" | "responseLogProbs"> & {

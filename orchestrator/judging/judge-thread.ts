@@ -8,6 +8,7 @@ import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import type { EventBus } from "../event-bus.ts";
 import { startTsWorker } from "../../lib/worker-thread.ts";
+import type { WeightVersionSource } from "../weights/weight-version-tracker.ts";
 import type { FeedbackHeaders, FeedbackReply } from "./feedback-endpoint.ts";
 import { packTurn, unpackSample, type FromJudgeWorker, type JudgeWorkerData, type ToJudgeWorker } from "./judge-thread-protocol.ts";
 
@@ -15,6 +16,8 @@ export interface JudgeThreadOptions {
   data: JudgeWorkerData;
   bus: EventBus;
   sink: SampleSink;
+  /** The run's weight-version owner: each worker starts from its current version (the bus's events follow). */
+  versions?: WeightVersionSource;
   /** Longest wait for the worker to load its tokenizers (default 120 s). */
   startTimeoutMs?: number;
   /** Restarts after the worker dies unexpectedly, over the run (default 3); then judging stays off, said on the bus. */
@@ -38,7 +41,8 @@ export class JudgeThread {
 
   private constructor(private readonly options: JudgeThreadOptions) {
     // The pipeline learns that a main turn is open from the proxy's turn-end events, and the engines' weight version
-    // (to skip turns already stale) from its weights-update-end and weights-version-reset events.
+    // (to skip turns already stale) from the version it starts with and then the weights-update-end and
+    // weights-version-reset events.
     this.unsubscribe = options.bus.subscribe((event) => {
       if ((event.type === "turn-end" && event.turnType === "main") || event.type === "weights-update-end" || event.type === "weights-version-reset") this.post({ type: "event", event });
     });
@@ -108,7 +112,8 @@ export class JudgeThread {
   }
 
   private spawn(): Promise<void> {
-    const worker = startTsWorker(ENTRY, this.options.data);
+    const data: JudgeWorkerData = { ...this.options.data, currentVersion: this.options.versions?.current() ?? this.options.data.currentVersion };
+    const worker = startTsWorker(ENTRY, data);
     worker.unref();
     this.worker = worker;
     const started = new Promise<void>((resolve, reject) => {

@@ -55,6 +55,7 @@ async function main(): Promise<void> {
       retryBackoffMs: data.retryBackoffMs,
       turnRetries: data.turnRetries,
       turnRetryDelayMs: data.turnRetryDelayMs,
+      currentVersion: data.currentVersion,
     });
   } catch (error) {
     const { code, path, hint } = error as { code?: string; path?: string; hint?: string };

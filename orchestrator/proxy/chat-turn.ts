@@ -14,7 +14,7 @@ import { TokenTextStream } from "../capture/token-text-stream.ts";
 import { stableHistory } from "../sessions/message-digest.ts";
 import { decideTurn, type Decision } from "../sessions/turn-decision.ts";
 import { enginesNotReady, openAiError, sendError, sendJson, toOpenAiError, type OpenAiError } from "./openai-errors.ts";
-import { noteWeightVersion, type ProxyContext } from "./proxy-context.ts";
+import type { ProxyContext } from "./proxy-context.ts";
 import { ChunkWriter } from "./sse-writer.ts";
 
 export interface PreparedTurn {
@@ -146,7 +146,7 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
     let step = await run.next();
     while (!step.done) {
       firstTokenAt ??= Date.now();
-      noteWeightVersion(context, step.value.version);
+      context.deps.versions?.observe(step.value.version);
       if (logprobs) {
         const entries = logprobs.of(step.value);
         if (writer) writer.logprobs(entries);

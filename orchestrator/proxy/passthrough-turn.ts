@@ -8,7 +8,7 @@ import type { CapturedTurn, FinishReason } from "../../contracts/turn.ts";
 import { engineMessage } from "../../lib/sglang/engine-errors.ts";
 import { engineRejected, enginesNotReady, openAiError, sendError } from "./openai-errors.ts";
 import { beginTurn, emitTurnEnd, finishTurn, prepareTurn, requestSignal, turnOrigin } from "./chat-turn.ts";
-import { noteWeightVersion, type ProxyContext } from "./proxy-context.ts";
+import type { ProxyContext } from "./proxy-context.ts";
 
 interface Collected {
   content: string;
@@ -86,7 +86,7 @@ export async function servePassthroughTurn(context: ProxyContext, request: Incom
     if (!response.headersSent) sendError(response, openAiError(502, `the policy engine failed: ${(error as Error).message}`, { code: "engine_error" }));
     else response.end();
   }
-  if (collected.weightVersion) noteWeightVersion(context, collected.weightVersion);
+  if (collected.weightVersion) context.deps.versions?.observe(collected.weightVersion);
   const captured = await approximateTurn(context, body, decision, turn, collected, failed, startedAt, firstTokenAt);
   emitTurnEnd(context, decision, captured, { weightVersions: collected.weightVersion ? [collected.weightVersion] : [], continuedAfterAbort: 0 });
   finishTurn(context, prepared, captured);

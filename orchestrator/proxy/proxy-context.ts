@@ -10,6 +10,7 @@ import type { PromptBuilder } from "../capture/prompt-builder.ts";
 import type { TurnRecords } from "../records/turn-records.ts";
 import type { MessageDigests } from "../sessions/message-digest.ts";
 import type { SessionTracker } from "../sessions/session-tracker.ts";
+import type { WeightVersionObserver } from "../weights/weight-version-tracker.ts";
 
 export interface ProxyDeps {
   recipe: Recipe;
@@ -19,7 +20,8 @@ export interface ProxyDeps {
   bus: EventBus;
   onTurnClosed(turn: ClosedTurn): void;
   onFeedback?(body: unknown, headers: Record<string, string | undefined>): Promise<{ status: number; body: unknown }>;
-  onWeightVersion?(version: string): void;
+  /** The run's weight-version owner: told the version label of every generation step the engine answers. */
+  versions?: WeightVersionObserver;
   readiness(): { ready: boolean; reason: string; retryAfterS: number };
   apiKey: string | undefined;
   recordsDir: string;
@@ -33,7 +35,6 @@ export interface ProxyCounters {
   main: number;
   side: number;
   inFlight: number;
-  lastWeightVersion: string | null;
 }
 
 export interface ProxyContext {
@@ -46,10 +47,4 @@ export interface ProxyContext {
   /** Aborted by close() once the grace period is over. */
   shutdown: AbortSignal;
   newSessionId(): string;
-}
-
-export function noteWeightVersion(context: ProxyContext, version: string): void {
-  if (version === context.counters.lastWeightVersion) return;
-  context.counters.lastWeightVersion = version;
-  context.deps.onWeightVersion?.(version);
 }

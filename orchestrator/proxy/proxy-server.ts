@@ -67,7 +67,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
     prompts,
     records,
     digests,
-    counters: { main: 0, side: 0, inFlight: 0, lastWeightVersion: null },
+    counters: { main: 0, side: 0, inFlight: 0 },
     shutdown: shutdown.signal,
     newSessionId: () => `session-${randomBytes(8).toString("hex")}`,
   };

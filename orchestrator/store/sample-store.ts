@@ -8,18 +8,15 @@ import { SAMPLE_FRAME_MAGIC } from "../../contracts/bridge.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { Sample } from "../../contracts/sample.ts";
 import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
-import { isStale, oldestVersion } from "../weights/staleness-policy.ts";
-import type { WeightVersionSource } from "../weights/weight-version-tracker.ts";
+import type { StalenessPolicy } from "../weights/staleness-policy.ts";
 import { AckLog } from "./ack-log.ts";
 import { appendDurably } from "../../lib/durable-file.ts";
 import { encodeSample, parseFrame, type StorableSample } from "./sample-frame.ts";
 import { SegmentLog, type RecordLocation } from "./segment-log.ts";
 
 export interface SampleStoreOptions {
-  /** recipe.training.max_staleness */
-  maxStaleness: number;
-  /** Where the current weight version comes from (the proxy's tracker); constant 0 when absent. */
-  versions?: WeightVersionSource;
+  /** The staleness rule over the run's weight-version owner (recipe.training.max_staleness). */
+  staleness: StalenessPolicy;
   /** Rotate segment files at this size (default 64 MiB). */
   segmentBytes?: number;
 }
@@ -156,8 +153,9 @@ export class SampleStore implements SampleSink {
     };
   }
 
-  currentVersion(): number {
-    return this.options.versions?.current() ?? 0;
+  /** The staleness rule the store drops by (the bridge frames batches with the same one). */
+  get staleness(): StalenessPolicy {
+    return this.options.staleness;
   }
 
   onDropped(listener: (dropped: DroppedSample) => void): () => void {
@@ -189,14 +187,13 @@ export class SampleStore implements SampleSink {
 
   /** Drops ready samples that are too old for the current weight version: recorded, counted, announced. */
   async dropStale(): Promise<DroppedSample[]> {
-    const current = this.currentVersion();
+    const current = this.options.staleness.current(); // one version for the whole pass (it awaits between drops)
     const dropped: DroppedSample[] = [];
     for (const entry of this.entries.values()) {
-      if (entry.state !== "ready" || !isStale(entry, current, this.options.maxStaleness)) continue;
+      const detail = entry.state === "ready" ? this.options.staleness.staleReason(entry.weightVersions, current) : null;
+      if (detail === null) continue;
       entry.state = "dropped";
       this.readyCount -= 1;
-      const oldest = oldestVersion(entry.weightVersions);
-      const detail = `oldest token from weight version ${oldest}, current ${current}, max_staleness ${this.options.maxStaleness}`;
       await this.acks.recordDrop(entry.seq, entry.id, "stale", detail);
       await appendDurably(join(this.dir, "dropped.jsonl"), JSON.stringify({ id: entry.id, seq: entry.seq, reason: "stale", detail, at: Date.now() }) + "\n");
       dropped.push({ seq: entry.seq, id: entry.id, detail });

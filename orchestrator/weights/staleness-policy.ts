@@ -1,15 +1,9 @@
-// The one staleness rule: a sample is stale when its oldest token's weight version is more than
-// max_staleness versions behind the current one. Knows nothing of where versions come from.
-import type { Sample } from "../../contracts/sample.ts";
+// The one staleness rule: tokens are stale when the oldest one's weight version is more than max_staleness versions
+// behind the current one, asked of a version source. Used by the store, the judging thread and the batch frame; knows
+// nothing of where versions come from.
+import { parseWeightVersion, type WeightVersionSource } from "./weight-version-tracker.ts";
 
-/** slime's weight versions are integer strings; "default" (before the first sync) counts as 0. */
-export function parseWeightVersion(version: string): number | null {
-  if (version === "default") return 0;
-  if (!/^\d+$/.test(version)) return null;
-  return Number(version);
-}
-
-/** The oldest version among the sample's tokens; null when none is a known version. */
+/** The oldest version among the labels; null when none is a known version. */
 export function oldestVersion(weightVersions: readonly string[]): number | null {
   let oldest: number | null = null;
   for (const version of weightVersions) {
@@ -19,13 +13,34 @@ export function oldestVersion(weightVersions: readonly string[]): number | null 
   return oldest;
 }
 
-/** How many versions behind `current` the sample's oldest token is (0 when unknown). */
-export function stalenessOf(sample: Pick<Sample, "weightVersions">, current: number): number {
-  const oldest = oldestVersion(sample.weightVersions);
-  return oldest === null ? 0 : Math.max(0, current - oldest);
-}
+export class StalenessPolicy {
+  constructor(
+    private readonly versions: WeightVersionSource,
+    readonly maxStaleness: number,
+  ) {}
 
-/** Samples with no known version are never stale (nothing to compare). */
-export function isStale(sample: Pick<Sample, "weightVersions">, current: number, maxStaleness: number): boolean {
-  return stalenessOf(sample, current) > maxStaleness;
+  /** The current weight version, as the source has it now. */
+  current(): number {
+    return this.versions.current();
+  }
+
+  // Each question takes the current version to compare with; a caller that asks about many samples in one pass
+  // reads current() once and passes it, so they are all judged against the same version.
+
+  /** How many versions behind `current` the oldest of these tokens is (0 when none has a known version). */
+  stalenessOf(weightVersions: readonly string[], current = this.current()): number {
+    const oldest = oldestVersion(weightVersions);
+    return oldest === null ? 0 : Math.max(0, current - oldest);
+  }
+
+  /** Tokens with no known version are never stale (nothing to compare). */
+  isStale(weightVersions: readonly string[], current = this.current()): boolean {
+    return this.stalenessOf(weightVersions, current) > this.maxStaleness;
+  }
+
+  /** Why these tokens are stale, in the words the store's and the judge's records use; null when they are not. */
+  staleReason(weightVersions: readonly string[], current = this.current()): string | null {
+    if (!this.isStale(weightVersions, current)) return null;
+    return `oldest token from weight version ${oldestVersion(weightVersions)}, current ${current}, max_staleness ${this.maxStaleness}`;
+  }
 }

@@ -1,18 +1,31 @@
-// Tracks the engines' current weight version from every version the proxy observes (monotone: a late
-// answer from an older version never moves it back; only reset() does, when slime starts again and counts from 0).
-// Knows nothing of samples; the rule is in staleness-policy.
-import { parseWeightVersion } from "./staleness-policy.ts";
-
-export { isStale, oldestVersion, parseWeightVersion, stalenessOf } from "./staleness-policy.ts";
+// The one owner of the engines' current weight version: fed every version seen (by the proxy, the engine watcher, or
+// on the judging thread the bus's weight events), monotone (a late answer from an older version never moves it back;
+// only reset() does, when slime starts again and counts from 0). Knows nothing of samples; the rule is in staleness-policy.
 
 export type VersionListener = (current: number, previous: number) => void;
 
+/** Where the current weight version comes from: all the staleness rule needs. */
 export interface WeightVersionSource {
   current(): number;
 }
 
-export class WeightVersionTracker implements WeightVersionSource {
+/** Where a version label seen on an engine's answer goes (the proxy sees one on every generation step). */
+export interface WeightVersionObserver {
+  /** Returns false for a label that is not slime's. */
+  observe(version: string): boolean;
+}
+
+/** slime's weight versions are integer strings; "default" (before the first sync) counts as 0. */
+export function parseWeightVersion(version: string): number | null {
+  if (version === "default") return 0;
+  if (!/^\d+$/.test(version)) return null;
+  return Number(version);
+}
+
+export class WeightVersionTracker implements WeightVersionSource, WeightVersionObserver {
   private value: number;
+  /** Whether a slime version was ever observed (status shows none before). */
+  private seen = false;
   private readonly listeners = new Set<VersionListener>();
 
   constructor(initial = 0) {
@@ -23,6 +36,7 @@ export class WeightVersionTracker implements WeightVersionSource {
   observe(version: string): boolean {
     const parsed = parseWeightVersion(version);
     if (parsed === null) return false;
+    this.seen = true;
     if (parsed > this.value) {
       const previous = this.value;
       this.value = parsed;
@@ -39,6 +53,11 @@ export class WeightVersionTracker implements WeightVersionSource {
 
   current(): number {
     return this.value;
+  }
+
+  /** The current version as status shows it; null until a slime version was observed. */
+  label(): string | null {
+    return this.seen ? String(this.value) : null;
   }
 
   /**

@@ -10,6 +10,8 @@ import { EventBus } from "../../orchestrator/event-bus.ts";
 import { BridgeServer } from "../../orchestrator/bridge/bridge-server.ts";
 import { decodeSample } from "../../orchestrator/store/sample-frame.ts";
 import { SampleStore } from "../../orchestrator/store/sample-store.ts";
+import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
+import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
 import { makeSample } from "../bridge/sample-factory.ts";
 
 const REPO_ROOT = new URL("../../", import.meta.url).pathname;
@@ -59,7 +61,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 async function benchConfig(name: string, topk: number, rows: Row[]): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "openclaw-bridge-bench-"));
   try {
-    const store = await SampleStore.open(join(dir, "store"), { maxStaleness: 1000 });
+    const store = await SampleStore.open(join(dir, "store"), { staleness: new StalenessPolicy(new WeightVersionTracker(), 1000) });
     const total = BATCH * (BINARY_REPS + JSON_REPS);
     const putStarted = performance.now();
     await Promise.all(

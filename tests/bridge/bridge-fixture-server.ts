@@ -6,6 +6,7 @@ import { EventBus } from "../../orchestrator/event-bus.ts";
 import { BridgeServer } from "../../orchestrator/bridge/bridge-server.ts";
 import { SampleStore } from "../../orchestrator/store/sample-store.ts";
 import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
+import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
 import { makeSample, type SampleShape } from "./sample-factory.ts";
 
 const { values } = parseArgs({
@@ -27,7 +28,7 @@ if (!values.dir) throw new Error("--dir is required");
 const bus = new EventBus();
 const tracker = new WeightVersionTracker();
 tracker.observe(values.version);
-const store = await SampleStore.open(`${values.dir}/store`, { maxStaleness: Number(values["max-staleness"]), versions: tracker });
+const store = await SampleStore.open(`${values.dir}/store`, { staleness: new StalenessPolicy(tracker, Number(values["max-staleness"])) });
 let next = Number(values.first);
 
 function shapeFor(index: number, version: string): SampleShape {

@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { BridgeServer, bridgeHost } from "../../orchestrator/bridge/bridge-server.ts";
 import { SampleStore } from "../../orchestrator/store/sample-store.ts";
+import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
+import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
 import { makeSample } from "./sample-factory.ts";
 import { TestBridgeClient } from "./fixture-process.ts";
 
@@ -18,7 +20,7 @@ let endpoint: { url: string; token: string };
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "openclaw-bridge-"));
-  store = await SampleStore.open(join(dir, "store"), { maxStaleness: 2 });
+  store = await SampleStore.open(join(dir, "store"), { staleness: new StalenessPolicy(new WeightVersionTracker(), 2) });
   bus = new EventBus();
   bridge = new BridgeServer({ store, bus, recordsDir: dir });
   endpoint = await bridge.start({ host: "127.0.0.1", port: 0 });

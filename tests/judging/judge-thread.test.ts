@@ -1,6 +1,6 @@
 // Judging on its own thread (JudgeThread + judge-worker.ts) against the SGLang stand-in: the same samples as the
 // pipeline in-process (packing across the thread boundary loses nothing), events on the proxy's bus, feedback held
-// through the relayed turn-end, the weight version relayed (stale turns skipped), sink failures reported back, the
+// through the relayed turn-end, the weight version it starts from and then relayed (stale turns skipped), sink failures reported back, the
 // judge re-pointed, a crashed worker replaced, a start that cannot load the tokenizer failing with the file named,
 // and drain.
 import { mkdtemp } from "node:fs/promises";
@@ -14,6 +14,7 @@ import type { SampleSink } from "../../contracts/sample-sink.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { packSample, unpackSample } from "../../orchestrator/judging/judge-thread-protocol.ts";
 import { JudgeThread } from "../../orchestrator/judging/judge-thread.ts";
+import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
 import { HANG, makeTurn, MemorySink, startHarness, type Harness } from "./judge-harness.ts";
 
 let harness: Harness | null = null;
@@ -25,13 +26,14 @@ afterEach(async () => {
   harness = null;
 });
 
-async function startThread(recipe: RecipeInput, judgeUrl: string | null, sink: SampleSink = new MemorySink()) {
+async function startThread(recipe: RecipeInput, judgeUrl: string | null, sink: SampleSink = new MemorySink(), versions?: WeightVersionTracker) {
   const bus = new EventBus();
   const recordsDir = await mkdtemp(path.join(tmpdir(), "judge-thread-"));
   thread = await JudgeThread.start({
     data: { recipe: recipeSchema.parse({ engine: { kind: "rehearsal" }, ...recipe }), recordsDir, policySource: "builtin:qwen3", judgeSource: "builtin:qwen3", judgeUrl, retryBackoffMs: 5, turnRetryDelayMs: 10 },
     bus,
     sink,
+    versions,
   });
   const judged = (sessionId: string, turn = 0) =>
     new Promise<Extract<RunEvent, { type: "turn-judged" }>>((resolve) => {
@@ -102,6 +104,26 @@ describe("judging on its own thread", () => {
     const judged = running.judged("session-CASE-old");
     running.thread.onTurnClosed(await makeTurn({ marker: "CASE-old" })); // tokens from versions 7 and 8
     expect(await judged).toMatchObject({ sample: null, skipped: expect.stringContaining("stale before judging: oldest token from weight version 7, current 10") });
+    expect(harness.judge.calls).toHaveLength(0);
+  });
+
+  it("starts from the run's weight version (its owner's), and so does a worker started again after a crash: no event needed", async () => {
+    harness = await startHarness({ method: "binary" });
+    const versions = new WeightVersionTracker();
+    versions.observe("10"); // (seen before judging started: its weights-update-end went by before the thread listened)
+    const running = await startThread({ method: "binary", training: { max_staleness: 2 } }, harness.server.url, new MemorySink(), versions);
+    const first = running.judged("s-seeded");
+    running.thread.onTurnClosed(await makeTurn({ marker: "CASE-seeded", sessionId: "s-seeded" })); // tokens from versions 7 and 8
+    expect(await first).toMatchObject({ sample: null, skipped: expect.stringContaining("stale before judging: oldest token from weight version 7, current 10") });
+
+    versions.observe("12");
+    const errors: string[] = [];
+    running.bus.subscribe((event) => event.type === "error" && errors.push(event.message));
+    await (running.thread as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    await expect.poll(() => errors.join("\n"), { timeout: 5000 }).toContain("starting it again");
+    const again = running.judged("s-restarted");
+    running.thread.onTurnClosed(await makeTurn({ marker: "CASE-seeded", sessionId: "s-restarted" }));
+    expect(await again).toMatchObject({ sample: null, skipped: expect.stringContaining("oldest token from weight version 7, current 12") });
     expect(harness.judge.calls).toHaveLength(0);
   });
 

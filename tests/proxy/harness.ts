@@ -10,6 +10,7 @@ import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
 import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { createProxy, type Proxy } from "../../orchestrator/proxy/proxy-server.ts";
+import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
@@ -73,6 +74,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   bus.subscribe((event) => events.push(event));
   const closed: ClosedTurn[] = [];
   const versions: string[] = [];
+  const weights = new WeightVersionTracker();
   const proxy = createProxy({
     recipe: testRecipe({ model: { path: "builtin:qwen3", tokenizer_path: "builtin:qwen3" }, ...options.recipe }),
     policy: new SglangClient({ baseUrl: options.policyUrl ?? engineUrl, timeoutMs: 10_000 }),
@@ -80,7 +82,13 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     template,
     bus,
     onTurnClosed: (turn) => closed.push(turn),
-    onWeightVersion: (version) => versions.push(version),
+    // the run's weight-version owner, recording each label the proxy reports (consecutive repeats once)
+    versions: {
+      observe: (version: string) => {
+        if (versions.at(-1) !== version) versions.push(version);
+        return weights.observe(version);
+      },
+    },
     readiness: () => (options.ready?.() ?? true ? { ready: true, reason: "engines ready", retryAfterS: 0 } : { ready: false, reason: options.notReadyReason ?? "policy engine starting", retryAfterS: 7 }),
     apiKey: options.apiKey,
     recordsDir,

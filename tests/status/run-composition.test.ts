@@ -95,6 +95,39 @@ describe("orchestrator composition", () => {
     }
   });
 
+  it("follows the router a hello announces at once (the recipe names no policy URL): the weight version comes from the engines behind it", async () => {
+    const runDir = mkdtempSync(path.join(tmpdir(), "openclaw-rl-run-"));
+    const engine = await startEngine("4ad990ba", { current: "7" });
+    const router = await startRouter([engine.url]);
+    const orchestrator = await startOrchestrator({ recipe: recipe(runDir), runDir, apiKey: undefined, engines: { policy: null, judge: "http://127.0.0.1:9" }, readiness: ready, ports: { proxy: 0, admin: 0 } });
+    try {
+      expect(orchestrator.status.snapshot().weight_version).toBeNull(); // no policy engine known yet
+      const answer = await fetch(`${orchestrator.urls.bridge}/v1/hello`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${orchestrator.bridgeToken}` },
+        body: JSON.stringify({ version: 1, type: "hello", session: "slime", pid: 21, routers: { policy: router.url, judge: null } }),
+      });
+      expect(answer.status).toBe(200);
+      // (nothing asks orchestrator.bridgeHello() here: the hello itself re-points the policy client)
+      await expect.poll(() => orchestrator.status.snapshot().weight_version, { timeout: 6000, interval: 50 }).toBe("7");
+      expect(orchestrator.bridgeHello()).toEqual({ routers: { policy: router.url, judge: null }, pid: 21, at: expect.any(Number) });
+    } finally {
+      await orchestrator.stop();
+      await router.close();
+      await engine.close();
+    }
+  });
+
+  it("an engines stop that fails is said on the bus, and the status API still closes after it", async () => {
+    const runDir = mkdtempSync(path.join(tmpdir(), "openclaw-rl-run-"));
+    const orchestrator = await startOrchestrator({ recipe: recipe(runDir), runDir, apiKey: undefined, engines: { policy: "http://127.0.0.1:9", judge: "http://127.0.0.1:9" }, readiness: ready, ports: { proxy: 0, admin: 0 } });
+    const errors: Array<Extract<RunEvent, { type: "error" }>> = [];
+    orchestrator.bus.subscribe((event) => void (event.type === "error" && errors.push(event)));
+    await orchestrator.stop({ engines: () => Promise.reject(new Error("ray job stop timed out")) });
+    expect(errors).toContainEqual(expect.objectContaining({ source: "supervisor", message: "stop: ray job stop timed out" }));
+    await expect(fetch(`${orchestrator.urls.admin}/status`)).rejects.toThrow();
+  });
+
   it("a port taken after preflight fails the start and frees the proxy port again", async () => {
     const runDir = mkdtempSync(path.join(tmpdir(), "openclaw-rl-run-"));
     const blocker: Server = await new Promise((resolve) => {

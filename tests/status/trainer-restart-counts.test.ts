@@ -10,6 +10,7 @@ import { BridgeServer } from "../../orchestrator/bridge/bridge-server.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { resetVersionsForTrainerRestart } from "../../orchestrator/weights/trainer-restart.ts";
 import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
+import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
 import { DashboardHistory } from "../../orchestrator/status/dashboard/dashboard-history.ts";
 import { StatusTracker } from "../../orchestrator/status/status-tracker.ts";
 import { SampleStore } from "../../orchestrator/store/sample-store.ts";
@@ -28,7 +29,7 @@ beforeEach(async () => {
   const dir = await mkdtemp(join(tmpdir(), "openclaw-status-restart-"));
   bus = new EventBus();
   versions = new WeightVersionTracker(0);
-  store = await SampleStore.open(join(dir, "store"), { maxStaleness: 50, versions });
+  store = await SampleStore.open(join(dir, "store"), { staleness: new StalenessPolicy(versions, 50) });
   // wired as orchestrator/run.ts wires them
   bridge = new BridgeServer({ store, bus, recordsDir: dir, onClientReplaced: () => resetVersionsForTrainerRestart(versions, bus, "slime restarted") });
   endpoint = await bridge.start({ host: "127.0.0.1", port: 0 });

@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { announceSamples } from "../../orchestrator/sinks/announcing-sink.ts";
 import { SampleStore } from "../../orchestrator/store/sample-store.ts";
+import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
+import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
 import { makeSample } from "../bridge/sample-factory.ts";
 
 let store: SampleStore | null = null;
@@ -18,7 +20,7 @@ afterEach(async () => {
 
 describe("announcing sink", () => {
   it("announces a stored sample once, and a duplicate id with other content as an error naming the id", async () => {
-    store = await SampleStore.open(join(await mkdtemp(join(tmpdir(), "openclaw-announce-")), "store"), { maxStaleness: 2 });
+    store = await SampleStore.open(join(await mkdtemp(join(tmpdir(), "openclaw-announce-")), "store"), { staleness: new StalenessPolicy(new WeightVersionTracker(), 2) });
     const bus = new EventBus();
     const sink = announceSamples(store, bus, 4, () => store!.counts().ready);
     expect(await sink.put(makeSample(3))).toBe("stored");

@@ -7,13 +7,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { SampleStore } from "../../orchestrator/store/sample-store.ts";
 import { decodeSample } from "../../orchestrator/store/sample-frame.ts";
+import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
 import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
 import { makeSample } from "../bridge/sample-factory.ts";
 
 let dir: string;
 const opened: SampleStore[] = [];
 async function openStore(options: Partial<Parameters<typeof SampleStore.open>[1]> = {}): Promise<SampleStore> {
-  const store = await SampleStore.open(dir, { maxStaleness: 2, ...options });
+  const store = await SampleStore.open(dir, { staleness: new StalenessPolicy(new WeightVersionTracker(), 2), ...options });
   opened.push(store);
   return store;
 }
@@ -110,7 +111,7 @@ describe("SampleStore", () => {
 
   it("drops samples older than max_staleness versions, records and announces them", async () => {
     const tracker = new WeightVersionTracker();
-    const store = await openStore({ maxStaleness: 1, versions: tracker });
+    const store = await openStore({ staleness: new StalenessPolicy(tracker, 1) });
     const dropped: string[] = [];
     store.onDropped((item) => dropped.push(item.id));
     await store.put(makeSample(0, { weightVersion: "default" }));
@@ -130,7 +131,7 @@ describe("SampleStore", () => {
 
   it("after slime restarts (versions from 0 again, tracker reset) new samples are delivered, not dropped as stale", async () => {
     const tracker = new WeightVersionTracker();
-    const store = await openStore({ maxStaleness: 2, versions: tracker });
+    const store = await openStore({ staleness: new StalenessPolicy(tracker, 2) });
     tracker.observe("40");
     tracker.reset(); // the bridge saw a new rollout-function session: slime started again
     tracker.observe("default");

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { BridgeHello } from "../../contracts/bridge.ts";
 import type { ProcessSpec } from "../../contracts/plan.ts";
 import { recipeSchema, type Recipe, type RecipeInput } from "../../contracts/recipe.ts";
 
@@ -53,7 +54,7 @@ export class Harness {
     writeFileSync(path.join(this.root, `crash-${role}`), "");
   }
 
-  hello(): { policyRouter: string; prmRouter: string; load: string | null; at: number } | null {
+  hello(): (BridgeHello & { load: string | null }) | null {
     const file = this.environment.FAKE_SLIME_HELLO_FILE!;
     return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : null;
   }

@@ -5,7 +5,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { LaunchPlan } from "../../contracts/plan.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
-import { defineChildren, type BridgeHelloInfo } from "../../launchers/supervisor/child-definitions.ts";
+import type { BridgeHello } from "../../contracts/bridge.ts";
+import { defineChildren } from "../../launchers/supervisor/child-definitions.ts";
 import { Supervisor } from "../../launchers/supervisor/supervisor.ts";
 import { eventually, Harness } from "./harness.ts";
 
@@ -17,7 +18,7 @@ afterEach(async () => {
 
 /** A stand-in trainer: says hello (a JSON file the hook reads) `helloAfterMs` after it started, then idles. */
 function trainerPlan(root: string, helloFile: string, helloAfterMs: number): LaunchPlan {
-  const script = `setTimeout(() => require("node:fs").writeFileSync(${JSON.stringify(helloFile)}, JSON.stringify({ at: Date.now(), pid: process.pid })), ${helloAfterMs}); setInterval(() => {}, 1000);`;
+  const script = `setTimeout(() => require("node:fs").writeFileSync(${JSON.stringify(helloFile)}, JSON.stringify({ routers: { policy: null, judge: null }, at: Date.now(), pid: process.pid })), ${helloAfterMs}); setInterval(() => {}, 1000);`;
   return { method: "binary", engine: "rehearsal", placement: null, notes: [], processes: [{ name: "rehearsal-trainer", argv: [process.execPath, "-e", script], env: {}, cwd: root, node: 0 }] };
 }
 
@@ -26,7 +27,7 @@ describe("the trainer's readiness", () => {
     const harness = new Harness();
     mkdirSync(harness.runDir, { recursive: true });
     const helloFile = path.join(harness.root, "trainer-hello.json");
-    const hello = (): (BridgeHelloInfo & { pid: number }) | null => (existsSync(helloFile) ? JSON.parse(readFileSync(helloFile, "utf8")) : null);
+    const hello = (): BridgeHello | null => (existsSync(helloFile) ? JSON.parse(readFileSync(helloFile, "utf8")) : null);
     const readyOn: Array<{ helloPid: number | undefined; at: number }> = [];
     const supervisor = new Supervisor({
       runDir: harness.runDir,
@@ -55,7 +56,7 @@ describe("the trainer's readiness", () => {
   it("says why it waits when the only hello is an earlier process's", async () => {
     const recipe = recipeSchema.parse({});
     const at = Date.now();
-    const [trainer] = defineChildren(trainerPlan("/tmp", "/nonexistent", 0), recipe, { bridgeHello: () => ({ at }), baseEnvironment: {} });
+    const [trainer] = defineChildren(trainerPlan("/tmp", "/nonexistent", 0), recipe, { bridgeHello: () => ({ routers: { policy: null, judge: null }, pid: 1, at }), baseEnvironment: {} });
     expect(await trainer!.probe({ startedAt: at })).toEqual({ ready: true, detail: "said hello on the bridge" });
     expect(await trainer!.probe({ startedAt: at + 1 })).toEqual({ ready: false, detail: `waiting for its hello on the bridge (the last one, at ${new Date(at).toISOString()}, came from a process started before this one)` });
   });
