@@ -20,9 +20,15 @@ export interface Placement {
   totalGpus: number;
 }
 
+/** What a process is, which decides how it is probed, restarted and stopped. */
+export type ProcessRole = "ray-head" | "ray-worker" | "slime-job" | "judge-server" | "standin-server" | "standin-trainer";
+
 export interface ProcessSpec {
   /** Stable name used in logs and status: ray-head, slime-job, judge, rehearsal-policy, ... */
   name: string;
+  role: ProcessRole;
+  /** The port it answers HTTP on (its health probe), for the processes that serve one on this node. */
+  port?: number;
   argv: string[];
   env: Record<string, string>;
   cwd: string;

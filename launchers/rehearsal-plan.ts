@@ -28,6 +28,8 @@ function serverProcess(recipe: Recipe, context: PlanContext, role: "policy" | "j
   const tokenizer = (role === "policy" ? policyTokenizerSource(recipe) : judgeTokenizerSource(recipe)).path;
   return {
     name: `rehearsal-${role}`,
+    role: "standin-server",
+    port: role === "policy" ? rehearsal.policy_port : rehearsal.judge_port,
     node: 0,
     cwd: context.packageRoot,
     argv: [
@@ -52,6 +54,7 @@ function trainerProcess(recipe: Recipe, context: PlanContext): ProcessSpec {
   const rehearsal = recipe.engine.rehearsal;
   return {
     name: "rehearsal-trainer",
+    role: "standin-trainer",
     node: 0,
     cwd: context.packageRoot,
     argv: [

@@ -11,6 +11,8 @@ export function standaloneJudgeProcess(recipe: Recipe, placement: Placement): Pr
   const host = node === 0 ? "127.0.0.1" : "0.0.0.0";
   return {
     name: "judge",
+    role: "judge-server",
+    port: recipe.judge.port,
     node,
     cwd: recipe.engine.slime.root,
     argv: [

@@ -38,6 +38,7 @@ export function rayHeadProcess(recipe: Recipe, placement: Placement, environment
   const cluster = recipe.cluster;
   return {
     name: "ray-head",
+    role: "ray-head",
     node: 0,
     cwd: recipe.engine.slime.root,
     argv: [
@@ -60,6 +61,7 @@ export function rayWorkerProcesses(recipe: Recipe, placement: Placement, environ
   const cluster = recipe.cluster;
   return placement.nodes.slice(1).map(({ node }) => ({
     name: `ray-worker-${node}`,
+    role: "ray-worker" as const,
     node,
     cwd: recipe.engine.slime.root,
     argv: [

@@ -33,6 +33,7 @@ export function slimeJobProcess(recipe: Recipe, context: PlanContext, trainArgv:
   const runtimeEnv = JSON.stringify({ env_vars: runtimeEnvVars(recipe, context) });
   return {
     name: "slime-job",
+    role: "slime-job",
     node: 0,
     // The job driver runs in the directory `ray start` ran in (the slime root), where train_async.py lives.
     cwd: slime.root,

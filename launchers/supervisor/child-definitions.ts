@@ -44,10 +44,11 @@ export function defineChildren(plan: LaunchPlan, recipe: Recipe, hooks: Definiti
   const ray = rayControlFor(recipe, hooks.baseEnvironment, plan.processes);
   const definitions: ChildDefinition[] = [];
   for (const spec of plan.processes.filter((process) => process.node === 0)) {
-    if (isRayHead(spec)) definitions.push(rayHead(spec, recipe, ray, hooks));
-    else if (isJobSubmit(spec)) definitions.push(slimeJob(withSubmissionId(spec), recipe, ray, hooks, definitions));
-    else if (spec.argv.includes("sglang.launch_server")) definitions.push(standaloneJudge(spec, recipe, hooks));
-    else definitions.push(standIn(spec, hooks));
+    if (spec.role === "ray-head") definitions.push(rayHead(spec, recipe, ray, hooks));
+    else if (spec.role === "slime-job") definitions.push(slimeJob(withSubmissionId(spec), recipe, ray, hooks, definitions));
+    else if (spec.role === "judge-server") definitions.push(standaloneJudge(spec, recipe, hooks));
+    else if (spec.role === "standin-server" || spec.role === "standin-trainer") definitions.push(standIn(spec, hooks));
+    else throw new Error(`${spec.name}: a ${spec.role} process does not run on the head node`);
   }
   // The stand-in trainer starts together with the stand-in servers (its Python start-up overlaps theirs); like
   // slime's train_async, it waits for the policy server to answer before its first weight sync.
@@ -55,7 +56,7 @@ export function defineChildren(plan: LaunchPlan, recipe: Recipe, hooks: Definiti
 }
 
 export function rayControlFor(recipe: Recipe, environment: Record<string, string | undefined>, processes: ProcessSpec[] = []): RayControl {
-  const head = processes.find(isRayHead);
+  const head = processes.find((process) => process.role === "ray-head");
   return new RayControl({
     ray: head?.argv[0] ?? recipe.engine.slime.ray,
     gcsAddress: `${recipe.cluster.head_address}:${recipe.cluster.ray_port}`,
@@ -63,15 +64,6 @@ export function rayControlFor(recipe: Recipe, environment: Record<string, string
     environment: { ...environment, ...(head?.env ?? {}) },
     cwd: head?.cwd,
   });
-}
-
-export function isRayHead(spec: ProcessSpec): boolean {
-  return spec.argv.includes("start") && spec.argv.includes("--head");
-}
-
-export function isJobSubmit(spec: ProcessSpec): boolean {
-  const job = spec.argv.indexOf("job");
-  return job >= 0 && spec.argv[job + 1] === "submit";
 }
 
 /** The `--submission-id` of a `ray job submit` argv (either `--submission-id X` or `--submission-id=X`). */
@@ -142,7 +134,7 @@ function slimeJob(spec: ProcessSpec, recipe: Recipe, ray: RayControl, hooks: Def
     hungAfterMs: hooks.hungAfterMs?.slimeJob ?? 10 * 60_000,
     restart: recipe.training.restart_on_crash ? backoffPolicy({ initialMs: hooks.restartInitialMs ?? 10_000, maxRestarts: 3, stableAfterMs: 30 * 60_000 }) : NEVER_RESTART,
     gatesTraffic: true,
-    after: earlier.filter((definition) => definition.spec && isRayHead(definition.spec)).map((definition) => definition.name),
+    after: earlier.filter((definition) => definition.spec?.role === "ray-head").map((definition) => definition.name),
     respawn: (previous, attempt) => (current = resumeFromCheckpoint(previous, recipe, attempt)),
     gracefulStop: async () => {
       const id = submissionIdOf(current.argv)!;
@@ -176,7 +168,7 @@ export function resumeFromCheckpoint(spec: ProcessSpec, recipe: Recipe, attempt:
 }
 
 function standaloneJudge(spec: ProcessSpec, recipe: Recipe, hooks: DefinitionHooks): ChildDefinition {
-  const port = flagValue(spec.argv, "--port") ?? String(recipe.judge.port);
+  const port = spec.port ?? recipe.judge.port;
   return {
     name: spec.name,
     spec,
@@ -193,10 +185,10 @@ function standaloneJudge(spec: ProcessSpec, recipe: Recipe, hooks: DefinitionHoo
 
 /** Rehearsal stand-ins: HTTP servers answer /health on their --port; the stand-in trainer says hello on the bridge. */
 function standIn(spec: ProcessSpec, hooks: DefinitionHooks): ChildDefinition {
-  const port = flagValue(spec.argv, "--port");
+  const port = spec.port;
   let startedAt = Date.now();
-  const trainer = /trainer/.test(spec.name);
-  const probe: ReadinessProbe = port
+  const trainer = spec.role === "standin-trainer";
+  const probe: ReadinessProbe = port !== undefined
     ? httpProbe(`http://127.0.0.1:${port}/health`)
     : trainer
       ? async ({ startedAt: since }): Promise<ProbeResult> => {
@@ -239,12 +231,4 @@ function externalEndpoints(recipe: Recipe, hooks: DefinitionHooks): ChildDefinit
   const judgeUrl = recipe.judge.url ?? recipe.engine.judge_url;
   if (judgeUrl) definitions.push(endpoint("judge", judgeUrl, "/health"));
   return definitions;
-}
-
-function flagValue(argv: string[], flag: string): string | undefined {
-  for (let index = 0; index < argv.length; index++) {
-    if (argv[index] === flag) return argv[index + 1];
-    if (argv[index]!.startsWith(`${flag}=`)) return argv[index]!.slice(flag.length + 1);
-  }
-  return undefined;
 }

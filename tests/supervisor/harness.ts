@@ -80,6 +80,7 @@ export function slimeProcesses(recipe: Recipe, cwd: string, submissionId = "open
   return [
     {
       name: "ray-head",
+      role: "ray-head",
       argv: ["ray", "start", "--head", "--node-ip-address", "127.0.0.1", "--port", String(recipe.cluster.ray_port), "--num-gpus", "8", "--disable-usage-stats", "--dashboard-host=127.0.0.1", "--dashboard-port", String(recipe.cluster.dashboard_port)],
       env: { RAY_health_check_failure_threshold: "20", PYTHONUNBUFFERED: "1" },
       cwd,
@@ -87,6 +88,7 @@ export function slimeProcesses(recipe: Recipe, cwd: string, submissionId = "open
     },
     {
       name: "slime-job",
+      role: "slime-job",
       argv: [
         "ray", "job", "submit", "--address", dashboard, "--submission-id", submissionId,
         "--runtime-env-json", JSON.stringify({ env_vars: { PYTHONPATH: "/opt/Megatron-LM", CUDA_DEVICE_MAX_CONNECTIONS: "1", OPENCLAW_RL_BRIDGE_TOKEN: "secret-token" } }),
@@ -99,6 +101,8 @@ export function slimeProcesses(recipe: Recipe, cwd: string, submissionId = "open
     },
     {
       name: "judge",
+      role: "judge-server",
+      port: recipe.judge.port,
       argv: ["python3", "-m", "sglang.launch_server", "--model-path", "/models/judge", "--port", String(recipe.judge.port), "--host", "127.0.0.1", "--tp", "2"],
       env: { CUDA_VISIBLE_DEVICES: "6,7", SGLANG_ENABLE_HEALTH_ENDPOINT_GENERATION: "false" },
       cwd,

@@ -61,7 +61,7 @@ describe("supervisor helpers", () => {
 
   it("resubmits a crashed job with a new submission id (no checkpoint in --save yet: the first start's --load stays)", () => {
     const recipe = recipeSchema.parse({});
-    const spec = { name: "slime-job", node: 0, cwd: "/", env: {}, argv: ["ray", "job", "submit", "--submission-id", "openclaw-rl-x", "--", "python3", "train_async.py", "--save", "/run/ckpt", "--load", "/old"] };
+    const spec = { name: "slime-job", role: "slime-job" as const, node: 0, cwd: "/", env: {}, argv: ["ray", "job", "submit", "--submission-id", "openclaw-rl-x", "--", "python3", "train_async.py", "--save", "/run/ckpt", "--load", "/old"] };
     const first = resumeFromCheckpoint(spec, recipe, 1);
     expect(first.argv).toEqual(["ray", "job", "submit", "--submission-id", "openclaw-rl-x-r1", "--", "python3", "train_async.py", "--save", "/run/ckpt", "--load", "/old"]);
     expect(resumeFromCheckpoint(first, recipe, 2).argv[4]).toBe("openclaw-rl-x-r2");

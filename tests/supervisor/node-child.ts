@@ -10,7 +10,7 @@ import { SupervisedChild, type ChildContext } from "../../launchers/supervisor/s
 export function nodeChildDefinition(name: string, script: string, overrides: Partial<ChildDefinition> = {}): ChildDefinition {
   return {
     name,
-    spec: { name, argv: [process.execPath, "-e", script], env: {}, cwd: tmpdir(), node: 0 },
+    spec: { name, role: "standin-server", argv: [process.execPath, "-e", script], env: {}, cwd: tmpdir(), node: 0 },
     lifetime: "service",
     probe: async () => ({ ready: true, detail: "alive" }),
     readyTimeoutMs: 10_000,

@@ -19,7 +19,7 @@ afterEach(async () => {
 /** A stand-in trainer: says hello (a JSON file the hook reads) `helloAfterMs` after it started, then idles. */
 function trainerPlan(root: string, helloFile: string, helloAfterMs: number): LaunchPlan {
   const script = `setTimeout(() => require("node:fs").writeFileSync(${JSON.stringify(helloFile)}, JSON.stringify({ routers: { policy: null, judge: null }, at: Date.now(), pid: process.pid })), ${helloAfterMs}); setInterval(() => {}, 1000);`;
-  return { method: "binary", engine: "rehearsal", placement: null, notes: [], processes: [{ name: "rehearsal-trainer", argv: [process.execPath, "-e", script], env: {}, cwd: root, node: 0 }] };
+  return { method: "binary", engine: "rehearsal", placement: null, notes: [], processes: [{ name: "rehearsal-trainer", role: "standin-trainer", argv: [process.execPath, "-e", script], env: {}, cwd: root, node: 0 }] };
 }
 
 describe("the trainer's readiness", () => {
