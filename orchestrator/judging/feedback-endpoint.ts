@@ -2,6 +2,7 @@
 // the feedback for a turn not judged yet, re-judges a judged turn that made no sample, refuses (409) otherwise.
 import type { Method } from "../../contracts/recipe.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
+import { METHOD_NEEDS } from "../samples/sample-decision.ts";
 import { feedbackBodySchema } from "./explicit-feedback.ts";
 import type { TurnLedger } from "./turn-ledger.ts";
 
@@ -30,7 +31,7 @@ export async function handleFeedbackRequest(body: unknown, _headers: FeedbackHea
     return problem(400, field, issue.message);
   }
   const feedback = parsed.data;
-  if (feedback.hint !== undefined && context.method === "binary") {
+  if (feedback.hint !== undefined && !METHOD_NEEDS[context.method].hint) {
     return problem(400, "hint", "method binary uses no hints; send a score, or run method opd or combine");
   }
   const { ledger } = context;

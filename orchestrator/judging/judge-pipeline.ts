@@ -21,7 +21,7 @@ import { WeightVersionTracker } from "../weights/weight-version-tracker.ts";
 import { detectExplicitScore, type ExplicitFeedback } from "./explicit-feedback.ts";
 import { handleFeedbackRequest, type FeedbackHeaders, type FeedbackReply } from "./feedback-endpoint.ts";
 import { JudgeCounters, type JudgeStats } from "./judge-stats.ts";
-import { decideSample, type JudgedSignals } from "../samples/sample-decision.ts";
+import { decideSample, METHOD_NEEDS, type JudgedSignals } from "../samples/sample-decision.ts";
 import { buildSample, unusableTurnReason } from "../samples/sample-builder.ts";
 import { TeacherScorer, type TeacherOutcome } from "./teacher-scorer.ts";
 import { TurnLedger } from "./turn-ledger.ts";
@@ -281,8 +281,8 @@ export class JudgePipeline {
 
     const method = this.recipe.method;
     const hasNextState = turn.nextState !== null;
-    const needEval = method !== "opd" && explicit?.score == null && hasNextState;
-    const needHint = method !== "binary" && explicit?.hint == null && hasNextState;
+    const needEval = METHOD_NEEDS[method].evaluation && explicit?.score == null && hasNextState;
+    const needHint = METHOD_NEEDS[method].hint && explicit?.hint == null && hasNextState;
     const { evalVotes, hintVotes, attempts } = await this.voter.collect(turn, needEval, needHint);
     record.attempt = attempts;
 
@@ -311,12 +311,13 @@ export class JudgePipeline {
     };
     const decision = decideSample(signals);
     if (!decision.make) {
-      if (decision.judgeFailed && this.shutdown.signal.aborted) return { sample: null, skipped: `shutdown before the judge answered (${decision.reason})`, category: "judge-failed" };
-      if (decision.judgeFailed) this.reportError("JUDGE_FAILED", `${turn.sessionId}:${turn.turn}: ${decision.reason} after ${attempts} attempt(s); no sample (never trained as neutral)`);
-      return { sample: null, skipped: decision.reason, category: decision.judgeFailed ? "judge-failed" : skipCategory(decision.reason, hasNextState) };
+      const judgeFailed = decision.category === "judge-failed";
+      if (judgeFailed && this.shutdown.signal.aborted) return { sample: null, skipped: `shutdown before the judge answered (${decision.reason})`, category: "judge-failed" };
+      if (judgeFailed) this.reportError("JUDGE_FAILED", `${turn.sessionId}:${turn.turn}: ${decision.reason} after ${attempts} attempt(s); no sample (never trained as neutral)`);
+      return { sample: null, skipped: decision.reason, category: decision.category };
     }
     // (counted now, so that a turn of the session judged meanwhile sees it; taken back below if no sample is stored)
-    const effective = method === "binary" && !decision.masked;
+    const effective = METHOD_NEEDS[method].firstTurnGuarantee && !decision.masked;
     if (effective) this.ledger.markEffective(turn.sessionId);
 
     let teacher: TeacherOutcome | null = null;
@@ -379,12 +380,6 @@ export class JudgePipeline {
 
 function recordVote(vote: Vote, withHint: boolean): RecordedVote {
   return { index: vote.index, score: vote.score, ...(withHint ? { hint: vote.hint } : {}), raw: vote.raw, error: vote.error, attempts: vote.attempts, ms: vote.ms };
-}
-
-function skipCategory(reason: string, hasNextState: boolean): SkipCategory {
-  if (!hasNextState && reason.includes("no next state")) return "no-next-state";
-  if (reason.includes("hint") && !reason.startsWith("combine")) return "no-hint";
-  return "no-signal";
 }
 
 /** Waits for the promises to settle, at most `ms`; clears its timer either way. */

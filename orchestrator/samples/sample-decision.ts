@@ -1,7 +1,18 @@
 // The decision table of binary / opd / combine: from the judged signals of one turn to "which sample, if any".
 // Pure: no I/O, no teacher calls; the pipeline carries the decision out.
 import type { Method } from "../../contracts/recipe.ts";
+import type { SkipCategory } from "../../contracts/events.ts";
 import type { SampleKind } from "../../contracts/sample.ts";
+
+/**
+ * What each method asks of judging: evaluation votes, hint votes, a teacher scoring the response with the hint; and
+ * whether a session's first judged turn is trained even at score 0 (binary's at-least-one guarantee).
+ */
+export const METHOD_NEEDS: Record<Method, { evaluation: boolean; hint: boolean; teacher: boolean; firstTurnGuarantee: boolean }> = {
+  binary: { evaluation: true, hint: false, teacher: false, firstTurnGuarantee: true },
+  opd: { evaluation: false, hint: true, teacher: true, firstTurnGuarantee: false },
+  combine: { evaluation: true, hint: true, teacher: true, firstTurnGuarantee: false },
+};
 
 export interface JudgedSignals {
   method: Method;
@@ -26,7 +37,10 @@ export type TeacherNeed = "engine" | "rollout" | "none";
 
 export type Decision =
   | { make: true; kind: SampleKind; reward: number; teacher: TeacherNeed; masked: boolean; promoted: boolean; why: string }
-  | { make: false; reason: string; judgeFailed: boolean };
+  | { make: false; reason: string; category: NoSampleCategory };
+
+/** Why a judged turn made no sample, as counted in status. */
+export type NoSampleCategory = Extract<SkipCategory, "judge-failed" | "no-next-state" | "no-hint" | "no-signal">;
 
 export function decideSample(signals: JudgedSignals): Decision {
   switch (signals.method) {
@@ -47,7 +61,7 @@ function decideBinary(signals: JudgedSignals): Decision {
   if (signals.evalSource === "explicit" && signals.evalScore !== null) {
     return binaryFromScore(signals, signals.evalScore, `explicit feedback ${scoreText(signals.evalScore)}`);
   }
-  if (signals.evalFailed) return { make: false, reason: "judge failed: every evaluation vote failed", judgeFailed: true };
+  if (signals.evalFailed) return { make: false, reason: "judge failed: every evaluation vote failed", category: "judge-failed" };
   if (!signals.hasNextState || signals.evalScore === null) {
     return { make: true, kind: "rl", reward: 0, teacher: "none", masked: true, promoted: false, why: "binary: no next state (loss mask 0)" };
   }
@@ -68,9 +82,9 @@ function hintText(signals: JudgedSignals): string {
 
 function decideOpd(signals: JudgedSignals): Decision {
   if (signals.hint !== null) return { make: true, kind: "opd", reward: 1, teacher: "engine", masked: false, promoted: false, why: `opd: ${hintText(signals)}` };
-  if (signals.hintFailed) return { make: false, reason: "judge failed: every hint vote failed", judgeFailed: true };
-  if (!signals.hasNextState) return { make: false, reason: "opd: no next state and no explicit hint", judgeFailed: false };
-  return { make: false, reason: `opd: ${signals.hintReason ?? "no hint"}`, judgeFailed: false };
+  if (signals.hintFailed) return { make: false, reason: "judge failed: every hint vote failed", category: "judge-failed" };
+  if (!signals.hasNextState) return { make: false, reason: "opd: no next state and no explicit hint", category: "no-next-state" };
+  return { make: false, reason: `opd: ${signals.hintReason ?? "no hint"}`, category: "no-hint" };
 }
 
 /**
@@ -79,7 +93,7 @@ function decideOpd(signals: JudgedSignals): Decision {
  * rollout-teacher sample). Only when both fail is there nothing to train on.
  */
 function decideCombine(signals: JudgedSignals): Decision {
-  if (signals.evalFailed && signals.hintFailed) return { make: false, reason: "judge failed: every evaluation and hint vote failed", judgeFailed: true };
+  if (signals.evalFailed && signals.hintFailed) return { make: false, reason: "judge failed: every evaluation and hint vote failed", category: "judge-failed" };
   const failedNote = signals.evalFailed ? " (every evaluation vote failed)" : signals.hintFailed ? " (every hint vote failed)" : "";
   const decision = decideCombineFrom(signals);
   return decision.make ? { ...decision, why: decision.why + failedNote } : { ...decision, reason: decision.reason + failedNote };
@@ -98,7 +112,7 @@ function decideCombineFrom(signals: JudgedSignals): Decision {
     return { make: true, kind: "combined", reward: rl, teacher: "rollout", masked: false, promoted: false, why: `combine: ${evalText} ${scoreText(rl)}, no hint → teacher = rollout log-probs` };
   }
   if (!signals.hasNextState && signals.evalSource !== "explicit" && signals.hintSource !== "explicit") {
-    return { make: false, reason: "combine: no next state and no explicit feedback", judgeFailed: false };
+    return { make: false, reason: "combine: no next state and no explicit feedback", category: "no-next-state" };
   }
-  return { make: false, reason: `combine: no hint (${signals.hintReason ?? "none"}) and ${evalText} ${signals.evalScore === null ? "none" : scoreText(signals.evalScore)}`, judgeFailed: false };
+  return { make: false, reason: `combine: no hint (${signals.hintReason ?? "none"}) and ${evalText} ${signals.evalScore === null ? "none" : scoreText(signals.evalScore)}`, category: "no-signal" };
 }
