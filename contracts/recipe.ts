@@ -1,6 +1,7 @@
 // The recipe schema: every key, its default and its description live here and nowhere else.
 // Cross-field checks that need only the recipe are here too; GPU placement checks live in launchers/placement.ts.
 import { z } from "zod";
+import { STREAM_FORMS, type StreamForm } from "./sglang.ts";
 
 const positiveInt = z.number().int().positive();
 const port = z.number().int().min(1).max(65535);
@@ -185,6 +186,12 @@ export const STREAM_OUTPUT_FLAG_OF_FLAVOR = {
   upstream: "--sglang-incremental-streaming-output",
 } as const;
 
+/** The streaming form the recipe's slime flavour and stream flag give on that flavour's SGLang (the stand-in's default). */
+export function streamFormOf(slime: { flavor: keyof typeof STREAM_OUTPUT_FLAG_OF_FLAVOR; stream_output_flag: string }): StreamForm {
+  if (slime.stream_output_flag === "none") return "cumulative";
+  return slime.flavor === "fork" ? "legacy" : "incremental";
+}
+
 export const slimeSchema = z
   .object({
     flavor: z
@@ -223,6 +230,12 @@ export const rehearsalSchema = z
     learn: z.enum(["auto", "on", "off"]).default("auto").describe("Stand-in trainer updates the stand-in policy with native/ losses when torch imports (auto), always (on) or never (off)."),
     train_seconds: z.number().min(0).default(1).describe("How long the stand-in trainer 'trains' on a batch."),
     seed: z.number().int().default(0).describe("Seed of the stand-in policy."),
+    stream_form: z
+      .enum(STREAM_FORMS)
+      .optional()
+      .describe(
+        "How the stand-in policy streams /generate, as one of SGLang's forms: cumulative (every chunk repeats the whole answer), incremental (every field a delta: --incremental-streaming-output, SGLang 0.5.11+) or legacy (only output ids are deltas, text and log-probs stay whole: --stream-output before 0.5.11, the fork's SGLang). Default: the form engine.slime.flavor and engine.slime.stream_output_flag give on that flavour's SGLang (fork: legacy; upstream: incremental; stream_output_flag none: cumulative).",
+      ),
   })
   .strict()
   .prefault({});

@@ -68,3 +68,11 @@ export interface GenerateRequest {
   stream?: boolean;
   rid?: string;
 }
+
+/**
+ * The forms of a streamed /generate: cumulative (every chunk repeats the whole answer so far; SGLang's default),
+ * incremental (ids, text and log-probs are deltas: --incremental-streaming-output, SGLang 0.5.11+), legacy (only the
+ * ids are deltas, text and log-probs stay whole: --stream-output before 0.5.11, as in the fork's dce8b060).
+ */
+export const STREAM_FORMS = ["cumulative", "incremental", "legacy"] as const;
+export type StreamForm = (typeof STREAM_FORMS)[number];

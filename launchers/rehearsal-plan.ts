@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { PlanContext, ProcessSpec } from "../contracts/plan.ts";
-import type { Recipe } from "../contracts/recipe.ts";
+import { streamFormOf, type Recipe } from "../contracts/recipe.ts";
 import { judgeTokenizerSource, policyTokenizerSource } from "../lib/model/tokenizer-sources.ts";
 
 /**
@@ -41,8 +41,8 @@ function serverProcess(recipe: Recipe, context: PlanContext, role: "policy" | "j
       "--served-model-name", recipe.model.served_name,
       "--seed", String(rehearsal.seed),
       "--token-delay-ms", String(STANDIN_TOKEN_DELAY_MS),
-      // as the slime plan asks of SGLang: chunks carry only new tokens (the proxy parses each token once)
-      ...(recipe.engine.slime.stream_output_flag === "none" ? [] : ["--incremental-streaming-output"]),
+      // the streaming form of the SGLang the recipe's slime would run, unless the recipe names one
+      "--stream-form", rehearsal.stream_form ?? streamFormOf(recipe.engine.slime),
       // a restarted policy serves the version and weights it had in this run (a real engine gets the trainer's)
       ...(role === "policy" ? ["--weight-state", standinWeightStatePath(context.runDir), "--run-id", context.runId ?? "plan"] : []),
     ],

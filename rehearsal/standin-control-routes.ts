@@ -81,7 +81,8 @@ const serverInfo: ControlRoute = (server, _body, response) =>
     host: "127.0.0.1",
     port: server.address?.port ?? null,
     weight_version: server.state.weightVersion,
-    incremental_streaming_output: server.options.incrementalStreaming === true,
+    // dce8b060 ServerArgs has stream_output (the legacy form); 0.5.11+ has incremental_streaming_output
+    ...(server.options.streamForm === "legacy" ? { stream_output: true } : { incremental_streaming_output: server.options.streamForm === "incremental" }),
     stream_interval: 1,
     reasoning_parser: "qwen3",
     tool_call_parser: "qwen25",

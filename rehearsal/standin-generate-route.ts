@@ -1,5 +1,6 @@
-// POST /generate of the stand-in: parse, wait while paused, prepare the generation, answer whole or as SGLang's
-// default (cumulative) SSE stream. Owns the response bodies; the finish rules live in standin-generation.ts.
+// POST /generate of the stand-in: parse, wait while paused, prepare the generation, answer whole or as an SSE stream
+// in one of SGLang's three forms (stream-form.ts). Owns the response bodies; the finish rules live in
+// standin-generation.ts.
 import type { ServerResponse } from "node:http";
 import type { StandinGeneration } from "./standin-generation.ts";
 import { endSse, sendError, sendJson, startSse, writeSse, zodMessage } from "./standin-http.ts";
@@ -7,6 +8,7 @@ import type { PreparedGeneration, StandinSglangServer } from "./standin-sglang-s
 import { samplerTemperature } from "./standin-temperature.ts";
 import { generateRequestSchema, inputLogprobFields, metaInfo, outputLogprobFields, type LogprobView, type StandinGenerateRequest } from "./standin-wire.ts";
 import { SampledPositions } from "./standin-token-ids.ts";
+import { STREAM_FORMS, type StreamForm } from "./stream-form.ts";
 
 interface Admitted {
   request: StandinGenerateRequest;
@@ -62,14 +64,20 @@ class ChunkBuilder {
   }
 
   /**
-   * One response body. `from` > 0 (SGLang's --incremental-streaming-output) sends only the output ids, output
-   * log-probs and text after what earlier chunks carried; completion_tokens and output_token_logprobs_length stay
-   * cumulative, and the input log-probs are repeated in full, as SGLang does.
+   * One response body. `from` is what earlier chunks of this stream carried: none for a whole answer or the
+   * cumulative form; in the incremental form the output ids, output log-probs and text after it; in the legacy form
+   * only the output ids (text and log-probs stay whole, and there is no output_token_logprobs_length). completion_tokens
+   * is cumulative and the input log-probs are repeated in full in every form, as SGLang does.
    */
-  chunk(generation: StandinGeneration, from: { ids: number; text: number } = { ids: 0, text: 0 }): Record<string, unknown> {
-    const ids = from.ids > 0 ? generation.outputIds.slice(from.ids) : generation.outputIds;
-    const values = from.ids > 0 ? generation.outputLogprobs.slice(from.ids) : generation.outputLogprobs;
-    const logprobs = this.admitted.view.returnLogprob ? { ...this.inputFields, ...outputLogprobFields(ids, values, this.admitted.view), ...this.sampled?.fields(from.ids, generation.outputIds.length) } : null;
+  chunk(generation: StandinGeneration, form: StreamForm = "cumulative", from: { ids: number; text: number } = { ids: 0, text: 0 }): Record<string, unknown> {
+    const fields = STREAM_FORMS[form];
+    const idsFrom = fields.idsAreDeltas ? from.ids : 0;
+    const logprobsFrom = fields.logprobsAreDeltas ? from.ids : 0;
+    const textFrom = fields.textIsDelta ? from.text : 0;
+    const ids = generation.outputIds.slice(idsFrom);
+    const logprobIds = generation.outputIds.slice(logprobsFrom);
+    const values = generation.outputLogprobs.slice(logprobsFrom);
+    const logprobs = this.admitted.view.returnLogprob ? { ...this.inputFields, ...outputLogprobFields(logprobIds, values, this.admitted.view), ...this.sampled?.fields(logprobsFrom, generation.outputIds.length) } : null;
     const meta = metaInfo(
       {
         rid: generation.rid,
@@ -84,8 +92,8 @@ class ChunkBuilder {
       logprobs,
     );
     this.first = false;
-    if (logprobs) meta.output_token_logprobs_length = generation.outputIds.length;
-    return { text: generation.text().slice(from.text), output_ids: [...ids], meta_info: meta };
+    if (!fields.logprobsLength) delete meta.output_token_logprobs_length;
+    return { text: generation.text().slice(textFrom), output_ids: [...ids], meta_info: meta };
   }
 }
 
@@ -119,13 +127,18 @@ export async function streamGenerate(server: StandinSglangServer, body: unknown,
   response.on("close", () => prepared.generation.requestAbort());
   if (response.destroyed) prepared.generation.requestAbort(); // the client left while it waited
   let sent = 0;
-  const incremental = server.options.incrementalStreaming === true;
+  const form = server.options.streamForm ?? "cumulative";
   const carried = { ids: 0, text: 0 };
   for await (const generation of server.run(prepared)) {
-    await builder!.loadSampledScores(generation);
-    writeSse(response, builder!.chunk(generation, incremental ? { ...carried } : undefined));
-    if (incremental) Object.assign(carried, { ids: generation.outputIds.length, text: generation.text().length });
-    sent += 1;
+    // A reader that lags gets only the newest chunk (SGLang keeps out_list[-1], or in the incremental form joins the
+    // queued ones): a chunk the socket cannot take now is not sent; the legacy form's ids advance all the same.
+    const lagging = response.writableNeedDrain && generation.finishReason === null;
+    if (!lagging) {
+      await builder!.loadSampledScores(generation);
+      writeSse(response, builder!.chunk(generation, form, { ...carried }));
+      sent += 1;
+    }
+    if (!lagging || form === "legacy") Object.assign(carried, { ids: generation.outputIds.length, text: generation.text().length });
   }
   if (sent === 0) {
     await builder!.loadSampledScores(prepared.generation);

@@ -2,6 +2,7 @@
 // policy or judge Responder and serves until SIGTERM/SIGINT. Run: node --import tsx/esm standin-sglang-main.ts --role policy --port 31100
 // With --weight-state FILE --run-id ID it saves its version and weights at every update and, restarted within the
 // same run, serves them again (standin-weight-state.ts).
+import { STREAM_FORMS } from "../contracts/sglang.ts";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { ChatTemplate } from "../lib/model/chat-template.ts";
@@ -21,7 +22,7 @@ const optionsSchema = z.object({
   seed: z.coerce.number().int().default(0),
   "token-delay-ms": z.coerce.number().min(0).default(0),
   "weight-version": z.string().default("default"),
-  "incremental-streaming-output": z.boolean().default(false),
+  "stream-form": z.enum(STREAM_FORMS).default("cumulative"),
   "weight-state": z.string().min(1).optional(),
   "run-id": z.string().min(1).default("run"),
 });
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
       seed: { type: "string" },
       "token-delay-ms": { type: "string" },
       "weight-version": { type: "string" },
-      "incremental-streaming-output": { type: "boolean" },
+      "stream-form": { type: "string" },
       "weight-state": { type: "string" },
       "run-id": { type: "string" },
     },
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
     host: "127.0.0.1",
     tokenDelayMs: options["token-delay-ms"],
     weightVersion: saved?.weight_version ?? options["weight-version"],
-    incrementalStreaming: options["incremental-streaming-output"],
+    streamForm: options["stream-form"],
     log,
     onWeightsChanged: weightState ? (version) => saveWeightState(weightState, version, responder) : undefined,
   });

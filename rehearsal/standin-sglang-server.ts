@@ -16,6 +16,7 @@
 // POST /update_weight_version {"new_version"}, POST /update_weights_from_disk {"model_path","weight_version"?}
 // (the Responder's loadWeights reads the file), GET /get_server_info, /get_model_info, /v1/models,
 // POST /v1/chat/completions, and the stand-in's own GET /standin/state. Weight version starts at "default" (SGLang's own default) unless options say otherwise.
+import type { StreamForm } from "../contracts/sglang.ts";
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -38,8 +39,8 @@ export interface StandinServerOptions {
   port?: number;
   tokenDelayMs?: number;
   weightVersion?: string;
-  /** SGLang's --incremental-streaming-output: streamed chunks carry only new text, ids and output log-probs. */
-  incrementalStreaming?: boolean;
+  /** Which of SGLang's streaming forms the stream takes (default cumulative, SGLang's default). */
+  streamForm?: StreamForm;
   /** Ids that end a generation besides stop_token_ids (default: <|im_end|> and <|endoftext|>). */
   eosTokenIds?: number[];
   /** Told after every weight change (update_weights_from_disk, update_weight_version), e.g. to save them. */

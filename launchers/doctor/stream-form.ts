@@ -2,17 +2,12 @@
 // would reject the flag. slime re-adds every ServerArgs.add_cli_args option with a --sglang- prefix, so the flag
 // exists when SGLang's parser defines the unprefixed option. Ignores the proxy (it reads whatever form arrives).
 import type { Recipe } from "../../contracts/recipe.ts";
+import type { StreamForm } from "../../contracts/sglang.ts";
 import type { SglangProbe } from "./engine-probe-report.ts";
 
 export type StreamFlag = Recipe["engine"]["slime"]["stream_output_flag"];
 
-/**
- * cumulative: every chunk repeats the whole answer so far (SGLang's default).
- * legacy: output ids arrive as deltas, log-probs stay cumulative (stream_output, and incremental_streaming_output
- *   before SGLang v0.5.11 / 3178f395, which first slices the log-probs).
- * incremental: output ids, text and log-probs all arrive as deltas.
- */
-export type StreamForm = "cumulative" | "legacy" | "incremental";
+export type { StreamForm };
 
 export type StreamOutcome =
   | { kind: "form"; form: StreamForm; field: string | null }

@@ -34,8 +34,11 @@ export function parseStreamChunk(data: string, baseUrl: string, checked: StreamC
   if (typeof value === "object" && value !== null && "error" in value) {
     const error = streamErrorSchema.safeParse(value);
     if (error.success) {
-      const code = Number(error.data.error.code);
-      throw new EngineStatusError(Number.isFinite(code) ? code : 500, `engine error mid-stream: ${error.data.error.message}`, { path: baseUrl, retryable: code === 499 || code >= 500 });
+      // SGLang sends a ValueError raised mid-stream (the request's own fault: too long, bad parameters) with the
+      // status as code from 0.5.11 on, and before that with no code (dce8b060 http_server.py:629): a 400 either way.
+      const given = Number(error.data.error.code);
+      const code = error.data.error.code === undefined || !Number.isFinite(given) ? 400 : given;
+      throw new EngineStatusError(code, `engine error mid-stream: ${error.data.error.message}`, { path: baseUrl, retryable: code === 499 || code >= 500 });
     }
   }
   const fail = (message: string): never => {

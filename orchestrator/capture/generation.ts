@@ -156,29 +156,42 @@ export class Generation {
 }
 
 /**
- * The tokens of a chunk not seen before in this request. SGLang's default streaming sends cumulative
- * output_ids and log-probs, its incremental mode only the new ones; a token counts only with its own
- * log-prob entry (an abort from the waiting queue sends a stray last id without one).
+ * The tokens of a chunk not seen before in this request, in any of SGLang's three streaming forms. Each field is
+ * read by its own form, decided from the chunk itself (its length against completion_tokens, which every form sends
+ * cumulative), never from the recipe:
+ * - cumulative (the default): output ids and log-probs repeat the whole answer so far;
+ * - incremental (--incremental-streaming-output, 0.5.11+): both carry only what is new;
+ * - legacy (--stream-output before 0.5.11, the fork's dce8b060): output ids are new only, log-probs stay cumulative,
+ *   and a reader that lags gets only the newest chunk, whose ids then lack the chunks it skipped.
+ * A token counts only with its own log-prob entry, which names its id; output ids check those entries (an abort
+ * from the waiting queue sends a stray last id without one).
  */
 export function takeNewTokens(chunk: GenerateResponse, seen: number): { ids: number[]; logProbs: number[]; top: ([number, number][] | null)[]; taken: number } {
-  const outputIds = chunk.output_ids ?? [];
-  const entries = chunk.meta_info.output_token_logprobs ?? [];
-  const tops = chunk.meta_info.output_top_logprobs ?? [];
   const completion = chunk.meta_info.completion_tokens;
-  const cumulative = completion === undefined ? entries.length >= seen && outputIds.length >= seen : outputIds.length === completion || entries.length === completion;
-  const idsNew = cumulative ? outputIds.slice(seen) : outputIds;
-  const entriesNew = cumulative ? entries.slice(seen) : entries;
-  const topsNew = cumulative ? tops.slice(seen) : tops; // (the alternatives stream the way the entries do)
+  const newPart = <Item>(items: readonly Item[]): readonly Item[] => (holdsWholeAnswer(items.length, completion, seen) ? items.slice(seen) : items);
+  const idsNew = newPart(chunk.output_ids ?? []);
+  const entriesNew = newPart(chunk.meta_info.output_token_logprobs ?? []);
+  const topsRaw = chunk.meta_info.output_top_logprobs ?? [];
+  const topsNew = newPart(topsRaw); // (the alternatives stream the way the entries do)
+  // ids fewer than entries: a lagging reader of the legacy form, whose ids are the newest chunk's only (the last ones)
+  const idsOffset = idsNew.length < entriesNew.length ? entriesNew.length - idsNew.length : 0;
   const ids: number[] = [];
   const logProbs: number[] = [];
   const top: ([number, number][] | null)[] = [];
-  for (let index = 0; index < idsNew.length && index < entriesNew.length; index++) {
+  for (let index = 0; index < entriesNew.length; index++) {
     const entry = entriesNew[index]!;
     const logProb = entry[0];
-    if (entry[1] !== idsNew[index] || logProb === null) break;
-    ids.push(idsNew[index]!);
+    if (logProb === null) break;
+    const id = entry[1];
+    const idIndex = index - idsOffset;
+    if (idIndex >= 0 && idsNew[idIndex] !== id) {
+      throw new OpenclawRlError("ENGINE_ERROR", `output id ${idsNew[idIndex]} does not match its log-prob entry's token ${id} (position ${seen + index})`, {
+        hint: "the stream's output_ids and meta_info.output_token_logprobs disagree; check the engine version",
+      });
+    }
+    ids.push(id);
     logProbs.push(logProb);
-    const row = topsNew[index];
+    const row = topsNew.length === entriesNew.length ? topsNew[index] : undefined;
     top.push(row ? row.filter((alternative) => alternative[0] !== null).map((alternative) => [alternative[0]!, alternative[1]] as [number, number]) : null);
   }
   const aborted = chunk.meta_info.finish_reason?.type === "abort";
@@ -188,6 +201,15 @@ export function takeNewTokens(chunk: GenerateResponse, seen: number): { ids: num
     });
   }
   return { ids, logProbs, top, taken: ids.length };
+}
+
+/**
+ * Whether a streamed array holds the whole answer so far (then what is new starts at `seen`) or only what is new.
+ * completion_tokens is cumulative in every form; the two readings differ only once something was sent before.
+ */
+function holdsWholeAnswer(length: number, completion: number | undefined, seen: number): boolean {
+  if (completion === undefined) return seen > 0 && length >= seen; // (no count to compare with: an older engine)
+  return length === completion && length > 0;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,5 +1,6 @@
 // Test harness: Qwen3's real tokenizer and chat template, the SGLang-shaped stand-in at the outer edge with a
 // scripted responder (continuation-aware), and a proxy in front of it, all on loopback with ephemeral ports.
+import type { StreamForm } from "../../contracts/sglang.ts";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -35,7 +36,7 @@ export interface HarnessOptions {
   notReadyReason?: string; // the traffic gate's reason while ready() is false (default "policy engine starting")
   policyUrl?: string; // point the proxy elsewhere (an engine that is down)
   promptWorkers?: number; // default 0 here: tests share two cores
-  incrementalStreaming?: boolean; // the stand-in streams like SGLang's --incremental-streaming-output
+  streamForm?: StreamForm; // which of SGLang's streaming forms the stand-in uses (default cumulative)
   turnsJsonl?: string; // turns.jsonl as an earlier run left it in the records folder
 }
 
@@ -58,7 +59,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     tokenizer,
     chatTemplate: template,
     tokenDelayMs: options.tokenDelayMs ?? 0,
-    incrementalStreaming: options.incrementalStreaming,
+    streamForm: options.streamForm,
     responder: {
       reply: ({ promptText, inputIds }) => {
         const full = tokenizer.encode(options.script(promptText));

@@ -1,5 +1,6 @@
 // `logprobs` / `top_logprobs` on the tokens path: the entries are the engine's own log-probs of the captured tokens
 // (the same numbers the turn records), with token text and bytes, streamed on the chunk that carries their text.
+import { STREAM_FORMS } from "../../contracts/sglang.ts";
 import { describe, expect, it } from "vitest";
 import { postChat, startHarness, streamChat, waitFor, type SseEvent } from "./harness.ts";
 
@@ -30,9 +31,9 @@ function streamedEntries(events: SseEvent[]): { entries: Entry[]; chunksWithEntr
 }
 
 describe("logprobs on the tokens path", () => {
-  for (const incrementalStreaming of [false, true]) {
-    it(`streams the engine's log-probs and top alternatives of every message token (${incrementalStreaming ? "incremental" : "cumulative"} engine chunks)`, async () => {
-      const harness = await startHarness({ script: () => REPLY, incrementalStreaming });
+  for (const streamForm of STREAM_FORMS) {
+    it(`streams the engine's log-probs and top alternatives of every message token (${streamForm} engine chunks)`, async () => {
+      const harness = await startHarness({ script: () => REPLY, streamForm });
       try {
         const answer = await streamChat(harness.url, { stream: true, logprobs: true, top_logprobs: 3, messages: [{ role: "user", content: "hi" }] }, { "x-session-id": "lp", "x-session-done": "1" });
         expect(answer.status).toBe(200);

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { STREAM_FORMS } from "../../contracts/sglang.ts";
 import { assemble, postChat, qwen3, startHarness, streamChat, waitFor, type Harness } from "./harness.ts";
 
 const LONG = "One two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty.";
@@ -40,9 +41,9 @@ describe("streaming and weight updates", () => {
     expect(warnings.filter((warning) => warning.includes("MaxListeners"))).toEqual([]);
   });
 
-  for (const incrementalStreaming of [false, true]) {
-    it(`continues a generation across pause (abort mode) + weight version bump, recording who made which tokens (${incrementalStreaming ? "incremental" : "cumulative"} chunks)`, async () => {
-      harness = await startHarness({ script: () => LONG, tokenDelayMs: 10, incrementalStreaming });
+  for (const streamForm of STREAM_FORMS) {
+    it(`continues a generation across pause (abort mode) + weight version bump, recording who made which tokens (${streamForm} chunks)`, async () => {
+      harness = await startHarness({ script: () => LONG, tokenDelayMs: 10, streamForm });
       const current = harness;
       let paused = false;
       const answer = await streamChat(current.url, { stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "count" }] }, { "x-session-id": "pause-1" }, async (event) => {

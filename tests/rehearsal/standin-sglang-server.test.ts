@@ -1,5 +1,8 @@
 // Pins the stand-in SGLang server's wire shapes: prefill alignment (leading null, N−L entries), cumulative
 // streaming, abort-mode pause with partial output and waiting requests, continue, weight version, chat SSE.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { STREAM_FORMS, type StreamForm } from "../../contracts/sglang.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
@@ -228,24 +231,41 @@ describe("POST /v1/chat/completions", () => {
   });
 });
 
-describe("incremental streaming (SGLang's --incremental-streaming-output)", () => {
-  it("sends only new text, ids and output log-probs per chunk; counts stay cumulative", async () => {
+describe("the stand-in streams in each of SGLang's forms (tests/fixtures/sglang/stream-forms.json)", () => {
+  const facts = JSON.parse(readFileSync(path.join(import.meta.dirname, "../fixtures/sglang/stream-forms.json"), "utf8")) as {
+    forms: Record<StreamForm, { output_ids: string; text: string; output_token_logprobs: string; output_token_logprobs_length: boolean }>;
+  };
+  const REPLY = "one two three four five";
+
+  async function streamed(streamForm: StreamForm) {
     const tokenizer = new ModelTokenizer(await loadTokenizerFiles("builtin:qwen3"));
-    const server = new StandinSglangServer({ tokenizer, incrementalStreaming: true, responder: { reply: () => ({ text: "one two three four five" }) } });
+    const server = new StandinSglangServer({ tokenizer, streamForm, responder: { reply: () => ({ text: REPLY }) } });
     await server.start();
     try {
       const client = new SglangClient({ baseUrl: server.url });
       const chunks = [];
       for await (const chunk of client.generateStream({ input_ids: tokenizer.encode("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"), sampling_params: { max_new_tokens: 50 }, return_logprob: true })) chunks.push(chunk);
-      expect(chunks.length).toBeGreaterThan(3);
-      const ids = chunks.flatMap((chunk) => chunk.output_ids ?? []);
-      expect(ids).toEqual([...tokenizer.encode("one two three four five"), tokenizer.tokenId("<|im_end|>")]);
-      expect(chunks.flatMap((chunk) => chunk.meta_info.output_token_logprobs ?? []).map((entry) => entry[1])).toEqual(ids);
-      expect(chunks.map((chunk) => chunk.text ?? "").join("")).toBe("one two three four five");
-      expect(chunks.map((chunk) => chunk.meta_info.completion_tokens)).toEqual(chunks.map((_, index) => index + 1));
-      expect(chunks.every((chunk) => (chunk.output_ids ?? []).length === 1)).toBe(true);
+      return { chunks, answer: [...tokenizer.encode(REPLY), tokenizer.tokenId("<|im_end|>")] };
     } finally {
       await server.close();
     }
-  });
+  }
+
+  for (const form of STREAM_FORMS) {
+    it(`${form}: each field whole or a delta as the fixture says; completion_tokens cumulative`, async () => {
+      const fact = facts.forms[form];
+      const { chunks, answer } = await streamed(form);
+      expect(chunks.length).toBeGreaterThan(3);
+      expect(chunks.map((chunk) => chunk.meta_info.completion_tokens)).toEqual(chunks.map((_, index) => index + 1));
+      const whole = (index: number) => answer.slice(0, index + 1);
+      chunks.forEach((chunk, index) => {
+        expect(chunk.output_ids).toEqual(fact.output_ids === "whole" ? whole(index) : [answer[index]]);
+        expect(chunk.meta_info.output_token_logprobs!.map((entry) => entry[1])).toEqual(fact.output_token_logprobs === "whole" ? whole(index) : [answer[index]]);
+        expect("output_token_logprobs_length" in chunk.meta_info).toBe(fact.output_token_logprobs_length);
+      });
+      const texts = chunks.map((chunk) => chunk.text ?? "");
+      if (fact.text === "whole") expect(texts.at(-1)).toBe(REPLY);
+      else expect(texts.join("")).toBe(REPLY);
+    });
+  }
 });
