@@ -4,6 +4,7 @@ import { Template } from "@huggingface/jinja";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import type { TokenizerFiles } from "./model-files.ts";
+import { installPythonStrip } from "./python-strip.ts";
 import { isQwen3Template, Qwen3Template } from "./qwen3-template.ts";
 
 export interface RenderOptions {
@@ -58,6 +59,7 @@ export class ChatTemplate {
         hint: "use a chat model checkpoint, or proxy.mode: passthrough",
       });
     }
+    installPythonStrip(); // strip('\n') must strip only '\n', as transformers' jinja2 does
     this.template = new Template(source);
     const config = files.tokenizerConfig;
     this.specials = { bos_token: tokenText(config.bos_token), eos_token: tokenText(config.eos_token), pad_token: tokenText(config.pad_token) };
