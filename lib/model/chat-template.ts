@@ -45,6 +45,9 @@ function parseArguments(text: string): unknown {
   }
 }
 
+/** The named special tokens transformers hands every template, those the tokenizer sets (special_tokens_map). */
+const SPECIAL_TOKENS = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"] as const;
+
 export class ChatTemplate {
   private readonly template: Template;
   private readonly specials: Record<string, unknown>;
@@ -62,7 +65,12 @@ export class ChatTemplate {
     installPythonStrip(); // strip('\n') must strip only '\n', as transformers' jinja2 does
     this.template = new Template(source);
     const config = files.tokenizerConfig;
-    this.specials = { bos_token: tokenText(config.bos_token), eos_token: tokenText(config.eos_token), pad_token: tokenText(config.pad_token) };
+    const specials: Record<string, string> = {};
+    for (const name of SPECIAL_TOKENS) {
+      const text = tokenText(config[name]);
+      if (text !== undefined) specials[name] = text;
+    }
+    this.specials = specials;
     this.compiled = isQwen3Template(source) ? checkedPort(new Qwen3Template(), (messages, options) => this.renderJinja(messages, options)) : null;
   }
 
@@ -84,7 +92,9 @@ export class ChatTemplate {
         ...this.specials,
         ...options.extra,
         messages: templateMessages,
-        tools: options.tools && options.tools.length > 0 ? options.tools : undefined,
+        // transformers passes both, as None when there are none (SGLang sends no tools as None): `tools is none` holds
+        tools: options.tools && options.tools.length > 0 ? options.tools : null,
+        documents: null,
         add_generation_prompt: options.addGenerationPrompt,
       });
     } catch (cause) {

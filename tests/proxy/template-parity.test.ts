@@ -5,6 +5,7 @@
 // Outside this comparison, and known to differ: integer-valued floats and integer-like object keys in tool-call
 // arguments (JSON.parse gives 1 for 1.0 and puts "1" before "b"), and requests SGLang handles its own way (developer
 // messages, content parts), which the generator does not produce.
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { chatRequestSchema, type ChatRequest } from "../../contracts/chat.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
@@ -28,6 +29,21 @@ async function templatesUnderTest(): Promise<TemplateUnderTest[]> {
     { name: "builtin:qwen3", files: qwen3 },
     // tests/proxy/compiled-template.test.ts renders this edit of it, which has no port: the jinja path only
     { name: "builtin:qwen3 with # Functions", files: { ...qwen3, tokenizerConfig: { ...qwen3.tokenizerConfig, chat_template: source.replace("# Tools", "# Functions") } } },
+    // what transformers' environment offers beyond Qwen3's template: every named special token (one as an AddedToken
+    // object, as tokenizer_config.json may write it), tools and documents passed as none, trim, loop controls, strftime_now
+    {
+      name: "tests/fixtures/chat-templates/parity-probe.jinja",
+      files: {
+        ...qwen3,
+        tokenizerConfig: {
+          ...qwen3.tokenizerConfig,
+          chat_template: readFileSync(new URL("../fixtures/chat-templates/parity-probe.jinja", import.meta.url), "utf8"),
+          bos_token: { __type: "AddedToken", content: "<|bos|>", lstrip: false, normalized: false, rstrip: false, single_word: false },
+          unk_token: "<unk>",
+          cls_token: "<cls>",
+        },
+      },
+    },
   ];
 }
 
@@ -89,7 +105,7 @@ describe("chat template rendering parity with transformers", () => {
       await python.close();
     }
     console.log(`rendering parity, ${CONVERSATIONS} conversations:\n  ${rows.join("\n  ")}`);
-    expect(rows).toHaveLength(3); // qwen3 through jinja and the port, the edited template through jinja
+    expect(rows).toHaveLength(4); // qwen3 through jinja and the port, the edited template and the probe through jinja
     expect(mismatches).toEqual([]);
   });
 });
