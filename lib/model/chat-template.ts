@@ -4,6 +4,7 @@ import { Template } from "@huggingface/jinja";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import type { TokenizerFiles } from "./model-files.ts";
+import { installPythonStrip } from "./python-strip.ts";
 import { isQwen3Template, Qwen3Template } from "./qwen3-template.ts";
 
 export interface RenderOptions {
@@ -44,6 +45,9 @@ function parseArguments(text: string): unknown {
   }
 }
 
+/** The named special tokens transformers hands every template, those the tokenizer sets (special_tokens_map). */
+const SPECIAL_TOKENS = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"] as const;
+
 export class ChatTemplate {
   private readonly template: Template;
   private readonly specials: Record<string, unknown>;
@@ -58,9 +62,15 @@ export class ChatTemplate {
         hint: "use a chat model checkpoint, or proxy.mode: passthrough",
       });
     }
+    installPythonStrip(); // strip('\n') must strip only '\n', as transformers' jinja2 does
     this.template = new Template(source);
     const config = files.tokenizerConfig;
-    this.specials = { bos_token: tokenText(config.bos_token), eos_token: tokenText(config.eos_token), pad_token: tokenText(config.pad_token) };
+    const specials: Record<string, string> = {};
+    for (const name of SPECIAL_TOKENS) {
+      const text = tokenText(config[name]);
+      if (text !== undefined) specials[name] = text;
+    }
+    this.specials = specials;
     this.compiled = isQwen3Template(source) ? checkedPort(new Qwen3Template(), (messages, options) => this.renderJinja(messages, options)) : null;
   }
 
@@ -82,7 +92,9 @@ export class ChatTemplate {
         ...this.specials,
         ...options.extra,
         messages: templateMessages,
-        tools: options.tools && options.tools.length > 0 ? options.tools : undefined,
+        // transformers passes both, as None when there are none (SGLang sends no tools as None): `tools is none` holds
+        tools: options.tools && options.tools.length > 0 ? options.tools : null,
+        documents: null,
         add_generation_prompt: options.addGenerationPrompt,
       });
     } catch (cause) {

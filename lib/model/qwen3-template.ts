@@ -1,10 +1,11 @@
 // Qwen3's chat template (tokenizer_config.json of the Qwen3 family, identified by the SHA-256 of its source) as
-// plain TypeScript: the same text as @huggingface/jinja renders, in microseconds instead of milliseconds for a long
-// history. ChatTemplate uses it only after checking it against jinja; ignores every other template.
+// plain TypeScript: the same text as transformers' jinja2 renders (tests/proxy/template-parity.test.ts), in microseconds
+// instead of milliseconds for a long history. ChatTemplate uses it only after checking it against jinja; ignores every other template.
 import { createHash } from "node:crypto";
 import { Template } from "@huggingface/jinja";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import { LruCache } from "../lru-cache.ts";
+import { stripPython } from "./python-strip.ts";
 
 /** SHA-256 of the chat_template string shipped with Qwen3 checkpoints (and builtin:qwen3). */
 export const QWEN3_TEMPLATE_SHA256 = "87a2728cb8dc9fe424d624542f6060ec05a1d285ebbec578bb078900e33396b5";
@@ -71,12 +72,13 @@ export class Qwen3Template {
           if (typeof given !== "string") return null;
           reasoning = given;
         } else if (text.includes("</think>")) {
+          // the template's .lstrip('\n') / .rstrip('\n') / .strip('\n') strip newlines only, as Python does
           const parts = text.split("</think>");
-          content = parts[parts.length - 1]!.trimStart();
-          const before = parts[0]!.trimEnd().split("<think>");
-          reasoning = before[before.length - 1]!.trimStart();
+          content = stripPython(parts[parts.length - 1]!, "\n", "start");
+          const before = stripPython(parts[0]!, "\n", "end").split("<think>");
+          reasoning = stripPython(before[before.length - 1]!, "\n", "start");
         }
-        if (index > lastQuery && (index === last || reasoning)) out += "<|im_start|>assistant\n<think>\n" + reasoning.trim() + "\n</think>\n\n" + content.trimStart();
+        if (index > lastQuery && (index === last || reasoning)) out += "<|im_start|>assistant\n<think>\n" + stripPython(reasoning, "\n", "both") + "\n</think>\n\n" + stripPython(content, "\n", "start");
         else out += "<|im_start|>assistant\n" + content;
         const calls = assistant.tool_calls;
         if (calls && calls.length > 0) {

@@ -1,0 +1,115 @@
+// Rendering parity with transformers: seeded random OpenClaw-like requests rendered by Debian's python3-jinja2, set up
+// as transformers' apply_chat_template (tests/support/transformers_chat_template.py), and by us (the jinja path and,
+// where a template has one, its plain-code port), compared byte for byte for every template we ship or test with.
+//
+// Outside this comparison, and known to differ: integer-valued floats and integer-like object keys in tool-call
+// arguments (JSON.parse gives 1 for 1.0 and puts "1" before "b"), and requests SGLang handles its own way (developer
+// messages, content parts), which the generator does not produce.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { chatRequestSchema, type ChatRequest } from "../../contracts/chat.ts";
+import { ChatTemplate } from "../../lib/model/chat-template.ts";
+import { loadTokenizerFiles, type TokenizerFiles } from "../../lib/model/model-files.ts";
+import { isQwen3Template, Qwen3Template } from "../../lib/model/qwen3-template.ts";
+import { openclawConversation } from "../support/openclaw-conversations.ts";
+import { seededRandom } from "../support/seeded-random.ts";
+import { TransformersRenderer, type RenderAnswer } from "../support/transformers-renderer.ts";
+
+const CONVERSATIONS = 1000;
+
+interface TemplateUnderTest {
+  name: string;
+  files: TokenizerFiles;
+}
+
+async function templatesUnderTest(): Promise<TemplateUnderTest[]> {
+  const qwen3 = await loadTokenizerFiles("builtin:qwen3");
+  const source = qwen3.tokenizerConfig.chat_template as string;
+  return [
+    { name: "builtin:qwen3", files: qwen3 },
+    // tests/proxy/compiled-template.test.ts renders this edit of it, which has no port: the jinja path only
+    { name: "builtin:qwen3 with # Functions", files: { ...qwen3, tokenizerConfig: { ...qwen3.tokenizerConfig, chat_template: source.replace("# Tools", "# Functions") } } },
+    // what transformers' environment offers beyond Qwen3's template: every named special token (one as an AddedToken
+    // object, as tokenizer_config.json may write it), tools and documents passed as none, trim, loop controls, strftime_now
+    {
+      name: "tests/fixtures/chat-templates/parity-probe.jinja",
+      files: {
+        ...qwen3,
+        tokenizerConfig: {
+          ...qwen3.tokenizerConfig,
+          chat_template: readFileSync(new URL("../fixtures/chat-templates/parity-probe.jinja", import.meta.url), "utf8"),
+          bos_token: { __type: "AddedToken", content: "<|bos|>", lstrip: false, normalized: false, rstrip: false, single_word: false },
+          unk_token: "<unk>",
+          cls_token: "<cls>",
+        },
+      },
+    },
+  ];
+}
+
+function ours(render: () => string | null): RenderAnswer {
+  try {
+    const text = render();
+    return text === null ? { error: "not covered by the port" } : { text };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
+
+/** The first differing position, with a little context, for the failure message. */
+function firstDifference(expected: RenderAnswer, actual: RenderAnswer): string {
+  if (!("text" in expected) || !("text" in actual)) return `python ${JSON.stringify(expected)} vs ours ${JSON.stringify(actual)}`;
+  let at = 0;
+  while (at < expected.text.length && expected.text[at] === actual.text[at]) at++;
+  return `at ${at}: python ${JSON.stringify(expected.text.slice(Math.max(0, at - 30), at + 30))} vs ours ${JSON.stringify(actual.text.slice(Math.max(0, at - 30), at + 30))}`;
+}
+
+describe("chat template rendering parity with transformers", () => {
+  it(`renders ${CONVERSATIONS} random OpenClaw-like conversations byte for byte as transformers' jinja2 does, per template and path`, async () => {
+    const random = seededRandom(20_260_519);
+    const requests: ChatRequest[] = Array.from({ length: CONVERSATIONS }, () => openclawConversation(random));
+    const python = new TransformersRenderer();
+    const rows: string[] = [];
+    const mismatches: string[] = [];
+    try {
+      for (const { name, files } of await templatesUnderTest()) {
+        const template = new ChatTemplate(files);
+        const reference = await python.renderAll(
+          requests.map((request) => ({
+            template: files.tokenizerConfig.chat_template as string,
+            tokenizer_config: files.tokenizerConfig,
+            chat: { messages: request.messages, tools: request.tools ?? null, add_generation_prompt: true, chat_template_kwargs: request.chat_template_kwargs ?? undefined },
+          })),
+        );
+        const paths: Array<[string, (request: ChatRequest) => string | null]> = [["jinja", (request) => template.renderJinja(request.messages, options(request))]];
+        const source = files.tokenizerConfig.chat_template as string;
+        if (isQwen3Template(source)) {
+          // the port on its own, and the proxy's render(), which uses it only if it passed ChatTemplate's own check
+          const port = new Qwen3Template();
+          paths.push(["port", (request) => port.render(request.messages, request.tools, true, request.chat_template_kwargs ?? undefined)]);
+          if (!template.isCompiled) mismatches.unshift(`${name}: ChatTemplate does not use the port (it rendered its probe conversations differently from jinja)`);
+        }
+        for (const [path, render] of paths) {
+          let identical = 0;
+          for (const [index, raw] of requests.entries()) {
+            const request = chatRequestSchema.parse(raw);
+            const answer = ours(() => render(request));
+            if (JSON.stringify(answer) === JSON.stringify(reference[index])) identical++;
+            else if (mismatches.length < 5) mismatches.push(`${name} ${path} #${index}: ${firstDifference(reference[index]!, answer)}`);
+          }
+          rows.push(`${name} (${path}): ${identical}/${requests.length} identical`);
+        }
+        expect(reference.every((answer) => "text" in answer)).toBe(true);
+      }
+    } finally {
+      await python.close();
+    }
+    console.log(`rendering parity, ${CONVERSATIONS} conversations:\n  ${rows.join("\n  ")}`);
+    expect(rows).toHaveLength(4); // qwen3 through jinja and the port, the edited template and the probe through jinja
+    expect(mismatches).toEqual([]);
+  });
+});
+
+function options(request: ChatRequest): { tools: ChatRequest["tools"]; addGenerationPrompt: boolean; extra: Record<string, unknown> | undefined } {
+  return { tools: request.tools ?? null, addGenerationPrompt: true, extra: request.chat_template_kwargs ?? undefined };
+}
