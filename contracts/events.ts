@@ -1,5 +1,7 @@
 // Typed events of a run: one discriminated union with noun-verb names. The orchestrator emits them on its
 // event bus; the status API streams them over ws; the dashboard and `status --watch` render them.
+import type { SampleKind } from "./sample.ts";
+import type { FinishReason } from "./turn.ts";
 
 export const EVENT_VERSION = 1 as const;
 
@@ -21,7 +23,6 @@ export const SKIP_CATEGORIES = [
   "judge-failed",
   "teacher-failed",
   "sink-failed",
-  "internal-error",
   "stale",
   "backlog-full",
 ] as const;
@@ -35,7 +36,7 @@ export type RunEvent = EventBase &
         sessionId: string;
         turn: number;
         turnType: "main" | "side";
-        finishReason: string;
+        finishReason: FinishReason;
         promptTokens: number;
         responseTokens: number;
         ttftMs: number | null;
@@ -52,12 +53,12 @@ export type RunEvent = EventBase &
         method: "binary" | "opd" | "combine";
         score: number | null;
         hintAccepted: boolean | null;
-        sample: { kind: string; reward: number; why: string } | null;
+        sample: { kind: SampleKind; reward: number; why: string } | null;
         skipped: string | null;
         /** Why no sample, as a category. */
         skipCategory?: SkipCategory | null;
       }
-    | { type: "sample-ready"; sampleId: string; sessionId: string; turn: number; kind: string; reward: number; ready: number; batchSize: number }
+    | { type: "sample-ready"; sampleId: string; sessionId: string; turn: number; kind: SampleKind; reward: number; ready: number; batchSize: number }
     | { type: "sample-dropped"; sampleId: string; reason: "stale" | "invalid"; detail: string }
     | { type: "batch-delivered"; rolloutId: number; batchId: string; size: number; meanReward: number; evalScore: number | null; counts: { positive: number; zero: number; negative: number } }
     | { type: "batch-acknowledged"; rolloutId: number; batchId: string }

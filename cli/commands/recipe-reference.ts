@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { OpenclawRlError, osReason } from "../../contracts/errors.ts";
-import { renderRecipeReference } from "../recipe-reference.ts";
+import { renderRecipeReference } from "../recipe-reference-markdown.ts";
 
 export function registerRecipeReferenceCommand(program: Command): void {
   program

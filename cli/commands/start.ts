@@ -9,7 +9,7 @@ import type { LaunchPlan, PlanContext } from "../../contracts/plan.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import { buildLaunchPlan } from "../../launchers/launch-plan.ts";
 import { runPreflight } from "../../launchers/preflight/preflight.ts";
-import { defineChildren } from "../../launchers/supervisor/child-definitions.ts";
+import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
 import { Supervisor, type StopReport } from "../../launchers/supervisor/supervisor.ts";
 import { ResourceStack } from "../../lib/resource-stack.ts";
 import { BridgeListener } from "../../orchestrator/bridge/bridge-listener.ts";

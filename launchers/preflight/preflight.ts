@@ -7,7 +7,7 @@ import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { LaunchPlan } from "../../contracts/plan.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import { findLeftovers } from "../supervisor/pid-registry.ts";
-import { rayControlFor } from "../supervisor/child-definitions.ts";
+import { rayControlFor } from "../supervisor/plan-children.ts";
 import { checkPort, recipePorts } from "../recipe-ports.ts";
 import { installationProblems } from "./installation-problems.ts";
 import { recordsDirProblem } from "./records-dir-check.ts";

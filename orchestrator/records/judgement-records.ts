@@ -1,6 +1,7 @@
 // judgements.jsonl: one line per judged turn (votes with their raw text, the decision, the kept hint, the sample
 // made or the reason none was), append-only, mode 0600, in the run folder. Writing only; analysis reads the file.
 import path from "node:path";
+import type { SampleKind } from "../../contracts/sample.ts";
 import { JsonlAppendFile } from "./jsonl-append-file.ts";
 
 export const JUDGEMENT_RECORD_VERSION = 1 as const;
@@ -44,7 +45,7 @@ export interface JudgementRecord {
     requests: number;
   } | null;
   evalScore: number | null;
-  sample: { id: string; kind: string; reward: number; why: string; masked: boolean } | null;
+  sample: { id: string; kind: SampleKind; reward: number; why: string; masked: boolean } | null;
   /** Why no sample was made (null when one was). */
   skipped: string | null;
 }

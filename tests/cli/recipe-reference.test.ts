@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { renderRecipeReference } from "../../cli/recipe-reference.ts";
+import { renderRecipeReference } from "../../cli/recipe-reference-markdown.ts";
 import { runCliInProcess } from "./cli-process.ts";
 
 const committed = path.join(import.meta.dirname, "../../docs/recipe-reference.md");

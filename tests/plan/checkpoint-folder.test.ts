@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkpointIn } from "../../launchers/slime/checkpoint-folder.ts";
-import { defineChildren } from "../../launchers/supervisor/child-definitions.ts";
+import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
 import { loadRecipe } from "../../cli/recipe-file.ts";
 import { buildLaunchPlan } from "../../launchers/launch-plan.ts";
 import { GOLDEN_CONTEXT, MODEL_ARGS_FIXTURE, REPO_ROOT } from "../golden/golden-plan.ts";

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { LaunchPlan, ProcessSpec } from "../../contracts/plan.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
-import { defineChildren } from "../../launchers/supervisor/child-definitions.ts";
+import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
 import { buildLaunchPlan } from "../../launchers/launch-plan.ts";
 
 const hooks = { bridgeHello: () => null, baseEnvironment: {} };

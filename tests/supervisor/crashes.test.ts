@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { LaunchPlan } from "../../contracts/plan.ts";
-import { defineChildren } from "../../launchers/supervisor/child-definitions.ts";
+import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
 import { Supervisor } from "../../launchers/supervisor/supervisor.ts";
 import { eventually, freePort, Harness, slimeProcesses, slimeRecipe } from "./harness.ts";
 

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { LaunchPlan } from "../../contracts/plan.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
 import { workerProcess } from "../../cli/commands/join.ts";
-import { defineChildren, resumeFromCheckpoint } from "../../launchers/supervisor/child-definitions.ts";
+import { defineChildren, resumeFromCheckpoint } from "../../launchers/supervisor/plan-children.ts";
 import { lastMeaningfulLine } from "../../launchers/supervisor/child-result.ts";
 import { countActiveNodes } from "../../launchers/supervisor/ray-control.ts";
 import { backoffPolicy, restartDelay } from "../../launchers/supervisor/restart-policy.ts";

@@ -2,7 +2,7 @@
 // pids as one JSON line, then waits to be killed. Run with `node --import tsx orphan-host.ts <config>`.
 import type { LaunchPlan } from "../../contracts/plan.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
-import { defineChildren } from "../../launchers/supervisor/child-definitions.ts";
+import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
 import { Supervisor } from "../../launchers/supervisor/supervisor.ts";
 
 const config = JSON.parse(process.argv[2]!) as { runDir: string; environment: Record<string, string>; plan: LaunchPlan; recipe: unknown; helloFile: string };

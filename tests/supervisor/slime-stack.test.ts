@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LaunchPlan } from "../../contracts/plan.ts";
-import { defineChildren } from "../../launchers/supervisor/child-definitions.ts";
+import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
 import { isProcessAlive } from "../../launchers/supervisor/process-group.ts";
 import { Supervisor, type StopReport } from "../../launchers/supervisor/supervisor.ts";
 import { eventually, freePort, Harness, slimeProcesses, slimeRecipe } from "./harness.ts";

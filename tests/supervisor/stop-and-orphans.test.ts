@@ -5,7 +5,7 @@ import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import type { LaunchPlan } from "../../contracts/plan.ts";
-import { defineChildren } from "../../launchers/supervisor/child-definitions.ts";
+import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
 import { isProcessAlive } from "../../launchers/supervisor/process-group.ts";
 import { Supervisor } from "../../launchers/supervisor/supervisor.ts";
 import { eventually, freePort, Harness, slimeProcesses, slimeRecipe } from "./harness.ts";

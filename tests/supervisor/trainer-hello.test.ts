@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { LaunchPlan } from "../../contracts/plan.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
 import type { BridgeHello } from "../../contracts/bridge.ts";
-import { defineChildren } from "../../launchers/supervisor/child-definitions.ts";
+import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
 import { Supervisor } from "../../launchers/supervisor/supervisor.ts";
 import { eventually, Harness } from "./harness.ts";
 
