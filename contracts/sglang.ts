@@ -43,31 +43,52 @@ export const streamErrorSchema = z.object({
   error: z.object({ message: z.string(), type: z.string().optional(), code: z.union([z.number(), z.string()]).optional() }).passthrough(),
 });
 
-export interface SamplingParams {
-  temperature?: number;
-  top_p?: number;
-  top_k?: number;
-  max_new_tokens?: number;
-  stop?: string[];
-  stop_token_ids?: number[];
-  skip_special_tokens?: boolean;
-  no_stop_trim?: boolean;
-  spaces_between_special_tokens?: boolean;
-  seed?: number;
-  presence_penalty?: number;
-  frequency_penalty?: number;
-}
+/** SGLang's sampling parameters, as far as we send or check them (others pass through). */
+export const samplingParamsSchema = z
+  .object({
+    temperature: z.number().min(0).optional(),
+    top_p: z.number().gt(0).max(1).optional(),
+    top_k: z.number().int().optional(),
+    min_p: z.number().optional(),
+    max_new_tokens: z.number().int().min(0).nullable().optional(),
+    stop: z.union([z.string(), z.array(z.string())]).nullable().optional(),
+    stop_token_ids: z.array(z.number().int()).nullable().optional(),
+    skip_special_tokens: z.boolean().optional(),
+    no_stop_trim: z.boolean().optional(),
+    spaces_between_special_tokens: z.boolean().optional(),
+    ignore_eos: z.boolean().optional(),
+    seed: z.number().int().optional(),
+    presence_penalty: z.number().optional(),
+    frequency_penalty: z.number().optional(),
+    repetition_penalty: z.number().optional(),
+  })
+  .passthrough();
 
-export interface GenerateRequest {
-  text?: string;
-  input_ids?: number[];
-  sampling_params: SamplingParams;
-  return_logprob?: boolean;
-  logprob_start_len?: number;
-  top_logprobs_num?: number;
-  stream?: boolean;
-  rid?: string;
-}
+/** POST /generate: what the client sends and the stand-in accepts (SGLang checks the same rules). */
+export const generateRequestSchema = z
+  .object({
+    text: z.string().optional(),
+    input_ids: z.array(z.number().int().min(0)).optional(),
+    sampling_params: samplingParamsSchema.default({}),
+    return_logprob: z.boolean().default(false),
+    logprob_start_len: z.number().int().min(-1).default(-1),
+    top_logprobs_num: z.number().int().min(0).default(0),
+    token_ids_logprob: z.array(z.number().int().min(0)).optional(),
+    return_text_in_logprobs: z.boolean().default(false),
+    stream: z.boolean().default(false),
+    rid: z.string().optional(),
+  })
+  .passthrough()
+  .superRefine((request, context) => {
+    if ((request.text === undefined) === (request.input_ids === undefined)) {
+      context.addIssue({ code: "custom", message: "Either text or input_ids should be provided (exactly one)", path: ["text"] });
+    }
+    if (request.input_ids !== undefined && request.input_ids.length === 0) {
+      context.addIssue({ code: "custom", message: "input_ids is empty", path: ["input_ids"] });
+    }
+  });
+export type SamplingParams = z.input<typeof samplingParamsSchema>;
+export type GenerateRequest = z.input<typeof generateRequestSchema>;
 
 /**
  * The forms of a streamed /generate: cumulative (every chunk repeats the whole answer so far; SGLang's default),

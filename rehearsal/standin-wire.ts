@@ -1,51 +1,12 @@
-// Request schemas of the stand-in SGLang server (zod at the HTTP edge) and the meta_info / log-prob builders that
-// give its answers SGLang's real shapes (see shared/reference/sglang-streaming.md §1, §5). No I/O here.
+// Request schemas of the stand-in SGLang server's control routes (zod at the HTTP edge; /generate's is the one in
+// contracts/sglang.ts that the client sends) and the meta_info / log-prob builders that give its answers SGLang's real
+// shapes. No I/O here.
 import { z } from "zod";
+import { generateRequestSchema } from "../contracts/sglang.ts";
 import type { FinishReason } from "./standin-generation.ts";
 import { topRow } from "./standin-model.ts";
 
-export const samplingParamsSchema = z
-  .object({
-    temperature: z.number().min(0).optional(),
-    top_p: z.number().gt(0).max(1).optional(),
-    top_k: z.number().int().optional(),
-    min_p: z.number().optional(),
-    max_new_tokens: z.number().int().min(0).nullable().optional(),
-    stop: z.union([z.string(), z.array(z.string())]).nullable().optional(),
-    stop_token_ids: z.array(z.number().int()).nullable().optional(),
-    skip_special_tokens: z.boolean().optional(),
-    no_stop_trim: z.boolean().optional(),
-    spaces_between_special_tokens: z.boolean().optional(),
-    ignore_eos: z.boolean().optional(),
-    seed: z.number().int().optional(),
-    presence_penalty: z.number().optional(),
-    frequency_penalty: z.number().optional(),
-    repetition_penalty: z.number().optional(),
-  })
-  .passthrough();
-
-export const generateRequestSchema = z
-  .object({
-    text: z.string().optional(),
-    input_ids: z.array(z.number().int().min(0)).optional(),
-    sampling_params: samplingParamsSchema.default({}),
-    return_logprob: z.boolean().default(false),
-    logprob_start_len: z.number().int().min(-1).default(-1),
-    top_logprobs_num: z.number().int().min(0).default(0),
-    token_ids_logprob: z.array(z.number().int().min(0)).optional(),
-    return_text_in_logprobs: z.boolean().default(false),
-    stream: z.boolean().default(false),
-    rid: z.string().optional(),
-  })
-  .passthrough()
-  .superRefine((request, context) => {
-    if ((request.text === undefined) === (request.input_ids === undefined)) {
-      context.addIssue({ code: "custom", message: "Either text or input_ids should be provided (exactly one)", path: ["text"] });
-    }
-    if (request.input_ids !== undefined && request.input_ids.length === 0) {
-      context.addIssue({ code: "custom", message: "input_ids is empty", path: ["input_ids"] });
-    }
-  });
+export { generateRequestSchema };
 export type StandinGenerateRequest = z.output<typeof generateRequestSchema>;
 
 export const pauseRequestSchema = z.object({ mode: z.enum(["abort", "retract", "in_place"]).default("abort") }).passthrough();

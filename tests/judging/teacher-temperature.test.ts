@@ -60,7 +60,7 @@ describe("teacher scoring at the student's temperature", () => {
     expect(teacherRequests).toHaveLength(R);
     // SGLang's prefill log-probs would come back at 1: no prefill scoring request is sent
     expect(facts.prefill_input_logprobs).toMatchObject({ temperature: 1, request_temperature_read: false });
-    expect(teacherRequests.some((request) => request.sampling_params.max_new_tokens === 0 || request.logprob_start_len !== undefined)).toBe(false);
+    expect(teacherRequests.some((request) => request.sampling_params?.max_new_tokens === 0 || request.logprob_start_len !== undefined)).toBe(false);
     const byPosition = new Map(teacherRequests.map((request) => [request.input_ids!.length - promptIds.length, request]));
     expect(teacherRequests[0]!.input_ids).toEqual(promptIds); // position 0 first, alone
     for (let position = 0; position < R; position += 1) {
@@ -82,7 +82,7 @@ describe("teacher scoring at the student's temperature", () => {
     const { turn, teacherRequests, record, sample } = await scoreOneTurn({ method: "opd", judge: { votes: 1 }, opd: { teacher_temperature: 0.8, topk: 3 } }, "CASE-t08");
     const R = turn.responseIds.length;
     expect(teacherRequests).toHaveLength(R);
-    expect(teacherRequests.every((request) => request.sampling_params.temperature === 0.8 && request.top_logprobs_num === 3)).toBe(true);
+    expect(teacherRequests.every((request) => request.sampling_params?.temperature === 0.8 && request.top_logprobs_num === 3)).toBe(true);
     expect(sample!.teacherTopkLogProbs!.every((row) => row.length === 3)).toBe(true);
     for (let i = 0; i < R; i += 1) {
       const at = sample!.teacherTopkIndices![i]!.indexOf(turn.responseIds[i]!);

@@ -1,6 +1,7 @@
 import { createServer, type RequestListener } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngineStatusError } from "../../lib/sglang/engine-errors.ts";
+import { generateRequestSchema } from "../../contracts/sglang.ts";
 import { generatePayload, SglangClient } from "../../lib/sglang/sglang-client.ts";
 
 const chunk = (ids: number[], finish: unknown) =>
@@ -215,5 +216,20 @@ describe("SglangClient.generate (node:http, keep-alive)", () => {
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     await expect(new SglangClient({ baseUrl: `http://127.0.0.1:${port}` }).generate(request("ok"))).rejects.toMatchObject({ code: "ENGINE_UNAVAILABLE", retryable: true });
     expect(await client.generate(request("ok"))).toMatchObject({ output_ids: [5] }); // still usable after all that
+  });
+});
+
+describe("one /generate request schema for the client and the stand-in", () => {
+  it("every request shape the client sends parses with contracts/sglang.ts's schema; a request with both text and ids does not", () => {
+    const shapes = [
+      { input_ids: [1, 2, 3], sampling_params: { temperature: 0.6, top_p: 0.95, max_new_tokens: 100, skip_special_tokens: false }, return_logprob: true, stream: true, rid: "r1" },
+      { input_ids: [1, 2, 3], sampling_params: { max_new_tokens: 0 }, return_logprob: true, logprob_start_len: 1, top_logprobs_num: 5 },
+      { input_ids: [1, 2, 3], sampling_params: { temperature: 0.6, top_p: 1, top_k: -1, min_p: 0, max_new_tokens: 1, skip_special_tokens: false }, return_logprob: true, token_ids_logprob: [7] },
+    ];
+    for (const shape of shapes) {
+      const payload = generatePayload(shape);
+      expect(generateRequestSchema.safeParse(JSON.parse(String(payload))).success).toBe(true);
+    }
+    expect(generateRequestSchema.safeParse({ text: "hi", input_ids: [1], sampling_params: {} }).success).toBe(false);
   });
 });
