@@ -16,6 +16,7 @@ export type ErrorCode =
   | "ENGINE_ERROR"
   | "ENGINE_UNAVAILABLE"
   | "BAD_REQUEST"
+  | "CLIENT_GONE"
   | "UNAUTHORIZED"
   | "TEMPLATE_ERROR"
   | "STORE_CORRUPT"

@@ -4,10 +4,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AssistantMessage, ChatRequest, ToolCall } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
-import type { CapturedTurn, FinishReason } from "../../contracts/turn.ts";
+import type { CapturedTurn } from "../../contracts/turn.ts";
 import { engineMessage } from "../../lib/sglang/engine-errors.ts";
 import { engineRejected, enginesNotReady, openAiError, sendError } from "./openai-errors.ts";
-import { beginTurn, emitTurnEnd, finishTurn, prepareTurn, requestSignal, turnOrigin } from "./chat-turn.ts";
+import { beginTurn, emitTurnEnd, finishTurn, prepareTurn, requestSignal, turnFinishReason, turnOrigin } from "./turn-lifecycle.ts";
 import type { ProxyContext } from "./proxy-context.ts";
 
 interface Collected {
@@ -116,7 +116,7 @@ async function approximateTurn(
     "<|im_end|>";
   const responseIds = await context.prompts.encode(generated, decision.sessionId);
   const aligned = alignLogProbs(responseIds, collected.logProbs, (id) => context.deps.tokenizer.tokenText(id));
-  const finish: FinishReason = failed ? "abort" : collected.finish === "length" ? "length" : collected.finish === "tool_calls" || collected.toolCalls.length > 0 ? "tool_calls" : collected.finish === "abort" ? "abort" : "stop";
+  const finish = turnFinishReason(collected.finish, collected.toolCalls.length > 0, failed);
   return {
     ...turnOrigin(decision, turn, body),
     promptIds: prompt.ids,

@@ -1,5 +1,5 @@
 // The OpenAI-compatible proxy: HTTP server, routes, auth and limits, lifecycle (listen / close / stats).
-// Turn logic lives in chat-turn.ts and passthrough-turn.ts; sessions in ../sessions; capture in ../capture.
+// Turn logic lives in turn-lifecycle.ts, tokens-turn.ts and passthrough-turn.ts; sessions in ../sessions; capture in ../capture.
 import { randomBytes } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -16,7 +16,7 @@ import { SessionTracker } from "../sessions/session-tracker.ts";
 import { assertBindAllowed } from "../../lib/bind-rule.ts";
 import { policyTokenizerSource } from "../../lib/model/tokenizer-sources.ts";
 import { BearerAuth } from "./auth.ts";
-import { serveTokensTurn } from "./chat-turn.ts";
+import { serveTokensTurn } from "./tokens-turn.ts";
 import { openAiError, sendError, sendJson, toOpenAiError } from "./openai-errors.ts";
 import { servePassthroughTurn } from "./passthrough-turn.ts";
 import type { ProxyContext, ProxyDeps } from "./proxy-context.ts";

@@ -1,76 +1,19 @@
-// One chat completion in tokens mode: decide session and turn type, build the prompt, generate (continuing
-// across weight updates), stream parsed deltas, then hand the captured turn to the session tracker.
+// One chat completion in tokens mode: build the prompt, generate from token ids (continuing across weight updates),
+// stream parsed deltas, capture the turn token-exactly. The turn's life around it is turn-lifecycle.ts's.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ChatRequest } from "../../contracts/chat.ts";
-import { OpenclawRlError } from "../../contracts/errors.ts";
-import { TURN_RECORD_VERSION, type CapturedTurn, type FinishReason } from "../../contracts/turn.ts";
-import { CallSignal } from "../../lib/http/call-signal.ts";
+import type { CapturedTurn, FinishReason } from "../../contracts/turn.ts";
 import { Generation } from "../capture/generation.ts";
 import { OpenAiLogprobs, type OpenAiLogprob } from "../capture/openai-logprobs.ts";
 import { OutputParser } from "../capture/output-parser.ts";
 import { mapSampling } from "../capture/sampling-params.ts";
 import { TokenTextStream } from "../capture/token-text-stream.ts";
-import { stableHistory } from "../sessions/message-digest.ts";
-import { decideTurn, type Decision } from "../sessions/turn-decision.ts";
 import { enginesNotReady, openAiError, sendError, sendJson, toOpenAiError, type OpenAiError } from "./openai-errors.ts";
 import type { ProxyContext } from "./proxy-context.ts";
 import { ChunkWriter } from "./sse-writer.ts";
+import { beginTurn, ClientGone, emitTurnEnd, finishTurn, prepareTurn, requestSignal, turnFinishReason, turnOrigin } from "./turn-lifecycle.ts";
 
-export interface PreparedTurn {
-  decision: Decision;
-  stable: ChatRequest["messages"];
-  /** Digest of each stable message (reused when the turn completes). */
-  digests: string[];
-  /** Prefix digest of the stable history up to each message (the last one is reused when the turn completes). */
-  prefixes: string[];
-}
-
-/**
- * Session + turn type for a parsed request; no state changes (long message texts are swapped for the equal cached
- * instance, see MessageDigests.ofSharing).
- */
-export function prepareTurn(context: ProxyContext, body: ChatRequest, headers: IncomingMessage["headers"]): PreparedTurn {
-  const stable = stableHistory(body.messages);
-  const digests = stable.map((message) => context.digests.ofSharing(message));
-  const prefixes = context.digests.prefixes(digests);
-  const decision = decideTurn(body, headers, prefixes, context.deps.recipe.proxy, context.sessions, context.newSessionId);
-  return { decision, stable, digests, prefixes };
-}
-
-/** Why a request is aborted when its client goes away first (an agent's stop button): a turn that ends "abort", not an error. */
-class ClientGone extends OpenclawRlError {
-  constructor() {
-    super("BAD_REQUEST", "client disconnected");
-  }
-}
-
-/**
- * Aborted when the client goes away, at proxy.request_timeout_s, or when the proxy shuts down (a CallSignal),
- * released when the response closes.
- */
-export function requestSignal(context: ProxyContext, response: ServerResponse): AbortSignal {
-  const timeoutS = context.deps.recipe.proxy.request_timeout_s;
-  const call = new CallSignal(
-    timeoutS * 1000,
-    () => new OpenclawRlError("TIMEOUT", `the request took longer than proxy.request_timeout_s (${timeoutS} s)`, { path: "proxy.request_timeout_s", retryable: true }),
-    context.shutdown,
-    (reason) => reason,
-  );
-  call.unref();
-  response.once("close", () => {
-    call.dispose();
-    if (!response.writableFinished) call.abort(new ClientGone());
-  });
-  return call.signal;
-}
-
-/**
- * What a valid request asks that tokens mode cannot do, as a 400 naming it (else null): content parts other than text
- * (the prompt is rendered and tokenized as text), a forced tool call (`tool_choice` "required" or a named function)
- * and JSON output (`response_format` json_object / json_schema), which both need constrained decoding. Passthrough
- * mode hands all of these to the engine's own chat endpoint.
- */
 export function unsupportedInTokensMode(body: ChatRequest): OpenAiError | null {
   const refuse = (param: string, message: string, code: string): OpenAiError =>
     openAiError(400, `${param}: ${message} (proxy.mode tokens; proxy.mode passthrough hands it to the engine's own chat endpoint)`, { param, code });
@@ -159,7 +102,7 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
     const result = step.value;
     const tail = [...parser.push(text.flush()), ...parser.finish(typeof result.matched === "string" ? result.matched : null)];
     writer?.deltas(tail);
-    finishReason = result.finish === "stop" ? (parser.hasToolCalls ? "tool_calls" : "stop") : result.finish;
+    finishReason = turnFinishReason(result.finish, parser.hasToolCalls, false);
   } catch (error) {
     failure = error;
   }
@@ -222,49 +165,3 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
 }
 
 /** The request becomes a turn of its session (a main turn closes the session's previous one); counted and announced. */
-export function beginTurn(context: ProxyContext, decision: Decision, messages: ChatRequest["messages"]): number {
-  const turn = context.sessions.begin(decision.sessionId, decision.turnType, messages);
-  context.counters[decision.turnType]++;
-  const { session, turnType, reason } = decision.decidedBy;
-  context.deps.bus.emit({ type: "turn-start", sessionId: decision.sessionId, turn, turnType: decision.turnType, decidedBy: `${session} / ${turnType}: ${reason}` });
-  return turn;
-}
-
-/** The fields of a captured turn that come from the request and the session decision. */
-export function turnOrigin(decision: Decision, turn: number, body: ChatRequest): Pick<CapturedTurn, "version" | "sessionId" | "turn" | "decidedBy" | "messages" | "tools" | "templateKwargs"> {
-  return {
-    version: TURN_RECORD_VERSION,
-    sessionId: decision.sessionId,
-    turn,
-    decidedBy: decision.decidedBy,
-    messages: body.messages,
-    tools: body.tools ?? null,
-    templateKwargs: (body.chat_template_kwargs ?? undefined),
-  };
-}
-
-/** Announces the end of a turn from what it captured, with what only the engine side knows. */
-export function emitTurnEnd(context: ProxyContext, decision: Decision, captured: CapturedTurn, engine: { weightVersions: string[]; continuedAfterAbort: number }): void {
-  context.deps.bus.emit({
-    type: "turn-end",
-    sessionId: decision.sessionId,
-    turn: captured.turn,
-    turnType: decision.turnType,
-    finishReason: captured.finishReason,
-    promptTokens: captured.promptIds.length,
-    responseTokens: captured.responseIds.length,
-    ttftMs: captured.firstTokenAt === null ? null : captured.firstTokenAt - captured.startedAt,
-    totalMs: captured.endedAt - captured.startedAt,
-    ...engine,
-  });
-}
-
-/** A complete main turn becomes the session's open turn; one that could not be completed is only recorded. */
-export function finishTurn(context: ProxyContext, prepared: PreparedTurn, captured: CapturedTurn): void {
-  const { decision } = prepared;
-  if (decision.turnType === "main") {
-    if (captured.finishReason === "abort") void context.records.append(captured);
-    else context.sessions.complete(captured, prepared.stable, prepared.digests, prepared.prefixes.at(-1) ?? "");
-  }
-  if (decision.sessionDone) context.sessions.endSession(decision.sessionId);
-}
