@@ -1,6 +1,7 @@
 // A scripted user for rehearsals: holds conversations with the agent through the proxy (OpenAI chat completions,
 // streamed like OpenClaw), rejects the AI-flavoured reply style ("that sounds like an AI, be natural") and accepts
 // the others, runs the tools the agent calls, and records every judged turn with the policy's weight version.
+import { SseReader } from "../lib/http/sse-events.ts";
 import { randomBytes } from "node:crypto";
 import type { ChatMessage, Tool } from "../contracts/chat.ts";
 import { REJECTED_STYLE, styleOfText } from "./reply-styles.ts";
@@ -155,8 +156,10 @@ function readWhole(body: unknown): Reply {
 export function readStream(text: string): Reply {
   let content = "";
   const calls = new Map<number, { id: string; name: string; arguments: string }>();
-  for (const event of text.split("\n\n")) {
-    const data = event.startsWith("data: ") ? event.slice(6).trim() : "";
+  const reader = new SseReader();
+  const last = [...reader.push(text), reader.end()];
+  for (const event of last) {
+    const data = event?.data?.trim() ?? "";
     if (data.length === 0 || data === "[DONE]") continue;
     const chunk = JSON.parse(data) as { error?: { message?: string }; choices?: Array<{ delta?: { content?: string | null; tool_calls?: Array<{ index: number; id?: string | null; function?: { name?: string | null; arguments?: string | null } }> } }> };
     if (chunk.error) throw new Error(`the proxy sent an error chunk: ${chunk.error.message ?? "unknown"}`);

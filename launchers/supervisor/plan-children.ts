@@ -7,7 +7,7 @@ import type { ProcessSpec, LaunchPlan } from "../../contracts/plan.ts";
 import { trainingBackend, type Recipe } from "../../contracts/recipe.ts";
 import { checkpointIn } from "../slime/checkpoint-folder.ts";
 import type { ChildDefinition } from "./child-definition.ts";
-import { allOf, aliveForProbe, httpProbe, type ProbeResult, type ReadinessProbe } from "./readiness-probe.ts";
+import { aliveForProbe, httpProbe, type ProbeResult, type ReadinessProbe } from "./readiness-probe.ts";
 import { backoffPolicy, NEVER_RESTART } from "./restart-policy.ts";
 import { RayControl } from "./ray-control.ts";
 

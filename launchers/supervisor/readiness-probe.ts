@@ -49,19 +49,6 @@ export function httpProbe(url: string, timeoutMs = 3000): () => Promise<ProbeRes
     });
 }
 
-/** Ready when every probe is, checked in order (the first not-ready one explains why). */
-export function allOf(...probes: ReadinessProbe[]): ReadinessProbe {
-  return async (context) => {
-    const details: string[] = [];
-    for (const probe of probes) {
-      const result = await probe(context);
-      if (!result.ready) return result;
-      details.push(result.detail);
-    }
-    return { ready: true, detail: details.join("; ") };
-  };
-}
-
 /** A child without an endpoint: ready once it has stayed alive this long. */
 export function aliveForProbe(startedAt: () => number, minimumMs: number): ReadinessProbe {
   return async () => {

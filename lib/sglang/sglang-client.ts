@@ -6,7 +6,8 @@ import { OpenclawRlError } from "../../contracts/errors.ts";
 import { generateResponseSchema, type GenerateRequest, type GenerateResponse } from "../../contracts/sglang.ts";
 import { CallSignal } from "../http/call-signal.ts";
 import { EngineStatusError, engineMessage } from "./engine-errors.ts";
-import { eventData, parseStreamChunk, type StreamChecks } from "./stream-chunk.ts";
+import { SseReader } from "../http/sse-events.ts";
+import { parseStreamChunk, type StreamChecks } from "./stream-chunk.ts";
 
 export interface SglangClientOptions {
   baseUrl: string;
@@ -78,19 +79,14 @@ export class SglangClient {
       response = await this.openStream("/generate", generatePayload({ ...request, stream: true }, options.inputIdsJsonParts), signal);
       options.onAccepted?.();
       response.setEncoding("utf8");
-      let buffer = "";
+      const reader = new SseReader();
       const checked: StreamChecks = { ids: 0, logprobs: 0 };
       try {
         // destroyOnReturn false: leaving the loop at [DONE] must not destroy the socket (it goes back to the pool)
         for await (const chunk of response.iterator({ destroyOnReturn: false }) as AsyncIterable<string>) {
           call.refresh();
-          buffer += chunk;
-          let boundary: number;
-          while ((boundary = buffer.indexOf("\n\n")) >= 0) {
-            const event = buffer.slice(0, boundary);
-            buffer = buffer.slice(boundary + 2);
-            const data = eventData(event);
-            if (data.length === 0) continue;
+          for (const { data } of reader.push(chunk)) {
+            if (data === null || data.length === 0) continue;
             if (data === "[DONE]") {
               finished = true;
               return;
@@ -147,16 +143,24 @@ export class SglangClient {
         });
         const refuse = (): void =>
           reject(
-            new EngineStatusError(status, `${this.baseUrl}${path} answered ${status}: ${engineMessage(text)}`, {
-              path: this.baseUrl,
-              retryable: status >= 500 || status === 499 || status === 429,
-            }),
+            new EngineStatusError(status, `${this.baseUrl}${path} answered ${status}: ${engineMessage(text)}`, { path: this.baseUrl, reason: engineMessage(text) }),
           );
         response.once("end", refuse);
         response.once("error", refuse);
       });
       outgoing.end(payload);
     });
+  }
+
+  /**
+   * POST /v1/chat/completions of SGLang's own OpenAI server (the passthrough mode), over the same keep-alive
+   * connections: the answer's text as it arrives once the engine answered 2xx; EngineStatusError for any other
+   * status, ENGINE_UNAVAILABLE when it cannot be reached, the signal's reason once it aborts.
+   */
+  async chatCompletions(body: unknown, options: { signal: AbortSignal }): Promise<AsyncIterable<string>> {
+    const response = await this.openStream("/v1/chat/completions", JSON.stringify(body), options.signal);
+    response.setEncoding("utf8");
+    return response as AsyncIterable<string>;
   }
 
   async health(path: "/health" | "/health_generate" = "/health", timeoutMs = 5000): Promise<boolean> {

@@ -4,16 +4,6 @@ import { OpenclawRlError } from "../../contracts/errors.ts";
 import { generateResponseSchema, streamErrorSchema, type GenerateResponse } from "../../contracts/sglang.ts";
 import { EngineStatusError } from "./engine-errors.ts";
 
-/** The data of one SSE event (its `data:` lines joined). */
-export function eventData(event: string): string {
-  if (event.startsWith("data:") && !event.includes("\n")) return event.slice(5).trimStart();
-  return event
-    .split("\n")
-    .filter((line) => line.startsWith("data:"))
-    .map((line) => line.slice(5).trimStart())
-    .join("\n");
-}
-
 /** How many entries of the cumulative output arrays earlier chunks of this stream already validated. */
 export interface StreamChecks {
   ids: number;
@@ -38,7 +28,7 @@ export function parseStreamChunk(data: string, baseUrl: string, checked: StreamC
       // status as code from 0.5.11 on, and before that with no code (dce8b060 http_server.py:629): a 400 either way.
       const given = Number(error.data.error.code);
       const code = error.data.error.code === undefined || !Number.isFinite(given) ? 400 : given;
-      throw new EngineStatusError(code, `engine error mid-stream: ${error.data.error.message}`, { path: baseUrl, retryable: code === 499 || code >= 500 });
+      throw new EngineStatusError(code, `engine error mid-stream: ${error.data.error.message}`, { path: baseUrl, reason: error.data.error.message });
     }
   }
   const fail = (message: string): never => {

@@ -115,7 +115,7 @@ export class Generation {
       if (finish.type === "abort") {
         const status = finish.status_code ?? null;
         if (status === 400 || status === 500 || status === 503) {
-          throw new EngineStatusError(status, `engine aborted the request: ${finish.message ?? "no reason given"}`, { retryable: status !== 400 });
+          throw new EngineStatusError(status, `engine aborted the request: ${finish.message ?? "no reason given"}`);
         }
         abortMessage = finish.message ?? "aborted";
         if (this.continued >= maxContinuations) return this.result("abort", null, abortMessage);

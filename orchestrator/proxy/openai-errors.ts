@@ -40,7 +40,8 @@ export function toOpenAiError(error: unknown): OpenAiError {
   if (error instanceof EngineStatusError && error.status === 503) {
     return openAiError(503, `the policy engine is unavailable: ${error.message}`, { type: "server_error", code: "engine_unavailable", retryAfterS: 5 });
   }
-  if (error instanceof EngineStatusError && error.status === 400) return engineRejected(error.message);
+  // an invalid request (SGLang checks sampling values and content the proxy hands on) is the client's to fix
+  if (error instanceof EngineStatusError && (error.status === 400 || error.status === 422)) return engineRejected(error.reason);
   if (isOpenclawRlError(error)) {
     switch (error.code) {
       case "BAD_REQUEST":

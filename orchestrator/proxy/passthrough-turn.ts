@@ -5,8 +5,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AssistantMessage, ChatRequest, ToolCall } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { CapturedTurn } from "../../contracts/turn.ts";
-import { engineMessage } from "../../lib/sglang/engine-errors.ts";
-import { engineRejected, enginesNotReady, openAiError, sendError } from "./openai-errors.ts";
+import { sseEvents } from "../../lib/http/sse-events.ts";
+import { enginesNotReady, openAiError, sendError, toOpenAiError } from "./openai-errors.ts";
 import { beginTurn, emitTurnEnd, finishTurn, prepareTurn, requestSignal, turnFinishReason, turnOrigin } from "./turn-lifecycle.ts";
 import type { ProxyContext } from "./proxy-context.ts";
 
@@ -30,22 +30,11 @@ export async function servePassthroughTurn(context: ProxyContext, request: Incom
   const { session_id: _session, turn_type: _type, session_done: _done, ...forwarded } = body;
   const upstreamBody = { ...forwarded, model: body.model ?? deps.recipe.model.served_name, logprobs: true };
   const startedAt = Date.now();
-  let upstream: Response;
+  let upstream: AsyncIterable<string>;
   try {
-    upstream = await fetch(`${deps.policy.baseUrl}/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(upstreamBody),
-      signal: requestSignal(context, response),
-    });
-  } catch (cause) {
-    return sendError(response, openAiError(503, `cannot reach the policy engine at ${deps.policy.baseUrl}: ${(cause as Error).message}`, { type: "server_error", code: "engine_unavailable", retryAfterS: 5 }));
-  }
-  if (!upstream.ok) {
-    const text = await upstream.text().catch(() => "");
-    // an invalid request (SGLang checks sampling values and content the proxy hands on) is the client's to fix
-    if (upstream.status === 400 || upstream.status === 422) return sendError(response, engineRejected(engineMessage(text)));
-    return sendError(response, openAiError(502, `the policy engine answered ${upstream.status}: ${text.slice(0, 300)}`, { code: "engine_error" }));
+    upstream = await deps.policy.chatCompletions(upstreamBody, { signal: requestSignal(context, response) });
+  } catch (error) {
+    return sendError(response, toOpenAiError(error));
   }
   // the proxy asks for log-probs to capture the turn; a client that did not ask gets none
   const relay = body.logprobs === true ? (event: string) => event : withoutLogprobs;
@@ -57,25 +46,17 @@ export async function servePassthroughTurn(context: ProxyContext, request: Incom
   try {
     if (body.stream === true) {
       response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "x-session-id": decision.sessionId });
-      const decoder = new TextDecoder();
-      let buffer = "";
-      for await (const chunk of upstream.body as unknown as AsyncIterable<Uint8Array>) {
+      for await (const event of sseEvents(upstream)) {
         firstTokenAt ??= Date.now();
-        buffer += decoder.decode(chunk, { stream: true });
-        let boundary: number;
-        while ((boundary = buffer.indexOf("\n\n")) >= 0) {
-          const raw = buffer.slice(0, boundary);
-          buffer = buffer.slice(boundary + 2);
-          const event = raw.replace(/^data:\s*/, "");
-          if (event !== "[DONE]" && event.length > 0) collectChunk(collected, event);
-          // a data event goes out with its payload relayed; anything else (a comment, [DONE]) as it came
-          const payload = event !== raw && event !== "[DONE]" && event.length > 0 ? relay(event) : null;
-          response.write(payload === null ? `${raw}\n\n` : `data: ${payload}\n\n`);
-        }
+        const data = event.data === null || event.data === "[DONE]" || event.data.length === 0 ? null : event.data;
+        if (data !== null) collectChunk(collected, data);
+        // a data event goes out with its payload relayed; anything else (a comment, [DONE]) as it came
+        response.write(data === null ? `${event.raw}\n\n` : `data: ${relay(data)}\n\n`);
       }
-      response.end(buffer.length > 0 ? buffer : undefined);
+      response.end();
     } else {
-      const text = await upstream.text();
+      let text = "";
+      for await (const part of upstream) text += part;
       firstTokenAt = Date.now();
       collectWhole(collected, text);
       response.writeHead(200, { "content-type": "application/json", "x-session-id": decision.sessionId });

@@ -1,6 +1,6 @@
 import { createServer, type RequestListener } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EngineStatusError } from "../../lib/sglang/engine-errors.ts";
+import { EngineStatusError, retryableStatus } from "../../lib/sglang/engine-errors.ts";
 import { generateRequestSchema } from "../../contracts/sglang.ts";
 import { generatePayload, SglangClient } from "../../lib/sglang/sglang-client.ts";
 
@@ -49,10 +49,16 @@ describe("SglangClient.generateStream", () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
-  it("carries the HTTP status of a refused request (499 = aborted)", () => {
-    const error = new EngineStatusError(499, "aborted", { retryable: true });
-    expect(error.status).toBe(499);
-    expect(error.code).toBe("ENGINE_ERROR");
+  it("carries the HTTP status of a refused request (499 = aborted) and derives retryability from it", () => {
+    const error = new EngineStatusError(499, "aborted");
+    expect(error).toMatchObject({ status: 499, code: "ENGINE_ERROR", retryable: true });
+  });
+
+  it("one rule for retrying an engine call: 408, 429, 499 and 5xx are worth another try, other 4xx never", () => {
+    const table = [400, 401, 404, 408, 409, 422, 429, 499, 500, 502, 503, 504].map((status) => [status, retryableStatus(status)]);
+    expect(Object.fromEntries(table)).toEqual({ 400: false, 401: false, 404: false, 408: true, 409: false, 422: false, 429: true, 499: true, 500: true, 502: true, 503: true, 504: true });
+    expect(new EngineStatusError(429, "busy").retryable).toBe(true);
+    expect(new EngineStatusError(422, "invalid").retryable).toBe(false);
   });
 });
 
