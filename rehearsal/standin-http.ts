@@ -1,6 +1,9 @@
 // Small node:http helpers for the stand-in servers: bounded body reading, JSON answers, SGLang-style errors
 // and SSE framing. Knows nothing about generation.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { sendJson } from "../lib/http/send-json.ts";
+
+export { sendJson };
 
 export class HttpProblem extends Error {
   constructor(
@@ -28,11 +31,6 @@ export async function readJsonBody(request: IncomingMessage, limitBytes = 64 * 1
   }
 }
 
-export function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-  response.end(text);
-}
 
 export function sendText(response: ServerResponse, status: number, text: string): void {
   response.writeHead(status, { "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(text) });

@@ -4,6 +4,9 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { z } from "zod";
 import { BRIDGE_VERSION, type BridgeErrorReply } from "../../contracts/bridge.ts";
+import { sendJson } from "../../lib/http/send-json.ts";
+
+export { sendJson };
 
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -51,11 +54,6 @@ export async function readJsonBody<Schema extends z.ZodType>(request: IncomingMe
   return parsed.data;
 }
 
-export function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-  response.end(text);
-}
 
 export function sendError(response: ServerResponse, status: number, code: string, message: string): void {
   const body: BridgeErrorReply = { version: BRIDGE_VERSION, type: "error", code, message };

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { replaceDurably } from "../../lib/durable-file.ts";
 import { sendError } from "./bridge-http.ts";
+import { listen } from "../../lib/http/listen.ts";
 
 export interface BridgeListenOptions {
   /** Loopback on one node; the head node's address when slime's rollout manager may run on another node. */
@@ -47,11 +48,11 @@ export class BridgeListener {
     server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
     let port = options.port;
     let token = randomBytes(32).toString("hex");
-    if (previous && (await listen(server, options.host, previous.port).then(() => true, () => false))) {
+    if (previous && (await bind(server, options.host, previous.port).then(() => true, () => false))) {
       token = previous.token;
       port = previous.port;
     } else {
-      await listen(server, options.host, port);
+      await bind(server, options.host, port);
       port = (server.address() as AddressInfo).port;
     }
     listener = new BridgeListener(server, options.recordsDir, `http://${options.host}:${port}`, token);
@@ -89,28 +90,20 @@ async function previousEndpoint(recordsDir: string): Promise<{ port: number; tok
   }
 }
 
-function listen(server: Server, host: string, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      server.off("listening", onListening);
-      if (error.code === "EADDRNOTAVAIL") {
-        // only a multi-node bridge binds anything but loopback: its address comes from the recipe
-        return reject(
-          new OpenclawRlError("RECIPE_INVALID", `the bridge cannot listen on ${host}: no network interface of this machine has that address`, {
+/** The bridge's port: a multi-node bridge binds the recipe's head address, which must be one of this machine's. */
+function bind(server: Server, host: string, port: number): Promise<void> {
+  return listen(server, {
+    port,
+    host,
+    key: "cluster.head_address",
+    hint: "the bridge takes a free port; stop what holds this one",
+    refine: (error) =>
+      error.code === "EADDRNOTAVAIL"
+        ? new OpenclawRlError("RECIPE_INVALID", `the bridge cannot listen on ${host}: no network interface of this machine has that address`, {
             path: "cluster.head_address",
             hint: "run `openclaw-rl start` on the head node, and set cluster.head_address to its IP as the other nodes reach it",
             cause: error,
-          }),
-        );
-      }
-      reject(error);
-    };
-    const onListening = () => {
-      server.off("error", onError);
-      resolve();
-    };
-    server.once("error", onError);
-    server.once("listening", onListening);
-    server.listen(port, host);
+          })
+        : undefined,
   });
 }

@@ -3,6 +3,9 @@
 import type { ServerResponse } from "node:http";
 import { isOpenclawRlError } from "../../contracts/errors.ts";
 import { EngineStatusError } from "../../lib/sglang/engine-errors.ts";
+import { sendJson } from "../../lib/http/send-json.ts";
+
+export { sendJson };
 
 export interface OpenAiError {
   status: number;
@@ -67,15 +70,6 @@ export function toOpenAiError(error: unknown): OpenAiError {
   return openAiError(502, `the policy engine failed: ${message}`, { code: "engine_error" });
 }
 
-export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (response.headersSent) {
-    response.end();
-    return;
-  }
-  const text = JSON.stringify(body);
-  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
-  response.end(text);
-}
 
 export function sendError(response: ServerResponse, error: OpenAiError, extraHeaders: Record<string, string> = {}): void {
   const headers: Record<string, string> = { ...extraHeaders };

@@ -21,6 +21,7 @@ import { openAiError, sendError, sendJson, toOpenAiError } from "./openai-errors
 import { servePassthroughTurn } from "./passthrough-turn.ts";
 import type { ProxyContext, ProxyDeps } from "./proxy-context.ts";
 import { isOpenAiError, parseChatRequest, parseJson, readBody } from "./request-body.ts";
+import { listen } from "../../lib/http/listen.ts";
 
 export type { ProxyDeps } from "./proxy-context.ts";
 
@@ -97,20 +98,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
         return [];
       });
       sessions.knowTurns(known);
-      await new Promise<void>((resolve, reject) => {
-        const onError = (error: NodeJS.ErrnoException): void => {
-          reject(
-            error.code === "EADDRINUSE"
-              ? new OpenclawRlError("PORT_IN_USE", `port ${port} on ${host} is in use`, { path: "proxy.port", hint: "stop the other server or set proxy.port", cause: error })
-              : error,
-          );
-        };
-        server.once("error", onError);
-        server.listen(port, host, () => {
-          server.off("error", onError);
-          resolve();
-        });
-      });
+      await listen(server, { port, host, key: "proxy.port", hint: "stop the other server or set proxy.port" });
       pool?.start();
       void prompts.verifyPool().then((used) => {
         if (pool && !used) deps.bus.emit({ type: "error", source: "proxy", code: "INTERNAL", message: "prompt workers unavailable or inconsistent; building prompts on the main thread" });

@@ -11,6 +11,8 @@ import { EVENT_VERSION } from "../../contracts/events.ts";
 import type { EventBus } from "../event-bus.ts";
 import { EventStream, type EventStreamOptions } from "./event-stream.ts";
 import type { StatusSnapshot } from "../../contracts/status.ts";
+import { sendJson } from "../../lib/http/send-json.ts";
+import { listen } from "../../lib/http/listen.ts";
 
 /** A mounted handler returns true when it answered the request; it does its own auth (a browser page sends ?token=). */
 export type AdminRouteHandler = (request: IncomingMessage, response: ServerResponse) => boolean | Promise<boolean>;
@@ -39,7 +41,7 @@ export class AdminServer {
     this.stream = new EventStream((limit) => options.bus.recent(limit), (message) => this.report(message), options.stream);
     this.server = createServer((request, response) => {
       this.handle(request, response).catch((error: unknown) => {
-        if (!response.headersSent) sendJson(response, 500, { error: { code: "INTERNAL", message: (error as Error).message } });
+        if (!response.headersSent) sendJsonFresh(response, 500, { error: { code: "INTERNAL", message: (error as Error).message } });
         else response.end();
       });
     });
@@ -63,21 +65,9 @@ export class AdminServer {
   }
 
   async listen(port: number): Promise<{ host: string; port: number; url: string }> {
-    await new Promise<void>((resolve, reject) => {
-      const onError = (error: NodeJS.ErrnoException) =>
-        reject(
-          error.code === "EADDRINUSE"
-            ? new OpenclawRlError("PORT_IN_USE", `admin port ${port} is in use`, { path: "proxy.admin_port", hint: "choose another with --set proxy.admin_port=<port>", cause: error })
-            : error,
-        );
-      this.server.once("error", onError);
-      this.server.listen(port, "127.0.0.1", () => {
-        this.server.off("error", onError);
-        // a later server error (an accept that fails) is reported, not thrown out of the process
-        this.server.on("error", (error) => this.report(`admin server: ${error.message}`));
-        resolve();
-      });
-    });
+    await listen(this.server, { port, host: "127.0.0.1", key: "proxy.admin_port", hint: "choose another with --set proxy.admin_port=<port>" });
+    // a later server error (an accept that fails) is reported, not thrown out of the process
+    this.server.on("error", (error) => this.report(`admin server: ${error.message}`));
     const address = this.server.address() as AddressInfo;
     this.address = { host: "127.0.0.1", port: address.port };
     this.unsubscribe = this.options.bus.subscribe((event) => this.stream.broadcast(event));
@@ -100,14 +90,14 @@ export class AdminServer {
     for (const handler of this.mounted) if (await handler(request, response)) return;
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     const path = url.pathname.replace(/\/+$/, "") || "/";
-    if (path === "/healthz") return sendJson(response, 200, { ok: true });
-    if (!this.authorized(request, url)) return sendJson(response, 401, { error: { code: "UNAUTHORIZED", message: "missing or wrong admin token (see <run>/admin-token)" } });
-    if (path === "/status" && request.method === "GET") return sendJson(response, 200, this.options.snapshot());
+    if (path === "/healthz") return sendJsonFresh(response, 200, { ok: true });
+    if (!this.authorized(request, url)) return sendJsonFresh(response, 401, { error: { code: "UNAUTHORIZED", message: "missing or wrong admin token (see <run>/admin-token)" } });
+    if (path === "/status" && request.method === "GET") return sendJsonFresh(response, 200, this.options.snapshot());
     if (path === "/events/recent" && request.method === "GET") {
       const limit = Math.min(5000, Math.max(1, Number(url.searchParams.get("limit") ?? 200) || 200));
-      return sendJson(response, 200, { version: EVENT_VERSION, events: this.options.bus.recent(limit) });
+      return sendJsonFresh(response, 200, { version: EVENT_VERSION, events: this.options.bus.recent(limit) });
     }
-    sendJson(response, 404, { error: { code: "NOT_FOUND", message: `no route ${request.method} ${path}` } });
+    sendJsonFresh(response, 404, { error: { code: "NOT_FOUND", message: `no route ${request.method} ${path}` } });
   }
 
   private report(message: string): void {
@@ -125,8 +115,7 @@ function digest(value: string): Buffer {
   return createHash("sha256").update(value).digest();
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "content-length": Buffer.byteLength(text) });
-  response.end(text);
+/** The admin API's answers: never cached (they carry the run's live state). */
+function sendJsonFresh(response: ServerResponse, status: number, body: unknown): void {
+  sendJson(response, status, body, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
 }

@@ -9,6 +9,7 @@ import { DashboardHistory, type DashboardLimits } from "./dashboard-history.ts";
 import { DashboardStream, type DashboardStreamOptions } from "./dashboard-stream.ts";
 import type { RecordIndexLimits } from "./record-index.ts";
 import { TurnDetails } from "./turn-details.ts";
+import { sendJson } from "../../../lib/http/send-json.ts";
 
 export interface DashboardDeps {
   bus: EventBus;
@@ -65,26 +66,26 @@ export function createDashboardRoutes(deps: DashboardDeps): DashboardRouteHandle
     if (url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return false;
     const route = url.pathname.slice(basePath.length).replace(/^\/+/, "");
     if (request.method !== "GET" && !(request.method === "HEAD" && !route.startsWith("api/"))) {
-      sendJson(response, 405, { error: `${request.method} is not supported here; the dashboard is read-only (GET)` }, { Allow: "GET" });
+      sendDashboardJson(response, 405, { error: `${request.method} is not supported here; the dashboard is read-only (GET)` }, { Allow: "GET" });
       return true;
     }
     if (route.startsWith("assets/")) {
       // code and styles only, nothing of the run: served without the token so <script src> works
       const asset = assets.get(route.slice("assets/".length));
       if (asset) sendAsset(response, asset, "public, max-age=300");
-      else sendJson(response, 404, { error: `no dashboard asset ${route}` });
+      else sendDashboardJson(response, 404, { error: `no dashboard asset ${route}` });
       return true;
     }
     if (!authorized(request, url, expectedToken)) {
-      sendJson(response, 401, { error: "missing or wrong admin token", hint: "open the dashboard link printed by `openclaw-rl start` (it carries ?token=…)" });
+      sendDashboardJson(response, 401, { error: "missing or wrong admin token", hint: "open the dashboard link printed by `openclaw-rl start` (it carries ?token=…)" });
       return true;
     }
     if (route === "") sendAsset(response, page, "no-store");
-    else if (route === "api/snapshot") sendJson(response, 200, history.snapshot());
+    else if (route === "api/snapshot") sendDashboardJson(response, 200, history.snapshot());
     else if (route === "api/stream") stream.attach(response);
     else if (route === "api/turns") serveTurnPage(url, response, history);
     else if (route === "api/turn") void serveTurnDetail(url, response, history, details);
-    else sendJson(response, 404, { error: `no dashboard route ${url.pathname}` });
+    else sendDashboardJson(response, 404, { error: `no dashboard route ${url.pathname}` });
     return true;
   };
   return Object.assign(handler, {
@@ -101,23 +102,23 @@ function serveTurnPage(url: URL, response: ServerResponse, history: DashboardHis
   const before = optionalInteger(url, "before");
   const limit = optionalInteger(url, "limit");
   if (before === "invalid" || limit === "invalid" || (limit !== null && (limit < 1 || limit > 500))) {
-    sendJson(response, 400, { error: "before must be a positive integer (a row's seq) and limit an integer from 1 to 500" });
+    sendDashboardJson(response, 400, { error: "before must be a positive integer (a row's seq) and limit an integer from 1 to 500" });
     return;
   }
-  sendJson(response, 200, history.turnPage(before, limit ?? history.limits.pageSize));
+  sendDashboardJson(response, 200, history.turnPage(before, limit ?? history.limits.pageSize));
 }
 
 async function serveTurnDetail(url: URL, response: ServerResponse, history: DashboardHistory, details: TurnDetails): Promise<void> {
   const sessionId = url.searchParams.get("session");
   const turn = optionalInteger(url, "turn");
   if (!sessionId || sessionId.length > 512 || turn === null || turn === "invalid") {
-    sendJson(response, 400, { error: "give session (a session id, at most 512 characters) and turn (an integer ≥ 0)" });
+    sendDashboardJson(response, 400, { error: "give session (a session id, at most 512 characters) and turn (an integer ≥ 0)" });
     return;
   }
   try {
-    sendJson(response, 200, await details.lookup(sessionId, turn, history.findTurn(sessionId, turn)));
+    sendDashboardJson(response, 200, await details.lookup(sessionId, turn, history.findTurn(sessionId, turn)));
   } catch (error) {
-    sendJson(response, 500, { error: `reading the records failed: ${error instanceof Error ? error.message : String(error)}` });
+    sendDashboardJson(response, 500, { error: `reading the records failed: ${error instanceof Error ? error.message : String(error)}` });
   }
 }
 
@@ -143,8 +144,7 @@ function sendAsset(response: ServerResponse, asset: Asset, cacheControl: string)
   response.end(response.req.method === "HEAD" ? undefined : asset.body);
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, { ...securityHeaders, ...headers, "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "Content-Length": Buffer.byteLength(text) });
-  response.end(text);
+/** The dashboard's answers: its security headers, never cached. */
+function sendDashboardJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  sendJson(response, status, body, { ...securityHeaders, ...headers, "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
 }
