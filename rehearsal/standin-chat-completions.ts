@@ -7,21 +7,21 @@ import { parseAssistantText, type ParsedAssistant } from "./assistant-text-parse
 import type { FinishReason, StandinGeneration } from "./standin-generation.ts";
 import { endSse, sendError, sendJson, startSse, writeSse, zodMessage } from "./standin-http.ts";
 import { topRow } from "./standin-model.ts";
-import type { StandinSglangServer } from "./standin-sglang-server.ts";
+import type { StandinRouteContext } from "./standin-route-context.ts";
 
 interface ChatContext {
-  server: StandinSglangServer;
+  server: StandinRouteContext;
   request: ChatRequest;
   id: string;
   created: number;
   model: string;
 }
 
-export async function handleChatCompletions(server: StandinSglangServer, body: unknown, response: ServerResponse): Promise<void> {
+export async function handleChatCompletions(server: StandinRouteContext, body: unknown, response: ServerResponse): Promise<void> {
   const parsed = chatRequestSchema.safeParse(body);
   if (!parsed.success) return sendError(response, 400, zodMessage(parsed.error));
   const template = server.options.chatTemplate;
-  if (!template) return sendError(response, 501, "this stand-in has no chat template; pass chatTemplate to StandinSglangServer");
+  if (!template) return sendError(response, 501, "this stand-in has no chat template; pass chatTemplate to StandinRouteContext");
   const request = parsed.data;
   const prompt = template.render(request.messages, { tools: request.tools ?? null, addGenerationPrompt: true });
   const inputIds = server.tokenizer.encode(prompt);

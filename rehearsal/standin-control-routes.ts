@@ -3,19 +3,19 @@
 import type { ServerResponse } from "node:http";
 import type { PauseMode } from "./standin-engine-state.ts";
 import { sendError, sendJson, sendText, zodMessage } from "./standin-http.ts";
-import type { StandinSglangServer } from "./standin-sglang-server.ts";
+import type { StandinRouteContext } from "./standin-route-context.ts";
 import { abortRequestSchema, pauseRequestSchema, updateWeightsFromDiskSchema, updateWeightVersionSchema } from "./standin-wire.ts";
 
-type ControlRoute = (server: StandinSglangServer, body: unknown, response: ServerResponse) => void | Promise<void>;
+type ControlRoute = (server: StandinRouteContext, body: unknown, response: ServerResponse) => void | Promise<void>;
 
-function setWeightVersion(server: StandinSglangServer, version: string): void {
+function setWeightVersion(server: StandinRouteContext, version: string): void {
   server.state.weightVersion = version;
   server.state.counters.weightUpdates += 1;
   server.log(`weight version is now ${version}`);
 }
 
 /** After a weight change: whoever keeps the weights (the weight-state file) is told; a failure is logged, not fatal. */
-function weightsChanged(server: StandinSglangServer): void {
+function weightsChanged(server: StandinRouteContext): void {
   try {
     server.options.onWeightsChanged?.(server.state.weightVersion);
   } catch (error) {

@@ -4,7 +4,7 @@
 import type { ServerResponse } from "node:http";
 import type { StandinGeneration } from "./standin-generation.ts";
 import { endSse, sendError, sendJson, startSse, writeSse, zodMessage } from "./standin-http.ts";
-import type { PreparedGeneration, StandinSglangServer } from "./standin-sglang-server.ts";
+import type { PreparedGeneration, StandinRouteContext } from "./standin-route-context.ts";
 import { samplerTemperature } from "./standin-temperature.ts";
 import { generateRequestSchema, inputLogprobFields, metaInfo, outputLogprobFields, type LogprobView, type StandinGenerateRequest } from "./standin-wire.ts";
 import { SampledPositions } from "./standin-token-ids.ts";
@@ -16,7 +16,7 @@ interface Admitted {
   view: LogprobView;
 }
 
-function admit(server: StandinSglangServer, body: unknown): Admitted | string {
+function admit(server: StandinRouteContext, body: unknown): Admitted | string {
   const parsed = generateRequestSchema.safeParse(body);
   if (!parsed.success) return zodMessage(parsed.error);
   const request = parsed.data;
@@ -43,7 +43,7 @@ class ChunkBuilder {
   private readonly sampled: SampledPositions | null;
 
   constructor(
-    private readonly server: StandinSglangServer,
+    private readonly server: StandinRouteContext,
     private readonly admitted: Admitted,
     private readonly prepared: PreparedGeneration,
   ) {
@@ -97,7 +97,7 @@ class ChunkBuilder {
   }
 }
 
-export async function wholeGenerate(server: StandinSglangServer, body: unknown, response: ServerResponse): Promise<void> {
+export async function wholeGenerate(server: StandinRouteContext, body: unknown, response: ServerResponse): Promise<void> {
   const admitted = admit(server, body);
   if (typeof admitted === "string") return sendError(response, 400, admitted);
   let builder: ChunkBuilder | undefined;
@@ -115,7 +115,7 @@ export async function wholeGenerate(server: StandinSglangServer, body: unknown, 
   sendJson(response, 200, builder!.chunk(prepared.generation));
 }
 
-export async function streamGenerate(server: StandinSglangServer, body: unknown, response: ServerResponse): Promise<void> {
+export async function streamGenerate(server: StandinRouteContext, body: unknown, response: ServerResponse): Promise<void> {
   const admitted = admit(server, body);
   if (typeof admitted === "string") return sendError(response, 400, admitted);
   startSse(response); // SGLang answers 200 at once; while paused the body just stalls

@@ -16,7 +16,6 @@
 // POST /update_weight_version {"new_version"}, POST /update_weights_from_disk {"model_path","weight_version"?}
 // (the Responder's loadWeights reads the file), GET /get_server_info, /get_model_info, /v1/models,
 // POST /v1/chat/completions, and the stand-in's own GET /standin/state. Weight version starts at "default" (SGLang's own default) unless options say otherwise.
-import type { StreamForm } from "../contracts/sglang.ts";
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -25,35 +24,13 @@ import { controlRoutes } from "./standin-control-routes.ts";
 import { StandinEngineState } from "./standin-engine-state.ts";
 import { StandinGeneration, type GenerationLimits } from "./standin-generation.ts";
 import { HttpProblem, readJsonBody, sendError, sendText } from "./standin-http.ts";
-import { hashLogprob, hashScore, type Responder, type StandinChatTemplate, type StandinTokenizer } from "./standin-model.ts";
+import { hashLogprob, hashScore, type StandinTokenizer } from "./standin-model.ts";
 import { streamGenerate, wholeGenerate } from "./standin-generate-route.ts";
+import type { PreparedGeneration, StandinRouteContext, StandinServerOptions } from "./standin-route-context.ts";
 
-export interface StandinServerOptions {
-  tokenizer: StandinTokenizer;
-  responder: Responder;
-  chatTemplate?: StandinChatTemplate;
-  role?: "policy" | "judge";
-  modelPath?: string;
-  servedModelName?: string;
-  host?: string;
-  port?: number;
-  tokenDelayMs?: number;
-  weightVersion?: string;
-  /** Which of SGLang's streaming forms the stream takes (default cumulative, SGLang's default). */
-  streamForm?: StreamForm;
-  /** Ids that end a generation besides stop_token_ids (default: <|im_end|> and <|endoftext|>). */
-  eosTokenIds?: number[];
-  /** Told after every weight change (update_weights_from_disk, update_weight_version), e.g. to save them. */
-  onWeightsChanged?: (weightVersion: string) => void;
-  log?: (line: string) => void;
-}
+export type { PreparedGeneration, StandinServerOptions };
 
-export interface PreparedGeneration {
-  generation: StandinGeneration;
-  cachedTokens: number;
-}
-
-export class StandinSglangServer {
+export class StandinSglangServer implements StandinRouteContext {
   readonly state: StandinEngineState;
   readonly role: "policy" | "judge";
   private readonly server: Server;
