@@ -3,12 +3,9 @@
 // and reused, so a turn costs what its new messages cost. Owns encode/decode; knows nothing of chat templates.
 import { TokenizerLoader } from "@lenml/tokenizers";
 import { LruCache } from "../lru-cache.ts";
+import { releaseConstructionData, speedUpByteLevel, speedUpWordCache, type LenmlTokenizer } from "./lenml-speedups.ts";
+import { LINE_CUT_CHARS, lineChunks, splitsAtNewlineRuns } from "./line-chunks.ts";
 import type { TokenizerFiles } from "./model-files.ts";
-
-interface LenmlTokenizer {
-  encode(text: string, options?: { add_special_tokens?: boolean }): number[];
-  decode(ids: number[], options?: { skip_special_tokens?: boolean }): string;
-}
 
 interface AddedToken {
   id: number;
@@ -244,159 +241,8 @@ export class ModelTokenizer {
   }
 }
 
-/**
- * Lets go of what @lenml/tokenizers' BPE model keeps after construction but never reads again: the merges as pairs
- * (it encodes with `bpe_ranks`, built from them) and its config's copies of tokenizer.json's vocab and merges: a third
- * of the tokenizer's memory, which every full garbage collection of the proxy's heap would otherwise mark.
- * Checked against the shapes the library has; anything else is left as it is.
- */
-function releaseConstructionData(tokenizer: LenmlTokenizer): void {
-  const model = (tokenizer as unknown as { model?: { merges?: unknown; bpe_ranks?: unknown; tokens_to_ids?: unknown; config?: Record<string, unknown> } }).model;
-  if (!model || !(model.bpe_ranks instanceof Map) || !(model.tokens_to_ids instanceof Map) || !Array.isArray(model.merges)) return;
-  model.merges = [];
-  if (model.config) {
-    delete model.config.merges;
-    delete model.config.vocab;
-  }
-}
-
-/**
- * The byte-level step of @lenml/tokenizers' pre-tokenizer (GPT-2's bytes-to-characters map, the second step of
- * Qwen's) maps each word with a TextEncoder call, an array of its bytes and a join, most of the time encoding takes.
- * Here each word's UTF-8 bytes (as TextEncoder makes them: a lone surrogate is U+FFFD) are mapped with the library's
- * own table as they are made. Ids and text are
- * the same (tests/proxy/model-tokenizer.test.ts). Applied only to a byte-level step of the shape this library
- * version has (a 256-entry table, no regex, no prefix space); anything else is left as it is.
- */
-function speedUpByteLevel(tokenizer: LenmlTokenizer): void {
-  const sequence = (tokenizer as unknown as { pre_tokenizer?: { tokenizers?: unknown } }).pre_tokenizer;
-  const steps = sequence && Array.isArray(sequence.tokenizers) ? (sequence.tokenizers as unknown[]) : sequence ? [sequence] : [];
-  for (const candidate of steps) {
-    const step = candidate as { byte_encoder?: unknown; text_encoder?: unknown; use_regex?: unknown; add_prefix_space?: unknown; pre_tokenize_text?: unknown; pre_tokenize?: unknown };
-    if (!(step.text_encoder instanceof TextEncoder) || step.use_regex !== false || step.add_prefix_space || typeof step.pre_tokenize_text !== "function") continue;
-    const encoder = step.byte_encoder as Record<number, unknown> | undefined;
-    const table: string[] = [];
-    for (let byte = 0; byte < 256; byte++) if (typeof encoder?.[byte] === "string") table.push(encoder[byte] as string);
-    if (table.length !== 256) continue;
-    const mapWord = (word: string): string => {
-      let mapped = "";
-      for (let index = 0; index < word.length; index++) {
-        let code = word.charCodeAt(index);
-        if (code < 0x80) mapped += table[code];
-        else if (code < 0x800) mapped += table[0xc0 | (code >> 6)]! + table[0x80 | (code & 63)];
-        else {
-          if (code >= 0xd800 && code < 0xe000) {
-            const low = code < 0xdc00 ? word.charCodeAt(index + 1) : NaN; // (NaN past the end)
-            if (low >= 0xdc00 && low < 0xe000) {
-              const point = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
-              mapped += table[0xf0 | (point >> 18)]! + table[0x80 | ((point >> 12) & 63)] + table[0x80 | ((point >> 6) & 63)] + table[0x80 | (point & 63)];
-              index++;
-              continue;
-            }
-            code = 0xfffd; // a lone surrogate
-          }
-          mapped += table[0xe0 | (code >> 12)]! + table[0x80 | ((code >> 6) & 63)] + table[0x80 | (code & 63)];
-        }
-      }
-      return mapped;
-    };
-    // (the library's pre_tokenize maps each word through pre_tokenize_text, one string each without a regex, and flattens)
-    step.pre_tokenize = (input: string | string[]): string[] => (Array.isArray(input) ? input.map(mapWord) : [mapWord(input)]);
-  }
-}
-
-/**
- * The BPE model's cache of words already merged is the library's LRU, which moves every hit to the end of its Map
- * (a delete and a set): the deleted entries make V8 rebuild the table again and again. A two-generation LruCache of
- * the same capacity, whose hits never delete, avoids that. Only what bpe(word) returned is kept, as before.
- * Applied only to a model with the cache shape this library version has (get, put, clear; cache_capacity).
- */
-function speedUpWordCache(tokenizer: LenmlTokenizer): void {
-  const model = (tokenizer as unknown as { model?: { cache?: { get?: unknown; put?: unknown; clear?: unknown }; cache_capacity?: unknown } }).model;
-  const cache = model?.cache;
-  if (!model || !cache || typeof cache.get !== "function" || typeof cache.put !== "function" || typeof cache.clear !== "function") return;
-  if (typeof model.cache_capacity !== "number" || !(model.cache_capacity > 0)) return;
-  const capacity = model.cache_capacity;
-  let words = new LruCache<string, string[]>(capacity);
-  model.cache = {
-    get: (word: string) => words.get(word),
-    put: (word: string, merged: string[]) => words.set(word, merged),
-    clear: () => void (words = new LruCache<string, string[]>(capacity)),
-  };
-}
-
 /** Long segments (cut into line chunks) kept whole, apart from the other segments and chunks. */
 const LONG_SEGMENTS_KEPT = 256;
-/** Plain segments longer than this are cut at line starts; shorter ones stay whole. */
-export const LINE_CUT_CHARS = 2048;
-/** The shortest chunk lineChunks makes (but the last). */
-const MIN_LINE_CHUNK = 256;
-/** A line start that qualifies is a cut when the hash of its line is 0 modulo this (about every 4th). */
-const LINE_CUT_EVERY = 4;
-
-/**
- * The pre-tokenizer regex of Qwen2 / Qwen2.5 / Qwen3 (tokenizer.json's Split pattern). With it, a pre-token ends
- * just after the last newline of a run of whitespace: such a run is matched by `\s*[\r\n]+` up to its last newline
- * (that alternative comes before the other whitespace ones), ` ?[^\s\p{L}\p{N}]+[\r\n]*` ends with the newlines
- * it takes, and no other alternative takes a newline. So a text can be cut just after a newline that is followed by
- * spaces or tabs (or nothing) and then a character that is not whitespace, and each part encoded alone: BPE never
- * merges across pre-tokens, and NFC composes nothing with a newline. Checked against the library on random text in
- * tests/proxy/model-tokenizer.test.ts.
- */
-const QWEN_SPLIT_PATTERN = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
-
-/** Whether tokenizer.json pre-tokenizes with exactly Qwen's split regex and then byte-level, normalised by NFC or not at all. */
-function splitsAtNewlineRuns(tokenizerJson: unknown): boolean {
-  const json = tokenizerJson as { normalizer?: { type?: string } | null; pre_tokenizer?: { type?: string; pretokenizers?: Array<{ type?: string; pattern?: { Regex?: string }; behavior?: string; invert?: boolean; use_regex?: boolean }> } };
-  if (json.normalizer && json.normalizer.type !== "NFC") return false;
-  const steps = json.pre_tokenizer?.type === "Sequence" ? json.pre_tokenizer.pretokenizers ?? [] : [];
-  return (
-    steps.length === 2 &&
-    steps[0]!.type === "Split" &&
-    steps[0]!.pattern?.Regex === QWEN_SPLIT_PATTERN &&
-    steps[0]!.behavior === "Isolated" &&
-    steps[0]!.invert === false &&
-    steps[1]!.type === "ByteLevel" &&
-    steps[1]!.use_regex === false
-  );
-}
-
-/**
- * `text` cut at some line starts: just after a newline whose line goes on with spaces or tabs, if any, and then a
- * printable ASCII character (an indented line of code qualifies; a line of whitespace does not). Which line starts
- * are cuts depends on the line (a hash of it), not on positions, so a text that comes back with a few lines changed
- * is cut the same way away from them and its other chunks are found in the cache. Chunks are at least
- * MIN_LINE_CHUNK characters. A file read again with one line edited costs the encoding of the chunks around that
- * line, not of the whole file, and usually stays under INLINE_ENCODE_CHARS, so no worker round trip.
- */
-export function lineChunks(text: string): string[] {
-  const chunks: string[] = [];
-  let from = 0;
-  for (let newline = text.indexOf("\n", MIN_LINE_CHUNK - 1); newline >= 0 && newline < text.length - 1; newline = text.indexOf("\n", newline + 1)) {
-    const at = newline + 1;
-    let first = at;
-    while (text.charCodeAt(first) === 0x20 || text.charCodeAt(first) === 0x09) first++;
-    const code = text.charCodeAt(first); // (NaN past the end)
-    if (!(code >= 0x21 && code <= 0x7e) || lineHash(text, first) % LINE_CUT_EVERY !== 0) continue;
-    chunks.push(text.slice(from, at));
-    from = at;
-    newline = Math.min(text.length, from + MIN_LINE_CHUNK - 1) - 1;
-  }
-  chunks.push(from === 0 ? text : text.slice(from));
-  return chunks;
-}
-
-/** FNV-1a of the line from `at`: up to its newline, at most 64 characters. */
-function lineHash(text: string, at: number): number {
-  let hash = 0x811c9dc5;
-  for (let index = at, end = Math.min(text.length, at + 64); index < end; index++) {
-    const code = text.charCodeAt(index);
-    if (code === 0x0a) break;
-    hash = Math.imul(hash ^ code, 0x01000193);
-  }
-  return hash >>> 0;
-}
-
 /**
  * A copy of a segment that does not share memory with the prompt it was split from. V8 keeps a substring of 13
  * characters or more as a slice of its parent, so a cached slice would pin a whole 60 KB prompt per entry (up to 4,096

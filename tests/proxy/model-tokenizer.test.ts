@@ -14,7 +14,8 @@ import { chatRequestSchema } from "../../contracts/chat.ts";
 import { INLINE_ENCODE_CHARS } from "../../orchestrator/capture/prompt-builder.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { openclawFixture } from "./fixtures.ts";
-import { lineChunks, ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
+import { lineChunks } from "../../lib/model/line-chunks.ts";
+import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 
 const TEXTS = [
   "Hello world",
