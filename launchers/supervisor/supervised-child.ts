@@ -52,11 +52,13 @@ export class SupervisedChild {
   private pid: number | undefined;
   private restarts = 0;
   private lastResult: ChildResult | undefined;
+  /** Stopping for good (beginStop): no more restarts or probes, and its exit is one we asked for. */
   private stopping = false;
-  private killedByUs = false;
-  private timedOut = false;
-  /** This incarnation was ready, then down for longer than definition.hungAfterMs, and we stopped it. */
-  private hung: { downMs: number; detail: string } | undefined;
+  /**
+   * Why we stopped this incarnation ourselves, if we did: never ready in time, or ready and then down for longer
+   * than definition.hungAfterMs (hung).
+   */
+  private stoppedBecause: { kind: "not-ready" } | { kind: "hung"; downMs: number; detail: string } | null = null;
   private readonly stopController = new AbortController();
   private readyWaiters: Array<(ready: boolean) => void> = [];
   private loop: Promise<void> | undefined;
@@ -95,7 +97,6 @@ export class SupervisedChild {
   /** No more restarts or probes; its own exit from now on counts as a stop we asked for. */
   beginStop(): void {
     this.stopping = true;
-    this.killedByUs = true;
     this.stopController.abort();
   }
 
@@ -144,8 +145,7 @@ export class SupervisedChild {
 
   private async runIncarnation(spec: ProcessSpec, startedAt: number): Promise<ChildResult> {
     const [file, ...args] = spec.argv;
-    this.timedOut = false;
-    this.hung = undefined;
+    this.stoppedBecause = null;
     if (!file || !existsSync(spec.cwd)) {
       return this.end(startedAt, { exitCode: undefined, signal: undefined, reason: !file ? "empty argv" : `working directory ${spec.cwd} does not exist` });
     }
@@ -178,7 +178,7 @@ export class SupervisedChild {
     const polling = this.pollReadiness(startedAt, ended.signal);
     const exit = await exited;
     ended.abort();
-    const planned = this.definition.lifetime === "oneshot" && exit.exitCode === 0 && !this.timedOut && !this.hung;
+    const planned = this.definition.lifetime === "oneshot" && exit.exitCode === 0 && this.stoppedBecause === null;
     if (this.pid !== undefined && !planned && !this.stopping && isGroupAlive(this.pid)) {
       // it ended, but processes it started live on in its group (holding its output open): they go with it
       this.log?.lifecycle("warn", `pid ${this.pid} ended (${exit.signal ?? `exit ${exit.exitCode}`}), but processes of its group are still running: stopping them`);
@@ -200,9 +200,9 @@ export class SupervisedChild {
       pid: this.pid,
       exitCode: outcome.exitCode,
       signal: outcome.signal,
-      timedOut: this.timedOut,
-      hung: this.hung,
-      killedByUs: this.killedByUs,
+      timedOut: this.stoppedBecause?.kind === "not-ready",
+      hung: this.stoppedBecause?.kind === "hung" ? { downMs: this.stoppedBecause.downMs, detail: this.stoppedBecause.detail } : undefined,
+      killedByUs: this.stopping,
       startedAt,
       stderrTail: outcome.reason ? [...stderrTail, outcome.reason] : stderrTail,
       outputTail: this.log?.outputTail() ?? [],
@@ -232,7 +232,7 @@ export class SupervisedChild {
       } else if (downSince !== undefined && Date.now() - downSince >= this.definition.hungAfterMs) {
         return this.stopHung(Date.now() - downSince, probe.detail);
       } else if (this.state !== "down" && Date.now() - startedAt > this.definition.readyTimeoutMs) {
-        this.timedOut = true;
+        this.stoppedBecause = { kind: "not-ready" };
         this.log?.lifecycle("error", `not ready after ${Math.round(this.definition.readyTimeoutMs / 1000)}s (${probe.detail}); stopping it`);
         if (this.pid !== undefined) await terminateGroup(this.pid, this.context.stopGraceMs);
         return;
@@ -245,7 +245,7 @@ export class SupervisedChild {
 
   /** Down too long: hung. Its graceful stop (bounded), then SIGTERM → SIGKILL of its group; its exit is a crash. */
   private async stopHung(downMs: number, detail: string): Promise<void> {
-    this.hung = { downMs, detail };
+    this.stoppedBecause = { kind: "hung", downMs, detail };
     this.log?.lifecycle("error", `down for ${Math.round(downMs / 1000)}s (${detail}): hung, stopping it to start it again`);
     if (this.definition.gracefulStop) {
       const stopped = await withTimeout(this.definition.gracefulStop(), HUNG_GRACEFUL_STOP_MS).catch((error: Error) => `failed: ${error.message}`);
@@ -265,7 +265,7 @@ export class SupervisedChild {
       if (probe.ready && this.state !== "ready") this.setState("ready", probe.detail);
       if (!probe.ready && this.state === "ready") this.setState("down", `not answering: ${probe.detail}`);
       if (!probe.ready && !everReady && Date.now() - startedAt > this.definition.readyTimeoutMs && this.definition.spec) {
-        this.timedOut = true;
+        this.stoppedBecause = { kind: "not-ready" };
         this.setState("failed", `${how}, but not ready after ${Math.round(this.definition.readyTimeoutMs / 1000)}s: ${probe.detail}`);
         return;
       }
