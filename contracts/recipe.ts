@@ -1,5 +1,7 @@
 // The recipe schema: every key, its default and its description live here and nowhere else.
 // Cross-field checks that need only the recipe are here too; GPU placement checks live in launchers/placement.ts.
+// One file on purpose, over 400 lines: the schema is the documentation (docs/recipe-reference.md is generated from it),
+// and a reader checking a key finds its type, default, description and cross-field rules in one place.
 import { z } from "zod";
 import { STREAM_FORMS, type StreamForm } from "./sglang.ts";
 
