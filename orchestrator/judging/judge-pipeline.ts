@@ -1,5 +1,5 @@
 // Turns closed main turns into samples: explicit feedback or judge votes (binary / opd / combine), teacher scoring,
-// the sample put into the sink, one judgement record per turn, events and counters. Owns the judging life cycle of
+// the sample put into the sink, one judgement record per turn and events. Owns the judging life cycle of
 // a turn (held feedback, bounded retries of failed judgements, re-judging); HTTP routing is the proxy's.
 import { setMaxListeners } from "node:events";
 import type { SkipCategory } from "../../contracts/events.ts";
@@ -20,7 +20,6 @@ import { followVersionEvent } from "../weights/version-events.ts";
 import { WeightVersionTracker } from "../weights/weight-version-tracker.ts";
 import { detectExplicitScore, type ExplicitFeedback } from "./explicit-feedback.ts";
 import { handleFeedbackRequest, type FeedbackHeaders, type FeedbackReply } from "./feedback-endpoint.ts";
-import { JudgeCounters, type JudgeStats } from "./judge-stats.ts";
 import { decideSample, METHOD_NEEDS, type JudgedSignals } from "../samples/sample-decision.ts";
 import { buildSample, unusableTurnReason } from "../samples/sample-builder.ts";
 import { TeacherScorer, type TeacherOutcome } from "./teacher-scorer.ts";
@@ -47,7 +46,6 @@ export interface JudgePipelineDeps {
   currentVersion?: number;
 }
 
-export type { JudgeStats } from "./judge-stats.ts";
 
 interface Outcome {
   sample: Sample | null;
@@ -61,7 +59,6 @@ export class JudgePipeline {
   private readonly teacher: TeacherScorer;
   private readonly records: JudgementRecords;
   private readonly ledger: TurnLedger;
-  private readonly counters = new JudgeCounters();
   private readonly inflight = new Set<Promise<void>>();
   /**
    * Closed turns waiting for a judging slot, oldest first. A turn is judged when one of `maxJudging` slots frees
@@ -99,7 +96,6 @@ export class JudgePipeline {
     this.voter = new TurnVoter({
       client,
       bus: deps.bus,
-      counters: this.counters,
       signal: this.shutdown.signal,
       turnRetries: deps.turnRetries ?? 1,
       turnRetryDelayMs: deps.turnRetryDelayMs ?? 30_000,
@@ -164,13 +160,9 @@ export class JudgePipeline {
     await this.records.close();
   }
 
-  stats(): JudgeStats {
-    return this.counters.snapshot(this.inflight.size + this.waiting.length);
-  }
-
-  /** Mean evaluation score of the given samples (rollout/prm_eval_score); null when none has one. */
-  evalScoreOfBatch(sampleIds: readonly string[]): number | null {
-    return this.counters.evalScoreOfBatch(sampleIds);
+  /** Closed turns being judged or waiting for their turn (bounded by the backlog). */
+  get pending(): number {
+    return this.inflight.size + this.waiting.length;
   }
 
   private launch(turn: ClosedTurn): void {
@@ -255,8 +247,6 @@ export class JudgePipeline {
       ? { id: outcome.sample.id, kind: outcome.sample.kind, reward: outcome.sample.reward, why: outcome.sample.why, masked: outcome.sample.lossMask.every((bit) => bit === 0) }
       : null;
     record.skipped = outcome.skipped;
-    if (outcome.category) this.counters.skipped(outcome.category);
-    this.counters.judged(record.evalScore, outcome.category === "judge-failed");
     await this.records.write(record).catch((error: unknown) => this.reportError("INTERNAL", `cannot write the judgement record: ${(error as Error).message}`));
     this.deps.bus.emit({
       type: "turn-judged",
@@ -289,10 +279,7 @@ export class JudgePipeline {
     const tally = evalVotes ? tallyEvalVotes(evalVotes) : null;
     const choice = hintVotes ? chooseHint(hintVotes, this.recipe.opd.min_hint_chars) : null;
     if (tally) record.evaluation = { votes: evalVotes!.map((vote) => recordVote(vote, false)), score: tally.allFailed ? null : tally.score, valid: tally.valid, failed: tally.failed, counts: tally.counts };
-    if (choice) {
-      record.hint = { votes: hintVotes!.map((vote) => recordVote(vote, true)), kept: choice.hint, fromVote: choice.fromVote, reason: choice.reason };
-      if (!choice.allFailed) this.counters.hint(choice.hint !== null);
-    }
+    if (choice) record.hint = { votes: hintVotes!.map((vote) => recordVote(vote, true)), kept: choice.hint, fromVote: choice.fromVote, reason: choice.reason };
     const evalScore = explicit?.score ?? (tally && !tally.allFailed ? tally.score : null);
     record.evalScore = evalScore;
 
@@ -354,7 +341,6 @@ export class JudgePipeline {
       this.reportError("INTERNAL", `sample ${built.sample.id} was not stored: ${(error as Error).message}`);
       return { sample: null, skipped: `the sink did not store the sample: ${(error as Error).message}`, category: "sink-failed" };
     }
-    this.counters.sample(built.sample.id, built.sample.kind, built.sample.reward, decision.masked, evalScore);
     return { sample: built.sample, skipped: null, category: null };
   }
 

@@ -1,5 +1,5 @@
 // The votes one turn needs: evaluation and/or hint vote sets asked concurrently from the judge client, each vote
-// counted and announced (judge-vote events); a set whose votes ALL failed is asked again, alone, a bounded number
+// announced (judge-vote events); a set whose votes ALL failed is asked again, alone, a bounded number
 // of times after a delay. Deciding what the votes mean is vote-tally's and the dispatch table's job.
 import { sleepUnlessAborted } from "../../lib/abortable-sleep.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
@@ -8,12 +8,10 @@ import type { JudgePurpose } from "./judge-answer.ts";
 import type { JudgeClient } from "./judge-client.ts";
 import { evaluationPrompt, hintPrompt, responseTextForJudge } from "./judge-prompts.ts";
 import type { Vote } from "./vote-tally.ts";
-import type { JudgeCounters } from "./judge-stats.ts";
 
 export interface TurnVoterOptions {
   client: JudgeClient;
   bus: EventBus;
-  counters: JudgeCounters;
   signal: AbortSignal;
   turnRetries: number;
   turnRetryDelayMs: number;
@@ -53,7 +51,6 @@ export class TurnVoter {
     const responseText = responseTextForJudge(turn.response);
     const messages = purpose === "eval" ? evaluationPrompt(responseText, nextState.text, nextState.role) : hintPrompt(responseText, nextState.text, nextState.role);
     return this.options.client.vote(purpose, messages, undefined, (vote) => {
-      this.options.counters.vote(vote.score !== null);
       this.options.bus.emit({
         type: "judge-vote",
         sessionId: turn.sessionId,

@@ -41,8 +41,8 @@ describe("binary", () => {
     const [record] = await harness.records();
     expect(record).toMatchObject({ sessionId: turn.sessionId, turn: 0, method: "binary", evalScore: 1, skipped: null, sample: { id: `${turn.sessionId}:0`, kind: "rl", reward: 1, masked: false } });
     expect(record!.evaluation.votes.map((vote: { raw: string }) => vote.raw).join(" ")).toContain("They continued.");
-    expect(harness.pipeline.stats()).toMatchObject({ turnsJudged: 1, votes: 3, votesFailed: 0, rewards: { positive: 1, zero: 0, negative: 0 }, samples: { rl: 1 }, lastEvalScore: 1, pending: 0 });
-    expect(harness.pipeline.evalScoreOfBatch([`${turn.sessionId}:0`, "unknown:1"])).toBe(1);
+    expect(await harness.stats()).toMatchObject({ turnsJudged: 1, votes: 3, votesFailed: 0, rewards: { positive: 1, zero: 0, negative: 0 }, samples: { rl: 1 }, lastEvalScore: 1, pending: 0 });
+    expect(harness.sink.byId(`${turn.sessionId}:0`)?.evalScore).toBe(1); // (rollout/prm_eval_score comes from the sample)
   });
 
   it("many judge calls retrying at once: no listener-leak warning (each retry sleep listens to the pipeline's shutdown)", async () => {
@@ -82,7 +82,7 @@ describe("binary", () => {
     expect(tieRecord!.evaluation).toMatchObject({ score: 0, valid: 2, failed: 1, counts: { "1": 1, "-1": 1 } });
     const failedVote = tieRecord!.evaluation.votes.find((vote: { score: number | null }) => vote.score === null);
     expect(failedVote).toMatchObject({ attempts: 2, raw: "", error: expect.stringContaining("500") });
-    expect(harness.pipeline.stats()).toMatchObject({ votesFailed: 1, masked: 1, rewards: { zero: 2 } });
+    expect(await harness.stats()).toMatchObject({ votesFailed: 1, masked: 1, rewards: { zero: 2 } });
   });
 
   it("timeouts and unparseable answers are no votes, not zeros", async () => {
@@ -110,7 +110,7 @@ describe("binary", () => {
     expect(errors).toEqual([expect.objectContaining({ source: "judge", code: "JUDGE_FAILED" })]);
     const [record] = await harness.records();
     expect(record).toMatchObject({ attempt: 2, sample: null, evalScore: null, evaluation: { score: null, valid: 0, failed: 2 } });
-    expect(harness.pipeline.stats()).toMatchObject({ judgeFailures: 1, skipped: { "judge-failed": 1 }, samples: { rl: 0 } });
+    expect(await harness.stats()).toMatchObject({ judgeFailures: 1, skipped: { "judge-failed": 1 }, samples: { rl: 0 } });
   });
 
   it("all votes failed once, then the later retry succeeds", async () => {
@@ -141,7 +141,7 @@ describe("binary", () => {
     const records = await harness.records();
     expect(records.find((record) => record.sessionId === up.sessionId)).toMatchObject({ explicit: { score: 1, source: "message" }, evaluation: null });
     expect(records.find((record) => record.sessionId === aborted.sessionId)).toMatchObject({ sample: null, skipped: expect.stringContaining("aborted") });
-    expect(harness.pipeline.stats().skipped).toMatchObject({ aborted: 1, "empty-response": 1 });
+    expect((await harness.stats()).skipped).toMatchObject({ aborted: 1, "empty-response": 1 });
   });
 
   it("a truncated generation (finish length) becomes a truncated sample", async () => {

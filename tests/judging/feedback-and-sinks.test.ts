@@ -137,11 +137,11 @@ describe("sinks, records and drain", () => {
     harness = await startHarness({ method: "binary", judge: { votes: 1, timeout_s: 30, retries: 0 } }, { turnRetries: 0 });
     harness.judge.script("CASE-hung", "eval", [HANG]);
     harness.pipeline.onTurnClosed(await makeTurn({ marker: "CASE-hung" }));
-    expect(harness.pipeline.stats().pending).toBe(1);
+    expect((await harness.stats()).pending).toBe(1);
     const started = Date.now();
     await harness.pipeline.drain(200);
     expect(Date.now() - started).toBeLessThan(2000);
-    expect(harness.pipeline.stats().pending).toBe(0);
+    expect((await harness.stats()).pending).toBe(0);
     expect(harness.sink.samples).toHaveLength(0);
     expect(await harness.records()).toEqual([expect.objectContaining({ sample: null, skipped: expect.stringContaining("shutdown before the judge answered") })]);
   });

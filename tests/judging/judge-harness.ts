@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ChatMessage } from "../../contracts/chat.ts";
 import { recipeSchema, type RecipeInput } from "../../contracts/recipe.ts";
-import type { Sample } from "../../contracts/sample.ts";
+import type { Sample, SampleKind } from "../../contracts/sample.ts";
 import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import type { ClosedTurn, NextState } from "../../contracts/turn.ts";
-import type { RunEvent } from "../../contracts/events.ts";
+import type { RunEvent, SkipCategory } from "../../contracts/events.ts";
 import type { GenerateRequest } from "../../contracts/sglang.ts";
 import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
 import type { Responder, ResponderRequest, ScoreRequest } from "../../rehearsal/standin-model.ts";
@@ -102,6 +102,8 @@ export interface Harness {
   tokenizer: ModelTokenizer;
   close(): Promise<void>;
   records(): Promise<Array<Record<string, any>>>;
+  /** What judging did so far, counted from what it announced (events) and wrote (judgements.jsonl). */
+  stats(): Promise<JudgingCounts>;
   /** Closes the turn and resolves with its turn-judged event. */
   judgeTurn(turn: ClosedTurn): Promise<Extract<RunEvent, { type: "turn-judged" }>>;
   nextJudged(sessionId: string, turn: number): Promise<Extract<RunEvent, { type: "turn-judged" }>>;
@@ -138,6 +140,8 @@ export async function startHarness(recipe: RecipeInput, overrides: Partial<Judge
     turnRetryDelayMs: 10,
     ...overrides,
   });
+  const events: RunEvent[] = [];
+  bus.subscribe((event) => void events.push(event));
   const nextJudged = (sessionId: string, turn: number) =>
     new Promise<Extract<RunEvent, { type: "turn-judged" }>>((resolve) => {
       const stop = bus.subscribe((event) => {
@@ -162,13 +166,8 @@ export async function startHarness(recipe: RecipeInput, overrides: Partial<Judge
       pipeline.onTurnClosed(turn);
       return judged;
     },
-    async records() {
-      const text = await readFile(path.join(recordsDir, "judgements.jsonl"), "utf8").catch(() => "");
-      return text
-        .split("\n")
-        .filter((line) => line.length > 0)
-        .map((line) => JSON.parse(line));
-    },
+    records: () => readRecords(recordsDir),
+    stats: async () => countJudging(events, await readRecords(recordsDir), pipeline.pending),
     async close() {
       await pipeline.drain(2000);
       await server.close();
@@ -224,4 +223,53 @@ export async function makeTurn(spec: TurnSpec): Promise<ClosedTurn> {
     nextState,
     closedBy: next === null ? "session-done" : "next-request",
   };
+}
+
+export interface JudgingCounts {
+  turnsJudged: number;
+  votes: number;
+  votesFailed: number;
+  judgeFailures: number;
+  rewards: { positive: number; zero: number; negative: number };
+  /** Hint vote sets that were answered (not all failed): kept a hint or not. */
+  hints: { accepted: number; rejected: number };
+  samples: Record<SampleKind, number>;
+  masked: number;
+  skipped: Partial<Record<SkipCategory, number>>;
+  lastEvalScore: number | null;
+  pending: number;
+}
+
+async function readRecords(recordsDir: string): Promise<Array<Record<string, any>>> {
+  const text = await readFile(path.join(recordsDir, "judgements.jsonl"), "utf8").catch(() => "");
+  return text
+    .split("\n")
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line) as Record<string, any>);
+}
+
+/** The counts a test reads, from the pipeline's events and judgement records (nothing in the pipeline keeps them). */
+function countJudging(events: readonly RunEvent[], records: ReadonlyArray<Record<string, any>>, pending: number): JudgingCounts {
+  const counts: JudgingCounts = { turnsJudged: 0, votes: 0, votesFailed: 0, judgeFailures: 0, rewards: { positive: 0, zero: 0, negative: 0 }, hints: { accepted: 0, rejected: 0 }, samples: { rl: 0, opd: 0, combined: 0 }, masked: 0, skipped: {}, lastEvalScore: null, pending };
+  for (const event of events) {
+    if (event.type === "judge-vote") {
+      counts.votes += 1;
+      if (!event.ok) counts.votesFailed += 1;
+    }
+    if (event.type !== "turn-judged") continue;
+    counts.turnsJudged += 1;
+    if (event.skipCategory) counts.skipped[event.skipCategory] = (counts.skipped[event.skipCategory] ?? 0) + 1;
+    if (event.skipCategory === "judge-failed") counts.judgeFailures += 1;
+    if (event.score !== null) counts.lastEvalScore = event.score;
+    if (event.sample) {
+      counts.samples[event.sample.kind] += 1;
+      counts.rewards[event.sample.reward > 0 ? "positive" : event.sample.reward < 0 ? "negative" : "zero"] += 1;
+    }
+  }
+  for (const record of records) {
+    if (record.sample?.masked) counts.masked += 1;
+    const votes = (record.hint?.votes ?? []) as Array<{ error: string | null }>;
+    if (record.hint && votes.some((vote) => vote.error === null)) counts.hints[record.hint.kept !== null ? "accepted" : "rejected"] += 1;
+  }
+  return counts;
 }

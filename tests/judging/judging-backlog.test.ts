@@ -21,7 +21,7 @@ describe("judging backlog", () => {
     expect(skipped).toMatchObject({ sample: null, skipCategory: "stale", skipped: "stale before judging: oldest token from weight version 7, current 10, max_staleness 2 (its sample would not be delivered)" });
     expect(harness.judge.calls).toHaveLength(0);
     await settled(); // (the turn-judged event comes just before its task ends)
-    expect(harness.pipeline.stats()).toMatchObject({ skipped: { stale: 1 }, pending: 0 });
+    expect(await harness.stats()).toMatchObject({ skipped: { stale: 1 }, pending: 0 });
     expect((await harness.records())[0]).toMatchObject({ sessionId: stale.sessionId, sample: null, skipped: expect.stringContaining("stale before judging") });
 
     const made = await makeTurn({ marker: "CASE-fresh" });
@@ -55,13 +55,13 @@ describe("judging backlog", () => {
     for (const index of [2, 3, 4]) {
       expect(outcomes.get(`session-CASE-b${index}`)).toMatchObject({ sample: null, skipped: "backlog full: more than 2 turns waiting for the judge (judge.max_waiting_turns); the oldest is not judged" });
     }
-    expect(harness.pipeline.stats()).toMatchObject({ pending: 4, skipped: { "backlog-full": 3 } });
+    expect(await harness.stats()).toMatchObject({ pending: 4, skipped: { "backlog-full": 3 } });
     await Promise.all([5, 6].map((index) => harness!.nextJudged(`session-CASE-b${index}`, 0)));
     for (const index of [0, 1]) expect(outcomes.get(`session-CASE-b${index}`)).toMatchObject({ sample: null, skipped: expect.stringContaining("failed") });
     for (const index of [5, 6]) expect(outcomes.get(`session-CASE-b${index}`)).toMatchObject({ sample: { reward: -1 } });
     expect(harness.judge.calls.map((call) => call.marker).sort()).toEqual(["CASE-b0", "CASE-b1", "CASE-b5", "CASE-b6"]);
     await settled();
-    expect(harness.pipeline.stats().pending).toBe(0);
+    expect((await harness.stats()).pending).toBe(0);
   });
 
   it("decides at once the turns that need no judge call, even with the slots taken and the backlog full", async () => {
@@ -76,6 +76,6 @@ describe("judging backlog", () => {
     // (binary keeps such a turn as a masked sample, with no judge call)
     for (const index of [0, 1, 2, 3]) expect(outcomes.get(`session-CASE-last${index}`)).toMatchObject({ skipped: null, sample: { reward: 0, why: "binary: no next state (loss mask 0)" } });
     expect(outcomes.has("session-CASE-busy2")).toBe(false); // still waiting: not pushed out by the turns decided at once
-    expect(harness.pipeline.stats()).toMatchObject({ pending: 3, masked: 4, skipped: {} });
+    expect(await harness.stats()).toMatchObject({ pending: 3, masked: 4, skipped: {} });
   });
 });
