@@ -27,14 +27,14 @@ const TURNS = 30;
 const SELF = fileURLToPath(import.meta.url);
 
 // ---------- shared request material ----------
-function systemPrompt(): string {
+export function systemPrompt(): string {
   const words = ["Tooling", "policy", "read", "write", "session", "workspace", "agent", "memory", "files", "safety", "reply", "channel"];
   let text = "<!-- openclaw:attempt:STABLE -->\nYou are a personal assistant running inside OpenClaw.\n";
   for (let index = 0; text.length < 48_000; index++) text += words[index % words.length] + (index % 17 === 16 ? ".\n" : " ");
   return text;
 }
 
-function tools(): Tool[] {
+export function tools(): Tool[] {
   const names = ["read", "write", "edit", "exec", "ls", "apply_patch", "grep", "find", "web_fetch", "memory_search", "sessions_send", "cron"];
   return names.map((name, index) => ({
     type: "function" as const,
@@ -59,7 +59,7 @@ function userMessage(session: string, turn: number): ChatMessage {
 }
 
 /** The messages OpenClaw sends for `turn` (1-based) of a session: system, history, new user message, context block. */
-function messagesFor(session: string, turn: number): ChatMessage[] {
+export function messagesFor(session: string, turn: number): ChatMessage[] {
   const messages: ChatMessage[] = [{ role: "system", content: SYSTEM }];
   for (let index = 1; index < turn; index++) messages.push(userMessage(session, index), { role: "assistant", content: REPLY });
   messages.push(userMessage(session, turn), INTERNAL);
@@ -91,6 +91,7 @@ async function runEngine(replyIds: number[], cumulative: boolean): Promise<void>
       Object.assign(delays, JSON.parse(body));
       return response.end("{}");
     }
+    if (request.url === "/v1/chat/completions") return chatCompletion(JSON.parse(body) as { stream?: boolean; messages: unknown[] }, response);
     const parsed = JSON.parse(body) as { input_ids: number[]; stream?: boolean };
     const promptTokens = parsed.input_ids.length;
     // token k is due at prefill + (k − 1) · tokenMs after the request arrived, streamed or not (a decode loop runs
@@ -112,6 +113,31 @@ async function runEngine(replyIds: number[], cumulative: boolean): Promise<void>
     }
     response.end("data: [DONE]\n\n");
   });
+  /**
+   * SGLang's own OpenAI chat completions (what a plain gateway relays), with the same timing as /generate: a role
+   * chunk, one content delta per token (the reply cut into as many pieces as it has tokens), a finish chunk, [DONE].
+   */
+  async function chatCompletion(parsed: { stream?: boolean; messages: unknown[] }, response: ServerResponse): Promise<void> {
+    const arrived = performance.now();
+    const due = (count: number) => sleep(arrived + delays.prefillMs + (count - 1) * delays.tokenMs - performance.now());
+    const pieces = Array.from({ length: replyIds.length }, (_, index) => REPLY.slice(Math.floor((index * REPLY.length) / replyIds.length), Math.floor(((index + 1) * REPLY.length) / replyIds.length)));
+    const base = { id: "chatcmpl-bench", object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: "qwen3-4b" };
+    const usage = { prompt_tokens: JSON.stringify(parsed.messages).length >> 2, completion_tokens: replyIds.length, total_tokens: (JSON.stringify(parsed.messages).length >> 2) + replyIds.length };
+    if (!parsed.stream) {
+      await due(replyIds.length);
+      response.writeHead(200, { "content-type": "application/json" });
+      return void response.end(JSON.stringify({ ...base, object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: REPLY }, finish_reason: "stop" }], usage }));
+    }
+    response.writeHead(200, { "content-type": "text/event-stream" });
+    response.flushHeaders();
+    response.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] })}\n\n`);
+    for (let count = 1; count <= replyIds.length; count++) {
+      await due(count);
+      response.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: pieces[count - 1] }, finish_reason: null }] })}\n\n`);
+    }
+    response.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage })}\n\n`);
+    response.end("data: [DONE]\n\n");
+  }
   server.keepAliveTimeout = 60_000;
   server.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ port: (server.address() as { port: number }).port })));
 }
@@ -200,7 +226,7 @@ async function runRelay(engineUrl: string): Promise<void> {
 }
 
 // ---------- client ----------
-function firstLine(child: ResultPromise): Promise<Record<string, number>> {
+export function firstLine(child: ResultPromise): Promise<Record<string, number>> {
   return new Promise((resolve, reject) => {
     let buffer = "";
     child.stdout?.on("data", (data: Buffer) => {
@@ -311,7 +337,7 @@ async function startRevisionProxy(revision: string, engineUrl: string, flags: st
   }
 }
 
-function percentile(values: number[], fraction: number): number {
+export function percentile(values: number[], fraction: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? NaN;
 }
@@ -494,7 +520,9 @@ async function main(): Promise<void> {
 }
 
 const role = process.argv.find((argument) => argument.startsWith("--role="))?.slice(7);
-if (role === "engine") await runEngine(JSON.parse(process.argv.find((argument) => argument.startsWith("--reply="))!.slice(8)) as number[], process.argv.includes("--cumulative"));
+if (path.resolve(process.argv[1] ?? "") !== SELF) {
+  // imported by another bench for its shared material: run nothing
+} else if (role === "engine") await runEngine(JSON.parse(process.argv.find((argument) => argument.startsWith("--reply="))!.slice(8)) as number[], process.argv.includes("--cumulative"));
 else if (role === "proxy") {
   const option = (name: string) => process.argv.find((argument) => argument.startsWith(`--${name}=`))?.slice(name.length + 3);
   const judgeUrl = option("judge");

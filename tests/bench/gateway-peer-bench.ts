@@ -1,0 +1,149 @@
+// The proxy beside a plain gateway: Portkey's AI gateway (@portkey-ai/gateway, TypeScript, Hono) relaying OpenAI chat
+// completions to the same fake engine (proxy-bench.ts's, with the same timing), with the same OpenClaw-sized traffic
+// (48 KB system prompt, 12 tools), measured side by side in one run: for a new session on every request and for
+// continuing sessions; added latency at concurrency 1, throughput at 64, CPU per request of each process. Ratios only.
+import { readFileSync } from "node:fs";
+import { Agent, request as httpRequest } from "node:http";
+import { createServer } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa, type ResultPromise } from "execa";
+import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
+import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
+import { firstLine, messagesFor, percentile, tools } from "./proxy-bench.ts";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, "../..");
+const PROXY_BENCH = path.join(HERE, "proxy-bench.ts");
+const REQUESTS_AT_ONE = 40;
+const REQUESTS_AT_64 = 640;
+const TOOLS = tools();
+const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+
+/** CPU time a process has used so far (user + system, ms), from /proc: the same measure for both processes. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Time to the first content delta of a streamed answer (ms). */
+function firstToken(url: string, body: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const outgoing = httpRequest(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers } });
+    outgoing.once("error", reject);
+    outgoing.once("response", (response) => {
+      let firstAt = -1;
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (part: string) => {
+        if (response.statusCode !== 200) text += part;
+        else if (firstAt < 0 && /"content":\s?"S/.test(part)) firstAt = performance.now();
+      });
+      response.once("end", () => (response.statusCode === 200 && firstAt > 0 ? resolve(firstAt - started) : reject(new Error(`${url} answered ${response.statusCode}: ${text.slice(0, 300)}`))));
+    });
+    outgoing.end(body);
+  });
+}
+
+interface Target {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  pid: number;
+}
+
+const body = (session: string, turn: number) => JSON.stringify({ model: "qwen3-4b", messages: messagesFor(session, turn), tools: TOOLS, tool_choice: "auto", stream: true, max_completion_tokens: 8192 });
+
+/** The request sequence of one traffic style: a new session each time, or sessions that go on (turns 2..9 of each). */
+function requestOf(style: "new" | "continuing", client: number, index: number): string {
+  return style === "new" ? body(`new-${client}-${index}-${Math.random().toString(36).slice(2)}`, 1) : body(`cont-${client}`, 2 + (index % 8));
+}
+
+async function main(): Promise<void> {
+  const files = await loadTokenizerFiles("builtin:qwen3");
+  const tokenizer = new ModelTokenizer(files);
+  const reply = "Sure, I will look at the workspace now and report back shortly with what I find, starting with the files that changed since yesterday.";
+  const replyIds = [...tokenizer.encode(reply), tokenizer.tokenId("<|im_end|>")!];
+  const children: ResultPromise[] = [];
+  try {
+    const engine = execa(process.execPath, ["--import", "tsx", PROXY_BENCH, "--role=engine", `--reply=${JSON.stringify(replyIds)}`], { reject: false });
+    children.push(engine);
+    const engineUrl = `http://127.0.0.1:${(await firstLine(engine)).port}`;
+    const proxy = execa(process.execPath, ["--import", "tsx", PROXY_BENCH, "--role=proxy", `--engine=${engineUrl}`], { reject: false });
+    children.push(proxy);
+    const proxyPort = (await firstLine(proxy)).port;
+    const portkeyPort = await freePort();
+    const portkey = execa(process.execPath, ["--import", path.join(HERE, "mutable-fetch.mjs"), path.join(ROOT, "node_modules/@portkey-ai/gateway/build/start-server.js"), `--port=${portkeyPort}`, "--headless"], { reject: false, env: { NODE_ENV: "production" } });
+    children.push(portkey);
+    await new Promise<void>((resolve, reject) => {
+      let seen = "";
+      portkey.stdout?.on("data", (data: Buffer) => {
+        seen += data.toString();
+        if (seen.includes("Ready for connections")) resolve();
+      });
+      void portkey.then((result) => reject(new Error(`Portkey's gateway exited: ${String(result.stderr).slice(-500)}`)));
+    });
+    const targets: Target[] = [
+      { name: "openclaw-rl proxy (tokens mode: render, tokenize, /generate, parse, capture)", url: `http://127.0.0.1:${proxyPort}/v1/chat/completions`, headers: {}, pid: proxy.pid! },
+      { name: "Portkey AI gateway 1.15.2 (relay to the engine's /v1/chat/completions)", url: `http://127.0.0.1:${portkeyPort}/v1/chat/completions`, headers: { "x-portkey-provider": "openai", "x-portkey-custom-host": `${engineUrl}/v1`, authorization: "Bearer bench" }, pid: portkey.pid! },
+    ];
+    const direct = `${engineUrl}/v1/chat/completions`;
+    // warm-up: the 48 KB system prompt once through each
+    for (const target of targets) await firstToken(target.url, requestOf("continuing", 999, 0), target.headers);
+
+    const rows: string[] = [];
+    for (const style of ["new", "continuing"] as const) {
+      // concurrency 1: the three in turn for each request (direct, proxy, Portkey, in alternating order)
+      const added = new Map<string, number[]>(targets.map((target) => [target.name, []]));
+      const cpu = new Map<string, number>(targets.map((target) => [target.name, 0]));
+      for (let index = 0; index < REQUESTS_AT_ONE; index++) {
+        const request = requestOf(style, 0, index);
+        const base = await firstToken(direct, request, {});
+        for (const target of index % 2 === 0 ? targets : [...targets].reverse()) {
+          const before = cpuMs(target.pid);
+          const ms = await firstToken(target.url, request, target.headers);
+          cpu.set(target.name, cpu.get(target.name)! + cpuMs(target.pid) - before);
+          added.get(target.name)!.push(ms - base);
+        }
+      }
+      // concurrency 64: each target alone, 64 closed-loop clients, requests per second
+      const throughput = new Map<string, number>();
+      for (const target of targets) {
+        let next = 0;
+        const started = performance.now();
+        const client = async (id: number): Promise<void> => {
+          while (next < REQUESTS_AT_64) await firstToken(target.url, requestOf(style, id, next++), target.headers).catch(() => undefined);
+        };
+        await Promise.all(Array.from({ length: 64 }, (_, id) => client(id)));
+        throughput.set(target.name, REQUESTS_AT_64 / ((performance.now() - started) / 1000));
+      }
+      for (const target of targets) {
+        const values = added.get(target.name)!;
+        rows.push(`| ${style === "new" ? "new session every request" : "continuing sessions"} | ${target.name} | ${percentile(values, 0.5).toFixed(2)} | ${percentile(values, 0.9).toFixed(2)} | ${(cpu.get(target.name)! / REQUESTS_AT_ONE).toFixed(2)} | ${throughput.get(target.name)!.toFixed(1)} |`);
+      }
+      const [ours, peer] = targets.map((target) => target.name);
+      const ratio = (a: number, b: number) => (a / b).toFixed(2);
+      rows.push(
+        `| ${style === "new" ? "new session every request" : "continuing sessions"} | **proxy / Portkey** | ${ratio(percentile(added.get(ours!)!, 0.5), percentile(added.get(peer!)!, 0.5))}× | ${ratio(percentile(added.get(ours!)!, 0.9), percentile(added.get(peer!)!, 0.9))}× | ${ratio(cpu.get(ours!)!, cpu.get(peer!)!)}× | ${ratio(throughput.get(ours!)!, throughput.get(peer!)!)}× |`,
+      );
+    }
+    console.log("Same fake engine, same OpenClaw-sized requests (48 KB system prompt, 12 tools, streamed), one run. Added = time to the first content token through the gateway minus directly from the engine's /v1/chat/completions, at concurrency 1; CPU per request of the gateway's process at concurrency 1 (/proc, all threads); throughput: 64 closed-loop clients against each alone.\n");
+    console.log("| traffic | gateway | added p50 (ms) | added p90 (ms) | CPU per request (ms) | requests/s at 64 |");
+    console.log("| --- | --- | --- | --- | --- | --- |");
+    for (const row of rows) console.log(row);
+  } finally {
+    for (const child of children) child.kill("SIGTERM");
+    await Promise.allSettled(children);
+  }
+}
+
+await main();
