@@ -1,11 +1,11 @@
 // Renders a model's jinja chat template (tokenizer_config.json) with @huggingface/jinja, the way
 // transformers' apply_chat_template does. Message normalisation for the template lives here too.
-import { Template } from "@huggingface/jinja";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import type { TokenizerFiles } from "./model-files.ts";
-import { installPythonStrip } from "./python-strip.ts";
+import { decodePythonJson } from "./python-json.ts";
 import { isQwen3Template, Qwen3Template } from "./qwen3-template.ts";
+import { TransformersTemplate } from "./transformers-template.ts";
 
 export interface RenderOptions {
   tools?: Tool[] | null;
@@ -36,10 +36,13 @@ export function toTemplateMessages(messages: readonly ChatMessage[]): TemplateMe
   });
 }
 
-/** Templates print `arguments | tojson`; HF passes a dict there, so decode the JSON string when it is one. */
+/**
+ * Templates print `arguments | tojson`; HF passes a dict there, so decode the JSON string as SGLang does (orjson:
+ * 1.0 stays a float, keys keep their order). Text that is not JSON stays a string (SGLang refuses the request).
+ */
 function parseArguments(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return decodePythonJson(text);
   } catch {
     return text;
   }
@@ -49,7 +52,7 @@ function parseArguments(text: string): unknown {
 const SPECIAL_TOKENS = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"] as const;
 
 export class ChatTemplate {
-  private readonly template: Template;
+  private readonly template: TransformersTemplate;
   private readonly specials: Record<string, unknown>;
   /** A plain-code port of this template (Qwen3's), used once it rendered the probe conversations exactly as jinja. */
   private readonly compiled: Qwen3Template | null;
@@ -62,8 +65,7 @@ export class ChatTemplate {
         hint: "use a chat model checkpoint, or proxy.mode: passthrough",
       });
     }
-    installPythonStrip(); // strip('\n') must strip only '\n', as transformers' jinja2 does
-    this.template = new Template(source);
+    this.template = new TransformersTemplate(source); // strip('\n') strips only '\n', tojson is json.dumps, as in transformers
     const config = files.tokenizerConfig;
     const specials: Record<string, string> = {};
     for (const name of SPECIAL_TOKENS) {

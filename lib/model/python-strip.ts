@@ -5,9 +5,8 @@
 // points it contains; anything else is a TypeError. @huggingface/jinja 0.5.11 builds these three in StringValue's
 // `builtins` map (src/runtime.ts) as `this.value.trim()` / `trimStart()` / `trimEnd()` and applies `trim` in
 // Interpreter.applyFilter, so `content.strip('\n')` in Qwen3's template strips spaces too. `stripPython` and
-// `stripArgument` below are what those builtins would call upstream; `installPythonStrip` puts them in place from
-// outside, at the two points where the library dispatches them, until it does.
-import { Environment, Interpreter } from "@huggingface/jinja";
+// `stripArgument` are what those builtins would call upstream; lib/model/transformers-template.ts calls them from its
+// own Interpreter until then.
 
 export type StripSide = "both" | "start" | "end";
 
@@ -67,73 +66,4 @@ export function stripArgument(method: string, args: readonly RuntimeValueLike[])
   if (argument === undefined || argument.type === "NullValue") return null;
   if (argument.type === "StringValue") return argument.value as string;
   throw new TypeError(`${method} arg must be None or str`);
-}
-
-const METHODS: ReadonlyArray<[name: string, side: StripSide]> = [["strip", "both"], ["lstrip", "start"], ["rstrip", "end"]];
-const INSTALLED = Symbol.for("openclaw-rl.python-strip");
-
-type StringValueConstructor = new (value: string) => RuntimeValueLike;
-type FunctionValueConstructor = new (call: (args: RuntimeValueLike[]) => RuntimeValueLike) => RuntimeValueLike;
-interface FilterNode {
-  type: string;
-  value?: string;
-  callee?: { type: string; value: string };
-  args?: unknown[];
-}
-type ApplyFilter = (this: InterpreterInternals, operand: RuntimeValueLike, filter: FilterNode, environment: unknown) => RuntimeValueLike;
-interface InterpreterInternals {
-  evaluateArguments(args: unknown[], environment: unknown): [RuntimeValueLike[], Map<string, RuntimeValueLike>];
-}
-
-/**
- * Replaces strip/lstrip/rstrip in every string's builtins and the `trim` filter on strings with Python's versions, for
- * every @huggingface/jinja Template in this process. Idempotent. Throws when the library no longer has the shape this
- * reaches into (StringValue's lazily built `builtins` map, Interpreter.applyFilter), so an upgrade cannot silently undo it.
- */
-export function installPythonStrip(): void {
-  const probe = new Environment();
-  probe.set("text", "");
-  const sample = probe.lookupVariable("text") as unknown as RuntimeValueLike & { builtins: Map<string, RuntimeValueLike> };
-  const prototype = Object.getPrototypeOf(sample) as Record<symbol, unknown>;
-  if (prototype[INSTALLED]) return;
-  const builtins = Object.getOwnPropertyDescriptor(prototype, "builtins")?.get;
-  const strip = sample.builtins?.get("strip");
-  const applyFilter = (Interpreter.prototype as unknown as { applyFilter?: ApplyFilter }).applyFilter;
-  if (sample.type !== "StringValue" || builtins === undefined || strip?.type !== "FunctionValue" || typeof applyFilter !== "function") {
-    throw new Error("@huggingface/jinja changed: StringValue.builtins or Interpreter.applyFilter is not where lib/model/python-strip.ts expects it");
-  }
-  const StringValue = sample.constructor as StringValueConstructor;
-  const FunctionValue = strip.constructor as FunctionValueConstructor;
-  const replaced = new WeakSet<Map<string, RuntimeValueLike>>();
-
-  Object.defineProperty(prototype, "builtins", {
-    configurable: true,
-    get(this: RuntimeValueLike) {
-      const map = builtins.call(this) as Map<string, RuntimeValueLike>;
-      if (!replaced.has(map)) {
-        for (const [name, side] of METHODS) {
-          map.set(name, new FunctionValue((args) => new StringValue(stripPython(this.value as string, stripArgument(name, args), side))));
-        }
-        replaced.add(map);
-      }
-      return map;
-    },
-  });
-
-  (Interpreter.prototype as unknown as { applyFilter: ApplyFilter }).applyFilter = function (operand, filter, environment) {
-    if (operand.type === "StringValue") {
-      if (filter.type === "Identifier" && filter.value === "trim") return new StringValue(stripPython(operand.value as string, null, "both"));
-      if (filter.type === "CallExpression" && filter.callee?.type === "Identifier" && filter.callee.value === "trim") {
-        const [args, keywords] = this.evaluateArguments(filter.args ?? [], environment);
-        // jinja2's do_trim(value, chars=None) is value.strip(chars); chars may come by name
-        const unexpected = [...keywords.keys()].find((key) => key !== "chars");
-        if (unexpected !== undefined) throw new TypeError(`do_trim() got an unexpected keyword argument '${unexpected}'`);
-        if (keywords.has("chars") && args.length > 0) throw new TypeError("do_trim() got multiple values for argument 'chars'");
-        const given = keywords.has("chars") ? [keywords.get("chars")!] : args;
-        return new StringValue(stripPython(operand.value as string, stripArgument("strip", given), "both"));
-      }
-    }
-    return applyFilter.call(this, operand, filter, environment);
-  };
-  prototype[INSTALLED] = true;
 }

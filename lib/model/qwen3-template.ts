@@ -2,9 +2,9 @@
 // plain TypeScript: the same text as transformers' jinja2 renders (tests/proxy/template-parity.test.ts), in microseconds
 // instead of milliseconds for a long history. ChatTemplate uses it only after checking it against jinja; ignores every other template.
 import { createHash } from "node:crypto";
-import { Template } from "@huggingface/jinja";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import { LruCache } from "../lru-cache.ts";
+import { decodePythonJson, dumpPythonJson, type PythonJson } from "./python-json.ts";
 import { stripPython } from "./python-strip.ts";
 
 /** SHA-256 of the chat_template string shipped with Qwen3 checkpoints (and builtin:qwen3). */
@@ -25,7 +25,6 @@ interface Flat {
 }
 
 export class Qwen3Template {
-  private readonly json = new Template("{{ value | tojson }}"); // jinja's own tojson formatting
   private readonly toolBlocks = new LruCache<string, string>(64); // tools (as JSON) → their rendered lines
   private readonly argumentTexts = new LruCache<string, string>(4096); // a tool call's arguments string → rendered
 
@@ -109,23 +108,23 @@ export class Qwen3Template {
     let lines = this.toolBlocks.get(key);
     if (lines === undefined) {
       lines = "";
-      for (const tool of tools) lines += "\n" + this.json.render({ value: tool });
+      for (const tool of tools) lines += "\n" + dumpPythonJson(tool as unknown as PythonJson); // `tool | tojson`
       this.toolBlocks.set(key, lines);
     }
     return lines;
   }
 
-  /** ChatTemplate decodes arguments JSON for the template (HF passes a dict): a string is printed as is, else tojson. */
+  /** ChatTemplate decodes arguments JSON for the template as SGLang does: a string is printed as is, else tojson. */
   private argumentText(raw: string): string {
     let text = this.argumentTexts.get(raw);
     if (text === undefined) {
-      let value: unknown;
+      let value: PythonJson;
       try {
-        value = JSON.parse(raw);
+        value = decodePythonJson(raw);
       } catch {
         value = raw;
       }
-      text = typeof value === "string" ? value : this.json.render({ value });
+      text = typeof value === "string" ? value : dumpPythonJson(value);
       this.argumentTexts.set(raw, text);
     }
     return text;

@@ -1,9 +1,10 @@
-// Python's strip family in @huggingface/jinja (lib/model/python-strip.ts), held against Python itself: Debian's
+// Python's strip family (lib/model/python-strip.ts) in TransformersTemplate, held against Python itself: Debian's
 // /usr/bin/python3 and python3-jinja2 answer the same calls, so no expected value here is written by hand.
 import { execa } from "execa";
 import { Template } from "@huggingface/jinja";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installPythonStrip, stripPython } from "../../lib/model/python-strip.ts";
+import { stripPython } from "../../lib/model/python-strip.ts";
+import { TransformersTemplate } from "../../lib/model/transformers-template.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 import { PYTHON, TransformersRenderer, type RenderAnswer } from "../support/transformers-renderer.ts";
 
@@ -20,9 +21,9 @@ function randomText(random: ReturnType<typeof seededRandom>): string {
   return text;
 }
 
-function jinjaAnswer(template: string, context: Record<string, unknown>): RenderAnswer {
+function jinjaAnswer(template: string, context: Record<string, unknown>, Kind: typeof Template = TransformersTemplate): RenderAnswer {
   try {
-    return { text: new Template(template).render(context) };
+    return { text: new Kind(template).render(context) };
   } catch (error) {
     return { error: `${(error as Error).name}: ${(error as Error).message}` };
   }
@@ -39,16 +40,16 @@ describe("@huggingface/jinja without the layer", () => {
     const context = { s: "\n  answer  \n", c: "\n" };
     const [reference] = await python.renderAll([{ template: "{{ s.strip(c) }}", context }]);
     expect(reference).toEqual({ text: "  answer  " });
-    expect(jinjaAnswer("{{ s.strip(c) }}", context)).toEqual({ text: "answer" });
+    expect(jinjaAnswer("{{ s.strip(c) }}", context, Template)).toEqual({ text: "answer" });
+  });
+
+  it("stays so after a TransformersTemplate rendered in the same process: the fix changes no other Template", () => {
+    expect(jinjaAnswer("{{ s.strip('\\n') }}|{{ s | trim('\\n') }}", { s: "\n x \n" })).toEqual({ text: " x | x " });
+    expect(jinjaAnswer("{{ s.strip('\\n') }}|{{ s | trim }}", { s: "\n x \n" }, Template)).toEqual({ text: "x|x" });
   });
 });
 
-describe("installPythonStrip", () => {
-  beforeAll(() => {
-    installPythonStrip();
-    installPythonStrip(); // idempotent: a second call must not wrap the first
-  });
-
+describe("TransformersTemplate's strip family", () => {
   it("strips exactly Python's whitespace with no argument, for every code point", async () => {
     const { stdout } = await execa(PYTHON, ["-c", "import json; print(json.dumps([c for c in range(0x110000) if chr(c).isspace()]))"]);
     const whitespace = new Set(JSON.parse(stdout) as number[]);

@@ -1,11 +1,14 @@
-// Rendering parity with transformers: seeded random OpenClaw-like requests rendered by Debian's python3-jinja2, set up
-// as transformers' apply_chat_template (tests/support/transformers_chat_template.py), and by us (the jinja path and,
-// where a template has one, its plain-code port), compared byte for byte for every template we ship or test with.
+// Rendering parity with transformers: the recorded OpenClaw requests and seeded random OpenClaw-like ones rendered by
+// Debian's python3-jinja2, set up as transformers' apply_chat_template with SGLang's message handling
+// (tests/support/transformers_chat_template.py), and by us (the jinja path and, where a template has one, its
+// plain-code port), compared byte for byte for every template we ship or test with.
 //
-// Outside this comparison, and known to differ: integer-valued floats and integer-like object keys in tool-call
-// arguments (JSON.parse gives 1 for 1.0 and puts "1" before "b"), and requests SGLang handles its own way (developer
-// messages, content parts), which the generator does not produce.
-import { readFileSync } from "node:fs";
+// Outside this comparison, and known to differ: developer messages (we render them as system, SGLang hands the role
+// on and Qwen3's template drops it), content of several text parts (we join them with "", SGLang with " "), tools
+// whose JSON has integral floats or integer-like keys (the request body is read by JSON.parse before us; tool-call
+// arguments, which are JSON text, are decoded as SGLang does), and arguments that are not a JSON object (SGLang refuses
+// the request, we print the text).
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { chatRequestSchema, type ChatRequest } from "../../contracts/chat.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
@@ -65,9 +68,9 @@ function firstDifference(expected: RenderAnswer, actual: RenderAnswer): string {
 }
 
 describe("chat template rendering parity with transformers", () => {
-  it(`renders ${CONVERSATIONS} random OpenClaw-like conversations byte for byte as transformers' jinja2 does, per template and path`, async () => {
+  it(`renders the recorded OpenClaw requests and ${CONVERSATIONS} random OpenClaw-like ones byte for byte as transformers' jinja2 does, per template and path`, async () => {
     const random = seededRandom(20_260_519);
-    const requests: ChatRequest[] = Array.from({ length: CONVERSATIONS }, () => openclawConversation(random));
+    const requests: ChatRequest[] = [...recordedRequests(), ...Array.from({ length: CONVERSATIONS }, () => openclawConversation(random))];
     const python = new TransformersRenderer();
     const rows: string[] = [];
     const mismatches: string[] = [];
@@ -104,11 +107,19 @@ describe("chat template rendering parity with transformers", () => {
     } finally {
       await python.close();
     }
-    console.log(`rendering parity, ${CONVERSATIONS} conversations:\n  ${rows.join("\n  ")}`);
+    console.log(`rendering parity, ${requests.length} conversations (${requests.length - CONVERSATIONS} recorded from OpenClaw):\n  ${rows.join("\n  ")}`);
     expect(rows).toHaveLength(4); // qwen3 through jinja and the port, the edited template and the probe through jinja
     expect(mismatches).toEqual([]);
   });
 });
+
+/** The stock OpenClaw requests in tests/fixtures/openclaw, as their bodies. */
+function recordedRequests(): ChatRequest[] {
+  const folder = new URL("../fixtures/openclaw/", import.meta.url);
+  const names = readdirSync(folder).filter((name) => name.endsWith(".json"));
+  expect(names.length).toBeGreaterThan(0);
+  return names.map((name) => chatRequestSchema.parse((JSON.parse(readFileSync(new URL(name, folder), "utf8")) as { body: unknown }).body));
+}
 
 function options(request: ChatRequest): { tools: ChatRequest["tools"]; addGenerationPrompt: boolean; extra: Record<string, unknown> | undefined } {
   return { tools: request.tools ?? null, addGenerationPrompt: true, extra: request.chat_template_kwargs ?? undefined };

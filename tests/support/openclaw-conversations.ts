@@ -3,9 +3,10 @@
 //
 // Text is what agents send and models answer: whitespace at the edges (newlines, spaces, tabs, ideographic space), code,
 // CJK, emoji (surrogate pairs, skin-tone modifiers), combining marks, quotes and backslashes, <think> tags written
-// inline. Requests stay inside what both sides accept the same way: string content, arguments that are JSON objects
-// (SGLang refuses others), no integer-valued floats or integer-like object keys in arguments (see template-parity.test.ts).
+// inline. Content is a string or, as OpenClaw sends it, one text part. Arguments are JSON objects (SGLang refuses
+// others), re-indented by JavaScript clients or written by Python ones (1.0, 1e-05, integer-like and repeated keys).
 import type { ChatRequest, Tool } from "../../contracts/chat.ts";
+import { randomJsonObjectText } from "./json-texts.ts";
 import type { SeededRandom } from "./seeded-random.ts";
 
 const EDGES = ["", "", "", " ", "\n", "\n\n", " \n", "\n ", "\t", "\n\n\n", "\u3000", "\r\n"];
@@ -60,6 +61,7 @@ function tools(random: SeededRandom): Tool[] {
 
 /** A JSON object as a model writes arguments, re-indented as clients do (compact, spaced, 2, 4 or tab indents). */
 function argumentsText(random: SeededRandom): string {
+  if (random.chance(0.25)) return randomJsonObjectText(random);
   const value: Record<string, unknown> = { path: random.pick(["src/main.ts", "./docs/日本.md", "C:\\Users\\me", "a b/c.txt", "🙂.txt"]) };
   if (random.chance(0.5)) value.content = text(random);
   if (random.chance(0.3)) value.timeout = random.pick([0, 30, -1, 600]);
@@ -71,13 +73,19 @@ function argumentsText(random: SeededRandom): string {
   return random.chance(0.2) ? json.replaceAll('":', '" :').replaceAll(",", " ,") : json;
 }
 
+/** Content as a string, or as the single text part OpenClaw sends for user and system messages. */
+function messageContent(random: SeededRandom): string | Array<{ type: "text"; text: string }> {
+  const value = text(random);
+  return random.chance(0.3) ? [{ type: "text", text: value }] : value;
+}
+
 /** One request the proxy could receive from OpenClaw, as its JSON body. */
 export function openclawConversation(random: SeededRandom): ChatRequest {
   const messages: ChatRequest["messages"] = [];
-  if (random.chance(0.85)) messages.push({ role: "system", content: text(random) });
+  if (random.chance(0.85)) messages.push({ role: "system", content: messageContent(random) });
   let call = 0;
   for (let turn = 1 + random.below(4); turn > 0; turn--) {
-    messages.push({ role: "user", content: text(random) });
+    messages.push({ role: "user", content: messageContent(random) });
     for (let step = random.below(4); step >= 0; step--) {
       const thinking = random.pick(["none", "inline", "field", "field-null"] as const);
       const reasoning = text(random, REASONING);
@@ -93,12 +101,12 @@ export function openclawConversation(random: SeededRandom): ChatRequest {
         ...(thinking === "field" ? { reasoning_content: reasoning } : thinking === "field-null" ? { reasoning_content: null } : {}),
         ...(calls.length > 0 ? { tool_calls: calls } : {}),
       });
-      for (const { id } of calls) messages.push({ role: "tool", content: text(random), tool_call_id: id });
+      for (const { id } of calls) messages.push({ role: "tool", content: messageContent(random), tool_call_id: id });
       if (calls.length === 0) break;
     }
   }
   // the proxy renders a prompt ending in a user or tool message; sometimes a history ending in the assistant's reply
-  if (random.chance(0.15)) messages.push({ role: "user", content: text(random) });
+  if (random.chance(0.15)) messages.push({ role: "user", content: messageContent(random) });
   if (random.chance(0.1)) messages.pop();
   const thinking = random.pick([undefined, true, false]);
   return {

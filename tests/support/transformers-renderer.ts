@@ -1,5 +1,6 @@
 // The reference renderer for parity tests: one long-lived Debian /usr/bin/python3 running
-// transformers_chat_template.py (jinja2 set up as transformers does), spoken to in JSON lines. Ignores tokenizing.
+// transformers_chat_template.py (jinja2 set up as transformers does, JSON decoded as SGLang does), spoken to in JSON
+// lines. Ignores tokenizing.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa, type ResultPromise } from "execa";
@@ -15,11 +16,26 @@ export interface ChatRenderRequest {
   chat: { messages: unknown[]; tools: unknown[] | null; add_generation_prompt: boolean; chat_template_kwargs?: Record<string, unknown> };
 }
 
-/** A bare template and its variables. */
+/** A bare template and its variables; those named in `decode` are JSON texts Python decodes as SGLang does first. */
 export interface TemplateRenderRequest {
   template: string;
   context: Record<string, unknown>;
+  decode?: string[];
 }
+
+/** json.dumps(sglang_loads(json), **dumps): a JSON text decoded as SGLang decodes arguments, dumped as tojson dumps. */
+export interface JsonRequest {
+  json: string;
+  dumps?: { ensure_ascii?: boolean; indent?: number | string | null; separators?: [string, string] | null; sort_keys?: boolean };
+}
+
+/** datetime(*strftime).strftime(format): a fixed naive local time. */
+export interface StrftimeRequest {
+  strftime: number[];
+  format: string;
+}
+
+type ReferenceRequest = ChatRenderRequest | TemplateRenderRequest | JsonRequest | StrftimeRequest;
 
 /** The rendered text, or the Python exception as "TypeName: message". */
 export type RenderAnswer = { text: string } | { error: string };
@@ -43,11 +59,11 @@ export class TransformersRenderer {
   }
 
   /** Answers in request order; all requests are written at once and answered as Python gets to them. */
-  renderAll(requests: ReadonlyArray<ChatRenderRequest | TemplateRenderRequest>): Promise<RenderAnswer[]> {
+  renderAll(requests: readonly ReferenceRequest[]): Promise<RenderAnswer[]> {
     return Promise.all(requests.map((request) => this.render(request)));
   }
 
-  render(request: ChatRenderRequest | TemplateRenderRequest): Promise<RenderAnswer> {
+  render(request: ReferenceRequest): Promise<RenderAnswer> {
     return new Promise((resolve, reject) => {
       if (this.child.exitCode !== null) {
         reject(new Error(`${PYTHON} ${SCRIPT} exited: ${this.stderr}`));
