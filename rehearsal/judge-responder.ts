@@ -15,12 +15,14 @@ export function teacherStyleLogprobs(hinted: boolean): number[] {
 }
 
 export class JudgeResponder implements Responder {
-  readonly tokens: StyleTokens;
   readonly answered = { eval: 0, hint: 0, other: 0 };
 
-  constructor(tokenizer: StandinTokenizer) {
-    this.tokens = styleTokens(tokenizer);
+  /** The tokenizer's style tokens are found first (the tokenizer encodes asynchronously). */
+  static async create(tokenizer: StandinTokenizer): Promise<JudgeResponder> {
+    return new JudgeResponder(await styleTokens(tokenizer));
   }
+
+  private constructor(readonly tokens: StyleTokens) {}
 
   reply(request: ResponderRequest): ResponderReply {
     const prompt = readPrompt(request.promptText);

@@ -8,32 +8,36 @@ import { StylePolicy } from "./style-policy.ts";
 
 export class PolicyResponder implements Responder {
   readonly policy: StylePolicy;
-  readonly tokens: StyleTokens;
   /** Styles chosen so far, by weight version (what `status`/tests read through GET /standin/state). */
   readonly choices: Record<string, Record<string, number>> = {};
 
-  constructor(
+  /** The tokenizer's style tokens are found first (the tokenizer encodes asynchronously). */
+  static async create(tokenizer: StandinTokenizer, options: { seed: number; logits?: number[] }): Promise<PolicyResponder> {
+    return new PolicyResponder(tokenizer, await styleTokens(tokenizer), options);
+  }
+
+  private constructor(
     private readonly tokenizer: StandinTokenizer,
+    readonly tokens: StyleTokens,
     options: { seed: number; logits?: number[] },
   ) {
     this.policy = new StylePolicy(options);
-    this.tokens = styleTokens(tokenizer);
   }
 
-  reply(request: ResponderRequest): ResponderReply {
+  async reply(request: ResponderRequest): Promise<ResponderReply> {
     const prompt = readPrompt(request.promptText);
     const plan = planReply(prompt);
     const greedy = request.samplingParams.temperature === 0;
     let text: string;
     if (plan.kind === "tool") text = plan.text;
     else {
-      const fixed = this.styleInPartial(prompt.partialReply);
+      const fixed = await this.styleInPartial(prompt.partialReply);
       const style = fixed ?? this.policy.choose(greedy);
       if (fixed === null) this.count(request.weightVersion, style);
       text = plan.text(style);
     }
-    const fullIds = this.tokenizer.encode(text);
-    const partialIds = prompt.partialReply.length > 0 ? this.partialIds(request.inputIds, prompt.head, prompt.partialReply) : [];
+    const fullIds = await this.tokenizer.encode(text);
+    const partialIds = prompt.partialReply.length > 0 ? await this.partialIds(request.inputIds, prompt.head, prompt.partialReply) : [];
     const startsWithPartial = partialIds.every((id, index) => fullIds[index] === id);
     if (!startsWithPartial) return { tokenIds: [], logprobs: [] }; // cannot continue this text: end the turn
     const context = [...request.inputIds.slice(0, request.inputIds.length - partialIds.length), ...fullIds];
@@ -71,14 +75,14 @@ export class PolicyResponder implements Responder {
     return scores;
   }
 
-  private styleInPartial(partial: string): number | null {
+  private async styleInPartial(partial: string): Promise<number | null> {
     if (partial.length === 0) return null;
-    const found = stylePositions(this.tokenizer.encode(partial), this.tokens);
+    const found = stylePositions(await this.tokenizer.encode(partial), this.tokens);
     return found.length > 0 ? (found[0] as { style: number }).style : null;
   }
 
-  private partialIds(inputIds: readonly number[], head: string, partial: string): number[] {
-    const headLength = this.tokenizer.encode(head).length;
+  private async partialIds(inputIds: readonly number[], head: string, partial: string): Promise<number[]> {
+    const headLength = (await this.tokenizer.encode(head)).length;
     const tail = inputIds.slice(headLength);
     return this.tokenizer.decode(tail, { skipSpecialTokens: false }) === partial ? [...tail] : this.tokenizer.encode(partial);
   }

@@ -29,9 +29,9 @@ export interface StyleTokens {
   markerIds: [number, number];
 }
 
-export function styleTokens(tokenizer: StandinTokenizer): StyleTokens {
-  const marker = tokenizer.encode(`${THINK_END}${THINK_GAP}`);
-  const styleIds = REPLY_STYLES.map((style) => tokenizer.encode(`${THINK_END}${THINK_GAP}${style.opener}`)[2]);
+export async function styleTokens(tokenizer: StandinTokenizer): Promise<StyleTokens> {
+  const marker = await tokenizer.encode(`${THINK_END}${THINK_GAP}`);
+  const styleIds = await Promise.all(REPLY_STYLES.map(async (style) => (await tokenizer.encode(`${THINK_END}${THINK_GAP}${style.opener}`))[2]));
   if (marker.length !== 2 || styleIds.some((id) => id === undefined) || new Set(styleIds).size !== styleIds.length) {
     throw new Error("the tokenizer does not give each reply style its own decision token after </think>\\n\\n");
   }

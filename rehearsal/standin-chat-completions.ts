@@ -24,7 +24,7 @@ export async function handleChatCompletions(server: StandinRouteContext, body: u
   if (!template) return sendError(response, 501, "this stand-in has no chat template; pass chatTemplate to StandinRouteContext");
   const request = parsed.data;
   const prompt = template.render(request.messages, { tools: request.tools ?? null, addGenerationPrompt: true });
-  const inputIds = server.tokenizer.encode(prompt);
+  const inputIds = await server.tokenizer.encode(prompt);
   const context: ChatContext = { server, request, id: `chatcmpl-${randomBytes(16).toString("hex")}`, created: Math.floor(Date.now() / 1000), model: request.model ?? server.servedModelName() };
   const stop = request.stop === null || request.stop === undefined ? undefined : typeof request.stop === "string" ? [request.stop] : request.stop;
   const samplingParams: Record<string, unknown> = {

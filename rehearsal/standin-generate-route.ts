@@ -16,11 +16,11 @@ interface Admitted {
   view: LogprobView;
 }
 
-function admit(server: StandinRouteContext, body: unknown): Admitted | string {
+async function admit(server: StandinRouteContext, body: unknown): Promise<Admitted | string> {
   const parsed = generateRequestSchema.safeParse(body);
   if (!parsed.success) return zodMessage(parsed.error);
   const request = parsed.data;
-  const inputIds = request.input_ids ?? server.tokenizer.encode(request.text ?? "");
+  const inputIds = request.input_ids ?? (await server.tokenizer.encode(request.text ?? ""));
   if (inputIds.length === 0) return "the prompt is empty";
   if (request.return_logprob && request.logprob_start_len > inputIds.length) {
     return `logprob_start_len (${request.logprob_start_len}) is larger than the input length (${inputIds.length})`;
@@ -98,7 +98,7 @@ class ChunkBuilder {
 }
 
 export async function wholeGenerate(server: StandinRouteContext, body: unknown, response: ServerResponse): Promise<void> {
-  const admitted = admit(server, body);
+  const admitted = await admit(server, body);
   if (typeof admitted === "string") return sendError(response, 400, admitted);
   let builder: ChunkBuilder | undefined;
   const prepared = await server.admit(admitted.inputIds, admitted.request.sampling_params, admitted.request.rid, async (candidate) => {
@@ -116,7 +116,7 @@ export async function wholeGenerate(server: StandinRouteContext, body: unknown, 
 }
 
 export async function streamGenerate(server: StandinRouteContext, body: unknown, response: ServerResponse): Promise<void> {
-  const admitted = admit(server, body);
+  const admitted = await admit(server, body);
   if (typeof admitted === "string") return sendError(response, 400, admitted);
   startSse(response); // SGLang answers 200 at once; while paused the body just stalls
   let builder: ChunkBuilder | undefined;

@@ -4,7 +4,7 @@ import type { ChatMessage, Tool } from "../contracts/chat.ts";
 
 /** What the stand-in needs of a tokenizer. lib/model's ModelTokenizer satisfies it. */
 export interface StandinTokenizer {
-  encode(text: string): number[];
+  encode(text: string): Promise<number[]>;
   decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): string;
   /** Id of an added token such as `<|im_end|>`. */
   tokenId(content: string): number | undefined;

@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   const files = await loadTokenizerFiles(options.tokenizer);
   const tokenizer = new ModelTokenizer(files);
   const chatTemplate = new ChatTemplate(files);
-  const responder = options.role === "policy" ? new PolicyResponder(tokenizer, { seed: options.seed }) : new JudgeResponder(tokenizer);
+  const responder = options.role === "policy" ? await PolicyResponder.create(tokenizer, { seed: options.seed }) : await JudgeResponder.create(tokenizer);
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const weightState: WeightStateFile | null = options["weight-state"] ? { file: options["weight-state"], runId: options["run-id"] } : null;
   const saved = weightState ? readWeightState(weightState) : null;

@@ -93,7 +93,7 @@ export class StandinSglangServer implements StandinRouteContext {
     if (limits.maxNewTokens > 0) {
       const promptText = tokenizer.decode(inputIds, { skipSpecialTokens: false });
       const reply = await this.options.responder.reply({ promptText, inputIds, samplingParams, rid: id, weightVersion: this.state.weightVersion });
-      planIds = reply.tokenIds ? [...reply.tokenIds] : tokenizer.encode(reply.text ?? "");
+      planIds = reply.tokenIds ? [...reply.tokenIds] : await tokenizer.encode(reply.text ?? "");
       const stop = this.eosIds[0];
       if (reply.appendStop !== false && stop !== undefined) planIds.push(stop);
       planLogprobs = planIds.map((token, index) => reply.logprobs?.[index] ?? hashLogprob(index === 0 ? (inputIds.at(-1) ?? 0) : (planIds[index - 1] ?? 0), token));

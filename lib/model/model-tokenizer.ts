@@ -1,130 +1,119 @@
-// A model's tokenizer (tokenizer.json through @lenml/tokenizers) with a segment cache: text is split at
-// added tokens (which BPE never merges across), each plain segment (a long one from line chunks) is encoded once
-// and reused, so a turn costs what its new messages cost. Owns encode/decode; knows nothing of chat templates.
-import { TokenizerLoader } from "@lenml/tokenizers";
+// A model's tokenizer: Hugging Face's own (the Rust `tokenizers` library, loaded from tokenizer.json; it encodes
+// off the event loop) with a segment cache on top: text is split at added tokens, which the library splits at before
+// anything else, and each plain segment is encoded once, so a turn costs what its new messages cost. Decoding is
+// synchronous (token-decoder.ts). Owns encode/decode; knows nothing of chat templates.
+import { Tokenizer } from "tokenizers";
+import { OpenclawRlError } from "../../contracts/errors.ts";
 import { LruCache } from "../lru-cache.ts";
-import { releaseConstructionData, speedUpByteLevel, speedUpWordCache, type LenmlTokenizer } from "./lenml-speedups.ts";
-import { LINE_CUT_CHARS, lineChunks, splitsAtNewlineRuns } from "./line-chunks.ts";
 import type { TokenizerFiles } from "./model-files.ts";
+import { TokenDecoder } from "./token-decoder.ts";
 
 interface AddedToken {
   id: number;
   content: string;
   special: boolean;
+  lstrip?: boolean;
+  rstrip?: boolean;
+  single_word?: boolean;
 }
 
 /** Most ids whose text tokenText keeps (above any vocabulary this project serves; ids beyond are decoded each time). */
 const MAX_TOKEN_TEXTS = 300_000;
+/** Segments longer than this are cached apart, at most LONG_SEGMENTS_KEPT of them (a 48 KB system prompt, tool results). */
+const LONG_SEGMENT_CHARS = 4096;
+const LONG_SEGMENTS_KEPT = 256;
+
+/** A prompt's ids, and their JSON as cached parts (joined by commas: the ids joined by commas). Shared: read only. */
+export interface EncodedPrompt {
+  ids: Int32Array;
+  idsJsonParts: readonly string[];
+}
+
+interface Memo {
+  text: string;
+  /** Offsets just after each added token, the ids up to each, and the JSON fragment count up to each. */
+  cuts: number[];
+  counts: number[];
+  ids: Int32Array;
+  fragments: string[];
+  fragmentCounts: number[];
+}
 
 export class ModelTokenizer {
   readonly addedTokens: ReadonlyMap<string, number>;
   readonly specialIds: ReadonlySet<number>;
-  private readonly inner: LenmlTokenizer;
+  /** Whether the text of each id, decoded alone, can be joined to give the text of the ids together. */
+  readonly piecesConcatenate: boolean;
+  private readonly rust: Tokenizer;
+  private readonly decoder: TokenDecoder;
+  /** Splits text at added tokens; null when segments cannot be encoded apart (see segmentable). */
   private readonly splitter: RegExp | null;
   private readonly segments: LruCache<string, readonly number[]>;
-  /**
-   * Segments that are cut into line chunks (longer than LINE_CUT_CHARS), cached whole apart from `segments`, where
-   * their chunks are: many long tool results, at dozens of chunks each, then never push the 48 KB system prompt out.
-   */
   private readonly longSegments: LruCache<string, readonly number[]>;
+  /** Segments being encoded now: a second request for one waits for the same encode. */
+  private readonly encoding = new Map<string, Promise<readonly number[]>>();
   private readonly idToAdded: Map<number, string>;
   private readonly tokenTexts = new Map<number, string>();
-  /**
-   * Per memo key (a session): its last text, the offsets just after each added token, the ids up to each, and the
-   * ids' JSON as fragments (one per piece: a cached segment's shared text, or an added token's id) with the
-   * fragment count up to each cut.
-   */
-  private readonly memos = new LruCache<string, { text: string; cuts: number[]; counts: number[]; ids: Int32Array; fragments: string[]; fragmentCounts: number[] }>(128);
+  /** Per memo key (a session): its last prompt, reused up to the last added token both prompts share. */
+  private readonly memos = new LruCache<string, Memo>(128);
   /** The JSON of a cached segment's ids (the ids joined by commas), made once per segment ids array. */
   private readonly segmentJson = new WeakMap<readonly number[], string>();
-  /** The JSON of each added token's id (a handful of entries). */
-  private readonly addedIdJson = new Map<number, string>();
-  /**
-   * Whether a text's split at added tokens up to the end of one is the same whatever follows: true unless an added
-   * token contains another one (then a longer match could start earlier).
-   */
+  /** A text's split at added tokens up to the end of one is the same whatever follows (no added token contains another). */
   private readonly prefixReusable: boolean;
-  /** Long plain segments may be cut at line starts (see lineChunks): the pre-tokenizer is one this was checked for. */
-  private readonly cutsLines: boolean;
 
   constructor(files: TokenizerFiles, cacheSegments = 4096) {
-    // (the model section copied: the library keeps it as its config, and what it no longer needs is dropped from
-    // that copy, not from the caller's files)
-    const model = (files.tokenizerJson as { model?: unknown }).model;
-    const tokenizerJSON = model && typeof model === "object" ? { ...files.tokenizerJson, model: { ...model } } : files.tokenizerJson;
-    this.inner = TokenizerLoader.fromPreTrained({ tokenizerJSON, tokenizerConfig: files.tokenizerConfig }) as unknown as LenmlTokenizer;
-    releaseConstructionData(this.inner);
-    speedUpByteLevel(this.inner);
-    speedUpWordCache(this.inner);
+    try {
+      this.rust = Tokenizer.fromString(JSON.stringify(files.tokenizerJson));
+    } catch (cause) {
+      throw new OpenclawRlError("TEMPLATE_ERROR", `Hugging Face's tokenizers cannot load the tokenizer.json of ${files.source}: ${(cause as Error).message}`, {
+        cause,
+        hint: "point model.path (or model.tokenizer_path) at a checkpoint whose tokenizer.json transformers loads",
+      });
+    }
+    this.decoder = new TokenDecoder(files.tokenizerJson);
+    this.piecesConcatenate = this.decoder.piecesConcatenate;
     const added = ((files.tokenizerJson as { added_tokens?: AddedToken[] }).added_tokens ?? []).filter((token) => token.content.length > 0);
     this.addedTokens = new Map(added.map((token) => [token.content, token.id]));
     this.idToAdded = new Map(added.map((token) => [token.id, token.content]));
     this.specialIds = new Set(added.filter((token) => token.special).map((token) => token.id));
     const sorted = [...this.addedTokens.keys()].sort((a, b) => b.length - a.length);
-    this.splitter = sorted.length > 0 ? new RegExp(`(${sorted.map(escapeRegExp).join("|")})`) : null;
+    this.splitter = sorted.length > 0 && segmentable(files.tokenizerJson, added) ? new RegExp(`(${sorted.map(escapeRegExp).join("|")})`) : null;
     this.segments = new LruCache(cacheSegments);
     this.longSegments = new LruCache(Math.min(cacheSegments, LONG_SEGMENTS_KEPT));
     this.prefixReusable = this.splitter !== null && sorted.every((token) => sorted.every((other) => other === token || !token.includes(other)));
-    this.cutsLines = splitsAtNewlineRuns(files.tokenizerJson);
   }
 
   /** Same ids as tokenizer(text, add_special_tokens=False).input_ids in transformers. */
-  encode(text: string): number[] {
-    if (!this.splitter) return this.encodeSegment(text).slice();
-    const ids: number[] = [];
-    for (const piece of text.split(this.splitter)) {
-      if (piece.length === 0) continue;
-      const addedId = this.addedTokens.get(piece);
-      if (addedId !== undefined) ids.push(addedId);
-      else for (const id of this.encodeSegment(piece)) ids.push(id);
-    }
-    return ids;
+  async encode(text: string): Promise<number[]> {
+    const { ids } = await this.encodePrompt(text);
+    return Array.from(ids);
   }
 
   /**
-   * encode(text) when the plain segments not cached yet total at most `budgetChars` (cheap enough for the event
-   * loop); otherwise the uncached segments, to be encoded elsewhere (a worker) and given back with learnSegments.
-   * With `memoKey` (a session), the longest part of that key's previous text that this text starts with, up to the
-   * end of an added token, is reused as is (its ids, no split or lookups): a session's prompt grows at its end.
-   * The ids are an Int32Array, whose store is outside the JS heap: a session's 13K-token prompt is not an array of
-   * 100+ KB that young-generation collections copy (twice, while a request and its memo keep it) and promote.
-   * They are shared with that memo: read them, do not change them. `idsJsonParts` joined by commas are
-   * the ids joined by commas (what JSON.stringify(Array.from(ids)) has between its brackets): each segment's cached JSON, which
-   * an engine request copies into its bytes instead of serialising every id each turn. Shared too.
+   * The ids of a prompt. With `memoKey` (a session), the longest part of that key's previous prompt that this one
+   * starts with, up to the end of an added token, is reused as is (its ids, no split or lookups): a session's prompt
+   * grows at its end. The segments not cached yet are encoded together by the library, off the event loop. The ids
+   * are an Int32Array (outside the JS heap) shared with the memo: read them, do not change them. `idsJsonParts`
+   * joined by commas are the ids joined by commas: each segment's cached JSON, which an engine request copies into
+   * its bytes instead of serialising every id each turn. Shared too.
    */
-  encodeWithin(text: string, budgetChars: number, memoKey?: string): { ids: Int32Array; idsJsonParts: readonly string[] } | { missing: string[] } {
+  async encodePrompt(text: string, memoKey?: string): Promise<EncodedPrompt> {
+    if (!this.splitter) {
+      const ids = Int32Array.from(await this.encodeWhole(text));
+      return { ids, idsJsonParts: ids.length > 0 ? [ids.join(",")] : [] };
+    }
     const memo = memoKey !== undefined && this.prefixReusable ? this.memos.get(memoKey) : undefined;
-    let reused = -1; // index into memo.cuts
-    if (memo) {
-      for (let low = 0, high = memo.cuts.length - 1; low <= high; ) {
-        const middle = (low + high) >> 1;
-        const cut = memo.cuts[middle]!;
-        // (=== on two slices compares memory; startsWith goes character by character, 40 times slower)
-        if (cut <= text.length && text.slice(0, cut) === memo.text.slice(0, cut)) low = (reused = middle) + 1;
-        else high = middle - 1;
-      }
-    }
+    const reused = memo ? sharedCut(memo, text) : -1; // index into memo.cuts
     const start = reused >= 0 ? memo!.cuts[reused]! : 0;
-    const pieces = this.splitter ? (start > 0 ? text.slice(start) : text).split(this.splitter) : [text];
-    const missing: string[] = [];
-    let missingChars = 0;
-    for (const piece of pieces) {
-      if (piece.length === 0 || this.addedTokens.has(piece) || this.cacheOf(piece).has(piece)) continue;
-      for (const chunk of this.chunksOf(piece)) {
-        if (chunk !== piece && this.cacheOf(chunk).has(chunk)) continue;
-        missing.push(chunk);
-        missingChars += chunk.length;
-      }
-    }
-    if (missingChars > budgetChars) return { missing };
-    // the new pieces' ids first, then one array of the final length: the memo's prefix copied once, no regrowth
+    const pieces = (start > 0 ? text.slice(start) : text).split(this.splitter);
+    await this.encodeMissing(pieces);
+    // the pieces' ids, then one array of the final length: the memo's prefix copied once, no regrowth
     const resolved: (number | readonly number[])[] = [];
     const kept = reused >= 0 ? memo!.counts[reused]! : 0;
     let length = kept;
     for (const piece of pieces) {
       if (piece.length === 0) continue;
-      const addedId = this.splitter ? this.addedTokens.get(piece) : undefined;
-      const part = addedId ?? this.encodeSegment(piece);
+      const part = this.addedTokens.get(piece) ?? this.cacheOf(piece).get(piece) ?? (await this.segmentIds(piece));
       resolved.push(part);
       length += typeof part === "number" ? 1 : part.length;
     }
@@ -143,7 +132,7 @@ export class ModelTokenizer {
       const part = resolved[next++]!;
       if (typeof part === "number") {
         ids[filled++] = part;
-        fragments.push(this.addedJson(part));
+        fragments.push(String(part));
         cuts.push(offset);
         counts.push(filled);
         fragmentCounts.push(fragments.length);
@@ -156,27 +145,21 @@ export class ModelTokenizer {
     return { ids, idsJsonParts: fragments };
   }
 
-  /**
-   * A plain segment as the parts it is encoded from: itself, or, when it is longer than LINE_CUT_CHARS and the
-   * pre-tokenizer allows it, its line chunks (lineChunks). Encoding the chunks one by one gives the segment's ids; a
-   * long tool result or file that comes back with a few lines changed then finds most of its chunks in the cache.
-   */
-  private chunksOf(segment: string): string[] {
-    return this.cutsLines && segment.length > LINE_CUT_CHARS ? lineChunks(segment) : [segment];
+  /** Encodes and caches the segments of `text` not cached yet (ahead of the prompt that will hold them); returns them. */
+  async warm(text: string): Promise<string[]> {
+    if (!this.splitter) return [];
+    const missing = this.missingSegments(text.split(this.splitter));
+    await this.encodeMissing(missing);
+    return missing;
   }
 
-  /** Where a segment's ids are cached: longSegments for one that is cut into line chunks, else segments. */
-  private cacheOf(segment: string): LruCache<string, readonly number[]> {
-    return this.cutsLines && segment.length > LINE_CUT_CHARS ? this.longSegments : this.segments;
-  }
-
-  /** Caches segment ids encoded elsewhere (by a ModelTokenizer of the same files: encode(segment) for a plain segment). */
-  learnSegments(segments: readonly string[], ids: readonly (readonly number[])[]): void {
-    segments.forEach((segment, index) => this.cacheOf(segment).set(ownCopy(segment), ids[index]!));
+  /** The plain segments of `text` that are not cached yet (nor being encoded). */
+  uncachedSegments(text: string): string[] {
+    return this.missingSegments(this.splitter ? text.split(this.splitter) : [text]);
   }
 
   decode(ids: readonly number[] | Int32Array, options: { skipSpecialTokens?: boolean } = {}): string {
-    return this.inner.decode(Array.from(ids), { skip_special_tokens: options.skipSpecialTokens ?? false });
+    return this.decoder.decode(ids, options.skipSpecialTokens ?? false);
   }
 
   /**
@@ -206,10 +189,54 @@ export class ModelTokenizer {
     return this.segments.size + this.longSegments.size;
   }
 
-  private addedJson(id: number): string {
-    let json = this.addedIdJson.get(id);
-    if (json === undefined) this.addedIdJson.set(id, (json = String(id)));
-    return json;
+  /** The plain segments among `pieces` that are neither cached nor being encoded, each once. */
+  private missingSegments(pieces: readonly string[]): string[] {
+    const missing = new Set<string>();
+    for (const piece of pieces) {
+      if (piece.length === 0 || this.addedTokens.has(piece) || this.encoding.has(piece) || this.cacheOf(piece).has(piece)) continue;
+      missing.add(piece);
+    }
+    return [...missing];
+  }
+
+  /** Encodes the missing segments among `pieces` in one call to the library, and caches them. */
+  private async encodeMissing(pieces: readonly string[]): Promise<void> {
+    const missing = this.missingSegments(pieces);
+    if (missing.length === 0) return;
+    const batch = this.encodeBatch(missing);
+    missing.forEach((segment, index) => {
+      const one = batch.then((all) => all[index]!);
+      this.encoding.set(segment, one);
+    });
+    try {
+      const all = await batch;
+      missing.forEach((segment, index) => this.cacheOf(segment).set(ownCopy(segment), all[index]!));
+    } finally {
+      for (const segment of missing) this.encoding.delete(segment);
+    }
+  }
+
+  /** A plain segment's ids: cached, being encoded, or encoded now. */
+  private async segmentIds(segment: string): Promise<readonly number[]> {
+    const cached = this.cacheOf(segment).get(segment) ?? (await this.encoding.get(segment));
+    if (cached) return cached;
+    const [ids] = await this.encodeBatch([segment]);
+    this.cacheOf(segment).set(ownCopy(segment), ids!);
+    return ids!;
+  }
+
+  private async encodeBatch(texts: string[]): Promise<number[][]> {
+    const encodings = await this.rust.encodeBatch(texts, { addSpecialTokens: false });
+    return encodings.map((encoding) => encoding.getIds());
+  }
+
+  private async encodeWhole(text: string): Promise<number[]> {
+    return (await this.rust.encode(text, null, { addSpecialTokens: false })).getIds();
+  }
+
+  /** Where a segment's ids are cached: longSegments for a long one, else segments. */
+  private cacheOf(segment: string): LruCache<string, readonly number[]> {
+    return segment.length > LONG_SEGMENT_CHARS ? this.longSegments : this.segments;
   }
 
   private jsonOf(segmentIds: readonly number[]): string {
@@ -220,29 +247,33 @@ export class ModelTokenizer {
     }
     return json;
   }
-
-  /**
-   * A plain segment's ids, cached. A long one is made from its line chunks (each cached too), and then cached whole
-   * as well: a segment that comes back unchanged (the 48 KB system prompt) is one lookup and one JSON part.
-   */
-  private encodeSegment(segment: string): readonly number[] {
-    const cache = this.cacheOf(segment);
-    const cached = cache.get(segment);
-    if (cached) return cached;
-    const chunks = this.chunksOf(segment);
-    let ids: number[];
-    if (chunks.length === 1) ids = this.inner.encode(segment, { add_special_tokens: false });
-    else {
-      ids = [];
-      for (const chunk of chunks) for (const id of this.encodeSegment(chunk)) ids.push(id);
-    }
-    cache.set(ownCopy(segment), ids);
-    return ids;
-  }
 }
 
-/** Long segments (cut into line chunks) kept whole, apart from the other segments and chunks. */
-const LONG_SEGMENTS_KEPT = 256;
+/** The last of a memo's cuts up to which `text` is the memo's text (binary search), or -1. */
+function sharedCut(memo: Memo, text: string): number {
+  let reused = -1;
+  for (let low = 0, high = memo.cuts.length - 1; low <= high; ) {
+    const middle = (low + high) >> 1;
+    const cut = memo.cuts[middle]!;
+    // (=== on two slices compares memory; startsWith goes character by character, 40 times slower)
+    if (cut <= text.length && text.slice(0, cut) === memo.text.slice(0, cut)) low = (reused = middle) + 1;
+    else high = middle - 1;
+  }
+  return reused;
+}
+
+/**
+ * Whether encoding the text between added tokens one piece at a time gives the library's ids for the whole text.
+ * The library splits at added tokens first, then normalizes and pre-tokenizes each piece on its own, so it does,
+ * unless an added token eats whitespace beside it (lstrip, rstrip), must stand alone as a word, or the
+ * pre-tokenizer treats the first piece apart from the rest (Metaspace's prepend_scheme "first").
+ */
+function segmentable(tokenizerJson: Record<string, unknown>, added: readonly AddedToken[]): boolean {
+  if (added.some((token) => token.lstrip || token.rstrip || token.single_word)) return false;
+  const preTokenizer = JSON.stringify(tokenizerJson.pre_tokenizer ?? null);
+  return !/"Metaspace"/.test(preTokenizer) || !/"prepend_scheme":"first"/.test(preTokenizer);
+}
+
 /**
  * A copy of a segment that does not share memory with the prompt it was split from. V8 keeps a substring of 13
  * characters or more as a slice of its parent, so a cached slice would pin a whole 60 KB prompt per entry (up to 4,096

@@ -1,14 +1,11 @@
-// Request → prompt ids: renders the chat template with tools and chat_template_kwargs, then tokenizes it (segment
-// cache). In the prompt pool's workers when they run (off the event loop), inline otherwise. Ignores generation.
+// Request → prompt ids: renders the chat template with tools and chat_template_kwargs (an interpreted template in
+// the prompt pool's workers when they run, off the event loop), then tokenizes it with the session's memo and the
+// segment cache (the library encodes off the event loop). Ignores generation.
 import type { AssistantMessage, ChatMessage, ChatRequest, Tool } from "../../contracts/chat.ts";
 import { isOpenclawRlError } from "../../contracts/errors.ts";
 import type { ChatTemplate } from "../../lib/model/chat-template.ts";
 import type { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import type { PromptPool } from "./prompt-pool.ts";
-import { plainArray } from "../../lib/worker-thread.ts";
-
-/** Uncached text a prompt may have for it to be tokenized on the event loop rather than in a worker (BPE costs time per character). */
-export const INLINE_ENCODE_CHARS = 1024;
 
 /** Shortest reply (content and tool-call arguments, in characters) whose segments warmReply encodes ahead. */
 export const WARM_REPLY_CHARS = 256;
@@ -31,51 +28,42 @@ export class PromptBuilder {
   ) {}
 
   /**
-   * The prompt of a parsed request. With a compiled template (microseconds) it is rendered here, and tokenized here
-   * too unless more than INLINE_ENCODE_CHARS of it are not in the segment cache yet (a new 48 KB system prompt):
-   * those segments go to a worker and into this thread's cache. Otherwise `raw` (the body, given up by the
-   * caller) goes to a worker without a copy, which renders and tokenizes.
+   * The prompt of a parsed request. A compiled template (microseconds) is rendered here; an interpreted one in a
+   * worker from `raw` (the body, given up by the caller, sent without a copy) when the pool runs.
    */
   async buildRequest(request: ChatRequest, raw: Buffer | null, routeKey: string): Promise<BuiltPrompt> {
-    if (this.template.isCompiled) return this.buildHere(request.messages, request.tools ?? null, (request.chat_template_kwargs ?? undefined), routeKey);
-    const body = raw && this.pool ? ownedArrayBuffer(raw) : null;
-    if (body) {
-      const pooled = await this.inPool(() => this.pool!.buildFromBody(routeKey, body));
-      if (pooled) return { ids: pooled.ids, startsInReasoning: endsInsideReasoning(pooled.tail) };
+    const extra = request.chat_template_kwargs ?? undefined;
+    if (!this.template.isCompiled && raw && this.pool) {
+      const body = ownedArrayBuffer(raw);
+      const text = await this.inPool(() => this.pool!.buildFromBody(routeKey, body));
+      if (text !== null) return this.tokenize(text, routeKey);
     }
-    return this.build(request.messages, request.tools ?? null, (request.chat_template_kwargs ?? undefined), routeKey);
+    return this.build(request.messages, request.tools ?? null, extra, routeKey);
   }
 
-  /** `routeKey` (the session id) sends a session's prompts to the same worker, whose cache holds its history. */
+  /** `routeKey` (the session id) keys the session's memo and sends its renders to the same worker. */
   async build(messages: readonly ChatMessage[], tools: readonly Tool[] | null | undefined, extra: Record<string, unknown> | undefined, routeKey = ""): Promise<BuiltPrompt> {
-    const pooled = await this.inPool(() => this.pool!.build(routeKey, messages, tools, extra));
-    if (pooled) return { ids: pooled.ids, startsInReasoning: endsInsideReasoning(pooled.tail) };
-    const text = this.template.render(messages, { tools: tools ? [...tools] : null, addGenerationPrompt: true, extra });
-    return { ids: Int32Array.from(this.tokenizer.encode(text)), startsInReasoning: endsInsideReasoning(text) };
+    const pooled = this.template.isCompiled ? null : await this.inPool(() => this.pool!.build(routeKey, messages, tools, extra));
+    const text = pooled ?? this.template.render(messages, { tools: tools ? [...tools] : null, addGenerationPrompt: true, extra });
+    return this.tokenize(text, routeKey);
   }
 
-  private async buildHere(messages: readonly ChatMessage[], tools: readonly Tool[] | null, extra: Record<string, unknown> | undefined, routeKey: string): Promise<BuiltPrompt> {
-    const text = this.template.render(messages, { tools: tools ? [...tools] : null, addGenerationPrompt: true, extra });
-    let encoded = this.tokenizer.encodeWithin(text, this.pool ? INLINE_ENCODE_CHARS : Infinity, routeKey);
-    if ("missing" in encoded) {
-      await this.learnInPool(encoded.missing, routeKey);
-      encoded = this.tokenizer.encodeWithin(text, Infinity, routeKey) as { ids: Int32Array; idsJsonParts: readonly string[] }; // (encodes here if the worker failed)
-    }
+  private async tokenize(text: string, routeKey: string): Promise<BuiltPrompt> {
+    const encoded = await this.tokenizer.encodePrompt(text, routeKey);
     return { ids: encoded.ids, idsJsonParts: encoded.idsJsonParts, startsInReasoning: endsInsideReasoning(text) };
   }
 
   /**
-   * After a completed main turn: the segments its reply will have in the session's next prompt, encoded by a prompt
-   * worker and learned into this thread's cache before that prompt comes, so that a long reply's BPE is not on the next
-   * request's critical path. The reply is rendered as OpenClaw
-   * replays it (no reasoning; `content: null` beside tool calls) between a user message and the message that will
-   * follow it (a tool result after tool calls, else the user's reply): compiled templates render each message from
-   * its own fields and its place relative to the last user message, so its segments come out as in the whole
-   * history. Compiled templates and a running pool only; best effort (a reply replayed otherwise is just not cached).
-   * Returns the segments sent to the worker, if any.
+   * After a completed main turn: the segments its reply will have in the session's next prompt, encoded and cached
+   * before that prompt comes, so that a long reply's encoding is not on the next request's critical path. The reply
+   * is rendered as OpenClaw replays it (no reasoning; `content: null` beside tool calls) between a user message and
+   * the message that will follow it (a tool result after tool calls, else the user's reply): compiled templates
+   * render each message from its own fields and its place relative to the last user message, so its segments come
+   * out as in the whole history. Compiled templates only; best effort (a reply replayed otherwise is just not
+   * cached). Returns the segments encoded, if any.
    */
-  warmReply(reply: AssistantMessage, routeKey: string): Promise<string[]> {
-    if (!this.pool || !this.template.isCompiled || !this.options.warmReplies) return Promise.resolve([]);
+  warmReply(reply: AssistantMessage): Promise<string[]> {
+    if (!this.template.isCompiled || !this.options.warmReplies) return Promise.resolve([]);
     const calls = reply.tool_calls ?? [];
     let chars = (reply.content ?? "").length;
     for (const call of calls) chars += call.function.arguments.length;
@@ -83,30 +71,16 @@ export class PromptBuilder {
     const replayed: ChatMessage = calls.length > 0 ? { role: "assistant", content: null, tool_calls: calls } : { role: "assistant", content: reply.content ?? "" };
     const next: ChatMessage = calls.length > 0 ? { role: "tool", content: "", tool_call_id: calls[0]!.id } : { role: "user", content: "" };
     const text = this.template.render([{ role: "user", content: "" }, replayed, next], { tools: null, addGenerationPrompt: false });
-    const encoded = this.tokenizer.encodeWithin(text, 0);
-    if (!("missing" in encoded)) return Promise.resolve([]);
-    const missing = encoded.missing;
-    return this.learnInPool(missing, routeKey).then(
-      (learned) => (learned ? missing : []),
-      () => [],
-    );
-  }
-
-  /** Has a prompt worker encode `segments` and learns them into this thread's cache; false when no worker did. */
-  private async learnInPool(segments: string[], routeKey: string): Promise<boolean> {
-    const ids = await this.inPool(() => this.pool!.encodeSegments(routeKey, segments));
-    if (ids) this.tokenizer.learnSegments(segments, ids);
-    return ids !== null;
+    return this.tokenizer.warm(text).catch(() => []);
   }
 
   /** Same ids as ModelTokenizer.encode(text). */
-  async encode(text: string, routeKey = ""): Promise<number[]> {
-    const pooled = await this.inPool(() => this.pool!.encode(routeKey, text));
-    return pooled ? plainArray(pooled.ids) : this.tokenizer.encode(text);
+  encode(text: string): Promise<number[]> {
+    return this.tokenizer.encode(text);
   }
 
   /**
-   * Checks once that the workers build exactly what this thread builds (same tokenizer files, same template);
+   * Checks once that the workers render exactly what this thread renders (same tokenizer files, same template);
    * on any difference the pool is closed and prompts are built inline. Returns whether the pool is used.
    */
   async verifyPool(): Promise<boolean> {
@@ -120,8 +94,7 @@ export class PromptBuilder {
     ];
     try {
       const pooled = await this.pool.build("probe", messages, tools, undefined);
-      const inline = this.tokenizer.encode(this.template.render(messages, { tools, addGenerationPrompt: true }));
-      if (pooled.ids.length === inline.length && pooled.ids.every((id, index) => id === inline[index])) return true;
+      if (pooled === this.template.render(messages, { tools, addGenerationPrompt: true })) return true;
     } catch {
       // fall through: disable the pool
     }

@@ -1,14 +1,14 @@
-// A pool of worker threads that build prompts (chat template + tokenizer) off the event loop, in parallel on
-// multi-core machines. Jobs of one session go to one worker, so its segment cache keeps that history. Owns the
-// workers and their routing; the prompt itself is prompt-worker.ts's job.
+// A pool of worker threads that render chat templates off the event loop, in parallel on multi-core machines
+// (templates interpreted by @huggingface/jinja; compiled ones render on the main thread in microseconds). Jobs of
+// one session go to one worker. Owns the workers and their routing; the rendering is prompt-worker.ts's job.
 import type { Worker } from "node:worker_threads";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import { OpenclawRlError, type ErrorCode } from "../../contracts/errors.ts";
-import { plainArray, startTsWorker } from "../../lib/worker-thread.ts";
+import { startTsWorker } from "../../lib/worker-thread.ts";
 import type { PromptJob, PromptJobResult } from "./prompt-job.ts";
 
 interface Pending {
-  resolve(result: { ids: Int32Array; tail: string; lengths?: number[] }): void;
+  resolve(text: string): void;
   reject(error: Error): void;
 }
 
@@ -67,30 +67,14 @@ export class PromptPool {
     return states.some(Boolean) && this.workers.some((entry) => entry.alive);
   }
 
-  build(routeKey: string, messages: readonly ChatMessage[], tools: readonly Tool[] | null | undefined, extra: Record<string, unknown> | undefined): Promise<{ ids: Int32Array; tail: string }> {
+  /** The prompt text of messages, tools and chat_template_kwargs. */
+  build(routeKey: string, messages: readonly ChatMessage[], tools: readonly Tool[] | null | undefined, extra: Record<string, unknown> | undefined): Promise<string> {
     return this.run(routeKey, { kind: "build", messages: [...messages], tools: tools ? [...tools] : null, extra });
   }
 
   /** From the raw request body, handed over without a copy (the caller must not use `body` afterwards). */
-  buildFromBody(routeKey: string, body: ArrayBuffer): Promise<{ ids: Int32Array; tail: string }> {
+  buildFromBody(routeKey: string, body: ArrayBuffer): Promise<string> {
     return this.run(routeKey, { kind: "body", body }, [body]);
-  }
-
-  encode(routeKey: string, text: string): Promise<{ ids: Int32Array; tail: string }> {
-    return this.run(routeKey, { kind: "encode", text });
-  }
-
-  /** Each segment's ids (plain segments, without added tokens), for the caller's segment cache. */
-  async encodeSegments(routeKey: string, segments: string[]): Promise<number[][]> {
-    const { ids, lengths } = await this.run(routeKey, { kind: "segments", segments });
-    const out: number[][] = [];
-    let start = 0;
-    for (const length of lengths ?? []) {
-      out.push(plainArray(ids.subarray(start, start + length)));
-      start += length;
-    }
-    if (out.length !== segments.length || start !== ids.length) throw new OpenclawRlError("INTERNAL", "the prompt worker answered a segments job with the wrong shape");
-    return out;
   }
 
   async close(): Promise<void> {
@@ -101,7 +85,7 @@ export class PromptPool {
     }
   }
 
-  private async run(routeKey: string, job: Omit<PromptJob, "id">, transfer: ArrayBuffer[] = []): Promise<{ ids: Int32Array; tail: string; lengths?: number[] }> {
+  private async run(routeKey: string, job: Omit<PromptJob, "id">, transfer: ArrayBuffer[] = []): Promise<string> {
     const alive = this.workers.filter((entry) => entry.alive);
     if (this.closed || alive.length === 0) throw new OpenclawRlError("INTERNAL", "no prompt worker is running");
     const entry = alive[hash(routeKey) % alive.length]!;
@@ -117,7 +101,7 @@ export class PromptPool {
     const pending = entry.pending.get(result.id);
     if (!pending) return;
     entry.pending.delete(result.id);
-    if (result.ok) pending.resolve({ ids: result.ids, tail: result.tail, lengths: result.lengths });
+    if (result.ok) pending.resolve(result.text);
     else pending.reject(new OpenclawRlError(result.code as ErrorCode, result.message));
   }
 

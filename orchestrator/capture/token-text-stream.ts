@@ -8,10 +8,8 @@ const pieceCaches = new WeakMap<ModelTokenizer, { concatenates: boolean; pieces:
 function pieceCache(tokenizer: ModelTokenizer): { concatenates: boolean; pieces: Map<number, string | null> } {
   let cache = pieceCaches.get(tokenizer);
   if (!cache) {
-    // pieces concatenate when decoding word by word gives the same text as decoding at once (no leading-space rules)
-    const sample = tokenizer.encode(" Hello world, it's 2026: naïve café");
-    const joined = sample.map((id) => tokenizer.decode([id], { skipSpecialTokens: true })).join("");
-    cache = { concatenates: joined === tokenizer.decode(sample, { skipSpecialTokens: true }), pieces: new Map() };
+    // (pieces do not concatenate where the decoder treats the first token apart: sentencepiece's leading space)
+    cache = { concatenates: tokenizer.piecesConcatenate, pieces: new Map() };
     pieceCaches.set(tokenizer, cache);
   }
   return cache;

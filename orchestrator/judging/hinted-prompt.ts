@@ -38,7 +38,7 @@ export function hintedPromptIds(
   template: ChatTemplate,
   tokenizer: ModelTokenizer,
   templateKwargs?: Record<string, unknown>,
-): number[] {
+): Promise<number[]> {
   const text = template.render(appendHint(messages, hint), { tools, addGenerationPrompt: true, extra: templateKwargs });
   return tokenizer.encode(text);
 }

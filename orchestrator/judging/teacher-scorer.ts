@@ -75,7 +75,7 @@ export class TeacherScorer {
     const facts = { temperature, scoring, requests: 0 };
     let promptIds: number[];
     try {
-      promptIds = hintedPromptIds(input.messages, input.tools, hint, this.options.template, this.options.tokenizer, input.templateKwargs);
+      promptIds = await hintedPromptIds(input.messages, input.tools, hint, this.options.template, this.options.tokenizer, input.templateKwargs);
     } catch (error) {
       return { ok: false, reason: `cannot render the hinted prompt: ${(error as Error).message}`, promptLength: null, logprobStartLen: null, ...facts };
     }
@@ -83,7 +83,7 @@ export class TeacherScorer {
     if (promptIds.length === 0) return { ok: false, reason: "the hinted prompt is empty", promptLength: 0, logprobStartLen: null, ...facts };
     const outcome = scoring === "prefill" ? await this.scoreByPrefill(promptIds, input.responseIds, facts) : await this.scoreByPosition(promptIds, input.responseIds, facts);
     if (!outcome.ok) return { ok: false, reason: outcome.reason, promptLength: promptIds.length, logprobStartLen, ...facts };
-    return { ok: true, values: outcome.values, promptLength: promptIds.length, logprobStartLen, promptReproduced: this.reproducesPrompt(input), ...facts };
+    return { ok: true, values: outcome.values, promptLength: promptIds.length, logprobStartLen, promptReproduced: await this.reproducesPrompt(input), ...facts };
   }
 
   /** Temperature 1: the prefill's input log-probs, from the last prompt token on. */
@@ -141,9 +141,9 @@ export class TeacherScorer {
     );
   }
 
-  private reproducesPrompt(input: TeacherInput): boolean {
+  private async reproducesPrompt(input: TeacherInput): Promise<boolean> {
     try {
-      const ids = this.options.tokenizer.encode(this.options.template.render(input.messages, { tools: input.tools, addGenerationPrompt: true, extra: input.templateKwargs }));
+      const ids = await this.options.tokenizer.encode(this.options.template.render(input.messages, { tools: input.tools, addGenerationPrompt: true, extra: input.templateKwargs }));
       return ids.length === input.promptIds.length && ids.every((id, index) => id === input.promptIds[index]);
     } catch {
       return false;

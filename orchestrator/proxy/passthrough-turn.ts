@@ -95,7 +95,7 @@ async function approximateTurn(
     (collected.reasoning !== null ? `${collected.reasoning.replace(/^\n+|\n+$/g, "")}\n</think>\n\n` : "") +
     [collected.content, ...calls].filter((part) => part.length > 0).join("\n") +
     "<|im_end|>";
-  const responseIds = await context.prompts.encode(generated, decision.sessionId);
+  const responseIds = await context.prompts.encode(generated);
   const aligned = alignLogProbs(responseIds, collected.logProbs, (id) => context.deps.tokenizer.tokenText(id));
   const finish = turnFinishReason(collected.finish, collected.toolCalls.length > 0, failed);
   return {

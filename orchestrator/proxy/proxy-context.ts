@@ -25,9 +25,9 @@ export interface ProxyDeps {
   readiness(): { ready: boolean; reason: string; retryAfterS: number };
   apiKey: string | undefined;
   recordsDir: string;
-  /** Worker threads that build prompts (template + tokenizer) off the event loop; default min(4, cores − 2), 0 = inline. */
+  /** Worker threads that render interpreted chat templates off the event loop; default min(4, cores − 2), 0 = inline. */
   promptWorkers?: number;
-  /** Encode each long reply's segments for the session's next prompt in a prompt worker (PromptBuilder.warmReply); default true. */
+  /** Encode each long reply's segments ahead of the session's next prompt (PromptBuilder.warmReply); default true. */
   warmReplies?: boolean;
 }
 

@@ -58,7 +58,8 @@ export function createProxy(deps: ProxyDeps): Proxy {
   };
   const tokenizerSource = policyTokenizerSource(recipe).path;
   const workers = deps.promptWorkers ?? Math.min(4, Math.max(1, availableParallelism() - 2));
-  const pool = workers > 0 && recipe.proxy.mode === "tokens" ? new PromptPool(tokenizerSource, workers) : null;
+  // (a compiled template renders in microseconds: workers only for templates the interpreter renders)
+  const pool = workers > 0 && recipe.proxy.mode === "tokens" && !deps.template.isCompiled ? new PromptPool(tokenizerSource, workers) : null;
   const prompts = new PromptBuilder(deps.template, deps.tokenizer, pool, { warmReplies: deps.warmReplies ?? true });
   const shutdown = new AbortController();
   setMaxListeners(0, shutdown.signal); // one listener per request in flight: no "possible leak" warning past 10
@@ -101,7 +102,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
       await listen(server, { port, host, key: "proxy.port", hint: "stop the other server or set proxy.port" });
       pool?.start();
       void prompts.verifyPool().then((used) => {
-        if (pool && !used) deps.bus.emit({ type: "error", source: "proxy", code: "INTERNAL", message: "prompt workers unavailable or inconsistent; building prompts on the main thread" });
+        if (pool && !used) deps.bus.emit({ type: "error", source: "proxy", code: "INTERNAL", message: "prompt workers unavailable or inconsistent; rendering prompts on the main thread" });
       });
       sessions.startSweeping();
       const address = server.address() as AddressInfo;

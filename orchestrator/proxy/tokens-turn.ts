@@ -161,7 +161,7 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
   }
   bookkeeping();
   // the reply's segments, for the session's next prompt (in a prompt worker, while the user reads or a tool runs)
-  if (decision.turnType === "main") void context.prompts.warmReply(captured.response, decision.sessionId);
+  if (decision.turnType === "main") void context.prompts.warmReply(captured.response);
 }
 
 /** The request becomes a turn of its session (a main turn closes the session's previous one); counted and announced. */

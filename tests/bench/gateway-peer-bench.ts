@@ -2,6 +2,8 @@
 // completions to the same fake engine (proxy-bench.ts's, with the same timing), with the same OpenClaw-sized traffic
 // (48 KB system prompt, 12 tools), measured side by side in one run: for a new session on every request and for
 // continuing sessions; added latency at concurrency 1, throughput at 64, CPU per request of each process. Ratios only.
+// `--compare=<git revision>` adds the proxy at that revision (a worktree sharing node_modules) as a third column of
+// the same run: before and after a change, each against Portkey.
 import { readFileSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { createServer } from "node:net";
@@ -10,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { execa, type ResultPromise } from "execa";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import { firstLine, messagesFor, percentile, tools } from "./proxy-bench.ts";
+import { firstLine, messagesFor, percentile, startRevisionProxy, tools } from "./proxy-bench.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, "../..");
@@ -72,8 +74,10 @@ async function main(): Promise<void> {
   const files = await loadTokenizerFiles("builtin:qwen3");
   const tokenizer = new ModelTokenizer(files);
   const reply = "Sure, I will look at the workspace now and report back shortly with what I find, starting with the files that changed since yesterday.";
-  const replyIds = [...tokenizer.encode(reply), tokenizer.tokenId("<|im_end|>")!];
+  const replyIds = [...(await tokenizer.encode(reply)), tokenizer.tokenId("<|im_end|>")!];
   const children: ResultPromise[] = [];
+  const compareRev = process.argv.find((argument) => argument.startsWith("--compare="))?.slice(10);
+  let revision: Awaited<ReturnType<typeof startRevisionProxy>> | null = null;
   try {
     const engine = execa(process.execPath, ["--import", "tsx", PROXY_BENCH, "--role=engine", `--reply=${JSON.stringify(replyIds)}`], { reject: false });
     children.push(engine);
@@ -96,6 +100,10 @@ async function main(): Promise<void> {
       { name: "openclaw-rl proxy (tokens mode: render, tokenize, /generate, parse, capture)", url: `http://127.0.0.1:${proxyPort}/v1/chat/completions`, headers: {}, pid: proxy.pid! },
       { name: "Portkey AI gateway 1.15.2 (relay to the engine's /v1/chat/completions)", url: `http://127.0.0.1:${portkeyPort}/v1/chat/completions`, headers: { "x-portkey-provider": "openai", "x-portkey-custom-host": `${engineUrl}/v1`, authorization: "Bearer bench" }, pid: portkey.pid! },
     ];
+    if (compareRev) {
+      revision = await startRevisionProxy(compareRev, engineUrl, []);
+      targets.push({ name: `openclaw-rl proxy at ${compareRev}`, url: revision.url, headers: {}, pid: revision.pid });
+    }
     const direct = `${engineUrl}/v1/chat/completions`;
     // warm-up: the 48 KB system prompt once through each
     for (const target of targets) await firstToken(target.url, requestOf("continuing", 999, 0), target.headers);
@@ -130,17 +138,20 @@ async function main(): Promise<void> {
         const values = added.get(target.name)!;
         rows.push(`| ${style === "new" ? "new session every request" : "continuing sessions"} | ${target.name} | ${percentile(values, 0.5).toFixed(2)} | ${percentile(values, 0.9).toFixed(2)} | ${(cpu.get(target.name)! / REQUESTS_AT_ONE).toFixed(2)} | ${throughput.get(target.name)!.toFixed(1)} |`);
       }
-      const [ours, peer] = targets.map((target) => target.name);
       const ratio = (a: number, b: number) => (a / b).toFixed(2);
-      rows.push(
-        `| ${style === "new" ? "new session every request" : "continuing sessions"} | **proxy / Portkey** | ${ratio(percentile(added.get(ours!)!, 0.5), percentile(added.get(peer!)!, 0.5))}× | ${ratio(percentile(added.get(ours!)!, 0.9), percentile(added.get(peer!)!, 0.9))}× | ${ratio(cpu.get(ours!)!, cpu.get(peer!)!)}× | ${ratio(throughput.get(ours!)!, throughput.get(peer!)!)}× |`,
-      );
+      const peer = targets[1]!.name;
+      for (const [label, ours] of [["proxy / Portkey", targets[0]!.name], ...(targets[2] ? [[`proxy at ${compareRev} / Portkey`, targets[2].name]] : [])] as [string, string][]) {
+        rows.push(
+          `| ${style === "new" ? "new session every request" : "continuing sessions"} | **${label}** | ${ratio(percentile(added.get(ours)!, 0.5), percentile(added.get(peer)!, 0.5))}× | ${ratio(percentile(added.get(ours)!, 0.9), percentile(added.get(peer)!, 0.9))}× | ${ratio(cpu.get(ours)!, cpu.get(peer)!)}× | ${ratio(throughput.get(ours)!, throughput.get(peer)!)}× |`,
+        );
+      }
     }
     console.log("Same fake engine, same OpenClaw-sized requests (48 KB system prompt, 12 tools, streamed), one run. Added = time to the first content token through the gateway minus directly from the engine's /v1/chat/completions, at concurrency 1; CPU per request of the gateway's process at concurrency 1 (/proc, all threads); throughput: 64 closed-loop clients against each alone.\n");
     console.log("| traffic | gateway | added p50 (ms) | added p90 (ms) | CPU per request (ms) | requests/s at 64 |");
     console.log("| --- | --- | --- | --- | --- | --- |");
     for (const row of rows) console.log(row);
   } finally {
+    await revision?.stop();
     for (const child of children) child.kill("SIGTERM");
     await Promise.allSettled(children);
   }

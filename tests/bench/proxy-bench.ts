@@ -307,7 +307,7 @@ async function startJudgingProxy(method: string, on: string, engineUrl: string, 
  * linked in), started with that revision's own bench in the proxy role. Refused with a clear message when the
  * revision is unknown or its bench has no proxy role.
  */
-async function startRevisionProxy(revision: string, engineUrl: string, flags: string[]): Promise<{ url: string; stop(): Promise<void>; probe(): Promise<ProxyProbe> }> {
+export async function startRevisionProxy(revision: string, engineUrl: string, flags: string[]): Promise<{ url: string; pid: number; stop(): Promise<void>; probe(): Promise<ProxyProbe> }> {
   const root = path.resolve(path.dirname(SELF), "../..");
   const folder = await mkdtemp(path.join(tmpdir(), "proxy-bench-rev-"));
   const tree = path.join(folder, "tree");
@@ -324,6 +324,7 @@ async function startRevisionProxy(revision: string, engineUrl: string, flags: st
     if (!("port" in ready) || !("probePort" in ready)) throw new Error(`--compare=${revision}: that revision's bench did not start a proxy`);
     return {
       url: `http://127.0.0.1:${ready.port}/v1/chat/completions`,
+      pid: child.pid!,
       probe: async () => (await (await fetch(`http://127.0.0.1:${ready.probePort}/`)).json()) as ProxyProbe,
       async stop() {
         await fetch(`http://127.0.0.1:${ready.probePort}/quit`).catch(() => undefined);
@@ -346,7 +347,7 @@ async function main(): Promise<void> {
   const files = await loadTokenizerFiles("builtin:qwen3");
   const tokenizer = new ModelTokenizer(files);
   const template = new ChatTemplate(files);
-  const replyIds = [...tokenizer.encode(REPLY), tokenizer.tokenId("<|im_end|>")!];
+  const replyIds = [...(await tokenizer.encode(REPLY)), tokenizer.tokenId("<|im_end|>")!];
   const tsx = ["--import", "tsx", SELF];
   const cumulative = process.argv.includes("--cumulative");
   const engine = execa(process.execPath, [...tsx, "--role=engine", `--reply=${JSON.stringify(replyIds)}`, ...(cumulative ? ["--cumulative"] : [])], { reject: false });
@@ -382,7 +383,7 @@ async function main(): Promise<void> {
   const directBodies = new Map<string, string>();
   for (const stream of [false, true]) {
     for (let turn = 1; turn <= TURNS; turn++) {
-      const ids = tokenizer.encode(template.render(messagesFor("direct", turn), { tools: TOOLS, addGenerationPrompt: true }));
+      const ids = await tokenizer.encode(template.render(messagesFor("direct", turn), { tools: TOOLS, addGenerationPrompt: true }));
       directBodies.set(`${stream}:${turn}`, JSON.stringify({ input_ids: ids, sampling_params: { max_new_tokens: 64, temperature: 0.6 }, return_logprob: true, stream }));
     }
   }

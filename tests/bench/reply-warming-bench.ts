@@ -47,7 +47,7 @@ const engine = createServer(async (request: IncomingMessage, response: ServerRes
   let seed = ids.length;
   for (let index = Math.max(0, ids.length - 64); index < ids.length; index++) seed = (Math.imul(seed, 31) + ids[index]!) >>> 0;
   const chars = 300 + (seed % 2700); // 300–3,000 characters
-  const reply = [...engineTokenizer.encode(prose(seed, chars)), engineTokenizer.tokenId("<|im_end|>")!];
+  const reply = [...(await engineTokenizer.encode(prose(seed, chars))), engineTokenizer.tokenId("<|im_end|>")!];
   await new Promise((resolve) => setTimeout(resolve, PREFILL_MS));
   response.writeHead(200, { "content-type": "text/event-stream" });
   engineTime = { got, chunk: performance.now() };

@@ -192,9 +192,9 @@ export async function makeTurn(spec: TurnSpec): Promise<ClosedTurn> {
     { role: "system", content: "You are a helpful assistant." },
     { role: "user", content: `[Sun 2026-11-22 06:25 UTC] ${spec.marker}: how far is 5 miles?` },
   ];
-  const promptIds = tokenizer.encode(template.render(messages, { addGenerationPrompt: true }));
+  const promptIds = await tokenizer.encode(template.render(messages, { addGenerationPrompt: true }));
   const content = spec.answer ?? `${spec.marker}: about 8 km.`;
-  const responseIds = [...tokenizer.encode(`<think>\nConvert.\n</think>\n\n${content}`), tokenizer.tokenId("<|im_end|>")!];
+  const responseIds = [...(await tokenizer.encode(`<think>\nConvert.\n</think>\n\n${content}`)), tokenizer.tokenId("<|im_end|>")!];
   const next = spec.next === undefined ? "[Sun 2026-11-22 06:26 UTC] thanks, now 10 miles?" : spec.next;
   const role = spec.nextRole ?? "user";
   const nextState: NextState | null =

@@ -29,7 +29,7 @@ describe("opd", () => {
     const judged = await harness.judgeTurn(turn);
     expect(judged).toMatchObject({ method: "opd", hintAccepted: true, sample: { kind: "opd", reward: 1 } });
 
-    const expectedPrompt = hintedPromptIds(turn.messages, turn.tools, HINT_11, harness.template, harness.tokenizer);
+    const expectedPrompt = await hintedPromptIds(turn.messages, turn.tools, HINT_11, harness.template, harness.tokenizer);
     const scored = harness.judge.scored.at(-1)!;
     expect([...scored.inputIds]).toEqual([...expectedPrompt, ...turn.responseIds]);
     expect(scored.promptText).toContain(`[user's hint / instruction]\n${HINT_11}<|im_end|>`);
@@ -68,7 +68,7 @@ describe("opd", () => {
     harness.judge.script("CASE-kwargs", "hint", [`\\boxed{1} [HINT_START]${HINT_11}[HINT_END]`]);
     const turn = await makeTurn({ marker: "CASE-kwargs" });
     const rendered = harness.template.render(turn.messages, { addGenerationPrompt: true, extra: { enable_thinking: false } });
-    await harness.judgeTurn({ ...turn, promptIds: Int32Array.from(harness.tokenizer.encode(rendered)) });
+    await harness.judgeTurn({ ...turn, promptIds: Int32Array.from(await harness.tokenizer.encode(rendered)) });
     const [record] = await harness.records();
     expect(record).toMatchObject({ sample: { kind: "opd" }, teacher: { ok: true, promptReproduced: false } });
   });
@@ -79,7 +79,7 @@ describe("opd", () => {
     const turn = await makeTurn({ marker: "CASE-kw-carried" });
     const templateKwargs = { enable_thinking: false };
     const rendered = harness.template.render(turn.messages, { addGenerationPrompt: true, extra: templateKwargs });
-    await harness.judgeTurn({ ...turn, templateKwargs, promptIds: Int32Array.from(harness.tokenizer.encode(rendered)) });
+    await harness.judgeTurn({ ...turn, templateKwargs, promptIds: Int32Array.from(await harness.tokenizer.encode(rendered)) });
     const [record] = await harness.records();
     expect(record).toMatchObject({ sample: { kind: "opd" }, teacher: { ok: true, promptReproduced: true } });
     const scored = harness.judge.scored.at(-1)!;

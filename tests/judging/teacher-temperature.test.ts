@@ -33,7 +33,7 @@ async function scoreOneTurn(recipe: Parameters<typeof startHarness>[0], marker: 
   harness.judge.script(marker, "eval", ["\\boxed{1}"]);
   const turn = await makeTurn({ marker });
   await harness.judgeTurn(turn);
-  const promptIds = hintedPromptIds(turn.messages, turn.tools, HINT, harness.template, harness.tokenizer);
+  const promptIds = await hintedPromptIds(turn.messages, turn.tools, HINT, harness.template, harness.tokenizer);
   const teacherRequests = client!.requests.filter((request) => request.input_ids !== undefined);
   const [record] = await harness.records();
   return { turn, promptIds, teacherRequests, record: record!, sample: harness.sink.byId(`${turn.sessionId}:0`) };

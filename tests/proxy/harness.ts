@@ -61,8 +61,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     tokenDelayMs: options.tokenDelayMs ?? 0,
     streamForm: options.streamForm,
     responder: {
-      reply: ({ promptText, inputIds }) => {
-        const full = tokenizer.encode(options.script(promptText));
+      reply: async ({ promptText, inputIds }) => {
+        const full = await tokenizer.encode(options.script(promptText));
         return { tokenIds: full.slice(overlap(inputIds, full)) };
       },
     },

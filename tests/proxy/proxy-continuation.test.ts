@@ -43,7 +43,7 @@ describe("continuing generations the engine could not finish", () => {
 
   it("continues after a 499 error chunk and after a connection cut mid-stream, with prompt + tokens so far", async () => {
     const { tokenizer } = await qwen3();
-    const reply = [...tokenizer.encode("Alpha beta gamma delta epsilon zeta eta theta."), tokenizer.tokenId("<|im_end|>")!];
+    const reply = [...(await tokenizer.encode("Alpha beta gamma delta epsilon zeta eta theta.")), tokenizer.tokenId("<|im_end|>")!];
     const fake = scriptedEngine([
       (_body, response) => {
         response.writeHead(200, { "content-type": "text/event-stream" });
@@ -78,7 +78,7 @@ describe("continuing generations the engine could not finish", () => {
     const turn = harness.closed.find((entry) => entry.turn === 0)!;
     expect(turn.responseIds).toEqual(reply);
     expect(prompt).toEqual(Array.from(turn.promptIds)); // the first request's input_ids (sent from cached JSON) are the captured prompt
-    expect(prompt).toEqual(tokenizer.encode(harness.template.render([{ role: "user", content: "letters" }], { addGenerationPrompt: true })));
+    expect(prompt).toEqual(await tokenizer.encode(harness.template.render([{ role: "user", content: "letters" }], { addGenerationPrompt: true })));
     expect(turn.responseLogProbs).toEqual([...reply.slice(0, 3).map(() => -0.1), ...reply.slice(3, 5).map(() => -0.2), ...reply.slice(5).map(() => -0.3)]);
     expect(turn.weightVersions).toEqual([
       { version: "v1", start: 0, end: 3 },

@@ -43,8 +43,8 @@ describe("stock OpenClaw through the proxy", () => {
 
     // token-exact: the prompt is the rendered template, the response is what the engine sent, with its log-probs
     const { tokenizer, template } = harness;
-    expect(Array.from(turn.promptIds)).toEqual(tokenizer.encode(template.render(first.body.messages, { tools: first.body.tools ?? null, addGenerationPrompt: true })));
-    const expected = [...tokenizer.encode(script("")), tokenizer.tokenId("<|im_end|>")!];
+    expect(Array.from(turn.promptIds)).toEqual(await tokenizer.encode(template.render(first.body.messages, { tools: first.body.tools ?? null, addGenerationPrompt: true })));
+    const expected = [...(await tokenizer.encode(script(""))), tokenizer.tokenId("<|im_end|>")!];
     expect(turn.responseIds).toEqual(expected);
     expect(turn.responseLogProbs).toEqual(expected.map((id, index) => hashLogprob(index === 0 ? turn.promptIds.at(-1)! : expected[index - 1]!, id)));
     expect(turn.weightVersions).toEqual([{ version: "default", start: 0, end: expected.length }]);

@@ -65,7 +65,7 @@ describe("streaming and weight updates", () => {
 
       await postChat(current.url, { messages: [{ role: "user", content: "count" }] }, { "x-session-id": "pause-1", "x-session-done": "1" });
       const turn = current.closed.find((entry) => entry.sessionId === "pause-1" && entry.turn === 0)!;
-      const expected = [...current.tokenizer.encode(LONG), current.tokenizer.tokenId("<|im_end|>")!];
+      const expected = [...(await current.tokenizer.encode(LONG)), current.tokenizer.tokenId("<|im_end|>")!];
       expect(turn.responseIds).toEqual(expected);
       expect(turn.responseLogProbs).toHaveLength(expected.length);
       expect(turn.weightVersions.map((span) => span.version)).toEqual(["default", "v2"]);

@@ -1,5 +1,5 @@
-// After a main turn, the proxy has a prompt worker encode the reply's segments for the session's next prompt
-// (PromptBuilder.warmReply): the next request, which replays that reply, finds them in the main thread's cache.
+// After a main turn, the proxy encodes the reply's segments for the session's next prompt (PromptBuilder.warmReply):
+// the next request, which replays that reply, finds them in the tokenizer's segment cache.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../../contracts/chat.ts";
 import { postChat, startHarness, waitFor, type Harness } from "./harness.ts";
@@ -10,15 +10,14 @@ const LONG = Array.from({ length: 30 }, (_, index) => `Line ${index} of ${MARK}:
 describe("reply warming through the proxy", () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness({ script: () => `<think>\nList them.\n</think>\n\n${LONG}`, promptWorkers: 1 });
+    harness = await startHarness({ script: () => `<think>\nList them.\n</think>\n\n${LONG}` });
   });
   afterAll(async () => harness.close());
 
   /** The missing (uncached) segments of the prompt the client's next request will have, that hold `text`. */
   const uncachedWith = (messages: ChatMessage[], text: string): string[] => {
     const prompt = harness.template.render(messages, { tools: null, addGenerationPrompt: true });
-    const encoded = harness.tokenizer.encodeWithin(prompt, 0);
-    return "missing" in encoded ? encoded.missing.filter((segment) => segment.includes(text)) : [];
+    return harness.tokenizer.uncachedSegments(prompt).filter((segment) => segment.includes(text));
   };
 
   it("caches a long reply's segments before the next request, which then builds its prompt without encoding them", async () => {

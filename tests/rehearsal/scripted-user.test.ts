@@ -15,7 +15,7 @@ const prompts: string[] = [];
 beforeAll(async () => {
   const files = await loadTokenizerFiles("builtin:qwen3");
   const tokenizer = new ModelTokenizer(files);
-  const policy = new PolicyResponder(tokenizer, { seed: 4 });
+  const policy = await PolicyResponder.create(tokenizer, { seed: 4 });
   server = new StandinSglangServer({
     tokenizer,
     chatTemplate: new ChatTemplate(files),

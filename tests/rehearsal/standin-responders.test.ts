@@ -25,26 +25,26 @@ beforeAll(async () => {
   template = new ChatTemplate(files);
 });
 
-function request(messages: ChatMessage[], withTools = true, extraIds: number[] = []) {
+async function request(messages: ChatMessage[], withTools = true, extraIds: number[] = []) {
   const promptText = template.render(messages, { tools: withTools ? tools : null, addGenerationPrompt: true });
-  const inputIds = [...tokenizer.encode(promptText), ...extraIds];
+  const inputIds = [...(await tokenizer.encode(promptText)), ...extraIds];
   return { promptText: tokenizer.decode(inputIds), inputIds, samplingParams: {}, rid: "r", weightVersion: "default" };
 }
 
 describe("PolicyResponder", () => {
-  it("calls an offered tool when the user asks to read something, with arguments from the request", () => {
-    const policy = new PolicyResponder(tokenizer, { seed: 3 });
-    const reply = policy.reply(request([{ role: "user", content: "Please read notes.txt for me" }]));
+  it("calls an offered tool when the user asks to read something, with arguments from the request", async () => {
+    const policy = await PolicyResponder.create(tokenizer, { seed: 3 });
+    const reply = (await policy.reply(await request([{ role: "user", content: "Please read notes.txt for me" }])));
     const text = tokenizer.decode(reply.tokenIds!);
     expect(text).toMatch(/^<think>\n[\s\S]+<\/think>\n\n<tool_call>\n\{"name": "read", "arguments": \{"path": "notes.txt"\}\}\n<\/tool_call>$/);
   });
 
-  it("answers in a sampled style whose decision token carries the policy's log-prob; otherwise the hash", () => {
-    const policy = new PolicyResponder(tokenizer, { seed: 3, logits: [0, 1, 2] });
+  it("answers in a sampled style whose decision token carries the policy's log-prob; otherwise the hash", async () => {
+    const policy = await PolicyResponder.create(tokenizer, { seed: 3, logits: [0, 1, 2] });
     const expected = logSoftmax([0, 1, 2]);
     const seen = new Set<string>();
     for (let turn = 0; turn < 30; turn += 1) {
-      const reply = policy.reply(request([{ role: "user", content: `How do I water basil, question ${turn}?` }], false));
+      const reply = (await policy.reply(await request([{ role: "user", content: `How do I water basil, question ${turn}?` }], false)));
       const ids = reply.tokenIds!;
       const style = styleOfText(tokenizer.decode(ids));
       expect(style).not.toBeNull();
@@ -57,13 +57,13 @@ describe("PolicyResponder", () => {
     expect(seen.size).toBe(3);
   });
 
-  it("continues a partial reply (prompt + tokens so far) with the rest of the same text", () => {
-    const policy = new PolicyResponder(tokenizer, { seed: 5 });
+  it("continues a partial reply (prompt + tokens so far) with the rest of the same text", async () => {
+    const policy = await PolicyResponder.create(tokenizer, { seed: 5 });
     const messages: ChatMessage[] = [{ role: "user", content: "Any tips for sleeping better?" }];
-    const whole = policy.reply(request(messages, false)).tokenIds!;
+    const whole = (await policy.reply(await request(messages, false))).tokenIds!;
     const [decision] = stylePositions(whole, policy.tokens);
     const cut = decision!.position + 3;
-    const rest = policy.reply(request(messages, false, whole.slice(0, cut))).tokenIds!;
+    const rest = (await policy.reply(await request(messages, false, whole.slice(0, cut)))).tokenIds!;
     expect([...whole.slice(0, cut), ...rest]).toEqual(whole);
   });
 
@@ -71,7 +71,7 @@ describe("PolicyResponder", () => {
     const folder = await mkdtemp(path.join(tmpdir(), "standin-policy-"));
     const file = path.join(folder, "policy.json");
     await writeFile(file, JSON.stringify({ format: POLICY_FILE_FORMAT, styles: ["plain", "bulleted", "ai"], logits: [2, 0, -3] }));
-    const policy = new PolicyResponder(tokenizer, { seed: 1 });
+    const policy = await PolicyResponder.create(tokenizer, { seed: 1 });
     await policy.loadWeights(file);
     const probabilities = (policy.describe() as { probabilities: Record<string, number> }).probabilities;
     expect(probabilities.ai).toBeCloseTo(Math.exp(logSoftmax([2, 0, -3])[2]!), 10);
@@ -81,10 +81,10 @@ describe("PolicyResponder", () => {
 });
 
 describe("JudgeResponder", () => {
-  const judge = () => new JudgeResponder(tokenizer);
+  const judge = () => JudgeResponder.create(tokenizer);
   const asRequest = (messages: ChatMessage[]) => request(messages, false);
 
-  it("scores next states from their cues in the evaluation format", () => {
+  it("scores next states from their cues in the evaluation format", async () => {
     const cases: Array<[string, "user" | "tool", number]> = [
       ["That sounds like an AI. Be natural, please.", "user", -1],
       ["Thanks, that helps!", "user", 1],
@@ -94,34 +94,34 @@ describe("JudgeResponder", () => {
       ["What is the capital of Peru?", "user", 0],
     ];
     for (const [nextState, role, score] of cases) {
-      const text = judge().reply(asRequest(evaluationPrompt("Sure. Here it is.", nextState, role))).text!;
+      const text = (await judge()).reply(await asRequest(evaluationPrompt("Sure. Here it is.", nextState, role))).text!;
       expect(text.match(/\\boxed\{(-?\d)\}/g)!.at(-1)).toBe(`\\boxed{${score}}`);
     }
   });
 
-  it("gives a hint for a 'be natural' rejection and none for thanks", () => {
-    const hinted = judge().reply(asRequest(hintPrompt("As an AI language model, ...", "That sounds like an AI. Be natural.", "user"))).text!;
+  it("gives a hint for a 'be natural' rejection and none for thanks", async () => {
+    const hinted = (await judge()).reply(await asRequest(hintPrompt("As an AI language model, ...", "That sounds like an AI. Be natural.", "user"))).text!;
     expect(hinted).toMatch(/\\boxed\{1\}\n\[HINT_START\].*natural, human voice.*\[HINT_END\]$/);
-    const none = judge().reply(asRequest(hintPrompt("Sure.", "Thanks!", "user"))).text!;
+    const none = (await judge()).reply(await asRequest(hintPrompt("Sure.", "Thanks!", "user"))).text!;
     expect(none).toMatch(/\\boxed\{-1\}$/);
     expect(none).not.toContain("[HINT_START]");
   });
 
-  it("as the teacher, dislikes the AI style on a hinted prompt and agrees with the policy's hash elsewhere", () => {
-    const policy = new PolicyResponder(tokenizer, { seed: 2, logits: [-5, -5, 5] }); // always the AI style
+  it("as the teacher, dislikes the AI style on a hinted prompt and agrees with the policy's hash elsewhere", async () => {
+    const policy = await PolicyResponder.create(tokenizer, { seed: 2, logits: [-5, -5, 5] }); // always the AI style
     const messages: ChatMessage[] = [{ role: "user", content: "How should I name my cat?" }];
-    const response = policy.reply(request(messages, false));
+    const response = (await policy.reply(await request(messages, false)));
     const hint = 'Answer in a natural, human voice. Never open with "As an AI language model".';
-    const hintedPrompt = tokenizer.encode(template.render(appendHint(messages, hint), { tools: null, addGenerationPrompt: true }));
+    const hintedPrompt = await tokenizer.encode(template.render(appendHint(messages, hint), { tools: null, addGenerationPrompt: true }));
     const ids = [...hintedPrompt, ...response.tokenIds!];
-    const scores = judge().score({ inputIds: ids, promptText: tokenizer.decode(ids), weightVersion: "x" });
+    const scores = (await judge()).score({ inputIds: ids, promptText: tokenizer.decode(ids), weightVersion: "x" });
     const [decision] = stylePositions(response.tokenIds!, policy.tokens);
     const teacher = response.tokenIds!.map((_, index) => scores[hintedPrompt.length + index]!);
     expect(teacher[decision!.position]).toBeCloseTo(teacherStyleLogprobs(true)[2]!, 10);
     teacher.forEach((value, index) => {
       if (index !== decision!.position) expect(value).toBe(response.logprobs![index]);
     });
-    const plain = judge().score({ inputIds: [...tokenizer.encode(template.render(messages, { tools: null, addGenerationPrompt: true })), ...response.tokenIds!], promptText: "", weightVersion: "x" });
+    const plain = (await judge()).score({ inputIds: [...(await tokenizer.encode(template.render(messages, { tools: null, addGenerationPrompt: true }))), ...response.tokenIds!], promptText: "", weightVersion: "x" });
     expect(plain.filter((value) => Math.abs(value - Math.log(1 / 3)) < 1e-12)).toHaveLength(1);
   });
 });

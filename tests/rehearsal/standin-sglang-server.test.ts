@@ -15,6 +15,7 @@ const IM_END = 151645;
 let server: StandinSglangServer;
 let client: SglangClient;
 let tokenizer: ModelTokenizer;
+let promptIds: number[];
 const loaded: string[] = [];
 
 const responder: Responder = {
@@ -31,6 +32,7 @@ const responder: Responder = {
 beforeAll(async () => {
   const files = await loadTokenizerFiles("builtin:qwen3");
   tokenizer = new ModelTokenizer(files);
+  promptIds = await tokenizer.encode("<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n");
   server = new StandinSglangServer({ tokenizer, responder, chatTemplate: new ChatTemplate(files), servedModelName: "qwen3-4b" });
   const { url } = await server.start();
   client = new SglangClient({ baseUrl: url, timeoutMs: 10_000 });
@@ -45,7 +47,7 @@ async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> 
   }
 }
 
-const prompt = () => tokenizer.encode("<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n");
+const prompt = () => [...promptIds];
 
 describe("POST /generate", () => {
   it("answers a whole request with output ids ending in <|im_end|>, aligned log-probs and version 'default'", async () => {
@@ -244,8 +246,8 @@ describe("the stand-in streams in each of SGLang's forms (tests/fixtures/sglang/
     try {
       const client = new SglangClient({ baseUrl: server.url });
       const chunks = [];
-      for await (const chunk of client.generateStream({ input_ids: tokenizer.encode("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"), sampling_params: { max_new_tokens: 50 }, return_logprob: true })) chunks.push(chunk);
-      return { chunks, answer: [...tokenizer.encode(REPLY), tokenizer.tokenId("<|im_end|>")] };
+      for await (const chunk of client.generateStream({ input_ids: await tokenizer.encode("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"), sampling_params: { max_new_tokens: 50 }, return_logprob: true })) chunks.push(chunk);
+      return { chunks, answer: [...(await tokenizer.encode(REPLY)), tokenizer.tokenId("<|im_end|>")] };
     } finally {
       await server.close();
     }

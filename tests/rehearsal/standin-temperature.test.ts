@@ -29,11 +29,11 @@ async function generate(body: GenerateRequest & { token_ids_logprob?: number[] }
   return ((await response.json()) as { meta_info: Record<string, any> }).meta_info;
 }
 
-const ids = () => tokenizer.encode("<|im_start|>user\nhow far is 5 miles?<|im_end|>\n<|im_start|>assistant\n8 km");
+const ids = async () => tokenizer.encode("<|im_start|>user\nhow far is 5 miles?<|im_end|>\n<|im_start|>assistant\n8 km");
 
 describe("stand-in temperatures", () => {
   it("prefill log-probs ignore the request's temperature", async () => {
-    const input = ids();
+    const input = await ids();
     const prefill = (temperature: number) => generate({ input_ids: input, sampling_params: { temperature, max_new_tokens: 0 }, return_logprob: true, logprob_start_len: 0, top_logprobs_num: 3 });
     const [atOne, atLow] = [await prefill(1), await prefill(0.3)];
     expect(atLow.input_token_logprobs).toEqual(atOne.input_token_logprobs);
@@ -41,7 +41,7 @@ describe("stand-in temperatures", () => {
   });
 
   it("token_ids_logprob: the sampler's log-prob of the asked token at the request's temperature, and its top-K row", async () => {
-    const input = ids();
+    const input = await ids();
     const [context, token] = [input.slice(0, -1), input.at(-1)!];
     const prefillValue = (await generate({ input_ids: input, sampling_params: { max_new_tokens: 0 }, return_logprob: true, logprob_start_len: input.length - 2 })).input_token_logprobs[1][0] as number;
     const asked = async (temperature: number | undefined) =>

@@ -16,7 +16,7 @@ let policy: PolicyResponder;
 
 beforeAll(async () => {
   const tokenizer = new ModelTokenizer(await loadTokenizerFiles("builtin:qwen3"));
-  policy = new PolicyResponder(tokenizer, { seed: 11 });
+  policy = await PolicyResponder.create(tokenizer, { seed: 11 });
   server = new StandinSglangServer({ tokenizer, responder: policy });
   await server.start();
 });
@@ -109,7 +109,7 @@ describe("standin_trainer.py start-up", () => {
   it("waits for a policy server that comes up after it (start launches them together) instead of crashing", async () => {
     const folder = await mkdtemp(path.join(tmpdir(), "standin-trainer-late-"));
     const tokenizer = new ModelTokenizer(await loadTokenizerFiles("builtin:qwen3"));
-    const late = new StandinSglangServer({ tokenizer, responder: new PolicyResponder(tokenizer, { seed: 5 }) });
+    const late = new StandinSglangServer({ tokenizer, responder: await PolicyResponder.create(tokenizer, { seed: 5 }) });
     const { port } = await late.start();
     const url = late.url;
     await late.close(); // the port is known but nothing listens yet
@@ -119,7 +119,7 @@ describe("standin_trainer.py start-up", () => {
       { env: { PYTHONPATH: ["native", "tests/rehearsal/fixtures"].join(path.delimiter), FAKE_ROLLOUT_LOG: path.join(folder, "rollout.log") }, reject: false, timeout: 60_000 },
     );
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    const server = new StandinSglangServer({ tokenizer, responder: new PolicyResponder(tokenizer, { seed: 5 }), port });
+    const server = new StandinSglangServer({ tokenizer, responder: await PolicyResponder.create(tokenizer, { seed: 5 }), port });
     await server.start();
     try {
       const result = await trainer;

@@ -1,8 +1,10 @@
-// ModelTokenizer.encodeWithin with a memo key reuses the ids of the key's previous text up to the end of an added
-// token: the ids (and their JSON) must always equal a plain encode, whatever the new text shares with the old one.
+// ModelTokenizer.encodePrompt with a memo key reuses the ids of the key's previous text up to the end of an added
+// token: the ids (and their JSON) must always equal the library's encode of the whole text, whatever the new text
+// shares with the old one.
 import { describe, expect, it } from "vitest";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
+import { hfTokenizer } from "./hf-tokenizer.ts";
 
 function random(seed: number): () => number {
   let state = seed >>> 0;
@@ -14,11 +16,11 @@ function random(seed: number): () => number {
 
 const PARTS = ["<|im_start|>", "<|im_end|>", "\n", "user", "assistant", " hello", "world", "<think>", "</think>", "<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<|im_", "end|>", " 日本", "🙂", "  ", "x"];
 
-describe("encodeWithin with a memo key", () => {
+describe("encodePrompt with a memo key", () => {
   it("gives the ids of a plain encode for growing, edited, shrunk and unrelated texts", async () => {
     const files = await loadTokenizerFiles("builtin:qwen3");
     const memoized = new ModelTokenizer(files);
-    const plain = new ModelTokenizer(files, 0);
+    const plain = hfTokenizer(files.tokenizerJson);
     const next = random(7);
     const texts = new Map<string, string>();
     for (let step = 0; step < 400; step++) {
@@ -30,11 +32,11 @@ describe("encodeWithin with a memo key", () => {
       else if (action < 0.9) text = text.slice(0, Math.floor(next() * text.length)); // cut, maybe inside an added token
       else text = PARTS[Math.floor(next() * PARTS.length)]!; // unrelated
       texts.set(key, text);
-      const encoded = memoized.encodeWithin(text, Infinity, key);
-      const expected = plain.encode(text);
-      expect("ids" in encoded && Array.from(encoded.ids), `step ${step}: ${JSON.stringify(text)}`).toEqual(expected);
+      const encoded = await memoized.encodePrompt(text, key);
+      const expected = await plain.encode(text);
+      expect(Array.from(encoded.ids), `step ${step}: ${JSON.stringify(text)}`).toEqual(expected);
       // the engine request's input_ids, made from the cached segments' JSON
-      expect("idsJsonParts" in encoded && JSON.parse(`[${encoded.idsJsonParts.join(",")}]`), `step ${step}: JSON`).toEqual(expected);
+      expect(JSON.parse(`[${encoded.idsJsonParts.join(",")}]`), `step ${step}: JSON`).toEqual(expected);
     }
   });
 });
