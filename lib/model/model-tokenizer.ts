@@ -106,14 +106,14 @@ export class ModelTokenizer {
     const reused = memo ? sharedCut(memo, text) : -1; // index into memo.cuts
     const start = reused >= 0 ? memo!.cuts[reused]! : 0;
     const pieces = (start > 0 ? text.slice(start) : text).split(this.splitter);
-    await this.encodeMissing(pieces);
+    const fresh = await this.encodeMissing(pieces);
     // the pieces' ids, then one array of the final length: the memo's prefix copied once, no regrowth
     const resolved: (number | readonly number[])[] = [];
     const kept = reused >= 0 ? memo!.counts[reused]! : 0;
     let length = kept;
     for (const piece of pieces) {
       if (piece.length === 0) continue;
-      const part = this.addedTokens.get(piece) ?? this.cacheOf(piece).get(piece) ?? (await this.segmentIds(piece));
+      const part = this.addedTokens.get(piece) ?? fresh.get(piece) ?? this.cacheOf(piece).get(piece) ?? (await this.segmentIds(piece));
       resolved.push(part);
       length += typeof part === "number" ? 1 : part.length;
     }
@@ -199,10 +199,11 @@ export class ModelTokenizer {
     return [...missing];
   }
 
-  /** Encodes the missing segments among `pieces` in one call to the library, and caches them. */
-  private async encodeMissing(pieces: readonly string[]): Promise<void> {
+  /** Encodes the missing segments among `pieces` in one call to the library, caches them and returns them. */
+  private async encodeMissing(pieces: readonly string[]): Promise<Map<string, readonly number[]>> {
+    const fresh = new Map<string, readonly number[]>();
     const missing = this.missingSegments(pieces);
-    if (missing.length === 0) return;
+    if (missing.length === 0) return fresh;
     const batch = this.encodeBatch(missing);
     missing.forEach((segment, index) => {
       const one = batch.then((all) => all[index]!);
@@ -210,10 +211,14 @@ export class ModelTokenizer {
     });
     try {
       const all = await batch;
-      missing.forEach((segment, index) => this.cacheOf(segment).set(ownCopy(segment), all[index]!));
+      missing.forEach((segment, index) => {
+        this.cacheOf(segment).set(ownCopy(segment), all[index]!);
+        fresh.set(segment, all[index]!);
+      });
     } finally {
       for (const segment of missing) this.encoding.delete(segment);
     }
+    return fresh;
   }
 
   /** A plain segment's ids: cached, being encoded, or encoded now. */

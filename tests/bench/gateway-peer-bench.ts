@@ -17,7 +17,7 @@ import { firstLine, messagesFor, percentile, startRevisionProxy, tools } from ".
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, "../..");
 const PROXY_BENCH = path.join(HERE, "proxy-bench.ts");
-const REQUESTS_AT_ONE = 40;
+const REQUESTS_AT_ONE = 100;
 const REQUESTS_AT_64 = 640;
 const TOOLS = tools();
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
