@@ -13,6 +13,10 @@ export const methodSchema = z.enum(["binary", "opd", "combine"]).describe(
 );
 export type Method = z.infer<typeof methodSchema>;
 
+/** Model families by the markup their checkpoints write (lib/model/model-family.ts: detection, SGLang parser names). */
+export const MODEL_FAMILIES = ["qwen3", "qwen3-coder", "llama3", "deepseek-v3", "glm-4.5", "gpt-oss"] as const;
+export type ModelFamilyName = (typeof MODEL_FAMILIES)[number];
+
 export const modelSchema = z
   .object({
     path: z
@@ -24,6 +28,10 @@ export const modelSchema = z
       .optional()
       .describe("Folder holding tokenizer.json and tokenizer_config.json when it differs from model.path; `builtin:qwen3` uses the Qwen3 files shipped with openclaw-rl."),
     served_name: z.string().default("qwen3-4b").describe("Model id the proxy answers to and lists in /v1/models."),
+    family: z
+      .enum(["auto", ...MODEL_FAMILIES])
+      .default("auto")
+      .describe("Model family (how its reasoning and tool calls are written): auto = from the chat template's markup, else config.json architectures. Set it only when that guess is wrong."),
     reasoning_parser: z.enum(["qwen3", "none"]).default("qwen3").describe("How reasoning is split from the answer: qwen3 = <think>…</think>."),
     tool_call_parser: z.enum(["qwen25", "none"]).default("qwen25").describe("How tool calls are parsed: qwen25 = <tool_call>{json}</tool_call>."),
     context_length: positiveInt.default(32768).describe("Context length of the policy engines (--sglang-context-length)."),

@@ -4,6 +4,7 @@ import type { Recipe } from "../../contracts/recipe.ts";
 import { placementProblems } from "../placement.ts";
 import { slimePythonPath } from "../slime/slime-job.ts";
 import { checkCheckpoints } from "./checkpoint-check.ts";
+import { checkFamily } from "./family-check.ts";
 import { checkDisk } from "./disk-check.ts";
 import { failed, passed, type CheckResult } from "./doctor-check.ts";
 import { checkGpus } from "./gpu-check.ts";
@@ -28,7 +29,7 @@ export interface DoctorReport {
 }
 
 export async function runDoctor(recipe: Recipe, options: DoctorOptions): Promise<DoctorReport> {
-  const common = [checkCheckpoints(recipe), checkPorts(recipe), checkDisk(recipe, options.cwd).then((result) => [checkRecordsDir(recipe, options.cwd), result])];
+  const common = [checkCheckpoints(recipe), checkFamily(recipe).then((result) => [result]), checkPorts(recipe), checkDisk(recipe, options.cwd).then((result) => [checkRecordsDir(recipe, options.cwd), result])];
   const engineChecks = recipe.engine.kind === "slime" ? [slimeChecks(recipe, options)] : [];
   const results = (await Promise.all([...engineChecks, ...common])).flat();
   const notApplicable = recipe.engine.kind === "slime" ? [] : [`engine ${recipe.engine.kind} starts no GPU engine: GPU, placement, Python, Ray and slime checks do not apply`];
