@@ -32,8 +32,14 @@ export const modelSchema = z
       .enum(["auto", ...MODEL_FAMILIES])
       .default("auto")
       .describe("Model family (how its reasoning and tool calls are written): auto = from the chat template's markup, else config.json architectures. Set it only when that guess is wrong."),
-    reasoning_parser: z.enum(["qwen3", "none"]).default("qwen3").describe("How reasoning is split from the answer: qwen3 = <think>…</think>."),
-    tool_call_parser: z.enum(["qwen25", "none"]).default("qwen25").describe("How tool calls are parsed: qwen25 = <tool_call>{json}</tool_call>."),
+    reasoning_parser: z
+      .enum(["auto", "qwen3", "none"])
+      .default("auto")
+      .describe("How reasoning is split from the answer: auto = the model family's way (model.family), qwen3 = Qwen3's <think>…</think> whatever the family, none = reasoning stays in the content."),
+    tool_call_parser: z
+      .enum(["auto", "qwen25", "none"])
+      .default("auto")
+      .describe("How tool calls are parsed: auto = the model family's markup (model.family), qwen25 = Qwen's <tool_call>{json}</tool_call> whatever the family, none = tool calls stay text."),
     context_length: positiveInt.default(32768).describe("Context length of the policy engines (--sglang-context-length)."),
     max_response_tokens: positiveInt.default(8192).describe("Longest response (--rollout-max-response-len); caps the client's max_tokens."),
   })

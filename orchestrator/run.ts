@@ -7,6 +7,7 @@ import type { Recipe } from "../contracts/recipe.ts";
 import type { SampleSink } from "../contracts/sample-sink.ts";
 import { ChatTemplate } from "../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../lib/model/model-files.ts";
+import { parserNames, resolveFamily } from "../lib/model/model-family.ts";
 import { ModelTokenizer } from "../lib/model/model-tokenizer.ts";
 import { judgeTokenizerSource, policyTokenizerSource } from "../lib/model/tokenizer-sources.ts";
 import { ResourceStack, type CloseFailure } from "../lib/resource-stack.ts";
@@ -89,6 +90,7 @@ interface OpenedSink {
 interface PolicyModel {
   tokenizer: ModelTokenizer;
   template: ChatTemplate;
+  parsers: { toolCallParser: string | null; reasoningParser: string | null };
 }
 
 export async function startOrchestrator(options: OrchestratorOptions): Promise<RunningOrchestrator> {
@@ -189,10 +191,11 @@ function startJudging(run: Run, samples: SampleSink): Promise<JudgeThread> {
   return started;
 }
 
-/** The policy's tokenizer and chat template. */
+/** The policy's tokenizer, chat template and parsers (its family's). */
 async function loadPolicyModel(recipe: Recipe): Promise<PolicyModel> {
   const files = await loadTokenizerFiles(policyTokenizerSource(recipe).path);
-  return { tokenizer: new ModelTokenizer(files), template: new ChatTemplate(files) };
+  const { sglang } = await resolveFamily(recipe);
+  return { tokenizer: new ModelTokenizer(files), template: new ChatTemplate(files), parsers: parserNames(recipe.model, sglang) };
 }
 
 /** Re-points the policy client and the judge at the routers slime announces in each hello (when the recipe names none). */
@@ -214,6 +217,7 @@ async function startProxy(run: Run, policy: SwitchableClient, model: PolicyModel
     policy: policy.client,
     tokenizer: model.tokenizer,
     template: model.template,
+    parsers: model.parsers,
     bus,
     onTurnClosed: (turn) => judging.onTurnClosed(turn),
     onFeedback: (body, headers) => judging.handleFeedback(body, headers),

@@ -2,6 +2,7 @@
 // (and the recipe key) wherever the recipe asks for what the installation cannot do. Pure: no I/O.
 import path from "node:path";
 import { trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+import { parserNames } from "../../lib/model/model-family.ts";
 import type { CheckResult } from "./doctor-check.ts";
 import type { EngineInstallation, SglangProbe, SlimeProbe } from "./engine-probe-report.ts";
 import { FORK_COMMIT, flavourMarkers, slimeFlavour } from "./slime-flavour.ts";
@@ -16,8 +17,9 @@ const ok = (topic: string, detail: string): InstallationFinding => ({ topic, sta
 const warn = (topic: string, detail: string, fix: string, key?: string): InstallationFinding => ({ topic, status: "warn", detail, fix, ...(key ? { path: key } : {}) });
 const fail = (topic: string, detail: string, fix: string, key: string): InstallationFinding => ({ topic, status: "fail", detail, fix, path: key });
 
-export function matchInstallation(recipe: Recipe, installation: EngineInstallation): InstallationFinding[] {
-  return [...slimeFindings(recipe, installation), ...sglangFindings(recipe, installation.report.sglang, installation.report.slime)];
+/** `toolCallParser`: SGLang's name of the parser the plan passes (parserNames for the policy's family), null for none. */
+export function matchInstallation(recipe: Recipe, installation: EngineInstallation, toolCallParser: string | null = parserNames(recipe.model, null).toolCallParser): InstallationFinding[] {
+  return [...slimeFindings(recipe, installation), ...sglangFindings(recipe, installation.report.sglang, installation.report.slime, toolCallParser)];
 }
 
 function slimeFindings(recipe: Recipe, installation: EngineInstallation): InstallationFinding[] {
@@ -74,7 +76,7 @@ function slimeFindings(recipe: Recipe, installation: EngineInstallation): Instal
   return findings;
 }
 
-function sglangFindings(recipe: Recipe, sglang: SglangProbe, slime: SlimeProbe): InstallationFinding[] {
+function sglangFindings(recipe: Recipe, sglang: SglangProbe, slime: SlimeProbe, parser: string | null): InstallationFinding[] {
   const { python, stream_output_flag: flag } = recipe.engine.slime;
   if (!sglang.importable) {
     return [fail("sglang", `SGLang is not importable by ${python} (${sglang.error ?? "no reason given"})`, "install SGLang into the environment of engine.slime.python (the fork's image pins nightly-dev-20260107-dce8b060, upstream slime v0.5.15.post1), or set engine.slime.python to that environment's interpreter", "engine.slime.python")];
@@ -84,9 +86,8 @@ function sglangFindings(recipe: Recipe, sglang: SglangProbe, slime: SlimeProbe):
   if (sglang.options === null) {
     findings.push(warn("sglang", `cannot build SGLang's argument parser (${sglang.options_error ?? sglang.fields_error ?? "no report"}), so the tool-call parser and the stream flag are checked against ServerArgs fields only`, "run the probe by hand with engine.slime.python to see the import error"));
   }
-  const parser = recipe.model.tool_call_parser;
-  if (parser !== "none" && sglang.tool_call_parsers && !sglang.tool_call_parsers.includes(parser)) {
-    findings.push(fail("sglang", `model.tool_call_parser is ${parser}, but ${version} knows only ${sglang.tool_call_parsers.join(", ")}`, "set model.tool_call_parser: none, or install an SGLang that knows qwen25", "model.tool_call_parser"));
+  if (parser !== null && sglang.tool_call_parsers && !sglang.tool_call_parsers.includes(parser)) {
+    findings.push(fail("sglang", `the plan's tool-call parser is ${parser} (model.tool_call_parser ${recipe.model.tool_call_parser}), but ${version} knows only ${sglang.tool_call_parsers.join(", ")}`, `set model.tool_call_parser: none, or install an SGLang that knows ${parser}`, "model.tool_call_parser"));
   }
   findings.push(...pairingFindings(sglang, slime, version));
   const outcome = streamFormFor(flag, sglang);

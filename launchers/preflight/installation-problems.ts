@@ -3,6 +3,7 @@
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import { probeEngine } from "../doctor/engine-probe.ts";
+import { parserNames, resolveFamily } from "../../lib/model/model-family.ts";
 import { matchInstallation } from "../doctor/installation-match.ts";
 
 export interface InstallationVerdict {
@@ -15,7 +16,7 @@ export async function installationProblems(recipe: Recipe, packageRoot: string, 
   if (outcome.kind === "probe-failed") {
     return { problems: [new OpenclawRlError("ENGINE_UNSUPPORTED", `cannot look at the installed slime and SGLang: ${outcome.detail}`, { path: "engine.slime.python", hint: outcome.fix })], warnings: [] };
   }
-  const findings = matchInstallation(recipe, outcome.installation);
+  const findings = matchInstallation(recipe, outcome.installation, parserNames(recipe.model, (await resolveFamily(recipe)).sglang).toolCallParser);
   return {
     problems: findings.filter((finding) => finding.status === "fail").map((finding) => new OpenclawRlError("ENGINE_UNSUPPORTED", finding.detail, { path: finding.path, hint: finding.fix })),
     warnings: findings.filter((finding) => finding.status === "warn").map((finding) => `${finding.detail}${finding.fix ? ` (${finding.fix})` : ""}`),

@@ -8,6 +8,7 @@ import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { LaunchPlan, PlanContext } from "../../contracts/plan.ts";
 import { trainingBackend, type Recipe } from "../../contracts/recipe.ts";
 import { standaloneJudgeProcess, standaloneJudgeUrl } from "../judge/judge-server.ts";
+import { parserNames, resolveFamily } from "../../lib/model/model-family.ts";
 import { planPlacement } from "../placement.ts";
 import { checkpointIn } from "./checkpoint-folder.ts";
 import { readModelArgs } from "./model-args.ts";
@@ -27,10 +28,13 @@ export async function slimePlan(recipe: Recipe, context: PlanContext, options: S
   checkLoadDir(recipe, context.runDir, notes, options);
   notes.push(FLAVOR_NOTE[recipe.engine.slime.flavor]);
   const environment = nodeEnvironment(recipe, context, notes);
+  const family = await resolveFamily(recipe);
+  const parsers = parserNames(recipe.model, family.sglang);
+  notes.push(`model family ${family.family?.name ?? "unknown (parsed as Qwen3's)"} (${family.evidence}): SGLang parsers ${parsers.toolCallParser ?? "none"} (tool calls), ${parsers.reasoningParser ?? "none"} (reasoning)`);
   const processes = [
     rayHeadProcess(recipe, placement, environment),
     ...rayWorkerProcesses(recipe, placement, environment),
-    slimeJobProcess(recipe, context, trainArgs({ recipe, runDir: context.runDir, modelArgs })),
+    slimeJobProcess(recipe, context, trainArgs({ recipe, runDir: context.runDir, modelArgs, parsers })),
   ];
   if (recipe.judge.launch === "standalone") {
     processes.push(standaloneJudgeProcess(recipe, placement));

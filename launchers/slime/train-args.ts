@@ -2,6 +2,7 @@
 // checkpoints, rollout, optimizer, algorithm, perf, SGLang, W&B, our Python hooks, judge, LoRA, extras.
 import path from "node:path";
 import { judgePath, trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+import { parserNames } from "../../lib/model/model-family.ts";
 import { actorLayout, gpuSlices } from "../placement.ts";
 import { algorithmArgs, loraArgs, optimizerArgs, performanceArgs } from "./algorithm-args.ts";
 
@@ -18,9 +19,11 @@ export interface TrainArgsInput {
   runDir: string;
   /** MODEL_ARGS already read from the model-args file (empty for FSDP, or when the file is missing). */
   modelArgs: string[];
+  /** SGLang's parser names for the policy's family (lib/model/model-family.ts parserNames); default: the recipe's with Qwen3's family. */
+  parsers?: { toolCallParser: string | null; reasoningParser: string | null };
 }
 
-export function trainArgs({ recipe, runDir, modelArgs }: TrainArgsInput): string[] {
+export function trainArgs({ recipe, runDir, modelArgs, parsers = parserNames(recipe.model, null) }: TrainArgsInput): string[] {
   return [
     ...clusterArgs(recipe),
     ...modelArgs,
@@ -29,7 +32,7 @@ export function trainArgs({ recipe, runDir, modelArgs }: TrainArgsInput): string
     ...optimizerArgs(recipe),
     ...algorithmArgs(recipe),
     ...performanceArgs(recipe),
-    ...sglangArgs(recipe),
+    ...sglangArgs(recipe, parsers),
     ...wandbArgs(recipe),
     "--custom-generate-function-path", GENERATE_SHIM_PATH,
     "--custom-rm-path", REWARD_SHIM_PATH,
@@ -94,23 +97,18 @@ function rolloutArgs(recipe: Recipe): string[] {
 }
 
 /**
- * SGLang's name for the recipe's tool-call parser, per flavour. Both flavours' SGLang register the Qwen2.5
- * `<tool_call>{json}</tool_call>` detector as "qwen" and map the old "qwen25" to it with a deprecation warning
- * (tests/fixtures/sglang-parsers.json names the files and lines).
+ * SGLang's flags. Parser names come from the policy's family (both flavours' SGLang register every family's names,
+ * tests/fixtures/sglang-parsers.json; Qwen 2.5's `<tool_call>{json}</tool_call>` detector is "qwen", the old "qwen25"
+ * a deprecated alias of it).
  */
-export const SGLANG_TOOL_CALL_PARSER: Record<Recipe["engine"]["slime"]["flavor"], Record<Exclude<Recipe["model"]["tool_call_parser"], "none">, string>> = {
-  fork: { qwen25: "qwen" },
-  upstream: { qwen25: "qwen" },
-};
-
-function sglangArgs(recipe: Recipe): string[] {
+function sglangArgs(recipe: Recipe, parsers: { toolCallParser: string | null; reasoningParser: string | null }): string[] {
   const model = recipe.model;
   return [
     "--rollout-num-gpus-per-engine", String(recipe.cluster.rollout_tp),
-    ...(model.tool_call_parser === "none" ? [] : ["--sglang-tool-call-parser", SGLANG_TOOL_CALL_PARSER[recipe.engine.slime.flavor][model.tool_call_parser]]),
+    ...(parsers.toolCallParser === null ? [] : ["--sglang-tool-call-parser", parsers.toolCallParser]),
     "--sglang-mem-fraction-static", String(recipe.engine.slime.mem_fraction_static),
     "--sglang-context-length", String(model.context_length),
-    ...(model.reasoning_parser === "none" ? [] : ["--sglang-reasoning-parser", model.reasoning_parser]),
+    ...(parsers.reasoningParser === null ? [] : ["--sglang-reasoning-parser", parsers.reasoningParser]),
     ...(recipe.engine.slime.stream_output_flag === "none" ? [] : [recipe.engine.slime.stream_output_flag]),
   ];
 }

@@ -1,7 +1,10 @@
-// Incremental parser of a model's decoded output: qwen3 reasoning (<think>…</think>), qwen25 tool calls
-// (<tool_call>{json}</tool_call>) and plain content, as OpenAI deltas. Ignores tokens, HTTP and SSE framing.
+// Incremental parser of a model's decoded output: reasoning (<think>…</think>, as SGLang's qwen3, deepseek-r1 and
+// glm45 reasoning parsers read it), tool calls (Qwen 2.5's <tool_call>{json}</tool_call> streamed argument by
+// argument; other families' markup through their ToolFormat, call by call) and plain content, as OpenAI deltas.
+// Ignores tokens, HTTP and SSE framing.
 import { randomBytes } from "node:crypto";
-import type { AssistantMessage, ToolCall } from "../../contracts/chat.ts";
+import type { AssistantMessage, Tool, ToolCall } from "../../contracts/chat.ts";
+import type { ToolFormat } from "./tool-formats/tool-format.ts";
 
 export type OutputDelta =
   | { kind: "reasoning"; text: string }
@@ -10,9 +13,13 @@ export type OutputDelta =
   | { kind: "tool-call-arguments"; index: number; text: string };
 
 export interface OutputParserOptions {
-  reasoning: boolean; // qwen3 reasoning parser on
-  startInReasoning: boolean; // the generation prompt already opened <think>
-  toolCalls: boolean; // qwen25 tool-call parser on (tools sent and tool_choice is not "none")
+  reasoning: boolean; // a <think>…</think> reasoning parser on
+  startInReasoning: boolean; // the generation prompt already opened <think> (or the parser takes the output to start inside it)
+  toolCalls: boolean; // a tool-call parser on (tools sent and tool_choice is not "none")
+  /** The family's tool-call markup; absent: Qwen 2.5's <tool_call>{json}</tool_call>, streamed argument by argument. */
+  toolFormat?: ToolFormat;
+  /** The request's tools (formats that type parameter values by the tool's JSON schema read them). */
+  tools?: readonly Tool[];
   stop?: readonly string[]; // client stop strings: never shown, held back while they may still match
 }
 
@@ -35,7 +42,7 @@ export function newToolCallId(): string {
 }
 
 export class OutputParser {
-  private mode: "start" | "reasoning" | "content" | "tool";
+  private mode: "start" | "reasoning" | "content" | "tool" | "block";
   private pending = "";
   private reasoningText = "";
   private contentText = "";
@@ -92,7 +99,8 @@ export class OutputParser {
       const mode = this.mode;
       if (mode === "start") this.stepStart(final);
       else if (mode === "reasoning") deltas.push(...this.stepReasoning(final));
-      else if (mode === "content") deltas.push(...this.stepContent(final));
+      else if (mode === "content") deltas.push(...(this.options.toolFormat && this.options.toolCalls ? this.stepContentBlocks(this.options.toolFormat, final) : this.stepContent(final)));
+      else if (mode === "block") deltas.push(...this.stepBlock(this.options.toolFormat!, final));
       else deltas.push(...this.stepTool(final));
       if (this.pending.length === before && this.mode === mode) break;
     }
@@ -151,6 +159,54 @@ export class OutputParser {
     const text = this.pending.slice(0, this.pending.length - keep);
     this.pending = this.pending.slice(text.length);
     return this.emitContent(final ? text.replace(/\s+$/, "") : text, false);
+  }
+
+  /** Content with a family's tool-call markup: up to the first open of it (held back while one may be coming). */
+  private stepContentBlocks(format: ToolFormat, final: boolean): OutputDelta[] {
+    if (this.atContentStart) {
+      this.pending = this.pending.replace(/^\s+/, "");
+      if (this.pending.length === 0) return [];
+    }
+    const atStart = this.contentText.length === 0 && this.calls.length === 0;
+    const opens = format.onlyAtStart && !atStart ? [] : format.opens;
+    let open = -1;
+    for (const tag of opens) {
+      const at = format.onlyAtStart ? (this.pending.startsWith(tag) ? 0 : -1) : this.pending.indexOf(tag);
+      if (at >= 0 && (open < 0 || at < open)) open = at;
+    }
+    if (open >= 0) {
+      const text = this.pending.slice(0, open).replace(/\s+$/, "");
+      this.pending = this.pending.slice(open);
+      this.mode = "block";
+      return this.emitContent(text, false);
+    }
+    if (format.onlyAtStart && atStart && !final && opens.some((tag) => tag.startsWith(this.pending))) return []; // maybe the start of one
+    this.atContentStart = false;
+    const keep = final ? 0 : Math.max(format.onlyAtStart ? 0 : holdBack(this.pending, opens, true), holdBack(this.pending, this.options.stop ?? [], true, true));
+    const text = this.pending.slice(0, this.pending.length - keep);
+    this.pending = this.pending.slice(text.length);
+    return this.emitContent(final ? text.replace(/\s+$/, "") : text, false);
+  }
+
+  /** One unit of a family's tool-call markup, once complete (or at the end of the output): its calls, or content. */
+  private stepBlock(format: ToolFormat, final: boolean): OutputDelta[] {
+    const end = format.unitEnd(this.pending);
+    if (end < 0 && !final) return [];
+    const unit = end < 0 ? this.pending : this.pending.slice(0, end);
+    this.pending = end < 0 ? "" : this.pending.slice(end);
+    this.mode = "content";
+    this.atContentStart = true;
+    const calls = format.parse(unit, this.options.tools ?? []);
+    if (calls === null) return this.emitContent(unit, true); // (calls to tools not offered: dropped, as SGLang does)
+    const deltas: OutputDelta[] = [];
+    for (const call of calls) {
+      const index = this.calls.length;
+      const id = newToolCallId();
+      deltas.push({ kind: "tool-call-start", index, id, name: call.name });
+      if (call.arguments.length > 0) deltas.push({ kind: "tool-call-arguments", index, text: call.arguments });
+      this.calls.push({ id, type: "function", function: { name: call.name, arguments: call.arguments } });
+    }
+    return deltas;
   }
 
   private stepTool(final: boolean): OutputDelta[] {

@@ -17,6 +17,8 @@ export interface ProxyDeps {
   policy: SglangClient;
   tokenizer: ModelTokenizer;
   template: ChatTemplate;
+  /** SGLang's parser names for the policy's family (lib/model/model-family.ts parserNames); default: the recipe's with Qwen3's. */
+  parsers?: { toolCallParser: string | null; reasoningParser: string | null };
   bus: EventBus;
   onTurnClosed(turn: ClosedTurn): void;
   onFeedback?(body: unknown, headers: Record<string, string | undefined>): Promise<{ status: number; body: unknown }>;

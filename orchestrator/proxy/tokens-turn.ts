@@ -6,6 +6,8 @@ import type { ChatRequest } from "../../contracts/chat.ts";
 import type { CapturedTurn, FinishReason } from "../../contracts/turn.ts";
 import { Generation } from "../capture/generation.ts";
 import { OpenAiLogprobs, type OpenAiLogprob } from "../capture/openai-logprobs.ts";
+import { parserNames } from "../../lib/model/model-family.ts";
+import { reasoningFor, toolFormatFor } from "../capture/tool-formats/tool-formats.ts";
 import { OutputParser } from "../capture/output-parser.ts";
 import { mapSampling } from "../capture/sampling-params.ts";
 import { TokenTextStream } from "../capture/token-text-stream.ts";
@@ -42,7 +44,10 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
   if (unsupported) return sendError(response, unsupported);
   const prepared = prepareTurn(context, body, request.headers);
   const { decision } = prepared;
-  const parseTools = recipe.model.tool_call_parser === "qwen25" && (body.tools?.length ?? 0) > 0 && body.tool_choice !== "none";
+  const parsers = deps.parsers ?? parserNames(recipe.model, null);
+  const toolFormat = parsers.toolCallParser === null ? null : toolFormatFor(parsers.toolCallParser);
+  const reasoning = parsers.reasoningParser === null ? null : reasoningFor(parsers.reasoningParser);
+  const parseTools = toolFormat !== null && (body.tools?.length ?? 0) > 0 && body.tool_choice !== "none";
   const prompt = await context.prompts.buildRequest(body, raw, decision.sessionId);
   const sampling = mapSampling(body, recipe, prompt.ids.length);
   const readiness = deps.readiness();
@@ -61,9 +66,10 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
   const stream = body.stream === true;
   const writer = stream ? new ChunkWriter(response, completionId, model, { "x-session-id": decision.sessionId }) : null;
   const parser = new OutputParser({
-    reasoning: recipe.model.reasoning_parser === "qwen3",
-    startInReasoning: prompt.startsInReasoning,
+    reasoning: reasoning !== null,
+    startInReasoning: prompt.startsInReasoning || reasoning?.forced === true,
     toolCalls: parseTools,
+    ...(toolFormat !== null && toolFormat !== "qwen" ? { toolFormat, tools: body.tools ?? [] } : {}),
     stop: sampling.stop,
   });
   const text = new TokenTextStream(deps.tokenizer);

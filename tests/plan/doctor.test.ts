@@ -86,12 +86,13 @@ describe("doctor checks", () => {
     expect(missing).toEqual([expect.objectContaining({ status: "fail", detail: "engine.slime.python (/nonexistent/python3) was not found" })]);
   });
 
-  it("rehearsal: only tokenizer, ports, records.dir and disk apply", async () => {
+  it("rehearsal: only tokenizer, model family, ports, records.dir and disk apply", async () => {
     const folder = checkpoint({ "tokenizer.json": "{}", "tokenizer_config.json": JSON.stringify({ chat_template: "t" }) });
     const [policy, judge, proxy, admin] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
     const rehearsal = parseRecipe({ engine: { kind: "rehearsal", rehearsal: { policy_port: policy, judge_port: judge } }, proxy: { port: proxy, admin_port: admin }, model: { path: folder }, records: { dir: scratch } });
     const report = await runDoctor(rehearsal, { cwd: scratch, packageRoot: "/x" });
-    expect([...new Set(report.results.map((result) => result.topic))]).toEqual(["tokenizer", "port", "records", "disk"]);
+    expect([...new Set(report.results.map((result) => result.topic))]).toEqual(["tokenizer", "model-family", "port", "records", "disk"]);
+    expect(report.results.find((result) => result.topic === "model-family")).toMatchObject({ status: "warn" }); // template "t": no family known
     expect(report.ok).toBe(true);
     expect(report.notApplicable[0]).toContain("do not apply");
   });

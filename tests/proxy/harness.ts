@@ -38,6 +38,8 @@ export interface HarnessOptions {
   promptWorkers?: number; // default 0 here: tests share two cores
   streamForm?: StreamForm; // which of SGLang's streaming forms the stand-in uses (default cumulative)
   turnsJsonl?: string; // turns.jsonl as an earlier run left it in the records folder
+  /** Another family's model (default Qwen3's): its tokenizer, template, end-of-turn ids and SGLang parser names. */
+  model?: { tokenizer: ModelTokenizer; template: ChatTemplate; eosTokenIds: number[]; parsers: { toolCallParser: string | null; reasoningParser: string | null } };
 }
 
 export interface Harness {
@@ -54,10 +56,11 @@ export interface Harness {
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
-  const { tokenizer, template } = await qwen3();
+  const { tokenizer, template } = options.model ?? (await qwen3());
   const standin = new StandinSglangServer({
     tokenizer,
     chatTemplate: template,
+    ...(options.model ? { eosTokenIds: options.model.eosTokenIds } : {}),
     tokenDelayMs: options.tokenDelayMs ?? 0,
     streamForm: options.streamForm,
     responder: {
@@ -81,6 +84,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     policy: new SglangClient({ baseUrl: options.policyUrl ?? engineUrl, timeoutMs: 10_000 }),
     tokenizer,
     template,
+    ...(options.model ? { parsers: options.model.parsers } : {}),
     bus,
     onTurnClosed: (turn) => closed.push(turn),
     // the run's weight-version owner, recording each label the proxy reports (consecutive repeats once)

@@ -1,0 +1,56 @@
+// DeepSeek's tool-call markup, as SGLang's deepseekv3 and deepseekv31 detectors read it: a section
+// <｜tool▁calls▁begin｜> … <｜tool▁calls▁end｜> of calls <｜tool▁call▁begin｜> … <｜tool▁call▁end｜>. V3 and R1 write
+// `function<｜tool▁sep｜>NAME\n```json\nARGS\n```` in a call, V3.1 `NAME<｜tool▁sep｜>ARGS`. Arguments are re-written
+// as Python's json.dumps writes them (SGLang sends json.dumps of the parsed object); a call to a tool the request
+// does not offer is dropped, and a call that does not match (no ```json fence in V3, arguments that are not a JSON
+// object) leaves the whole markup as content (tests/fixtures/sglang/parser-formats.md §1–2, SGLang 4ad990ba).
+import type { Tool } from "../../../contracts/chat.ts";
+import { pythonArguments, type ParsedToolCall, type ToolFormat } from "./tool-format.ts";
+
+const CALLS_BEGIN = "<｜tool▁calls▁begin｜>";
+const CALLS_END = "<｜tool▁calls▁end｜>";
+const CALL = /<｜tool▁call▁begin｜>([\s\S]*?)<｜tool▁call▁end｜>/g;
+const SEP = "<｜tool▁sep｜>";
+
+function section(text: string): number {
+  const end = text.indexOf(CALLS_END);
+  return end < 0 ? -1 : end + CALLS_END.length;
+}
+
+function calls(unit: string, tools: readonly Tool[], read: (call: string) => ParsedToolCall | null): ParsedToolCall[] | null {
+  const found: ParsedToolCall[] = [];
+  for (const match of unit.matchAll(CALL)) {
+    const call = read(match[1]!);
+    if (call === null) return null;
+    found.push(call);
+  }
+  if (found.length === 0) return null;
+  const offered = new Set(tools.map((tool) => tool.function.name));
+  return found.filter((call) => offered.has(call.name));
+}
+
+const argumentsText = (json: string): string | null => pythonArguments(json.trim());
+
+export const DEEPSEEK_V3: ToolFormat = {
+  sglangName: "deepseekv3",
+  opens: [CALLS_BEGIN],
+  unitEnd: section,
+  parse: (unit, tools) =>
+    calls(unit, tools, (call) => {
+      const match = /^[^<]*?<｜tool▁sep｜>([\s\S]*?)\n```json\n([\s\S]*?)\n```$/.exec(call);
+      const args = match ? argumentsText(match[2]!) : null;
+      return match && args !== null ? { name: match[1]!.trim(), arguments: args } : null;
+    }),
+};
+
+export const DEEPSEEK_V31: ToolFormat = {
+  sglangName: "deepseekv31",
+  opens: [CALLS_BEGIN],
+  unitEnd: section,
+  parse: (unit, tools) =>
+    calls(unit, tools, (call) => {
+      const at = call.indexOf(SEP);
+      const args = at >= 0 ? argumentsText(call.slice(at + SEP.length)) : null;
+      return args !== null ? { name: call.slice(0, at).trim(), arguments: args } : null;
+    }),
+};

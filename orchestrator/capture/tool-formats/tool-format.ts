@@ -1,0 +1,41 @@
+// What a tool-call format is to the output parser: the text that opens its markup, where one complete unit of it
+// ends, and the calls in that unit. One file per family's format beside this one; the Qwen 2.5 format
+// (<tool_call>{json}</tool_call>) streams its arguments inside output-parser.ts and is not one of these.
+import type { Tool } from "../../../contracts/chat.ts";
+import { decodePythonJson, dumpPythonJson, type PythonJson } from "../../../lib/model/python-json.ts";
+
+export interface ParsedToolCall {
+  name: string;
+  /** The arguments as JSON text (an object). */
+  arguments: string;
+}
+
+export interface ToolFormat {
+  /** SGLang's --tool-call-parser name for the same markup. */
+  sglangName: string;
+  /** Texts that open tool-call markup in the answer (held back while one may still be coming). */
+  opens: readonly string[];
+  /** The opens count only at the very start of the answer (a bare JSON call). */
+  onlyAtStart?: boolean;
+  /** The offset just after the first complete unit of markup in `text` (which starts with an open), or -1 while it is incomplete. */
+  unitEnd(text: string): number;
+  /**
+   * The calls in one unit (the end of the output may cut it short), without calls to tools the request does not
+   * offer (SGLang drops those); null when it is no well-formed call: it then stays content.
+   */
+  parse(unit: string, tools: readonly Tool[]): ParsedToolCall[] | null;
+}
+
+/**
+ * Arguments JSON as SGLang sends it: the text decoded as Python decodes it, then json.dumps(…, ensure_ascii=False)
+ * (", " and ": ", floats kept floats, key order kept); null when the text is not a JSON object.
+ */
+export function pythonArguments(text: string): string | null {
+  let value: PythonJson;
+  try {
+    value = decodePythonJson(text);
+  } catch {
+    return null;
+  }
+  return value instanceof Map ? dumpPythonJson(value) : null;
+}

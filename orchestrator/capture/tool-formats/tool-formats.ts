@@ -1,0 +1,31 @@
+// SGLang's parser names → this project's parsers: the tool-call format for a --tool-call-parser name, and how a
+// --reasoning-parser name's reasoning is read. One place that says which families tokens mode parses.
+import { DEEPSEEK_V3, DEEPSEEK_V31 } from "./deepseek.ts";
+import type { ToolFormat } from "./tool-format.ts";
+
+const FORMATS: readonly ToolFormat[] = [DEEPSEEK_V3, DEEPSEEK_V31];
+
+/** The format of an SGLang tool-call parser name: "qwen" for Qwen 2.5's (streamed in output-parser.ts), null when none is written here. */
+export function toolFormatFor(sglangName: string): ToolFormat | "qwen" | null {
+  if (sglangName === "qwen" || sglangName === "qwen25") return "qwen";
+  return FORMATS.find((format) => format.sglangName === sglangName) ?? null;
+}
+
+/**
+ * How an SGLang reasoning parser reads the output: all of these split at <think>…</think>; `forced` ones take the
+ * output to start inside reasoning even without <think> (the chat template opened it, or the model leaves it out).
+ * Null for a parser name not read here.
+ */
+export function reasoningFor(sglangName: string): { forced: boolean } | null {
+  switch (sglangName) {
+    case "qwen3":
+    case "glm45":
+    case "deepseek-v3":
+      return { forced: false };
+    case "qwen3-thinking":
+    case "deepseek-r1":
+      return { forced: true };
+    default:
+      return null;
+  }
+}
