@@ -47,9 +47,9 @@ export const FAMILIES: readonly ModelFamily[] = [
     }),
     parsedHere: true,
   },
-  { name: "glm-4.5", toolCallMarkup: "<tool_call>NAME<arg_key>…</arg_key><arg_value>…</arg_value></tool_call>", templateMarkers: ["<arg_key>"], architectures: /^Glm4Moe/, sglang: { toolCallParser: "glm45", reasoningParser: "glm45" }, parsedHere: false },
-  { name: "qwen3-coder", toolCallMarkup: "<tool_call><function=NAME><parameter=…>…</tool_call>", templateMarkers: ["<tool_call>", "<function="], architectures: /^Qwen3(_?5|Next)/, sglang: { toolCallParser: "qwen3_coder", reasoningParser: "qwen3" }, parsedHere: false },
-  { name: "llama3", toolCallMarkup: '{"name": …, "parameters": …} or <|python_tag|>', templateMarkers: ["<|start_header_id|>"], architectures: /^Llama/, sglang: { toolCallParser: "llama3", reasoningParser: null }, parsedHere: false },
+  { name: "glm-4.5", toolCallMarkup: "<tool_call>NAME<arg_key>…</arg_key><arg_value>…</arg_value></tool_call>", templateMarkers: ["<arg_key>"], architectures: /^Glm4Moe/, sglang: { toolCallParser: "glm45", reasoningParser: "glm45" }, parsedHere: true },
+  { name: "qwen3-coder", toolCallMarkup: "<tool_call><function=NAME><parameter=…>…</tool_call>", templateMarkers: ["<tool_call>", "<function="], architectures: /^Qwen3(_?5|Next)/, sglang: { toolCallParser: "qwen3_coder", reasoningParser: "qwen3" }, parsedHere: true },
+  { name: "llama3", toolCallMarkup: '{"name": …, "parameters": …} or <|python_tag|>', templateMarkers: ["<|start_header_id|>"], architectures: /^Llama/, sglang: { toolCallParser: "llama3", reasoningParser: null }, parsedHere: true },
   { name: "qwen3", toolCallMarkup: '<tool_call>{"name": …, "arguments": …}</tool_call>', templateMarkers: ["<tool_call>", "<|im_start|>"], architectures: /^Qwen(2|3)/, sglang: QWEN3_PARSERS, parsedHere: true },
 ];
 

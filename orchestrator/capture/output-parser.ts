@@ -50,6 +50,8 @@ export class OutputParser {
   private atReasoningStart = false;
   private atContentStart = true;
   private openCall: OpenToolCall | null = null;
+  /** The answer's first character has come (a format's startOpens count only before it). */
+  private answerStarted = false;
   private readonly calls: ToolCall[] = [];
 
   constructor(private readonly options: OutputParserOptions) {
@@ -163,15 +165,21 @@ export class OutputParser {
 
   /** Content with a family's tool-call markup: up to the first open of it (held back while one may be coming). */
   private stepContentBlocks(format: ToolFormat, final: boolean): OutputDelta[] {
+    const startOpens = this.answerStarted ? [] : (format.startOpens ?? []);
+    if (startOpens.some((tag) => this.pending.startsWith(tag))) {
+      this.mode = "block"; // (before any whitespace: SGLang's llama3 detector reads `{` only as the very first character)
+      this.answerStarted = true;
+      return [];
+    }
+    if (!final && startOpens.some((tag) => tag.startsWith(this.pending))) return []; // maybe the start of one
+    if (this.pending.length > 0) this.answerStarted = true;
     if (this.atContentStart) {
       this.pending = this.pending.replace(/^\s+/, "");
       if (this.pending.length === 0) return [];
     }
-    const atStart = this.contentText.length === 0 && this.calls.length === 0;
-    const opens = format.onlyAtStart && !atStart ? [] : format.opens;
     let open = -1;
-    for (const tag of opens) {
-      const at = format.onlyAtStart ? (this.pending.startsWith(tag) ? 0 : -1) : this.pending.indexOf(tag);
+    for (const tag of format.opens) {
+      const at = this.pending.indexOf(tag);
       if (at >= 0 && (open < 0 || at < open)) open = at;
     }
     if (open >= 0) {
@@ -180,9 +188,8 @@ export class OutputParser {
       this.mode = "block";
       return this.emitContent(text, false);
     }
-    if (format.onlyAtStart && atStart && !final && opens.some((tag) => tag.startsWith(this.pending))) return []; // maybe the start of one
     this.atContentStart = false;
-    const keep = final ? 0 : Math.max(format.onlyAtStart ? 0 : holdBack(this.pending, opens, true), holdBack(this.pending, this.options.stop ?? [], true, true));
+    const keep = final ? 0 : Math.max(holdBack(this.pending, format.opens, true), holdBack(this.pending, this.options.stop ?? [], true, true));
     const text = this.pending.slice(0, this.pending.length - keep);
     this.pending = this.pending.slice(text.length);
     return this.emitContent(final ? text.replace(/\s+$/, "") : text, false);
@@ -196,16 +203,17 @@ export class OutputParser {
     this.pending = end < 0 ? "" : this.pending.slice(end);
     this.mode = "content";
     this.atContentStart = true;
-    const calls = format.parse(unit, this.options.tools ?? []);
-    if (calls === null) return this.emitContent(unit, true); // (calls to tools not offered: dropped, as SGLang does)
+    const parsed = format.parse(unit, this.options.tools ?? []);
+    if (parsed === null) return this.emitContent(unit, true); // (calls to tools not offered: dropped, as SGLang does)
     const deltas: OutputDelta[] = [];
-    for (const call of calls) {
+    for (const call of parsed.calls) {
       const index = this.calls.length;
       const id = newToolCallId();
       deltas.push({ kind: "tool-call-start", index, id, name: call.name });
       if (call.arguments.length > 0) deltas.push({ kind: "tool-call-arguments", index, text: call.arguments });
       this.calls.push({ id, type: "function", function: { name: call.name, arguments: call.arguments } });
     }
+    if (parsed.after) deltas.push(...this.emitContent(parsed.after, false));
     return deltas;
   }
 

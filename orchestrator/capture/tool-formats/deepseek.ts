@@ -5,19 +5,16 @@
 // does not offer is dropped, and a call that does not match (no ```json fence in V3, arguments that are not a JSON
 // object) leaves the whole markup as content (tests/fixtures/sglang/parser-formats.md §1–2, SGLang 4ad990ba).
 import type { Tool } from "../../../contracts/chat.ts";
-import { pythonArguments, type ParsedToolCall, type ToolFormat } from "./tool-format.ts";
+import { endAfter, pythonArguments, type ParsedToolCall, type ParsedUnit, type ToolFormat } from "./tool-format.ts";
 
 const CALLS_BEGIN = "<｜tool▁calls▁begin｜>";
 const CALLS_END = "<｜tool▁calls▁end｜>";
 const CALL = /<｜tool▁call▁begin｜>([\s\S]*?)<｜tool▁call▁end｜>/g;
 const SEP = "<｜tool▁sep｜>";
 
-function section(text: string): number {
-  const end = text.indexOf(CALLS_END);
-  return end < 0 ? -1 : end + CALLS_END.length;
-}
+const section = endAfter(CALLS_END);
 
-function calls(unit: string, tools: readonly Tool[], read: (call: string) => ParsedToolCall | null): ParsedToolCall[] | null {
+function calls(unit: string, tools: readonly Tool[], read: (call: string) => ParsedToolCall | null): ParsedUnit | null {
   const found: ParsedToolCall[] = [];
   for (const match of unit.matchAll(CALL)) {
     const call = read(match[1]!);
@@ -26,7 +23,7 @@ function calls(unit: string, tools: readonly Tool[], read: (call: string) => Par
   }
   if (found.length === 0) return null;
   const offered = new Set(tools.map((tool) => tool.function.name));
-  return found.filter((call) => offered.has(call.name));
+  return { calls: found.filter((call) => offered.has(call.name)) };
 }
 
 const argumentsText = (json: string): string | null => pythonArguments(json.trim());

@@ -13,17 +13,23 @@ export interface ParsedToolCall {
 export interface ToolFormat {
   /** SGLang's --tool-call-parser name for the same markup. */
   sglangName: string;
-  /** Texts that open tool-call markup in the answer (held back while one may still be coming). */
+  /** Texts that open tool-call markup anywhere in the answer (held back while one may still be coming). */
   opens: readonly string[];
-  /** The opens count only at the very start of the answer (a bare JSON call). */
-  onlyAtStart?: boolean;
+  /** Texts that open it only at the very start of the answer, before any whitespace (Llama 3's bare JSON call). */
+  startOpens?: readonly string[];
   /** The offset just after the first complete unit of markup in `text` (which starts with an open), or -1 while it is incomplete. */
   unitEnd(text: string): number;
   /**
    * The calls in one unit (the end of the output may cut it short), without calls to tools the request does not
    * offer (SGLang drops those); null when it is no well-formed call: it then stays content.
    */
-  parse(unit: string, tools: readonly Tool[]): ParsedToolCall[] | null;
+  parse(unit: string, tools: readonly Tool[]): ParsedUnit | null;
+}
+
+/** The calls of a unit, and text the parser keeps as content after them (Llama 3's leftovers). */
+export interface ParsedUnit {
+  calls: ParsedToolCall[];
+  after?: string;
 }
 
 /**
@@ -38,4 +44,12 @@ export function pythonArguments(text: string): string | null {
     return null;
   }
   return value instanceof Map ? dumpPythonJson(value) : null;
+}
+
+/** unitEnd for markup that a closing text ends: just after the first `close`, or -1. */
+export function endAfter(close: string): (text: string) => number {
+  return (text) => {
+    const end = text.indexOf(close);
+    return end < 0 ? -1 : end + close.length;
+  };
 }

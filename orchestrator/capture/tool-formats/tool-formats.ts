@@ -1,13 +1,17 @@
 // SGLang's parser names → this project's parsers: the tool-call format for a --tool-call-parser name, and how a
 // --reasoning-parser name's reasoning is read. One place that says which families tokens mode parses.
 import { DEEPSEEK_V3, DEEPSEEK_V31 } from "./deepseek.ts";
+import { GLM45 } from "./glm45.ts";
+import { LLAMA3 } from "./llama3.ts";
+import { QWEN3_CODER } from "./qwen3-coder.ts";
 import type { ToolFormat } from "./tool-format.ts";
 
-const FORMATS: readonly ToolFormat[] = [DEEPSEEK_V3, DEEPSEEK_V31];
+const FORMATS: readonly ToolFormat[] = [DEEPSEEK_V3, DEEPSEEK_V31, GLM45, LLAMA3, QWEN3_CODER];
 
 /** The format of an SGLang tool-call parser name: "qwen" for Qwen 2.5's (streamed in output-parser.ts), null when none is written here. */
 export function toolFormatFor(sglangName: string): ToolFormat | "qwen" | null {
   if (sglangName === "qwen" || sglangName === "qwen25") return "qwen";
+  if (sglangName === "glm") return GLM45; // (SGLang's current name for glm45)
   return FORMATS.find((format) => format.sglangName === sglangName) ?? null;
 }
 
