@@ -6,6 +6,7 @@ import type { AssistantMessage, ChatRequest, ToolCall } from "../../contracts/ch
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { CapturedTurn } from "../../contracts/turn.ts";
 import { sseEvents } from "../../lib/http/sse-events.ts";
+import { assistantText } from "../capture/assistant-text.ts";
 import { enginesNotReady, openAiError, sendError, toOpenAiError } from "./openai-errors.ts";
 import { beginTurn, emitTurnEnd, finishTurn, prepareTurn, requestSignal, turnFinishReason, turnOrigin } from "./turn-lifecycle.ts";
 import type { ProxyContext } from "./proxy-context.ts";
@@ -87,14 +88,17 @@ async function approximateTurn(
   const response: AssistantMessage = { role: "assistant", content: collected.toolCalls.length > 0 && collected.content === "" ? null : collected.content };
   if (collected.reasoning !== null) response.reasoning_content = collected.reasoning;
   if (collected.toolCalls.length > 0) response.tool_calls = collected.toolCalls;
-  // what the model generated, as the chat template writes an assistant turn (re-tokenized, like the reference)
+  // what the model generated, as the chat template writes an assistant turn (re-tokenized, like the reference): Qwen's
+  // markup written here; other families' by their own template (the conversation's render past the prompt's)
+  const qwenMarkup = (context.deps.parsers?.toolCallParser ?? "qwen") === "qwen";
   const calls = collected.toolCalls.map((call) => `<tool_call>\n{"name": ${JSON.stringify(call.function.name)}, "arguments": ${call.function.arguments}}\n</tool_call>`);
   const generated =
+    (qwenMarkup ? null : assistantText(context.deps.template, body.messages, body.tools ?? null, body.chat_template_kwargs ?? undefined, response)) ??
     (collected.reasoning !== null && !prompt.startsInReasoning ? "<think>\n" : "") +
-    // (reasoning without its edge newlines, as Qwen3's template writes it: `reasoning_content.strip('\n')`)
-    (collected.reasoning !== null ? `${collected.reasoning.replace(/^\n+|\n+$/g, "")}\n</think>\n\n` : "") +
-    [collected.content, ...calls].filter((part) => part.length > 0).join("\n") +
-    "<|im_end|>";
+      // (reasoning without its edge newlines, as Qwen3's template writes it: `reasoning_content.strip('\n')`)
+      (collected.reasoning !== null ? `${collected.reasoning.replace(/^\n+|\n+$/g, "")}\n</think>\n\n` : "") +
+      [collected.content, ...calls].filter((part) => part.length > 0).join("\n") +
+      "<|im_end|>";
   const responseIds = await context.prompts.encode(generated);
   const aligned = alignLogProbs(responseIds, collected.logProbs, (id) => context.deps.tokenizer.tokenText(id));
   const finish = turnFinishReason(collected.finish, collected.toolCalls.length > 0, failed);
