@@ -118,10 +118,17 @@ export class RecordingClient extends SglangClient {
   }
 }
 
-export async function startHarness(recipe: RecipeInput, overrides: Partial<JudgePipelineDeps> = {}, judgeClient: (url: string) => SglangClient = (url) => new SglangClient({ baseUrl: url })): Promise<Harness> {
-  const { template, tokenizer } = await qwen3();
+/** A model other than Qwen3 for the policy and the judge (its template, tokenizer and end-of-turn token). */
+export interface HarnessModel {
+  template: ChatTemplate;
+  tokenizer: ModelTokenizer;
+  endOfTurn: string;
+}
+
+export async function startHarness(recipe: RecipeInput, overrides: Partial<JudgePipelineDeps> = {}, judgeClient: (url: string) => SglangClient = (url) => new SglangClient({ baseUrl: url }), model?: HarnessModel): Promise<Harness> {
+  const { template, tokenizer } = model ?? (await qwen3());
   const judge = new ScriptedJudge();
-  const server = new StandinSglangServer({ tokenizer, responder: judge, role: "judge" });
+  const server = new StandinSglangServer({ tokenizer, responder: judge, role: "judge", ...(model ? { eosTokenIds: [tokenizer.tokenId(model.endOfTurn)!] } : {}) });
   const { url } = await server.start();
   const bus = new EventBus();
   const sink = new MemorySink();
@@ -185,16 +192,16 @@ export interface TurnSpec {
   finishReason?: ClosedTurn["finishReason"];
 }
 
-/** A closed turn rendered with Qwen3's template: prompt ids, response ids (ending with <|im_end|>), log-probs, versions. */
-export async function makeTurn(spec: TurnSpec): Promise<ClosedTurn> {
-  const { template, tokenizer } = await qwen3();
+/** A closed turn rendered with Qwen3's template (or `model`'s): prompt ids, response ids (ending with the end of turn), log-probs, versions. */
+export async function makeTurn(spec: TurnSpec, model?: HarnessModel): Promise<ClosedTurn> {
+  const { template, tokenizer } = model ?? (await qwen3());
   const messages: ChatMessage[] = [
     { role: "system", content: "You are a helpful assistant." },
     { role: "user", content: `[Sun 2026-11-22 06:25 UTC] ${spec.marker}: how far is 5 miles?` },
   ];
   const promptIds = await tokenizer.encode(template.render(messages, { addGenerationPrompt: true }));
   const content = spec.answer ?? `${spec.marker}: about 8 km.`;
-  const responseIds = [...(await tokenizer.encode(`<think>\nConvert.\n</think>\n\n${content}`)), tokenizer.tokenId("<|im_end|>")!];
+  const responseIds = [...(await tokenizer.encode(`<think>\nConvert.\n</think>\n\n${content}`)), tokenizer.tokenId(model?.endOfTurn ?? "<|im_end|>")!];
   const next = spec.next === undefined ? "[Sun 2026-11-22 06:26 UTC] thanks, now 10 miles?" : spec.next;
   const role = spec.nextRole ?? "user";
   const nextState: NextState | null =
