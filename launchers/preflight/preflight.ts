@@ -1,5 +1,5 @@
 // Checks before `start` launches or writes anything: records.dir that cannot be created, a proxy on a
-// non-loopback address without a key, a model family whose tool calls would reach the agent as text, a Ray cluster already running, an installed slime or SGLang the recipe
+// non-loopback address without a key, parsers that would leave the model family's tool calls as text, a Ray cluster already running, an installed slime or SGLang the recipe
 // disagrees with, ports already taken, a previous run's orchestrator or children still alive. Reports problems
 // with the fix; never kills anything.
 import { bindProblem } from "../../lib/bind-rule.ts";
@@ -52,9 +52,9 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     warnings.push(`pid ${child.pid} (${child.name}, started by an earlier openclaw-rl run) is still alive: ${child.commandLine}; if it is not wanted, stop it with kill -TERM -${child.pid}`);
   }
 
-  // a family whose tool calls would reach the agent as text refuses the start; an unknown one is said
+  // parsers that would leave the family's tool calls as text refuse the start; an unknown family is said
   const family = await checkFamily(recipe);
-  if (family.status === "fail") problems.push(new OpenclawRlError("ENGINE_UNSUPPORTED", family.detail, { path: recipe.model.family === "auto" ? "model.path" : "model.family", hint: family.fix }));
+  if (family.status === "fail") problems.push(new OpenclawRlError("ENGINE_UNSUPPORTED", family.detail, { path: "model.tool_call_parser", hint: family.fix }));
   if (family.status === "warn") warnings.push(`${family.detail} (${family.fix})`);
 
   if (plan.engine === "slime") {

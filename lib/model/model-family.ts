@@ -24,8 +24,6 @@ export interface ModelFamily {
   sglang: SglangParsers;
   /** Names that depend on the checkpoint's chat template (a family whose versions write different markup). */
   sglangFor?(template: string): SglangParsers;
-  /** This project's incremental parsers read its reasoning and tool calls (tokens mode). */
-  parsedHere: boolean;
 }
 
 /** Qwen3's parser names: for the qwen3 family, and for a checkpoint whose family is unknown. */
@@ -33,7 +31,7 @@ const QWEN3_PARSERS: SglangParsers = { toolCallParser: "qwen", reasoningParser: 
 
 /** In the order they are tried: more specific markup first (Qwen3-Coder/3.5 templates also hold <tool_call>). */
 export const FAMILIES: readonly ModelFamily[] = [
-  { name: "gpt-oss", toolCallMarkup: "<|channel|>commentary to=functions.NAME … <|call|> (harmony)", templateMarkers: ["<|channel|>"], architectures: /^GptOss/, sglang: { toolCallParser: "gpt-oss", reasoningParser: "gpt-oss" }, parsedHere: false },
+  { name: "gpt-oss", toolCallMarkup: "<|channel|>commentary to=functions.NAME … <|call|> (harmony)", templateMarkers: ["<|channel|>"], architectures: /^GptOss/, sglang: { toolCallParser: "gpt-oss", reasoningParser: "gpt-oss" } },
   {
     name: "deepseek-v3",
     toolCallMarkup: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>…",
@@ -45,12 +43,11 @@ export const FAMILIES: readonly ModelFamily[] = [
       toolCallParser: template.includes("```json") ? "deepseekv3" : "deepseekv31",
       reasoningParser: !template.includes("<think>") ? null : template.includes("```json") ? "deepseek-r1" : "deepseek-v3",
     }),
-    parsedHere: true,
   },
-  { name: "glm-4.5", toolCallMarkup: "<tool_call>NAME<arg_key>…</arg_key><arg_value>…</arg_value></tool_call>", templateMarkers: ["<arg_key>"], architectures: /^Glm4Moe/, sglang: { toolCallParser: "glm45", reasoningParser: "glm45" }, parsedHere: true },
-  { name: "qwen3-coder", toolCallMarkup: "<tool_call><function=NAME><parameter=…>…</tool_call>", templateMarkers: ["<tool_call>", "<function="], architectures: /^Qwen3(_?5|Next)/, sglang: { toolCallParser: "qwen3_coder", reasoningParser: "qwen3" }, parsedHere: true },
-  { name: "llama3", toolCallMarkup: '{"name": …, "parameters": …} or <|python_tag|>', templateMarkers: ["<|start_header_id|>"], architectures: /^Llama/, sglang: { toolCallParser: "llama3", reasoningParser: null }, parsedHere: true },
-  { name: "qwen3", toolCallMarkup: '<tool_call>{"name": …, "arguments": …}</tool_call>', templateMarkers: ["<tool_call>", "<|im_start|>"], architectures: /^Qwen(2|3)/, sglang: QWEN3_PARSERS, parsedHere: true },
+  { name: "glm-4.5", toolCallMarkup: "<tool_call>NAME<arg_key>…</arg_key><arg_value>…</arg_value></tool_call>", templateMarkers: ["<arg_key>"], architectures: /^Glm4Moe/, sglang: { toolCallParser: "glm45", reasoningParser: "glm45" } },
+  { name: "qwen3-coder", toolCallMarkup: "<tool_call><function=NAME><parameter=…>…</tool_call>", templateMarkers: ["<tool_call>", "<function="], architectures: /^Qwen3(_?5|Next)/, sglang: { toolCallParser: "qwen3_coder", reasoningParser: "qwen3" } },
+  { name: "llama3", toolCallMarkup: '{"name": …, "parameters": …} or <|python_tag|>', templateMarkers: ["<|start_header_id|>"], architectures: /^Llama/, sglang: { toolCallParser: "llama3", reasoningParser: null } },
+  { name: "qwen3", toolCallMarkup: '<tool_call>{"name": …, "arguments": …}</tool_call>', templateMarkers: ["<tool_call>", "<|im_start|>"], architectures: /^Qwen(2|3)/, sglang: QWEN3_PARSERS },
 ];
 
 export interface FamilyVerdict {

@@ -1,16 +1,19 @@
 // Incremental detokenization of a growing list of output ids: emits text only once it is complete
-// (no half UTF-8 characters), special tokens such as <|im_end|> left out. Ignores parsing and sampling.
+// (no half UTF-8 characters), special tokens such as <|im_end|> left out (kept for formats written in them: gpt-oss's
+// harmony channels). Ignores parsing and sampling.
 import type { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 
-/** Per tokenizer: the text of each id decoded alone, when that is safe to concatenate (byte-level BPE). */
-const pieceCaches = new WeakMap<ModelTokenizer, { concatenates: boolean; pieces: Map<number, string | null> }>();
+/** Per tokenizer and special-token choice: the text of each id decoded alone, when that is safe to concatenate (byte-level BPE). */
+const pieceCaches = new WeakMap<ModelTokenizer, Map<boolean, { concatenates: boolean; pieces: Map<number, string | null> }>>();
 
-function pieceCache(tokenizer: ModelTokenizer): { concatenates: boolean; pieces: Map<number, string | null> } {
-  let cache = pieceCaches.get(tokenizer);
+function pieceCache(tokenizer: ModelTokenizer, skipSpecialTokens: boolean): { concatenates: boolean; pieces: Map<number, string | null> } {
+  let byChoice = pieceCaches.get(tokenizer);
+  if (!byChoice) pieceCaches.set(tokenizer, (byChoice = new Map()));
+  let cache = byChoice.get(skipSpecialTokens);
   if (!cache) {
     // (pieces do not concatenate where the decoder treats the first token apart: sentencepiece's leading space)
     cache = { concatenates: tokenizer.piecesConcatenate, pieces: new Map() };
-    pieceCaches.set(tokenizer, cache);
+    byChoice.set(skipSpecialTokens, cache);
   }
   return cache;
 }
@@ -21,8 +24,14 @@ export class TokenTextStream {
   private readOffset = 0;
   private readonly cache: { concatenates: boolean; pieces: Map<number, string | null> };
 
-  constructor(private readonly tokenizer: ModelTokenizer) {
-    this.cache = pieceCache(tokenizer);
+  private readonly skipSpecialTokens: boolean;
+
+  constructor(
+    private readonly tokenizer: ModelTokenizer,
+    options: { keepSpecialTokens?: boolean } = {},
+  ) {
+    this.skipSpecialTokens = options.keepSpecialTokens !== true;
+    this.cache = pieceCache(tokenizer, this.skipSpecialTokens);
   }
 
   /** Appends ids; returns the text that is now certain. */
@@ -48,7 +57,7 @@ export class TokenTextStream {
     for (const id of ids) {
       let piece = this.cache.pieces.get(id);
       if (piece === undefined) {
-        const decoded = this.tokenizer.decode([id], { skipSpecialTokens: true });
+        const decoded = this.tokenizer.decode([id], { skipSpecialTokens: this.skipSpecialTokens });
         piece = decoded.includes("\uFFFD") ? null : decoded;
         if (this.cache.pieces.size < 200_000) this.cache.pieces.set(id, piece);
       }
@@ -71,6 +80,6 @@ export class TokenTextStream {
 
   private decode(start: number, end: number): string {
     if (end <= start) return "";
-    return this.tokenizer.decode(this.ids.slice(start, end), { skipSpecialTokens: true });
+    return this.tokenizer.decode(this.ids.slice(start, end), { skipSpecialTokens: this.skipSpecialTokens });
   }
 }

@@ -8,6 +8,7 @@ import { Generation } from "../capture/generation.ts";
 import { OpenAiLogprobs, type OpenAiLogprob } from "../capture/openai-logprobs.ts";
 import { parserNames } from "../../lib/model/model-family.ts";
 import { reasoningFor, toolFormatFor } from "../capture/tool-formats/tool-formats.ts";
+import { HarmonyParser } from "../capture/harmony-parser.ts";
 import { OutputParser } from "../capture/output-parser.ts";
 import { mapSampling } from "../capture/sampling-params.ts";
 import { TokenTextStream } from "../capture/token-text-stream.ts";
@@ -65,14 +66,18 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
   const completionId = `chatcmpl-${randomUUID().replaceAll("-", "").slice(0, 24)}`;
   const stream = body.stream === true;
   const writer = stream ? new ChunkWriter(response, completionId, model, { "x-session-id": decision.sessionId }) : null;
-  const parser = new OutputParser({
-    reasoning: reasoning !== null,
-    startInReasoning: prompt.startsInReasoning || reasoning?.forced === true,
-    toolCalls: parseTools,
-    ...(toolFormat !== null && toolFormat !== "qwen" ? { toolFormat, tools: body.tools ?? [] } : {}),
-    stop: sampling.stop,
-  });
-  const text = new TokenTextStream(deps.tokenizer);
+  // gpt-oss writes harmony channels in special tokens: its own parser, and text that keeps them
+  const harmony = toolFormat === "harmony" || parsers.reasoningParser === "gpt-oss";
+  const parser = harmony
+    ? new HarmonyParser({ toolCalls: parseTools, tools: body.tools ?? [] })
+    : new OutputParser({
+        reasoning: reasoning !== null,
+        startInReasoning: prompt.startsInReasoning || reasoning?.forced === true,
+        toolCalls: parseTools,
+        ...(typeof toolFormat === "object" && toolFormat !== null ? { toolFormat, tools: body.tools ?? [] } : {}),
+        stop: sampling.stop,
+      });
+  const text = new TokenTextStream(deps.tokenizer, { keepSpecialTokens: harmony });
   const logprobs = body.logprobs === true ? new OpenAiLogprobs(deps.tokenizer) : null;
   const wholeLogprobs: OpenAiLogprob[] = []; // non-stream answers: every entry, in the message's choice
   const generation = new Generation(deps.policy, {

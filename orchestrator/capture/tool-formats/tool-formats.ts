@@ -8,9 +8,13 @@ import type { ToolFormat } from "./tool-format.ts";
 
 const FORMATS: readonly ToolFormat[] = [DEEPSEEK_V3, DEEPSEEK_V31, GLM45, LLAMA3, QWEN3_CODER];
 
-/** The format of an SGLang tool-call parser name: "qwen" for Qwen 2.5's (streamed in output-parser.ts), null when none is written here. */
-export function toolFormatFor(sglangName: string): ToolFormat | "qwen" | null {
+/**
+ * The format of an SGLang tool-call parser name: "qwen" for Qwen 2.5's (streamed in output-parser.ts), "harmony" for
+ * gpt-oss (harmony-parser.ts reads its whole output), null when none is written here.
+ */
+export function toolFormatFor(sglangName: string): ToolFormat | "qwen" | "harmony" | null {
   if (sglangName === "qwen" || sglangName === "qwen25") return "qwen";
+  if (sglangName === "gpt-oss") return "harmony";
   if (sglangName === "glm") return GLM45; // (SGLang's current name for glm45)
   return FORMATS.find((format) => format.sglangName === sglangName) ?? null;
 }
@@ -29,6 +33,8 @@ export function reasoningFor(sglangName: string): { forced: boolean } | null {
     case "qwen3-thinking":
     case "deepseek-r1":
       return { forced: true };
+    case "gpt-oss": // (channels, not tags: harmony-parser.ts)
+      return { forced: false };
     default:
       return null;
   }
