@@ -4,7 +4,7 @@
 // recipient) → content, commentary to=functions.NAME with <|constrain|>json ended by <|call|> → a tool call, sent
 // whole (SGLang sends each harmony call complete). The decoded text must keep the special tokens.
 import type { AssistantMessage, Tool, ToolCall } from "../../contracts/chat.ts";
-import { holdBack, newToolCallId, type OutputDelta } from "./output-parser.ts";
+import { answerMessage, holdBack, newToolCallId, type OutputDelta } from "./output-parser.ts";
 import { pythonArguments } from "./tool-formats/tool-format.ts";
 
 const START = "<|start|>";
@@ -50,10 +50,7 @@ export class HarmonyParser {
   }
 
   message(): AssistantMessage {
-    const message: AssistantMessage = { role: "assistant", content: this.contentText.length > 0 || this.calls.length === 0 ? this.contentText : null };
-    if (this.reasoningSeen) message.reasoning_content = this.reasoningText;
-    if (this.calls.length > 0) message.tool_calls = this.calls.map((call) => ({ ...call, function: { ...call.function } }));
-    return message;
+    return answerMessage(this.contentText, this.reasoningSeen ? this.reasoningText : null, this.calls);
   }
 
   private drain(final: boolean): OutputDelta[] {

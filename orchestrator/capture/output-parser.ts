@@ -37,6 +37,14 @@ interface OpenToolCall {
   argumentsSent: number; // characters of the arguments text already emitted
 }
 
+/** An answer's parts as the assistant message: content null beside tool calls when there is none, reasoning when there was any. */
+export function answerMessage(content: string, reasoning: string | null, calls: readonly ToolCall[]): AssistantMessage {
+  const message: AssistantMessage = { role: "assistant", content: content.length > 0 || calls.length === 0 ? content : null };
+  if (reasoning !== null) message.reasoning_content = reasoning;
+  if (calls.length > 0) message.tool_calls = calls.map((call) => ({ ...call, function: { ...call.function } }));
+  return message;
+}
+
 export function newToolCallId(): string {
   return `call_${randomBytes(12).toString("hex")}`;
 }
@@ -88,10 +96,7 @@ export class OutputParser {
 
   /** The assistant message assembled from everything parsed so far (non-stream responses, records). */
   message(): AssistantMessage {
-    const message: AssistantMessage = { role: "assistant", content: this.contentText.length > 0 || this.calls.length === 0 ? this.contentText : null };
-    if (this.reasoningSeen) message.reasoning_content = this.reasoningText;
-    if (this.calls.length > 0) message.tool_calls = this.calls.map((call) => ({ ...call, function: { ...call.function } }));
-    return message;
+    return answerMessage(this.contentText, this.reasoningSeen ? this.reasoningText : null, this.calls);
   }
 
   private drain(final: boolean): OutputDelta[] {
