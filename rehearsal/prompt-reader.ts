@@ -1,5 +1,6 @@
-// Reads a Qwen3-rendered prompt back into what the stand-ins need: the offered tools, the turns (role + text),
-// the last message, and any partial assistant reply at the end (a continuation after an abort). Text only.
+// Reads a rendered prompt back into what the stand-ins need: the offered tools, the turns (role + text), the last
+// message, and any partial assistant reply at the end (a continuation after an abort). Qwen3's markup, and
+// DeepSeek-V3's (the rehearsal's second family). Text only.
 
 export interface OfferedTool {
   name: string;
@@ -44,6 +45,48 @@ export function readTools(systemText: string): OfferedTool[] {
 }
 
 export function readPrompt(prompt: string): ReadPrompt {
+  return prompt.includes(DEEPSEEK_USER) || prompt.includes(DEEPSEEK_ASSISTANT) ? readDeepseekPrompt(prompt) : readQwenPrompt(prompt);
+}
+
+const DEEPSEEK_BOS = "<｜begin▁of▁sentence｜>";
+const DEEPSEEK_USER = "<｜User｜>";
+const DEEPSEEK_ASSISTANT = "<｜Assistant｜>";
+const DEEPSEEK_EOS = "<｜end▁of▁sentence｜>";
+const DEEPSEEK_MARKS = /(<｜User｜>|<｜Assistant｜>|<｜tool▁outputs▁begin｜>|<｜tool▁output▁begin｜>|<｜tool▁output▁end｜>|<｜tool▁outputs▁end｜>|<｜end▁of▁sentence｜>)/;
+
+/**
+ * DeepSeek-V3's markup: the system prompt after BOS, `<｜User｜>` and `<｜Assistant｜>` turns (an assistant turn ends
+ * with end of sentence), tool results between `<｜tool▁output▁begin｜>` and `<｜tool▁output▁end｜>` (read as a user turn
+ * of <tool_response> blocks, as Qwen3 renders them). Its template lists no tools.
+ */
+function readDeepseekPrompt(prompt: string): ReadPrompt {
+  const lastOpen = prompt.lastIndexOf(DEEPSEEK_ASSISTANT);
+  const openTail = lastOpen >= 0 && !prompt.slice(lastOpen).includes(DEEPSEEK_EOS) && !prompt.slice(lastOpen).includes("<｜tool▁outputs▁end｜>");
+  const head = openTail ? prompt.slice(0, lastOpen + DEEPSEEK_ASSISTANT.length) : prompt;
+  const partialReply = openTail ? prompt.slice(lastOpen + DEEPSEEK_ASSISTANT.length) : "";
+  const body = head.startsWith(DEEPSEEK_BOS) ? head.slice(DEEPSEEK_BOS.length) : head;
+  const pieces = body.split(DEEPSEEK_MARKS);
+  const turns: PromptTurn[] = [];
+  if (pieces[0]) turns.push({ role: "system", text: pieces[0], toolResult: false });
+  let role: string | null = null;
+  let outputs: string[] = [];
+  for (const piece of pieces.slice(1)) {
+    if (piece === DEEPSEEK_USER) role = "user";
+    else if (piece === DEEPSEEK_ASSISTANT) role = "assistant";
+    else if (piece === "<｜tool▁output▁begin｜>") role = "tool";
+    else if (piece === "<｜tool▁output▁end｜>") role = null;
+    else if (piece === "<｜tool▁outputs▁end｜>") {
+      turns.push({ role: "user", text: outputs.map((output) => `<tool_response>\n${output}\n</tool_response>`).join("\n"), toolResult: true });
+      outputs = [];
+      role = "assistant"; // (the template writes the next assistant text right after the outputs)
+    } else if (piece.startsWith("<｜")) continue;
+    else if (role === "tool") outputs.push(piece);
+    else if (role !== null && piece.length > 0) turns.push({ role, text: piece, toolResult: false });
+  }
+  return { tools: [], turns, partialReply, head };
+}
+
+function readQwenPrompt(prompt: string): ReadPrompt {
   const lastOpen = prompt.lastIndexOf(ASSISTANT_OPEN);
   const openTail = lastOpen >= 0 && !prompt.slice(lastOpen).includes(CLOSE);
   const head = openTail ? prompt.slice(0, lastOpen + ASSISTANT_OPEN.length) : prompt;

@@ -25,24 +25,31 @@ export const THINK_GAP = "\n\n";
 export interface StyleTokens {
   /** Decision token id of each style, in REPLY_STYLES order. */
   styleIds: number[];
-  /** Ids of `</think>` and `\n\n`: the decision token follows them. */
-  markerIds: [number, number];
+  /** Ids of `</think>\n\n` (two tokens in Qwen3's vocabulary, more in others): the decision token follows them. */
+  markerIds: number[];
 }
 
 export async function styleTokens(tokenizer: StandinTokenizer): Promise<StyleTokens> {
   const marker = await tokenizer.encode(`${THINK_END}${THINK_GAP}`);
-  const styleIds = await Promise.all(REPLY_STYLES.map(async (style) => (await tokenizer.encode(`${THINK_END}${THINK_GAP}${style.opener}`))[2]));
-  if (marker.length !== 2 || styleIds.some((id) => id === undefined) || new Set(styleIds).size !== styleIds.length) {
-    throw new Error("the tokenizer does not give each reply style its own decision token after </think>\\n\\n");
+  const styleIds = await Promise.all(
+    REPLY_STYLES.map(async (style) => {
+      const ids = await tokenizer.encode(`${THINK_END}${THINK_GAP}${style.opener}`);
+      // the marker must tokenize the same with the opener after it: the decision token is then the next one
+      return marker.every((id, index) => ids[index] === id) ? ids[marker.length] : undefined;
+    }),
+  );
+  if (marker.length === 0 || styleIds.some((id) => id === undefined) || new Set(styleIds).size !== styleIds.length) {
+    throw new Error("the tokenizer does not give each reply style its own decision token after </think>\n\n");
   }
-  return { styleIds: styleIds as number[], markerIds: [marker[0] as number, marker[1] as number] };
+  return { styleIds: styleIds as number[], markerIds: marker };
 }
 
-/** Positions p of `ids` holding a style decision (ids[p-2..p-1] is the marker, ids[p] a style id), with the style index. */
+/** Positions p of `ids` holding a style decision (the marker's ids right before p, ids[p] a style id), with the style index. */
 export function stylePositions(ids: readonly number[], tokens: StyleTokens): Array<{ position: number; style: number }> {
   const found: Array<{ position: number; style: number }> = [];
-  for (let position = 2; position < ids.length; position += 1) {
-    if (ids[position - 2] !== tokens.markerIds[0] || ids[position - 1] !== tokens.markerIds[1]) continue;
+  const width = tokens.markerIds.length;
+  for (let position = width; position < ids.length; position += 1) {
+    if (!tokens.markerIds.every((id, index) => ids[position - width + index] === id)) continue;
     const style = tokens.styleIds.indexOf(ids[position] as number);
     if (style >= 0) found.push({ position, style });
   }

@@ -65,6 +65,7 @@ async function main(): Promise<void> {
   const server = new StandinSglangServer({
     tokenizer,
     chatTemplate,
+    eosTokenIds: endOfTurnIds(files.tokenizerConfig, tokenizer),
     responder,
     role: options.role,
     modelPath: options.tokenizer,
@@ -86,6 +87,14 @@ async function main(): Promise<void> {
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
+}
+
+/** The ids a generation stops at: the tokenizer config's eos_token (as generation_config.json usually has it) and Qwen's end-of-turn tokens, those the vocabulary has. */
+function endOfTurnIds(config: Record<string, unknown>, tokenizer: ModelTokenizer): number[] {
+  const eos = config.eos_token;
+  const named = typeof eos === "string" ? eos : eos && typeof eos === "object" ? (eos as { content?: unknown }).content : undefined;
+  const ids = [typeof named === "string" ? named : undefined, "<|im_end|>", "<|endoftext|>"].map((token) => (token === undefined ? undefined : tokenizer.tokenId(token)));
+  return [...new Set(ids.filter((id): id is number => id !== undefined))];
 }
 
 main().catch((error: unknown) => {

