@@ -17,6 +17,8 @@ export interface HarmonyParserOptions {
   /** Tool calls parsed (tools sent, tool_choice not "none"); otherwise a call's body is dropped as SGLang drops unparsed tool blocks. */
   toolCalls: boolean;
   tools?: readonly Tool[];
+  /** Client stop strings: held back from content while they may still match (the engine stops at them). */
+  stop?: readonly string[];
 }
 
 interface Header {
@@ -41,7 +43,9 @@ export class HarmonyParser {
     return this.drain(false);
   }
 
-  finish(): OutputDelta[] {
+  /** End of output: flushes what was held back, without a client stop string the engine matched (sent because of no_stop_trim). */
+  finish(matchedStop?: string | null): OutputDelta[] {
+    if (matchedStop && this.pending.endsWith(matchedStop)) this.pending = this.pending.slice(0, -matchedStop.length);
     return this.drain(true);
   }
 
@@ -97,7 +101,8 @@ export class HarmonyParser {
     if (end < 0 && !final) {
       if (!streams) return [];
       // stream the body, holding back what could be the start of an end token
-      const keep = holdBack(this.pending, ENDS, false);
+      const content = !header.channel.startsWith("analysis");
+      const keep = Math.max(holdBack(this.pending, ENDS, false), content ? holdBack(this.pending, this.options.stop ?? [], false, true) : 0);
       const text = this.pending.slice(0, this.pending.length - keep);
       this.pending = this.pending.slice(text.length);
       return this.emit(header, text);

@@ -69,7 +69,7 @@ export async function serveTokensTurn(context: ProxyContext, request: IncomingMe
   // gpt-oss writes harmony channels in special tokens: its own parser, and text that keeps them
   const harmony = toolFormat === "harmony" || parsers.reasoningParser === "gpt-oss";
   const parser = harmony
-    ? new HarmonyParser({ toolCalls: parseTools, tools: body.tools ?? [] })
+    ? new HarmonyParser({ toolCalls: parseTools, tools: body.tools ?? [], stop: sampling.stop })
     : new OutputParser({
         reasoning: reasoning !== null,
         startInReasoning: prompt.startsInReasoning || reasoning?.forced === true,

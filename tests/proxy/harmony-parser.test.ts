@@ -60,6 +60,14 @@ describe("HarmonyParser (SGLang's gpt-oss reasoning parser and tool detector)", 
     expectBoth('<|channel|>commentary to=functions.get_time <|constrain|>json<|message|>{}<|call|>', { reasoning: null, content: "", calls: [] }, false);
   });
 
+  it("leaves out a client stop string the engine matched at the end", () => {
+    const parser = new HarmonyParser({ toolCalls: false, stop: ["STOP"] });
+    expect(parser.push("<|channel|>final<|message|>One, two, ST")).toEqual([{ kind: "content", text: "One, two, " }]);
+    parser.push("OP");
+    parser.finish("STOP");
+    expect(parser.message().content).toBe("One, two, ");
+  });
+
   it("streams reasoning and content as they come, holding back only what may start an end token", () => {
     const parser = new HarmonyParser({ toolCalls: true, tools: TOOLS });
     expect(parser.push("<|channel|>analysis<|message|>Thinking")).toEqual([{ kind: "reasoning", text: "Thinking" }]);
