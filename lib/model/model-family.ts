@@ -1,6 +1,6 @@
 // Which model family a checkpoint belongs to, from its chat template's markup (what the model writes for reasoning
 // and tool calls) and config.json's architectures, or the recipe's model.family; per family, SGLang's parser names
-// and whether this project's own parsers (tokens mode) read its markup. Ignores rendering and tokenizing.
+// (the proxy maps them to its own parsers: orchestrator/capture/tool-formats/). Ignores rendering and tokenizing.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ModelFamilyName, Recipe } from "../../contracts/recipe.ts";
@@ -61,7 +61,7 @@ export interface FamilyVerdict {
 /** The family of a chat template and config.json architectures; `named` (model.family other than auto) wins. */
 export function familyOf(input: { chatTemplate: string | null; architectures: readonly string[]; named?: ModelFamilyName | "auto" }): FamilyVerdict {
   const template = input.chatTemplate ?? "";
-  const verdict = (family: ModelFamily | null, evidence: string): FamilyVerdict => ({ family, evidence, sglang: family ? (family.sglangFor?.(template) ?? family.sglang) : QWEN3_PARSERS });
+  const verdict = (family: ModelFamily | null, evidence: string): FamilyVerdict => ({ family, evidence, sglang: family ? ((template && family.sglangFor?.(template)) || family.sglang) : QWEN3_PARSERS });
   if (input.named && input.named !== "auto") return verdict(FAMILIES.find((family) => family.name === input.named)!, `model.family is ${input.named}`);
   const byTemplate = FAMILIES.find((family) => family.templateMarkers.every((marker) => template.includes(marker)));
   if (byTemplate) return verdict(byTemplate, `its chat template writes ${byTemplate.templateMarkers.join(" and ")}`);
