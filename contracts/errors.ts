@@ -23,6 +23,7 @@ export type ErrorCode =
   | "SAMPLE_DUPLICATE"
   | "BRIDGE_PROTOCOL"
   | "JUDGE_FAILED"
+  | "ENVIRONMENT_ERROR"
   | "TIMEOUT"
   | "PATH_UNWRITABLE"
   | "INTERNAL";

@@ -1,0 +1,59 @@
+// EnvironmentClient against a server speaking the reference's lease protocol (lease-env-server.ts): a whole
+// episode's calls, allocate idempotent by request id and retried while the server is full, and the errors a user
+// sees for an unknown lease, a malformed answer and a server that is not there.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { EnvironmentClient } from "../../orchestrator/episodes/environment-client.ts";
+import { LeaseEnvServer } from "./lease-env-server.ts";
+
+describe("EnvironmentClient (the reference's lease protocol)", () => {
+  const servers: { close(): Promise<void> }[] = [];
+  afterEach(async () => Promise.all(servers.splice(0).map((server) => server.close())));
+
+  async function env(slots = 2): Promise<{ server: LeaseEnvServer; url: string }> {
+    const server = new LeaseEnvServer(slots);
+    servers.push(server);
+    return { server, url: await server.start() };
+  }
+
+  it("runs an episode's calls: allocate, reset, exec_tool (text or JSON observations), heartbeat, evaluate, close", async () => {
+    const { server, url } = await env();
+    const client = new EnvironmentClient(url);
+    expect(await client.healthy()).toBe(true);
+    const lease = await client.allocate("math:add-1", "math:add-1:u1:0:0");
+    expect(await client.allocate("math:add-1", "math:add-1:u1:0:0")).toBe(lease); // idempotent by request id
+    const reset = await client.reset(lease, { a: 2, b: 3 });
+    expect(reset.userMessage).toBe("What is 2 + 3?");
+    expect(reset.toolSchemas).toHaveLength(1);
+    await client.heartbeat(lease);
+    expect(await client.execTool(lease, { name: "add", arguments: { a: 2, b: 3 } })).toBe("5");
+    expect(await client.execTool(lease, { name: "echo", arguments: { x: 1 } })).toBe('{"echoed":{"x":1}}');
+    expect(await client.evaluate(lease)).toBe(1);
+    await client.close(lease);
+    expect(server.leases.size).toBe(0);
+    expect(server.log).toEqual(["/healthz", "/allocate", "/allocate", "/reset", "/heartbeat", "/exec_tool", "/exec_tool", "/evaluate", "/close"]);
+  });
+
+  it("waits for room while the server answers 429, and says so by name when it stays full", async () => {
+    const { url } = await env(1);
+    const client = new EnvironmentClient(url, { capacityBackoffMs: 20, capacityTries: 50 });
+    const first = await client.allocate("t:1", "t:1:u:0:0");
+    const second = client.allocate("t:2", "t:2:u:0:0");
+    setTimeout(() => void client.close(first), 100);
+    expect(await second).not.toBe(first);
+    const impatient = new EnvironmentClient(url, { capacityBackoffMs: 5, capacityTries: 3 });
+    await expect(impatient.allocate("t:3", "t:3:u:0:0")).rejects.toMatchObject({ code: "ENVIRONMENT_ERROR", retryable: true, message: expect.stringMatching(/\/allocate: the environment stayed full through 3 tries/) });
+  });
+
+  it("names the endpoint and the problem: ok false, a malformed answer, no server", async () => {
+    const { url } = await env();
+    const client = new EnvironmentClient(url);
+    await expect(client.evaluate("0:nope")).rejects.toThrow(/\/evaluate answered 404, ok false: unknown lease 0:nope/);
+    const odd = createServer((_request, response) => response.end(JSON.stringify({ ok: true, score: 3 })));
+    await new Promise<void>((resolve) => odd.listen(0, "127.0.0.1", resolve));
+    servers.push({ close: () => new Promise((resolve) => odd.close(() => resolve())) });
+    await expect(new EnvironmentClient(`http://127.0.0.1:${(odd.address() as AddressInfo).port}`).evaluate("x")).rejects.toThrow(/\/evaluate answered without a valid score: /);
+    await expect(new EnvironmentClient("http://127.0.0.1:9", { timeoutMs: 2000 }).reset("x", {})).rejects.toMatchObject({ code: "ENVIRONMENT_ERROR", hint: expect.stringContaining("episodes.env_url") });
+  });
+});
