@@ -292,6 +292,23 @@ export const wandbSchema = z
   .strict()
   .prefault({});
 
+export const episodesSchema = z
+  .object({
+    env_url: z
+      .string()
+      .url()
+      .optional()
+      .describe("Base URL of an environment server speaking the reference's lease protocol (/allocate, /reset, /exec_tool, /evaluate, /close); episodes are off without it."),
+    tasks: z.string().optional().describe('JSONL file of tasks, one {"task_meta": {...}} per line; task_meta\'s task_name and task_path make the task key (task_name:task_path).'),
+    samples_per_task: positiveInt.default(8).describe("Episodes per task: the group whose steps are standardised together (the reference's --n-samples-per-prompt)."),
+    max_steps: positiveInt.default(10).describe("Most steps (model turns) in an episode."),
+    prm_step_coef: z.number().min(0).default(1).describe("c in the step reward r_t = o + c·p_t (o the episode's outcome, p_t the judge's step score)."),
+    concurrency: positiveInt.default(16).describe("Episodes running at once (each holds a lease)."),
+    epochs: positiveInt.default(1).describe("Passes over the task file."),
+  })
+  .strict()
+  .prefault({});
+
 export const recipeObjectSchema = z
   .object({
     name: z.string().optional().describe("Recipe name shown in status and the banner."),
@@ -308,6 +325,7 @@ export const recipeObjectSchema = z
     sink: sinkSchema,
     records: recordsSchema,
     wandb: wandbSchema,
+    episodes: episodesSchema,
   })
   .strict();
 
@@ -315,6 +333,7 @@ export const recipeObjectSchema = z
 export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => {
   const issue = (path: (string | number)[], message: string) => context.addIssue({ code: "custom", path, message });
 
+  if (recipe.episodes.env_url && !recipe.episodes.tasks) issue(["episodes", "tasks"], "episodes.env_url is set, so episodes.tasks (a JSONL file of tasks) is required");
   const rehearsal = recipe.engine.kind === "rehearsal"; // stand-ins replace every engine and the judge
   if (!rehearsal && recipe.judge.launch === "external" && !recipe.judge.url && !recipe.engine.judge_url) {
     issue(["judge", "url"], "judge.launch is external, so judge.url (an SGLang base URL) is required");
