@@ -9,6 +9,7 @@ type Step = (tokens: string[]) => string[];
 const BYTE_LEVEL_TEXT = byteLevelCharacters();
 const UTF8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true }); // (a leading BOM is text here)
 const UTF8_STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const UTF8_ENCODER = new TextEncoder();
 
 export class TokenDecoder {
   /** Decoding token by token and joining gives the same text as decoding them together (no first-token rules). */
@@ -111,7 +112,7 @@ function byteLevel(tokens: string[]): string[] {
     let mapped = true;
     for (let index = 0; index < token.length; index++) if (BYTE_LEVEL_TEXT.get(token.charCodeAt(index)) === undefined) mapped = false;
     if (mapped) for (let index = 0; index < token.length; index++) bytes[filled++] = BYTE_LEVEL_TEXT.get(token.charCodeAt(index))!;
-    else for (const byte of new TextEncoder().encode(token)) bytes[filled++] = byte; // (the library keeps such a token's own bytes)
+    else for (const byte of UTF8_ENCODER.encode(token)) bytes[filled++] = byte; // (the library keeps such a token's own bytes)
   }
   return [UTF8.decode(bytes.subarray(0, filled))];
 }

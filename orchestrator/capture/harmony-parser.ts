@@ -4,7 +4,7 @@
 // recipient) → content, commentary to=functions.NAME with <|constrain|>json ended by <|call|> → a tool call, sent
 // whole (SGLang sends each harmony call complete). The decoded text must keep the special tokens.
 import type { AssistantMessage, Tool, ToolCall } from "../../contracts/chat.ts";
-import { answerMessage, holdBack, newToolCallId, type OutputDelta } from "./output-parser.ts";
+import { answerMessage, holdBack, wholeToolCall, type OutputDelta } from "./output-parser.ts";
 import { pythonArguments } from "./tool-formats/tool-format.ts";
 
 const START = "<|start|>";
@@ -132,12 +132,6 @@ export class HarmonyParser {
     if (!(this.options.tools ?? []).some((tool) => tool.function.name === name)) return [];
     const args = body.trim().length === 0 ? "{}" : pythonArguments(body.trim());
     if (args === null) return [];
-    const index = this.calls.length;
-    const id = newToolCallId();
-    this.calls.push({ id, type: "function", function: { name, arguments: args } });
-    return [
-      { kind: "tool-call-start", index, id, name },
-      { kind: "tool-call-arguments", index, text: args },
-    ];
+    return wholeToolCall(this.calls, name, args);
   }
 }

@@ -45,6 +45,14 @@ export function answerMessage(content: string, reasoning: string | null, calls: 
   return message;
 }
 
+/** A tool call parsed whole: added to `calls`, and its deltas (the start, then all its arguments at once). */
+export function wholeToolCall(calls: ToolCall[], name: string, args: string): OutputDelta[] {
+  const index = calls.length;
+  const id = newToolCallId();
+  calls.push({ id, type: "function", function: { name, arguments: args } });
+  return [{ kind: "tool-call-start", index, id, name }, ...(args.length > 0 ? [{ kind: "tool-call-arguments" as const, index, text: args }] : [])];
+}
+
 export function newToolCallId(): string {
   return `call_${randomBytes(12).toString("hex")}`;
 }
@@ -148,24 +156,13 @@ export class OutputParser {
   }
 
   private stepContent(final: boolean): OutputDelta[] {
-    if (this.atContentStart) {
-      this.pending = this.pending.replace(/^\s+/, "");
-      if (this.pending.length === 0) return [];
-      this.atContentStart = false;
-    }
-    const tags = this.options.toolCalls ? [TOOL_OPEN] : [];
-    const open = this.options.toolCalls ? this.pending.indexOf(TOOL_OPEN) : -1;
-    if (open >= 0) {
-      const text = this.pending.slice(0, open).replace(/\s+$/, "");
-      this.pending = this.pending.slice(open + TOOL_OPEN.length);
+    const { deltas, opened } = this.scanContent(this.options.toolCalls ? [TOOL_OPEN] : [], final);
+    if (opened) {
+      this.pending = this.pending.slice(TOOL_OPEN.length);
       this.mode = "tool";
       this.openCall = { index: this.calls.length, id: newToolCallId(), name: null, raw: "", argumentsSent: 0 };
-      return this.emitContent(text, false);
     }
-    const keep = final ? 0 : Math.max(holdBack(this.pending, tags, true), holdBack(this.pending, this.options.stop ?? [], true, true));
-    const text = this.pending.slice(0, this.pending.length - keep);
-    this.pending = this.pending.slice(text.length);
-    return this.emitContent(final ? text.replace(/\s+$/, "") : text, false);
+    return deltas;
   }
 
   /** Content with a family's tool-call markup: up to the first open of it (held back while one may be coming). */
@@ -178,26 +175,36 @@ export class OutputParser {
     }
     if (!final && startOpens.some((tag) => tag.startsWith(this.pending))) return []; // maybe the start of one
     if (this.pending.length > 0) this.answerStarted = true;
+    const { deltas, opened } = this.scanContent(format.opens, final);
+    if (opened) this.mode = "block";
+    return deltas;
+  }
+
+  /**
+   * Content up to the first of `opens`: the text before it (its trailing whitespace dropped) is emitted and the
+   * pending text then starts at the tag (`opened`); without one, the text that cannot start a tag or a stop string.
+   * The content's leading whitespace is dropped.
+   */
+  private scanContent(opens: readonly string[], final: boolean): { deltas: OutputDelta[]; opened: boolean } {
     if (this.atContentStart) {
       this.pending = this.pending.replace(/^\s+/, "");
-      if (this.pending.length === 0) return [];
+      if (this.pending.length === 0) return { deltas: [], opened: false };
+      this.atContentStart = false;
     }
     let open = -1;
-    for (const tag of format.opens) {
+    for (const tag of opens) {
       const at = this.pending.indexOf(tag);
       if (at >= 0 && (open < 0 || at < open)) open = at;
     }
     if (open >= 0) {
       const text = this.pending.slice(0, open).replace(/\s+$/, "");
       this.pending = this.pending.slice(open);
-      this.mode = "block";
-      return this.emitContent(text, false);
+      return { deltas: this.emitContent(text, false), opened: true };
     }
-    this.atContentStart = false;
-    const keep = final ? 0 : Math.max(holdBack(this.pending, format.opens, true), holdBack(this.pending, this.options.stop ?? [], true, true));
+    const keep = final ? 0 : Math.max(holdBack(this.pending, opens, true), holdBack(this.pending, this.options.stop ?? [], true, true));
     const text = this.pending.slice(0, this.pending.length - keep);
     this.pending = this.pending.slice(text.length);
-    return this.emitContent(final ? text.replace(/\s+$/, "") : text, false);
+    return { deltas: this.emitContent(final ? text.replace(/\s+$/, "") : text, false), opened: false };
   }
 
   /** One unit of a family's tool-call markup, once complete (or at the end of the output): its calls, or content. */
@@ -210,14 +217,7 @@ export class OutputParser {
     this.atContentStart = true;
     const parsed = format.parse(unit, this.options.tools ?? []);
     if (parsed === null) return this.emitContent(unit, true); // (calls to tools not offered: dropped, as SGLang does)
-    const deltas: OutputDelta[] = [];
-    for (const call of parsed.calls) {
-      const index = this.calls.length;
-      const id = newToolCallId();
-      deltas.push({ kind: "tool-call-start", index, id, name: call.name });
-      if (call.arguments.length > 0) deltas.push({ kind: "tool-call-arguments", index, text: call.arguments });
-      this.calls.push({ id, type: "function", function: { name: call.name, arguments: call.arguments } });
-    }
+    const deltas = parsed.calls.flatMap((call) => wholeToolCall(this.calls, call.name, call.arguments));
     if (parsed.after) deltas.push(...this.emitContent(parsed.after, false));
     return deltas;
   }
