@@ -50,8 +50,8 @@ export class ModelTokenizer {
   private readonly splitter: RegExp | null;
   private readonly segments: LruCache<string, readonly number[]>;
   private readonly longSegments: LruCache<string, readonly number[]>;
-  /** Segments being encoded now: a second request for one waits for the same encode. */
-  private readonly encoding = new Map<string, Promise<readonly number[]>>();
+  /** Segments being encoded now: a second request for one waits for the same encode (undefined if that failed). */
+  private readonly encoding = new Map<string, Promise<readonly number[] | undefined>>();
   private readonly idToAdded: Map<number, string>;
   private readonly tokenTexts = new Map<number, string>();
   /** Per memo key (a session): its last prompt, reused up to the last added token both prompts share. */
@@ -148,9 +148,7 @@ export class ModelTokenizer {
   /** Encodes and caches the segments of `text` not cached yet (ahead of the prompt that will hold them); returns them. */
   async warm(text: string): Promise<string[]> {
     if (!this.splitter) return [];
-    const missing = this.missingSegments(text.split(this.splitter));
-    await this.encodeMissing(missing);
-    return missing;
+    return [...(await this.encodeMissing(text.split(this.splitter))).keys()];
   }
 
   /** The plain segments of `text` that are not cached yet (nor being encoded). */
@@ -205,10 +203,8 @@ export class ModelTokenizer {
     const missing = this.missingSegments(pieces);
     if (missing.length === 0) return fresh;
     const batch = this.encodeBatch(missing);
-    missing.forEach((segment, index) => {
-      const one = batch.then((all) => all[index]!);
-      this.encoding.set(segment, one);
-    });
+    // (a failed batch fails this call; a request waiting on one of its segments encodes it again: no rejection unheard)
+    missing.forEach((segment, index) => this.encoding.set(segment, batch.then((all) => all[index]!, () => undefined)));
     try {
       const all = await batch;
       missing.forEach((segment, index) => {
