@@ -2,7 +2,7 @@
 // transformers' apply_chat_template does. Message normalisation for the template lives here too.
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
-import type { TokenizerFiles } from "./model-files.ts";
+import { chatTemplateText, type TokenizerFiles } from "./model-files.ts";
 import { decodePythonJson } from "./python-json.ts";
 import { isQwen3Template, Qwen3Template } from "./qwen3-template.ts";
 import { TransformersTemplate } from "./transformers-template.ts";
@@ -58,7 +58,7 @@ export class ChatTemplate {
   private readonly compiled: Qwen3Template | null;
 
   constructor(files: TokenizerFiles) {
-    const source = pickTemplate(files.tokenizerConfig.chat_template);
+    const source = chatTemplateText(files.tokenizerConfig.chat_template);
     if (!source) {
       throw new OpenclawRlError("TEMPLATE_ERROR", `${files.source} has no chat template (neither chat_template.jinja nor a chat_template in tokenizer_config.json)`, {
         path: files.source,
@@ -138,15 +138,6 @@ function checkedPort(port: Qwen3Template, jinja: (messages: readonly ChatMessage
     return null;
   }
   return port;
-}
-
-function pickTemplate(value: unknown): string | null {
-  if (typeof value === "string") return value;
-  if (Array.isArray(value)) {
-    const named = value.find((entry) => entry && (entry as { name?: string }).name === "default") ?? value[0];
-    return named ? String((named as { template: string }).template) : null;
-  }
-  return null;
 }
 
 function tokenText(value: unknown): string | undefined {

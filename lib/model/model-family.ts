@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ModelFamilyName, Recipe } from "../../contracts/recipe.ts";
-import { readChatTemplateFile, resolveTokenizerFolder } from "./model-files.ts";
+import { chatTemplateText, readChatTemplateFile, resolveTokenizerFolder } from "./model-files.ts";
 import { policyTokenizerSource } from "./tokenizer-sources.ts";
 
 export interface SglangParsers {
@@ -81,22 +81,10 @@ export async function readArchitectures(source: string): Promise<string[]> {
   }
 }
 
-/** The chat template of tokenizer_config.json as one string (a list of named templates: the default one), or null. */
-export function templateSource(tokenizerConfig: Record<string, unknown>): string | null {
-  const template = tokenizerConfig.chat_template;
-  if (typeof template === "string") return template;
-  if (Array.isArray(template)) {
-    const entry = (template as { name?: unknown; template?: unknown }[]).find((item) => item.name === "default") ?? template[0];
-    return typeof entry?.template === "string" ? entry.template : null;
-  }
-  return null;
-}
-
-
 /**
- * The policy's family: its tokenizer_config.json's chat template and the architectures in config.json of model.path
- * and of the tokenizer folder, or model.family. Null template when tokenizer_config.json cannot be read (the
- * tokenizer check says why).
+ * The policy's family: its chat template (chat_template.jinja, else tokenizer_config.json's) and the architectures
+ * in config.json of model.path and of the tokenizer folder, or model.family. No template when neither can be read
+ * (the tokenizer check says why).
  */
 export async function resolveFamily(recipe: Recipe): Promise<FamilyVerdict & { templateRead: boolean }> {
   const tokenizer = policyTokenizerSource(recipe);
@@ -104,7 +92,7 @@ export async function resolveFamily(recipe: Recipe): Promise<FamilyVerdict & { t
   let templateRead = false;
   try {
     const folder = resolveTokenizerFolder(tokenizer.path);
-    chatTemplate = (await readChatTemplateFile(folder)) ?? templateSource(JSON.parse(await readFile(path.join(folder, "tokenizer_config.json"), "utf8")) as Record<string, unknown>);
+    chatTemplate = (await readChatTemplateFile(folder)) ?? chatTemplateText((JSON.parse(await readFile(path.join(folder, "tokenizer_config.json"), "utf8")) as { chat_template?: unknown }).chat_template);
     templateRead = true;
   } catch {
     // unreadable: detection falls back to config.json

