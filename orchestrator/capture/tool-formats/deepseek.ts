@@ -12,42 +12,36 @@ const CALLS_END = "<｜tool▁calls▁end｜>";
 const CALL = /<｜tool▁call▁begin｜>([\s\S]*?)<｜tool▁call▁end｜>/g;
 const SEP = "<｜tool▁sep｜>";
 
-const section = endAfter(CALLS_END);
-
-function calls(unit: string, tools: readonly Tool[], read: (call: string) => ParsedToolCall | null): ParsedUnit | null {
-  const found: ParsedToolCall[] = [];
-  for (const match of unit.matchAll(CALL)) {
-    const call = read(match[1]!);
-    if (call === null) return null;
-    found.push(call);
-  }
-  if (found.length === 0) return null;
-  const offered = new Set(tools.map((tool) => tool.function.name));
-  return { calls: found.filter((call) => offered.has(call.name)) };
+/** A DeepSeek format: the calls section, each call read by `readCall`, calls to tools not offered dropped. */
+function deepseekFormat(sglangName: string, readCall: (call: string) => ParsedToolCall | null): ToolFormat {
+  return {
+    sglangName,
+    opens: [CALLS_BEGIN],
+    unitEnd: endAfter(CALLS_END),
+    parse: (unit: string, tools: readonly Tool[]): ParsedUnit | null => {
+      const found: ParsedToolCall[] = [];
+      for (const match of unit.matchAll(CALL)) {
+        const call = readCall(match[1]!);
+        if (call === null) return null;
+        found.push(call);
+      }
+      if (found.length === 0) return null;
+      const offered = new Set(tools.map((tool) => tool.function.name));
+      return { calls: found.filter((call) => offered.has(call.name)) };
+    },
+  };
 }
 
 const argumentsText = (json: string): string | null => pythonArguments(json.trim());
 
-export const DEEPSEEK_V3: ToolFormat = {
-  sglangName: "deepseekv3",
-  opens: [CALLS_BEGIN],
-  unitEnd: section,
-  parse: (unit, tools) =>
-    calls(unit, tools, (call) => {
-      const match = /^[^<]*?<｜tool▁sep｜>([\s\S]*?)\n```json\n([\s\S]*?)\n```$/.exec(call);
-      const args = match ? argumentsText(match[2]!) : null;
-      return match && args !== null ? { name: match[1]!.trim(), arguments: args } : null;
-    }),
-};
+export const DEEPSEEK_V3 = deepseekFormat("deepseekv3", (call) => {
+  const match = /^[^<]*?<｜tool▁sep｜>([\s\S]*?)\n```json\n([\s\S]*?)\n```$/.exec(call);
+  const args = match ? argumentsText(match[2]!) : null;
+  return match && args !== null ? { name: match[1]!.trim(), arguments: args } : null;
+});
 
-export const DEEPSEEK_V31: ToolFormat = {
-  sglangName: "deepseekv31",
-  opens: [CALLS_BEGIN],
-  unitEnd: section,
-  parse: (unit, tools) =>
-    calls(unit, tools, (call) => {
-      const at = call.indexOf(SEP);
-      const args = at >= 0 ? argumentsText(call.slice(at + SEP.length)) : null;
-      return args !== null ? { name: call.slice(0, at).trim(), arguments: args } : null;
-    }),
-};
+export const DEEPSEEK_V31 = deepseekFormat("deepseekv31", (call) => {
+  const at = call.indexOf(SEP);
+  const args = at >= 0 ? argumentsText(call.slice(at + SEP.length)) : null;
+  return args !== null ? { name: call.slice(0, at).trim(), arguments: args } : null;
+});
