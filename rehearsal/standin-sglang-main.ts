@@ -6,7 +6,7 @@ import { STREAM_FORMS } from "../contracts/sglang.ts";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { ChatTemplate } from "../lib/model/chat-template.ts";
-import { loadTokenizerFiles } from "../lib/model/model-files.ts";
+import { loadTokenizerFiles, specialTokenText } from "../lib/model/model-files.ts";
 import { ModelTokenizer } from "../lib/model/model-tokenizer.ts";
 import { JudgeResponder } from "./judge-responder.ts";
 import { PolicyResponder } from "./policy-responder.ts";
@@ -91,9 +91,7 @@ async function main(): Promise<void> {
 
 /** The ids a generation stops at: the tokenizer config's eos_token (as generation_config.json usually has it) and Qwen's end-of-turn tokens, those the vocabulary has. */
 function endOfTurnIds(config: Record<string, unknown>, tokenizer: ModelTokenizer): number[] {
-  const eos = config.eos_token;
-  const named = typeof eos === "string" ? eos : eos && typeof eos === "object" ? (eos as { content?: unknown }).content : undefined;
-  const ids = [typeof named === "string" ? named : undefined, "<|im_end|>", "<|endoftext|>"].map((token) => (token === undefined ? undefined : tokenizer.tokenId(token)));
+  const ids = [specialTokenText(config.eos_token), "<|im_end|>", "<|endoftext|>"].map((token) => (token === undefined ? undefined : tokenizer.tokenId(token)));
   return [...new Set(ids.filter((id): id is number => id !== undefined))];
 }
 

@@ -1,7 +1,7 @@
 // Checks before `start` launches or writes anything: records.dir that cannot be created, a proxy on a
-// non-loopback address without a key, parsers that would leave the model family's tool calls as text, a Ray cluster already running, an installed slime or SGLang the recipe
-// disagrees with, ports already taken, a previous run's orchestrator or children still alive. Reports problems
-// with the fix; never kills anything.
+// non-loopback address without a key, parsers that would leave the model family's tool calls as text, a Ray cluster
+// already running, an installed slime or SGLang the recipe disagrees with, ports already taken, a previous run's
+// orchestrator or children still alive. Reports problems with the fix; never kills anything.
 import { bindProblem } from "../../lib/bind-rule.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { LaunchPlan } from "../../contracts/plan.ts";

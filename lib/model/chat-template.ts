@@ -2,7 +2,7 @@
 // transformers' apply_chat_template does. Message normalisation for the template lives here too.
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
-import { chatTemplateText, type TokenizerFiles } from "./model-files.ts";
+import { chatTemplateText, specialTokenText, type TokenizerFiles } from "./model-files.ts";
 import { decodePythonJson } from "./python-json.ts";
 import { isQwen3Template, Qwen3Template } from "./qwen3-template.ts";
 import { TransformersTemplate } from "./transformers-template.ts";
@@ -69,7 +69,7 @@ export class ChatTemplate {
     const config = files.tokenizerConfig;
     const specials: Record<string, string> = {};
     for (const name of SPECIAL_TOKENS) {
-      const text = tokenText(config[name]);
+      const text = specialTokenText(config[name]);
       if (text !== undefined) specials[name] = text;
     }
     this.specials = specials;
@@ -140,8 +140,3 @@ function checkedPort(port: Qwen3Template, jinja: (messages: readonly ChatMessage
   return port;
 }
 
-function tokenText(value: unknown): string | undefined {
-  if (typeof value === "string") return value;
-  if (value && typeof value === "object" && "content" in value) return String((value as { content: string }).content);
-  return undefined;
-}

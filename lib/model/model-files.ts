@@ -54,6 +54,13 @@ export function chatTemplateText(value: unknown): string | null {
   return null;
 }
 
+/** A special token named in tokenizer_config.json (`eos_token`, …): its text, written as a string or an AddedToken object. */
+export function specialTokenText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (value && typeof value === "object" && "content" in value) return String((value as { content: string }).content);
+  return undefined;
+}
+
 /** transformers' separate chat template file: when a checkpoint has one, it wins over tokenizer_config.json's entry. */
 export const CHAT_TEMPLATE_FILE = "chat_template.jinja";
 
