@@ -3,7 +3,7 @@
 import { readFile, access } from "node:fs/promises";
 import path from "node:path";
 import { judgePath, type Recipe } from "../../contracts/recipe.ts";
-import { readChatTemplateFile, resolveTokenizerFolder } from "../../lib/model/model-files.ts";
+import { chatTemplateText, readChatTemplateFile, resolveTokenizerFolder } from "../../lib/model/model-files.ts";
 import { judgeTokenizerSource, policyTokenizerSource } from "../../lib/model/tokenizer-sources.ts";
 import { failed, passed, type CheckResult } from "./doctor-check.ts";
 
@@ -49,8 +49,8 @@ async function checkTokenizer(folder: Folder): Promise<CheckResult> {
     const why = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no tokenizer_config.json" : "tokenizer_config.json is not valid JSON";
     return failed("tokenizer", `${folder.key} (${folder.source}): ${why}`, fix);
   }
-  const template = (await readChatTemplateFile(directory).catch(() => null)) ?? (config as { chat_template?: unknown } | null)?.chat_template;
-  if (typeof template !== "string" && !Array.isArray(template)) {
+  const template = (await readChatTemplateFile(directory).catch(() => null)) ?? chatTemplateText((config as { chat_template?: unknown } | null)?.chat_template);
+  if (template === null) {
     return failed("tokenizer", `${folder.key} (${folder.source}): neither chat_template.jinja nor a chat_template in tokenizer_config.json`, "use the model's own tokenizer_config.json (instruct/thinking checkpoints carry the chat template)");
   }
   return passed("tokenizer", `${folder.key} (${folder.source}): tokenizer.json and a chat_template`);
