@@ -1,6 +1,7 @@
 // The bridge between the orchestrator and slime's rollout function: versioned JSON messages over loopback HTTP
 // and the binary frame that carries token / log-prob arrays. Transport and storage live elsewhere.
 import { z } from "zod";
+import type { SampleEpisodeStep } from "./sample.ts";
 
 export const BRIDGE_VERSION = 1 as const;
 
@@ -145,6 +146,10 @@ export interface SampleFrameHeader {
   createdAt: number;
   /** Run-length encoded per-token weight versions: [[version, count], ...]. */
   weightVersions: Array<[string, number]>;
+  /** The advantage to train with where it is not `reward` (an episode step's standardised reward). */
+  advantage?: number;
+  /** An episode step: which one, and its reward's parts. */
+  episode?: SampleEpisodeStep;
   topk: number; // K of the top-K blocks, 0 when absent
   prompt?: string;
   response?: string;

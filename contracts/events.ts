@@ -69,6 +69,13 @@ export type RunEvent = EventBase &
      * again at 0, so the tracked version drops to 0 and counts up from the new engines' versions.
      */
     | { type: "weights-version-reset"; fromVersion: string; reason: string }
+    /** The first step of a general-agent episode began (a request with X-Episode-Id). */
+    | { type: "episode-start"; episodeId: string; groupId: string }
+    /**
+     * An episode reported its outcome: score in [0, 1], or null with the failure (no evaluation). steps: its main turns
+     * that completed; weightVersion: the version of its last step's last token.
+     */
+    | { type: "episode-end"; episodeId: string; groupId: string; score: number | null; failure: string | null; steps: number; weightVersion: string | null }
     | { type: "engine-state"; name: string; state: EngineState; detail: string }
     | { type: "error"; source: string; code: string; message: string }
   );

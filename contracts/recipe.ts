@@ -305,6 +305,11 @@ export const episodesSchema = z
     prm_step_coef: z.number().min(0).default(1).describe("c in the step reward r_t = o + c·p_t (o the episode's outcome, p_t the judge's step score)."),
     concurrency: positiveInt.default(16).describe("Episodes running at once (each holds a lease)."),
     epochs: positiveInt.default(1).describe("Passes over the task file."),
+    group_timeout_s: z
+      .number()
+      .positive()
+      .default(1800)
+      .describe("A task group still short of samples_per_task finished episodes this long after its first one finished is trained as it is."),
   })
   .strict()
   .prefault({});
@@ -334,6 +339,9 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
   const issue = (path: (string | number)[], message: string) => context.addIssue({ code: "custom", path, message });
 
   if (recipe.episodes.env_url && !recipe.episodes.tasks) issue(["episodes", "tasks"], "episodes.env_url is set, so episodes.tasks (a JSONL file of tasks) is required");
+  if (recipe.episodes.env_url && recipe.method === "opd") {
+    issue(["method"], "episodes are trained with step rewards (the RL term): use method binary or combine with episodes.env_url; opd has no reward term");
+  }
   const rehearsal = recipe.engine.kind === "rehearsal"; // stand-ins replace every engine and the judge
   if (!rehearsal && recipe.judge.launch === "external" && !recipe.judge.url && !recipe.engine.judge_url) {
     issue(["judge", "url"], "judge.launch is external, so judge.url (an SGLang base URL) is required");

@@ -27,4 +27,22 @@ export interface Sample {
   createdAt: number; // ms epoch
   /** For metrics (rollout/prm_eval_score): the turn's evaluation score, when one was computed. */
   evalScore?: number | null;
+  /**
+   * The advantage the trainer uses for every response token, where it is not `reward` itself: an episode step's
+   * reward standardised within its (group, step index) bucket (orchestrator/episodes/step-rewards.ts).
+   */
+  advantage?: number;
+  /** A step of a general-agent episode: which one, and its reward's parts (`reward` is r_t = outcome + c·stepScore). */
+  episode?: SampleEpisodeStep;
+}
+
+export interface SampleEpisodeStep {
+  episodeId: string;
+  /** The task group (the GRPO group) whose steps are standardised together. */
+  groupId: string;
+  stepIndex: number;
+  /** Mean of the judge's valid votes on the step; null where there is none (p_t = 0 in the reward). */
+  stepScore: number | null;
+  /** The episode's outcome o = 2·score − 1. */
+  outcome: number;
 }

@@ -6,8 +6,8 @@ export const TURN_RECORD_VERSION = 1 as const;
 
 /** How the session id and the turn type were determined, so a user can see why a turn was (not) trained. */
 export interface TurnDecision {
-  session: "header:x-session-id" | "header:session_id" | "header:x-session-affinity" | "body:session_id" | "openclaw-runtime-marker" | "history-prefix" | "new-session";
-  turnType: "header:x-turn-type" | "body:turn_type" | "utility-model" | "side-system-prompt" | "openclaw-compaction" | "no-tools-side" | "agent-conversation" | "default-main";
+  session: "header:x-episode-id" | "header:x-session-id" | "header:session_id" | "header:x-session-affinity" | "body:session_id" | "openclaw-runtime-marker" | "history-prefix" | "new-session";
+  turnType: "header:x-turn-type" | "episode-step" | "body:turn_type" | "utility-model" | "side-system-prompt" | "openclaw-compaction" | "no-tools-side" | "agent-conversation" | "default-main";
   /** Free text: e.g. "extends 5 of 7 messages of session abc". */
   reason: string;
 }
@@ -21,9 +21,18 @@ export interface WeightVersionSpan {
 
 export type FinishReason = "stop" | "length" | "tool_calls" | "abort";
 
+/** A step of a general-agent episode (a request with X-Episode-Id): the session is the episode, its main turns the steps. */
+export interface EpisodeRef {
+  id: string;
+  /** The task group: X-Task-Id, else the episode id without its last `:sample` part (`task_key:uid:group`). */
+  groupId: string;
+}
+
 export interface CapturedTurn {
   version: typeof TURN_RECORD_VERSION;
   sessionId: string;
+  /** Set for a step of an episode (its step index is `turn`). */
+  episode?: EpisodeRef;
   turn: number; // 0-based main-turn index within the session
   decidedBy: TurnDecision;
   messages: ChatMessage[]; // the request's messages, ephemeral context blocks included (as sent)

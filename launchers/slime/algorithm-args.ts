@@ -12,7 +12,7 @@ export function algorithmArgs(recipe: Recipe): string[] {
   const clip = ["--entropy-coef", String(training.entropy_coef), "--eps-clip", String(training.eps_clip), "--eps-clip-high", String(training.eps_clip_high)];
   switch (recipe.method) {
     case "binary":
-      return ["--advantage-estimator", "grpo", "--disable-rewards-normalization", ...kl, ...clip];
+      return ["--advantage-estimator", stepWise(recipe) ? "step_wise" : "grpo", "--disable-rewards-normalization", ...kl, ...clip];
     case "combine":
       return ["--advantage-estimator", "grpo", "--disable-rewards-normalization", "--loss-type", "custom_loss", "--custom-loss-function-path", COMBINE_LOSS_PATH, ...kl, ...clip];
     case "opd":
@@ -25,6 +25,16 @@ export function algorithmArgs(recipe: Recipe): string[] {
       }
       return [...tokenLevelDistillationArgs(recipe), ...kl, ...clip];
   }
+}
+
+/**
+ * Episodes on the fork go through its own step-wise path (slime/ray/rollout.py _post_process_step_wise_rewards,
+ * megatron_utils/loss.py's step_wise branch): each sample's metadata.step_wise (native/openclaw_rl/rollout.py) holds
+ * one step whose value is the advantage the orchestrator standardised over the whole task group, so rewards
+ * normalisation stays off. Upstream has no step_wise estimator: GRPO without normalisation trains the same value.
+ */
+function stepWise(recipe: Recipe): boolean {
+  return recipe.engine.slime.flavor === "fork" && recipe.episodes.env_url !== undefined;
 }
 
 /**

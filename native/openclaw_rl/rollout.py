@@ -135,8 +135,15 @@ def _check_teacher_carried(batch: DecodedBatch, sample_class) -> None:
         )
 
 
-def build_samples(batch: DecodedBatch) -> list:
+def build_samples(batch: DecodedBatch, step_wise: bool = False) -> list:
     """slime Samples from a decoded batch (teacher arrays as torch tensors; the rest as lists).
+
+    The reward slime trains with is the sample's advantage where it has one (an episode step: its reward standardised
+    within its (task group, step index) bucket by the orchestrator), else its reward; metadata raw_reward keeps the
+    reward itself (the fork logs it). With step_wise (the fork's --advantage-estimator step_wise) every sample also
+    carries metadata.step_wise as the fork's _post_process_step_wise_rewards reads it (slime/ray/rollout.py): one
+    step spanning the whole response, its value the trained reward (run with --disable-rewards-normalization: the
+    buckets were already standardised over whole task groups, which a training batch may split).
 
     teacher_log_probs is assigned the same way on either slime: upstream's Sample declares it as a field (None when
     the batch has no teacher), the fork's takes it as a new attribute; both converters then find it.
@@ -157,10 +164,29 @@ def build_samples(batch: DecodedBatch) -> list:
         sample.response_length = length
         sample.loss_mask = arrays["lossMask"].tolist()
         sample.rollout_log_probs = arrays["rolloutLogProbs"].tolist()
-        sample.reward = {"score": float(header["reward"])}
+        trained_reward = float(header.get("advantage", header["reward"]))
+        sample.reward = {"score": trained_reward}
         sample.status = Sample.Status.TRUNCATED if header["status"] == "truncated" else Sample.Status.COMPLETED
         sample.weight_versions = [version for version, count in header["weightVersions"] for _ in range(count)]
-        sample.metadata = {"openclaw_id": header["id"], "kind": header["kind"], "why": header["why"], "approximate": header["approximate"]}
+        sample.metadata = {
+            "openclaw_id": header["id"],
+            "kind": header["kind"],
+            "why": header["why"],
+            "approximate": header["approximate"],
+            "raw_reward": float(header["reward"]),
+        }
+        episode = header.get("episode")
+        if episode is not None:
+            sample.metadata["episode"] = episode
+        if step_wise:
+            step_score = episode.get("stepScore") if episode is not None else None
+            sample.metadata["step_wise"] = {
+                "step_scores": [float(step_score) if step_score is not None else 0.0],
+                "step_scores_with_outcome": [trained_reward],
+                "step_indices": [int(episode["stepIndex"]) if episode is not None else 0],
+                "step_token_spans": [[0, length]],
+                "outcome_reward": float(episode["outcome"]) if episode is not None else float(header["reward"]),
+            }
         if "teacherLogProbs" in arrays:
             sample.teacher_log_probs = arrays["teacherLogProbs"].clone()
         if "teacherTopkLogProbs" in arrays:
@@ -190,7 +216,8 @@ def generate_rollout(args, rollout_id, data_source, evaluation=False):
     connection = _Connection(_client, args)
     _acknowledge_trained(connection)
     batch = _fetch_batch(connection, int(rollout_id), size)
-    samples = build_samples(batch)  # a batch that cannot be built is not held: the next request gives it back
+    step_wise = getattr(args, "advantage_estimator", None) == "step_wise"
+    samples = build_samples(batch, step_wise)  # a batch that cannot be built is not held: the next request gives it back
     _returned.append((int(rollout_id), batch.header["batchId"]))
     metrics = {key: float(value) for key, value in batch.header.get("metrics", {}).items()}
     metrics["openclaw/rollout_wait_s"] = time.monotonic() - started

@@ -149,6 +149,33 @@ class RolloutBridgeTest(unittest.TestCase):
             self.assertTrue(torch.allclose(sample.teacher_log_probs, torch.tensor(sample.rollout_log_probs) - 0.25))
         self.assertEqual(output.metrics["openclaw/teacher_filled_from_rollout"], 2.0)
 
+    def test_episode_steps_train_their_advantage_and_carry_step_wise_metadata(self):
+        self.start("--samples", "4", "--response-length", "5", "--episodes")
+        args = make_args(4)
+        args.advantage_estimator = "step_wise"
+        samples = [group[0] for group in rollout.generate_rollout(args, 0, None).samples]
+        by_index = {sample.metadata["episode"]["episodeId"]: sample for sample in samples}
+        odd, even = by_index["task:1:0:1"], by_index["task:0:0:0"]
+        # the trained reward is the standardised advantage; raw_reward keeps r_t = o + c·p
+        self.assertEqual(odd.reward, {"score": 1.5})
+        self.assertEqual(odd.metadata["raw_reward"], 1.5)
+        self.assertEqual(even.reward, {"score": -0.5})
+        self.assertEqual(even.metadata["raw_reward"], -0.5)
+        self.assertEqual(
+            odd.metadata["step_wise"],
+            {"step_scores": [0.5], "step_scores_with_outcome": [1.5], "step_indices": [1], "step_token_spans": [[0, 5]], "outcome_reward": 1.0},
+        )
+        self.assertEqual(even.metadata["step_wise"]["step_indices"], [0])
+        self.assertEqual(even.metadata["step_wise"]["outcome_reward"], -1.0)
+
+    def test_without_step_wise_no_step_metadata_and_chat_samples_train_their_reward(self):
+        self.start("--samples", "3", "--response-length", "5")
+        samples = [group[0] for group in rollout.generate_rollout(make_args(3), 0, None).samples]
+        for sample in samples:
+            self.assertNotIn("step_wise", sample.metadata)
+            self.assertNotIn("episode", sample.metadata)
+            self.assertEqual(sample.reward["score"], sample.metadata["raw_reward"])
+
     def test_topk_fields(self):
         self.start("--samples", "2", "--teacher", "topk", "--topk", "5", "--response-length", "7")
         output = rollout.generate_rollout(make_args(2), 0, None)

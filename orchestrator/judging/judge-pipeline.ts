@@ -25,6 +25,8 @@ import { buildSample, unusableTurnReason } from "../samples/sample-builder.ts";
 import { TeacherScorer, type TeacherOutcome } from "./teacher-scorer.ts";
 import { TurnLedger } from "./turn-ledger.ts";
 import { TurnVoter } from "./turn-voter.ts";
+import { EpisodeBook, type SettledGroup, type SettledStep } from "../episodes/episode-book.ts";
+import { stepScoreOf } from "../episodes/step-rewards.ts";
 
 export interface JudgePipelineDeps {
   recipe: Recipe;
@@ -75,6 +77,9 @@ export class JudgePipeline {
   private readonly staleness: StalenessPolicy;
   private readonly shutdown = new AbortController();
   private readonly unsubscribe: () => void;
+  /** Steps of general-agent episodes, held until their episode's outcome and their task group are complete. */
+  private readonly episodes: EpisodeBook<JudgementRecord>;
+  private readonly episodeSweep: NodeJS.Timeout;
   private closed = false;
 
   constructor(private readonly deps: JudgePipelineDeps) {
@@ -114,11 +119,21 @@ export class JudgePipeline {
     this.records = new JudgementRecords(deps.recordsDir);
     this.ledger = new TurnLedger(deps.recipe.proxy.max_sessions);
     this.maxJudging = 2 * judge.concurrency;
+    const episodes = deps.recipe.episodes;
+    this.episodes = new EpisodeBook({
+      samplesPerTask: episodes.samples_per_task,
+      prmStepCoef: episodes.prm_step_coef,
+      groupTimeoutMs: episodes.group_timeout_s * 1000,
+      onGroup: (group) => this.track(this.storeGroup(group)),
+    });
+    this.episodeSweep = setInterval(() => this.episodes.sweep(), Math.min(60_000, episodes.group_timeout_s * 250));
+    this.episodeSweep.unref();
     this.unsubscribe = deps.bus.subscribe((event) => {
       if (event.type === "turn-end" && event.turnType === "main") {
         if (event.finishReason === "abort") this.ledger.noteAborted(event.sessionId, event.turn);
         else this.ledger.noteOpen(event.sessionId, event.turn);
       }
+      if (event.type === "episode-end") this.episodes.ended({ episodeId: event.episodeId, groupId: event.groupId, score: event.score, failure: event.failure, steps: event.steps });
       followVersionEvent(this.versions, event); // (a reset: slime restarted, its versions count from 0 again)
     });
   }
@@ -129,6 +144,7 @@ export class JudgePipeline {
       if (this.closed) return;
       const entry = this.ledger.entry(turn.sessionId, turn.turn);
       if (entry && entry.state !== "open") return; // closed twice: judged once
+      if (isStep(turn)) this.episodes.stepClosed(turn);
       this.launch(turn);
     } catch (error) {
       this.reportError("INTERNAL", `cannot start judging ${turn?.sessionId}:${turn?.turn}: ${(error as Error).message}`);
@@ -151,6 +167,9 @@ export class JudgePipeline {
       await settleWithin([...this.inflight], deadline - Date.now());
     }
     this.closed = true;
+    clearInterval(this.episodeSweep);
+    this.episodes.flush(); // (finished episodes of incomplete groups are trained as they are; see EpisodeBook.flush)
+    await settleWithin([...this.inflight], Math.max(0, deadline - Date.now()));
     if (this.inflight.size > 0) {
       this.shutdown.abort(); // (waiting turns then start and end at once: "shutdown before the judge answered")
       const until = Date.now() + 2000;
@@ -197,16 +216,25 @@ export class JudgePipeline {
   /** Judges a turn now, or records it with `outcome` (a turn not to judge). */
   private start(turn: ClosedTurn, outcome: Outcome | null): void {
     this.judging++;
-    const task: Promise<void> = this.judgeTurn(turn, outcome)
-      .catch((error: unknown) => {
-        this.reportError("INTERNAL", `judging ${turn.sessionId}:${turn.turn} failed: ${(error as Error).message}`);
-        this.ledger.noteJudged(turn, null);
-      })
-      .finally(() => {
-        this.inflight.delete(task);
-        this.judging--;
-        this.pump();
-      });
+    const judged = isStep(turn) ? this.judgeStep(turn, outcome) : this.judgeTurn(turn, outcome);
+    this.track(
+      judged
+        .catch((error: unknown) => {
+          this.reportError("INTERNAL", `judging ${turn.sessionId}:${turn.turn} failed: ${(error as Error).message}`);
+          this.ledger.noteJudged(turn, null);
+        })
+        .finally(() => {
+          this.judging--;
+          this.pump();
+        }),
+    );
+  }
+
+  /** Work drain waits for. */
+  private track(work: Promise<void>): void {
+    const task: Promise<void> = work
+      .catch((error: unknown) => this.reportError("INTERNAL", (error as Error).message))
+      .finally(() => this.inflight.delete(task));
     this.inflight.add(task);
   }
 
@@ -221,15 +249,13 @@ export class JudgePipeline {
     };
   }
 
-  private async judgeTurn(turn: ClosedTurn, decided: Outcome | null): Promise<void> {
-    const method = this.recipe.method;
-    const explicit = this.explicitFeedback(turn);
-    const record: JudgementRecord = {
+  private newRecord(turn: ClosedTurn, explicit: ExplicitFeedback | null): JudgementRecord {
+    return {
       version: JUDGEMENT_RECORD_VERSION,
       at: Date.now(),
       sessionId: turn.sessionId,
       turn: turn.turn,
-      method,
+      method: this.recipe.method,
       attempt: 1,
       closedBy: turn.closedBy,
       nextStateRole: turn.nextState?.role ?? null,
@@ -241,25 +267,99 @@ export class JudgePipeline {
       sample: null,
       skipped: null,
     };
-    const outcome = decided ?? (await this.decideAndBuild(turn, explicit, record));
+  }
+
+  /**
+   * The turn's judgement record written and announced, with the sample it made or why none; the ledger told first
+   * (a step's was told when it was judged), so that feedback following the announcement finds the turn judged.
+   */
+  private async settle(turn: ClosedTurn, record: JudgementRecord, outcome: Outcome): Promise<void> {
     record.at = Date.now();
     record.sample = outcome.sample
       ? { id: outcome.sample.id, kind: outcome.sample.kind, reward: outcome.sample.reward, why: outcome.sample.why, masked: outcome.sample.lossMask.every((bit) => bit === 0) }
       : null;
     record.skipped = outcome.skipped;
     await this.records.write(record).catch((error: unknown) => this.reportError("INTERNAL", `cannot write the judgement record: ${(error as Error).message}`));
+    if (!isStep(turn)) this.ledger.noteJudged(turn, outcome.sample?.id ?? null);
     this.deps.bus.emit({
       type: "turn-judged",
       sessionId: turn.sessionId,
       turn: turn.turn,
-      method,
+      method: record.method,
       score: record.evalScore,
-      hintAccepted: record.hint ? record.hint.kept !== null : explicit?.hint ? true : null,
+      hintAccepted: record.hint ? record.hint.kept !== null : record.explicit?.hint ? true : null,
       sample: record.sample ? { kind: record.sample.kind, reward: record.sample.reward, why: record.sample.why } : null,
       skipped: outcome.skipped,
       skipCategory: outcome.category,
     });
-    this.ledger.noteJudged(turn, outcome.sample?.id ?? null);
+  }
+
+  /**
+   * A step of an episode: its step score (the mean of the judge's valid votes on it, from its next state), held in the
+   * episode book; its sample is made when its task group is settled (storeGroup).
+   */
+  private async judgeStep(turn: ClosedTurn & { episode: NonNullable<ClosedTurn["episode"]> }, decided: Outcome | null): Promise<void> {
+    const record = this.newRecord(turn, null);
+    const unusable = decided?.skipped ?? unusableTurnReason(turn);
+    let stepScore: number | null = null;
+    if (unusable === null && turn.nextState !== null) {
+      const { evalVotes, attempts } = await this.voter.collect(turn, true, false);
+      record.attempt = attempts;
+      if (evalVotes) {
+        const tally = tallyEvalVotes(evalVotes);
+        stepScore = stepScoreOf(evalVotes.map((vote) => vote.score));
+        record.evaluation = { votes: evalVotes.map((vote) => recordVote(vote, false)), score: stepScore, valid: tally.valid, failed: tally.failed, counts: tally.counts };
+      }
+    }
+    record.evalScore = stepScore;
+    this.ledger.noteJudged(turn, null);
+    this.episodes.stepJudged({ turn, stepScore, unusable, carried: record });
+  }
+
+  /** A settled task group: one sample per trainable step (reward r_t, the standardised advantage), records, events. */
+  private async storeGroup(group: SettledGroup<JudgementRecord>): Promise<void> {
+    for (const step of group.steps) {
+      const record = step.carried;
+      record.episode = {
+        id: step.turn.episode.id,
+        groupId: group.groupId,
+        stepIndex: step.stepIndex,
+        stepScore: step.stepScore,
+        ...(step.trainable ? { outcome: step.outcome, reward: step.reward, advantage: step.advantage, trained: step.trained } : { outcome: null, reward: null, advantage: null, trained: false }),
+        ...(group.partial ? { partialGroup: group.partial } : {}),
+      };
+      await this.settle(step.turn, record, step.trainable ? await this.storeStep(step) : { sample: null, skipped: step.reason, category: "invalid-turn" });
+    }
+  }
+
+  private async storeStep(step: Extract<SettledStep<JudgementRecord>, { trainable: true }>): Promise<Outcome> {
+    const score = (value: number | null) => (value === null ? "none" : value.toFixed(3));
+    const why = `episode step ${step.stepIndex}: outcome ${score(step.outcome)} + ${this.recipe.episodes.prm_step_coef}·step score ${score(step.stepScore)} = ${score(step.reward)}, advantage ${score(step.advantage)}${step.trained ? "" : " (constant bucket: masked)"}`;
+    const built = buildSample({
+      turn: step.turn,
+      decision: { make: true, kind: "rl", reward: step.reward, teacher: "none", masked: !step.trained, promoted: false, why },
+      teacher: null,
+      evalScore: step.stepScore,
+      now: Date.now(),
+    });
+    if (!built.ok) return { sample: null, skipped: built.reason, category: "invalid-turn" };
+    const sample = built.sample;
+    sample.advantage = step.advantage;
+    sample.episode = { episodeId: step.turn.episode.id, groupId: step.turn.episode.groupId, stepIndex: step.stepIndex, stepScore: step.stepScore, outcome: step.outcome };
+    try {
+      await this.deps.sink.put(sample);
+    } catch (error) {
+      this.reportError("INTERNAL", `sample ${sample.id} was not stored: ${(error as Error).message}`);
+      return { sample: null, skipped: `the sink did not store the sample: ${(error as Error).message}`, category: "sink-failed" };
+    }
+    return { sample, skipped: null, category: null };
+  }
+
+  private async judgeTurn(turn: ClosedTurn, decided: Outcome | null): Promise<void> {
+    const explicit = this.explicitFeedback(turn);
+    const record = this.newRecord(turn, explicit);
+    const outcome = decided ?? (await this.decideAndBuild(turn, explicit, record));
+    await this.settle(turn, record, outcome);
     // Feedback that arrived while this turn was being judged: use it now if no sample was made.
     const entry = this.ledger.entry(turn.sessionId, turn.turn);
     if (!outcome.sample && entry?.held && !this.closed) this.launch(turn);
@@ -362,6 +462,10 @@ export class JudgePipeline {
   private reportError(code: "INTERNAL" | "JUDGE_FAILED", message: string): void {
     this.deps.bus.emit({ type: "error", source: "judge", code, message });
   }
+}
+
+function isStep(turn: ClosedTurn): turn is ClosedTurn & { episode: NonNullable<ClosedTurn["episode"]> } {
+  return turn.episode !== undefined;
 }
 
 function recordVote(vote: Vote, withHint: boolean): RecordedVote {

@@ -44,7 +44,7 @@ export class JudgeThread {
     // (to skip turns already stale) from the version it starts with and then the weights-update-end and
     // weights-version-reset events.
     this.unsubscribe = options.bus.subscribe((event) => {
-      if ((event.type === "turn-end" && event.turnType === "main") || event.type === "weights-update-end" || event.type === "weights-version-reset") this.post({ type: "event", event });
+      if ((event.type === "turn-end" && event.turnType === "main") || event.type === "episode-end" || event.type === "weights-update-end" || event.type === "weights-version-reset") this.post({ type: "event", event });
     });
   }
 

@@ -10,6 +10,7 @@ import type { PromptBuilder } from "../capture/prompt-builder.ts";
 import type { TurnRecords } from "../records/turn-records.ts";
 import type { MessageDigests } from "../sessions/message-digest.ts";
 import type { SessionTracker } from "../sessions/session-tracker.ts";
+import type { EpisodeRegistry } from "../episodes/episode-registry.ts";
 import type { WeightVersionObserver } from "../weights/weight-version-tracker.ts";
 
 export interface ProxyDeps {
@@ -45,6 +46,8 @@ export interface ProxyContext {
   prompts: PromptBuilder;
   records: TurnRecords;
   digests: MessageDigests;
+  /** General-agent episodes whose steps come through the proxy (X-Episode-Id). */
+  episodes: EpisodeRegistry;
   counters: ProxyCounters;
   /** Aborted by close() once the grace period is over. */
   shutdown: AbortSignal;

@@ -15,7 +15,9 @@ import { MessageDigests } from "../sessions/message-digest.ts";
 import { SessionTracker } from "../sessions/session-tracker.ts";
 import { assertBindAllowed } from "../../lib/bind-rule.ts";
 import { policyTokenizerSource } from "../../lib/model/tokenizer-sources.ts";
+import { EpisodeRegistry } from "../episodes/episode-registry.ts";
 import { BearerAuth } from "./auth.ts";
+import { EPISODE_OUTCOME_PATH, reportEpisodeOutcome } from "./episode-outcome.ts";
 import { serveTokensTurn } from "./tokens-turn.ts";
 import { openAiError, sendError, sendJson, toOpenAiError } from "./openai-errors.ts";
 import { servePassthroughTurn } from "./passthrough-turn.ts";
@@ -69,6 +71,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
     prompts,
     records,
     digests,
+    episodes: new EpisodeRegistry(4 * recipe.proxy.max_sessions),
     counters: { main: 0, side: 0, inFlight: 0 },
     shutdown: shutdown.signal,
     newSessionId: () => `session-${randomBytes(8).toString("hex")}`,
@@ -151,7 +154,8 @@ async function route(context: ProxyContext, auth: BearerAuth, accepting: boolean
   const url = new URL(request.url ?? "/", "http://proxy");
   const path = url.pathname.replace(/\/+$/, "") || "/";
   if (!accepting) return sendError(response, openAiError(503, "the proxy is shutting down", { type: "server_error", code: "shutting_down", retryAfterS: 5 }));
-  const method = ROUTES.get(path);
+  const episodeOutcome = EPISODE_OUTCOME_PATH.exec(path);
+  const method = episodeOutcome ? "POST" : ROUTES.get(path);
   if (!method) return sendError(response, openAiError(404, `no route ${request.method} ${path}`, { code: "not_found" }));
   // HEAD wherever GET is served (Node sends the headers without the body); 405 names the method and sets Allow
   const allowed = method === "GET" ? ["GET", "HEAD"] : [method];
@@ -177,6 +181,17 @@ async function route(context: ProxyContext, auth: BearerAuth, accepting: boolean
   const json = parseJson(raw);
   if (isOpenAiError(json)) return sendError(response, json);
 
+  if (episodeOutcome) {
+    let episodeId: string;
+    try {
+      episodeId = decodeURIComponent(episodeOutcome[1]!);
+    } catch {
+      return sendError(response, openAiError(400, `the episode id in ${path} is not valid percent-encoding`, { code: "invalid_episode_id" }));
+    }
+    const answer = reportEpisodeOutcome(context, episodeId, json);
+    if (isOpenAiError(answer)) return sendError(response, answer);
+    return sendJson(response, answer.status, answer.body);
+  }
   if (path === "/v1/feedback") {
     if (!context.deps.onFeedback) return sendError(response, openAiError(404, "feedback is not enabled", { code: "not_found" }));
     const headers: Record<string, string | undefined> = {};

@@ -28,6 +28,14 @@ export function prepareTurn(context: ProxyContext, body: ChatRequest, headers: I
   const digests = stable.map((message) => context.digests.ofSharing(message));
   const prefixes = context.digests.prefixes(digests);
   const decision = decideTurn(body, headers, prefixes, context.deps.recipe.proxy, context.sessions, context.newSessionId);
+  if (decision.episode) {
+    if (context.deps.recipe.method === "opd") {
+      throw new OpenclawRlError("BAD_REQUEST", "episodes (X-Episode-Id) are trained with step rewards, and method opd has no reward term", { path: "x-episode-id", hint: "run with method binary or combine to train episodes" });
+    }
+    if (context.episodes.isEnded(decision.episode.id)) {
+      throw new OpenclawRlError("BAD_REQUEST", `episode ${decision.episode.id} already reported its outcome; a new episode needs a new X-Episode-Id`, { path: "x-episode-id" });
+    }
+  }
   return { decision, stable, digests, prefixes };
 }
 
@@ -68,6 +76,9 @@ export function requestSignal(context: ProxyContext, response: ServerResponse): 
 
 export function beginTurn(context: ProxyContext, decision: Decision, messages: ChatRequest["messages"]): number {
   const turn = context.sessions.begin(decision.sessionId, decision.turnType, messages);
+  if (decision.episode && context.episodes.begin(decision.episode)) {
+    context.deps.bus.emit({ type: "episode-start", episodeId: decision.episode.id, groupId: decision.episode.groupId });
+  }
   context.counters[decision.turnType]++;
   const { session, turnType, reason } = decision.decidedBy;
   context.deps.bus.emit({ type: "turn-start", sessionId: decision.sessionId, turn, turnType: decision.turnType, decidedBy: `${session} / ${turnType}: ${reason}` });
@@ -75,10 +86,11 @@ export function beginTurn(context: ProxyContext, decision: Decision, messages: C
 }
 
 /** The fields of a captured turn that come from the request and the session decision. */
-export function turnOrigin(decision: Decision, turn: number, body: ChatRequest): Pick<CapturedTurn, "version" | "sessionId" | "turn" | "decidedBy" | "messages" | "tools" | "templateKwargs"> {
+export function turnOrigin(decision: Decision, turn: number, body: ChatRequest): Pick<CapturedTurn, "version" | "sessionId" | "episode" | "turn" | "decidedBy" | "messages" | "tools" | "templateKwargs"> {
   return {
     version: TURN_RECORD_VERSION,
     sessionId: decision.sessionId,
+    ...(decision.episode ? { episode: decision.episode } : {}),
     turn,
     decidedBy: decision.decidedBy,
     messages: body.messages,
@@ -106,6 +118,10 @@ export function emitTurnEnd(context: ProxyContext, decision: Decision, captured:
 /** A complete main turn becomes the session's open turn; one that could not be completed is only recorded. */
 export function finishTurn(context: ProxyContext, prepared: PreparedTurn, captured: CapturedTurn): void {
   const { decision } = prepared;
+  if (decision.episode) {
+    const completed = decision.turnType === "main" && captured.finishReason !== "abort";
+    context.episodes.finish(decision.episode, completed, captured.weightVersions.at(-1)?.version ?? null);
+  }
   if (decision.turnType === "main") {
     if (captured.finishReason === "abort") void context.records.append(captured);
     else context.sessions.complete(captured, prepared.stable, prepared.digests, prepared.prefixes.at(-1) ?? "");

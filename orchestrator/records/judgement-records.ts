@@ -48,6 +48,22 @@ export interface JudgementRecord {
   sample: { id: string; kind: SampleKind; reward: number; why: string; masked: boolean } | null;
   /** Why no sample was made (null when one was). */
   skipped: string | null;
+  /**
+   * A step of a general-agent episode: its index, the judge's step score (evalScore), and once its task group was
+   * settled, the episode's outcome, the step reward r_t, the standardised advantage and whether it was trained (null
+   * and false for a step that could not be: see skipped). partialGroup: why the group was settled short.
+   */
+  episode?: {
+    id: string;
+    groupId: string;
+    stepIndex: number;
+    stepScore: number | null;
+    outcome: number | null;
+    reward: number | null;
+    advantage: number | null;
+    trained: boolean;
+    partialGroup?: string;
+  };
 }
 
 export class JudgementRecords {

@@ -124,11 +124,16 @@ export class SessionTracker implements SessionView {
     while (session.histories.length > HISTORIES_KEPT) this.unindex(session, session.histories.shift()!);
   }
 
-  /** X-Session-Done: closes the last turn without a next state and forgets the session. */
-  endSession(sessionId: string): void {
+  /**
+   * X-Session-Done (or an episode's outcome): closes the last turn and forgets the session. Its next state is what
+   * follows its answer in `messages` (a history given with the end), else none.
+   */
+  endSession(sessionId: string, messages?: readonly ChatMessage[]): void {
     const session = this.sessions.get(sessionId);
     if (!session) return;
-    this.close(session, null, "session-done");
+    const open = session.openTurn;
+    const match = open && messages ? extractNextState(messages, open.captured.response, open.stableLength) : null;
+    this.close(session, match?.found ? (match.nextState ?? null) : null, "session-done");
     this.forget(session);
   }
 

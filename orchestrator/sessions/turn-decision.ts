@@ -2,7 +2,7 @@
 // OpenClaw's own markers, then inference from history and request shape. Pure: reads, never mutates.
 import type { ChatMessage, ChatRequest } from "../../contracts/chat.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
-import type { TurnDecision } from "../../contracts/turn.ts";
+import type { EpisodeRef, TurnDecision } from "../../contracts/turn.ts";
 import { flattenContent } from "../../lib/model/chat-template.ts";
 import { runtimeSessionId } from "./message-digest.ts";
 
@@ -21,6 +21,8 @@ export interface Decision {
   turnType: "main" | "side";
   sessionDone: boolean;
   decidedBy: TurnDecision;
+  /** A step of a general-agent episode (X-Episode-Id), else null. */
+  episode: EpisodeRef | null;
 }
 
 const TRUE_WORDS = new Set(["1", "true", "yes", "on"]);
@@ -55,9 +57,15 @@ export function decideTurn(
   let sessionId: string;
   let compaction = false;
   let explicit = true;
+  const episodeHeader = header(headers, "x-episode-id");
   const explicitHeader = header(headers, "x-session-id");
   const affinityHeader = header(headers, "session_id") ?? header(headers, "x-session-affinity");
-  if (explicitHeader !== undefined) {
+  let episode: EpisodeRef | null = null;
+  if (episodeHeader !== undefined) {
+    sessionSource = "header:x-episode-id";
+    sessionId = episodeHeader;
+    episode = { id: episodeHeader, groupId: header(headers, "x-task-id") ?? episodeGroup(episodeHeader) };
+  } else if (explicitHeader !== undefined) {
     sessionSource = "header:x-session-id";
     sessionId = /^(.*):(\d+)$/.exec(explicitHeader)?.[1] || explicitHeader;
   } else if (request.session_id !== undefined && request.session_id.trim() !== "") {
@@ -86,11 +94,29 @@ export function decideTurn(
   }
   reasons.unshift(`session ${sessionId} from ${sessionSource}`);
 
-  const turnType = decideTurnType(request, headers, proxy, compaction, explicit, sessionSource, sessions, sessionId);
+  const turnType = episode
+    ? episodeTurnType(headers, episode)
+    : decideTurnType(request, headers, proxy, compaction, explicit, sessionSource, sessions, sessionId);
   reasons.push(turnType.reason);
   const doneHeader = header(headers, "x-session-done");
   const sessionDone = request.session_done === true || (doneHeader !== undefined && TRUE_WORDS.has(doneHeader.toLowerCase()));
-  return { sessionId, turnType: turnType.type, sessionDone, decidedBy: { session: sessionSource, turnType: turnType.source, reason: reasons.join("; ") } };
+  return { sessionId, turnType: turnType.type, sessionDone, decidedBy: { session: sessionSource, turnType: turnType.source, reason: reasons.join("; ") }, episode };
+}
+
+/**
+ * An episode's group when the request names none (X-Task-Id): its id without the last `:sample` part, as the
+ * reference's request ids `task_key:uid:group:sample` are made; an id of another form is a group of its own.
+ */
+export function episodeGroup(episodeId: string): string {
+  const match = /^(.+:\d+):\d+$/.exec(episodeId);
+  return match ? match[1]! : episodeId;
+}
+
+/** Every request of an episode is one of its steps (main), unless X-Turn-Type says otherwise. */
+function episodeTurnType(headers: Headers, episode: EpisodeRef): { type: "main" | "side"; source: TurnDecision["turnType"]; reason: string } {
+  const headerType = header(headers, "x-turn-type")?.toLowerCase();
+  if (headerType !== undefined) return { type: headerType === "main" ? "main" : "side", source: "header:x-turn-type", reason: `X-Turn-Type: ${headerType}` };
+  return { type: "main", source: "episode-step", reason: `a step of episode ${episode.id} (group ${episode.groupId})` };
 }
 
 function decideTurnType(

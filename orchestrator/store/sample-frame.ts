@@ -130,6 +130,8 @@ export function encodeSample(sample: StorableSample, seq: number): Buffer {
     approximate: sample.approximate,
     createdAt: sample.createdAt,
     weightVersions: runLengths(sample.weightVersions),
+    ...(sample.advantage === undefined ? {} : { advantage: sample.advantage }),
+    ...(sample.episode === undefined ? {} : { episode: sample.episode }),
     topk,
     ...(sample.prompt === undefined ? {} : { prompt: sample.prompt }),
     ...(sample.response === undefined ? {} : { response: sample.response }),
@@ -167,6 +169,8 @@ export function decodeSample(frame: Buffer): { sample: StorableSample; seq: numb
     createdAt: header.createdAt,
     evalScore: header.evalScore,
   };
+  if (header.advantage !== undefined) sample.advantage = header.advantage;
+  if (header.episode !== undefined) sample.episode = header.episode;
   const teacher = block("teacherLogProbs");
   if (teacher) sample.teacherLogProbs = teacher;
   const topkLogProbs = block("teacherTopkLogProbs");

@@ -21,6 +21,7 @@ const { values } = parseArgs({
     "max-staleness": { type: "string", default: "2" },
     version: { type: "string", default: "default" },
     "keep-alive-ms": { type: "string", default: "5000" },
+    episodes: { type: "boolean", default: false },
   },
 });
 if (!values.dir) throw new Error("--dir is required");
@@ -39,6 +40,7 @@ function shapeFor(index: number, version: string): SampleShape {
     teacher: mode === "all" || mode === "topk" || (mode === "mixed" && index % 2 === 0),
     topk: mode === "topk" ? Number(values.topk) : 0,
     weightVersion: version,
+    episode: values.episodes,
   };
 }
 

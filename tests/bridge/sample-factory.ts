@@ -11,6 +11,8 @@ export interface SampleShape {
   evalScore?: number | null;
   weightVersion?: string;
   kind?: Sample["kind"];
+  /** An episode step: step index index % 3, advantage (index % 2 ? 1.5 : −0.5), reward o + p with o = ±1, p = 0.5. */
+  episode?: boolean;
 }
 
 export function makeSample(index: number, shape: SampleShape = {}): Sample & { prompt: string; response: string } {
@@ -38,6 +40,12 @@ export function makeSample(index: number, shape: SampleShape = {}): Sample & { p
     prompt: `prompt ${index}`,
     response: `response ${index}`,
   };
+  if (shape.episode) {
+    const outcome = index % 2 === 1 ? 1 : -1;
+    sample.reward = outcome + 0.5;
+    sample.advantage = index % 2 === 1 ? 1.5 : -0.5;
+    sample.episode = { episodeId: `task:${index}:0:${index}`, groupId: `task:${index}:0`, stepIndex: index % 3, stepScore: 0.5, outcome };
+  }
   if (shape.teacher) sample.teacherLogProbs = rolloutLogProbs.map((value) => value - 0.25);
   if (shape.topk && shape.topk > 0) {
     const k = shape.topk;

@@ -1,0 +1,183 @@
+// Episodes through the proxy: the driver runs tasks of a lease-protocol environment (the test server speaks the
+// reference's protocol), each step a chat request with X-Episode-Id / X-Task-Id generated and captured as any turn,
+// the tool's observation the step's next state, the outcome reported to POST /v1/episodes/{id}/outcome. Also the
+// route's refusals (unknown, ended, bad body, a step in flight) and a harness reporting its own episode.
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunEvent } from "../../contracts/events.ts";
+import { EnvironmentClient } from "../../orchestrator/episodes/environment-client.ts";
+import { EpisodeDriver, type EpisodeResult } from "../../orchestrator/episodes/episode-driver.ts";
+import type { Task } from "../../orchestrator/episodes/task-file.ts";
+import { startHarness, type Harness } from "../proxy/harness.ts";
+import { LeaseEnvServer } from "./lease-env-server.ts";
+
+const ADD_CALL = '<think>\nI should add.\n</think>\n\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>';
+const WRONG_CALL = '<think>\nI should add.\n</think>\n\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 4}}\n</tool_call>';
+const ANSWER = "<think>\nThe tool said 5.\n</think>\n\nThe answer is 5.";
+
+/** The stand-in model: calls `add` with 2 and 3 (2 and 4 when asked about 7 + 1: wrong), then answers. */
+function script(prompt: string): string {
+  if (prompt.includes("<tool_response>")) return ANSWER;
+  return prompt.includes("7 + 1") ? WRONG_CALL : ADD_CALL;
+}
+
+let harness: Harness | null = null;
+let env: LeaseEnvServer | null = null;
+afterEach(async () => {
+  await harness?.close();
+  await env?.close();
+  harness = env = null;
+});
+
+async function setUp(slots = 4) {
+  harness = await startHarness({ script });
+  env = new LeaseEnvServer(slots);
+  const envUrl = await env.start();
+  return { harness, env, envUrl };
+}
+
+function driver(proxyUrl: string, envUrl: string, tasks: Task[], overrides: Partial<ConstructorParameters<typeof EpisodeDriver>[0]> = {}) {
+  return new EpisodeDriver({
+    proxyUrl,
+    apiKey: undefined,
+    model: "qwen3-4b",
+    environment: new EnvironmentClient(envUrl, { capacityBackoffMs: 10 }),
+    tasks,
+    samplesPerTask: 2,
+    maxSteps: 5,
+    concurrency: 2,
+    epochs: 1,
+    contextTokens: 32_768,
+    uid: "run1",
+    signal: new AbortController().signal,
+    ...overrides,
+  });
+}
+
+const ofType = <T extends RunEvent["type"]>(events: RunEvent[], type: T) => events.filter((event): event is Extract<RunEvent, { type: T }> => event.type === type);
+
+async function until(check: () => boolean, ms = 5000): Promise<void> {
+  for (let waited = 0; !check() && waited < ms; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+describe("the episode driver through the proxy", () => {
+  it("runs a task group: steps captured with their episode, the tool's observation as next state, the outcome reported", async () => {
+    const { harness, env, envUrl } = await setUp();
+    const task: Task = { key: "math:add-2-3", meta: { task_name: "math", task_path: "add-2-3", a: 2, b: 3 } };
+    const results = await driver(harness.url, envUrl, [task]).run();
+
+    expect(results.map((result) => [result.episodeId, result.steps, result.ended, result.score]).sort()).toEqual([
+      ["math:add-2-3:run1:0:0", 2, "no-tool-call", 1],
+      ["math:add-2-3:run1:0:1", 2, "no-tool-call", 1],
+    ]);
+    // the protocol, in order, for one lease; every lease closed
+    const routes = env.log.filter((route) => route !== "/heartbeat");
+    expect(routes.filter((route) => route === "/allocate")).toHaveLength(2);
+    expect(routes.filter((route) => route === "/close")).toHaveLength(2);
+    expect(env.leases.size).toBe(0);
+
+    await until(() => harness.closed.length === 4);
+    const steps = harness.closed.filter((turn) => turn.episode?.id === "math:add-2-3:run1:0:0").sort((a, b) => a.turn - b.turn);
+    expect(steps.map((turn) => [turn.turn, turn.episode?.groupId, turn.closedBy, turn.nextState?.role ?? null])).toEqual([
+      [0, "math:add-2-3:run1:0", "next-request", "tool"],
+      [1, "math:add-2-3:run1:0", "session-done", null],
+    ]);
+    expect(steps[0]!.nextState!.text).toContain("5");
+    expect(steps[0]!.response.tool_calls?.[0]?.function).toEqual({ name: "add", arguments: '{"a": 2, "b": 3}' });
+    expect(steps[0]!.decidedBy).toMatchObject({ session: "header:x-episode-id", turnType: "episode-step" });
+    // token-exact: the captured response is what the engine generated
+    expect(await harness.tokenizer.decode(steps[1]!.responseIds, { skipSpecialTokens: false })).toBe(`${ANSWER}<|im_end|>`);
+
+    const ends = ofType(harness.events, "episode-end").sort((a, b) => a.episodeId.localeCompare(b.episodeId));
+    expect(ends.map((end) => [end.episodeId, end.groupId, end.score, end.failure, end.steps])).toEqual([
+      ["math:add-2-3:run1:0:0", "math:add-2-3:run1:0", 1, null, 2],
+      ["math:add-2-3:run1:0:1", "math:add-2-3:run1:0", 1, null, 2],
+    ]);
+    expect(ofType(harness.events, "episode-start")).toHaveLength(2);
+  });
+
+  it("the last step's tool results, sent with the outcome, are its next state (an episode cut at max_steps)", async () => {
+    const { harness, envUrl } = await setUp();
+    const task: Task = { key: "math:sloppy", meta: { task_name: "math", task_path: "sloppy", a: 7, b: 1 } };
+    const results = await driver(harness.url, envUrl, [task], { samplesPerTask: 1, maxSteps: 1 }).run();
+    expect(results).toMatchObject([{ steps: 1, ended: "max-steps", score: 0 }]);
+    await until(() => harness.closed.length === 1);
+    expect(harness.closed[0]).toMatchObject({ closedBy: "session-done", nextState: { role: "tool", text: expect.stringContaining("6") } });
+  });
+
+  it("an environment that fails the evaluation: the lease is still closed and the episode reported as failed", async () => {
+    const { harness, env, envUrl } = await setUp();
+    const task: Task = { key: "math:broken", meta: { task_name: "math", task_path: "broken", a: 2, b: 3 } };
+    const original = env["route"].bind(env);
+    // /evaluate answers ok:false (the reference marks such a trajectory FAILED)
+    env["route"] = async (request: import("node:http").IncomingMessage, response: import("node:http").ServerResponse) => {
+      if (request.url === "/evaluate") {
+        env.log.push("/evaluate");
+        response.writeHead(500, { "content-type": "application/json" });
+        return void response.end(JSON.stringify({ ok: false, error: "grader crashed" }));
+      }
+      return original(request, response);
+    };
+    const results: EpisodeResult[] = await driver(harness.url, envUrl, [task], { samplesPerTask: 1 }).run();
+    expect(results[0]).toMatchObject({ ended: "failed", score: null, failure: expect.stringContaining("grader crashed") });
+    expect(env.leases.size).toBe(0);
+    await until(() => ofType(harness.events, "episode-end").length === 1);
+    expect(ofType(harness.events, "episode-end")[0]).toMatchObject({ score: null, failure: expect.stringContaining("grader crashed"), steps: 2 });
+  });
+});
+
+describe("POST /v1/episodes/{id}/outcome", () => {
+  const post = (url: string, route: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${url}${route}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+
+  it("a harness's own episode: steps with X-Episode-Id and X-Task-Id, then the outcome; refusals change nothing", async () => {
+    harness = await startHarness({ script });
+    const url = harness.url;
+    const step = (id: string, messages: unknown[]) =>
+      post(url, "/v1/chat/completions", { messages, tools: [{ type: "function", function: { name: "add", parameters: { type: "object", properties: {} } } }] }, { "x-episode-id": id, "x-task-id": "swe:task-7" });
+
+    expect((await post(url, "/v1/episodes/nobody/outcome", { score: 1 })).status).toBe(404);
+    const first = await step("ep-1", [{ role: "user", content: "What is 2 + 3?" }]);
+    expect(first.status).toBe(200);
+    // bad bodies: 400 naming what is expected, nothing ended
+    for (const bad of [{ score: 2 }, { score: "1" }, {}, { score: 1, extra: true }, "not json"]) {
+      const answer = await post(url, "/v1/episodes/ep-1/outcome", bad);
+      expect(answer.status, JSON.stringify(bad)).toBe(400);
+    }
+    expect(ofType(harness.events, "episode-end")).toHaveLength(0);
+
+    const ok = await post(url, "/v1/episodes/ep-1/outcome", { score: 0.75 });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ ok: true, episode_id: "ep-1", group_id: "swe:task-7", steps: 1, score: 0.75, failed: null });
+    expect(ofType(harness.events, "episode-end")).toMatchObject([{ episodeId: "ep-1", groupId: "swe:task-7", score: 0.75, steps: 1 }]);
+    // twice: 409; a step after the outcome: 400 naming the header
+    expect((await post(url, "/v1/episodes/ep-1/outcome", { score: 1 })).status).toBe(409);
+    const late = await step("ep-1", [{ role: "user", content: "again" }]);
+    expect(late.status).toBe(400);
+    expect(((await late.json()) as { error: { param: string } }).error.param).toBe("x-episode-id");
+    await until(() => harness!.closed.length === 1);
+    expect(harness.closed[0]).toMatchObject({ episode: { id: "ep-1", groupId: "swe:task-7" }, closedBy: "session-done" });
+  });
+
+  it("refuses the outcome while a step is still being generated", async () => {
+    harness = await startHarness({ script, tokenDelayMs: 30 });
+    const url = harness.url;
+    const body = { messages: [{ role: "user", content: "What is 2 + 3?" }], tools: [{ type: "function", function: { name: "add", parameters: { type: "object", properties: {} } } }] };
+    await post(url, "/v1/chat/completions", body, { "x-episode-id": "ep-2" }); // the first step completes
+    const second = post(url, "/v1/chat/completions", { ...body, messages: [...body.messages, { role: "assistant", content: "x" }, { role: "user", content: "go on" }] }, { "x-episode-id": "ep-2" });
+    await until(() => ofType(harness!.events, "turn-start").length === 2);
+    const early = await post(url, "/v1/episodes/ep-2/outcome", { score: 1 });
+    expect(early.status).toBe(409);
+    expect(((await early.json()) as { error: { code: string } }).error.code).toBe("episode_step_in_flight");
+    expect((await second).status).toBe(200);
+    expect((await post(url, "/v1/episodes/ep-2/outcome", { score: 1 })).status).toBe(200);
+    // (no X-Task-Id, and the id is not task_key:uid:group:sample: the episode is a group of its own)
+    expect(ofType(harness.events, "episode-end")[0]).toMatchObject({ groupId: "ep-2", steps: 2 });
+  });
+
+  it("method opd refuses episode steps, naming the header", async () => {
+    harness = await startHarness({ script, recipe: { method: "opd" } });
+    const answer = await post(harness.url, "/v1/chat/completions", { messages: [{ role: "user", content: "hi" }] }, { "x-episode-id": "ep-3" });
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toMatchObject({ error: { param: "x-episode-id", message: expect.stringContaining("method opd") } });
+  });
+});
