@@ -7,6 +7,8 @@ export const STATUS_VERSION = 1 as const;
 
 const engineStateSchema = z.enum(ENGINE_STATES);
 
+const outcomeRateSchema = z.object({ finished: z.number().int(), failed: z.number().int(), outcome_rate: z.number().nullable() });
+
 export const statusSnapshotSchema = z.object({
   version: z.literal(STATUS_VERSION),
   ready: z.boolean(),
@@ -56,6 +58,17 @@ export const statusSnapshotSchema = z.object({
       waiting: z.number().int(),
     })
     .describe("Main turns judged, those of them that made no sample (by reason), and closed turns not judged yet (a judge falling behind shows here)."),
+  episodes: z
+    .object({
+      running: z.number().int(),
+      finished: z.number().int(),
+      failed: z.number().int().describe("Finished without a score (the environment's evaluation failed)."),
+      outcome_rate: z.number().nullable().describe("Mean score in [0, 1] of the scored episodes (the success rate where scores are 0 or 1)."),
+      by_group: z.record(z.string(), outcomeRateSchema).describe("Per task group (the most recent groups)."),
+      by_version: z.record(z.string(), outcomeRateSchema).describe("Per weight version of each episode's last step."),
+    })
+    .default({ running: 0, finished: 0, failed: 0, outcome_rate: null, by_group: {}, by_version: {} })
+    .describe("General-agent episodes (requests with X-Episode-Id, or the episode driver)."),
   engines: z.array(z.object({ name: z.string(), state: engineStateSchema, detail: z.string() })),
   errors: z.array(z.object({ at: z.number(), source: z.string(), code: z.string(), message: z.string() })),
 });

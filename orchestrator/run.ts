@@ -1,5 +1,5 @@
 // Composition of the running orchestrator, as named steps that each push what they open onto one ResourceStack;
-// stop() closes that stack, so the stop order is the start order reversed: proxy → judge → sink → bridge → weight
+// stop() closes that stack, so the stop order is the start order reversed: episodes → proxy → judge → sink → bridge → weight
 // watcher → engines → status API. Owns the order and the wiring; each part's behaviour is in its own file.
 import path from "node:path";
 import type { BridgeHello } from "../contracts/bridge.ts";
@@ -12,7 +12,11 @@ import { ModelTokenizer } from "../lib/model/model-tokenizer.ts";
 import { judgeTokenizerSource, policyTokenizerSource } from "../lib/model/tokenizer-sources.ts";
 import { ResourceStack, type CloseFailure } from "../lib/resource-stack.ts";
 import { SwitchableClient } from "../lib/sglang/switchable-client.ts";
+import { OpenclawRlError } from "../contracts/errors.ts";
 import { BridgeListener } from "./bridge/bridge-listener.ts";
+import { EnvironmentClient } from "./episodes/environment-client.ts";
+import { EpisodeDriver } from "./episodes/episode-driver.ts";
+import { readTasks } from "./episodes/task-file.ts";
 import { BridgeServer, bridgeHost } from "./bridge/bridge-server.ts";
 import { EventBus } from "./event-bus.ts";
 import { JudgeThread } from "./judging/judge-thread.ts";
@@ -106,6 +110,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     const judging = await judgingStarted;
     followRouters(run, sink.bridge, policy, judging);
     const proxy = await startProxy(run, policy, policyModel, judging);
+    await startEpisodes(run, proxy.url);
     const status = await startStatusApi(run, statusApi, proxy, sink);
     return { bus: run.bus, ...status, bridgeToken: sink.endpoint?.token ?? null, bridgeHello: () => sink.bridge?.hello() ?? null, stop };
   } catch (error) {
@@ -229,6 +234,45 @@ async function startProxy(run: Run, policy: SwitchableClient, model: PolicyModel
   run.stack.push("proxy", () => proxy.close(options.proxyGraceMs ?? 10_000));
   const address = await proxy.listen(options.ports?.proxy ?? recipe.proxy.port, recipe.proxy.host);
   return { proxy, url: `http://${displayHost(address.host)}:${address.port}/v1` };
+}
+
+/**
+ * Episodes against the environment at episodes.env_url, through the proxy like any harness (episode-driver.ts), in
+ * the background; stopped first (its leases closed) when the run stops. Off without episodes.env_url.
+ */
+async function startEpisodes(run: Run, proxyUrl: string): Promise<void> {
+  const { recipe, runDir, bus, options } = run;
+  const episodes = recipe.episodes;
+  if (!episodes.env_url || !episodes.tasks) return;
+  const tasks = await readTasks(path.resolve(episodes.tasks));
+  const stop = new AbortController();
+  const environment = new EnvironmentClient(episodes.env_url, { signal: stop.signal });
+  if (!(await environment.healthy())) {
+    throw new OpenclawRlError("ENVIRONMENT_ERROR", `the environment server at ${episodes.env_url} does not answer GET /healthz`, {
+      path: "episodes.env_url",
+      hint: "start the environment server first, or correct episodes.env_url",
+    });
+  }
+  const driver = new EpisodeDriver({
+    proxyUrl: proxyUrl.replace(/\/v1$/, ""),
+    apiKey: options.apiKey,
+    model: recipe.model.served_name,
+    environment,
+    tasks,
+    samplesPerTask: episodes.samples_per_task,
+    maxSteps: episodes.max_steps,
+    concurrency: episodes.concurrency,
+    epochs: episodes.epochs,
+    contextTokens: recipe.model.context_length - recipe.model.max_response_tokens,
+    uid: path.basename(runDir),
+    ready: () => options.readiness().ready,
+    signal: stop.signal,
+  });
+  const running = driver.run().catch((error: unknown) => void bus.emit({ type: "error", source: "episodes", code: "ENVIRONMENT_ERROR", message: (error as Error).message }));
+  run.stack.push("episodes", async () => {
+    stop.abort();
+    await running;
+  });
 }
 
 /** The status API (status, the event stream, the dashboard); its parts go into the place reserved for them, so they close last. */

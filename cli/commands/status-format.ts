@@ -24,6 +24,15 @@ export function formatStatus(status: StatusSnapshot, columns = 80): string {
     .slice(0, 3)
     .map(([reason, count]) => `${reason} ${count}`);
   lines.push(`judging     ${judging.judged} judged · ${judging.without_sample} without a sample${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""} · ${judging.waiting} waiting`);
+  const episodes = status.episodes;
+  if (episodes.running + episodes.finished > 0) {
+    const rate = (value: number | null) => (value === null ? "–" : `${(100 * value).toFixed(0)}%`);
+    lines.push(`episodes    ${episodes.running} running · ${episodes.finished} finished (${episodes.failed} failed) · outcome ${rate(episodes.outcome_rate)}`);
+    const versions = Object.entries(episodes.by_version).slice(-4);
+    if (versions.length > 0) lines.push(`            by weight version: ${versions.map(([version, entry]) => `v${version} ${rate(entry.outcome_rate)} of ${entry.finished}`).join(" · ")}`);
+    const groups = Object.entries(episodes.by_group).slice(-3);
+    for (const [group, entry] of groups) lines.push(`            ${truncate(group, columns - 40)}: ${rate(entry.outcome_rate)} of ${entry.finished}`);
+  }
   const update = status.last_weights_update;
   const reset = status.last_version_reset;
   const resetShown = reset !== null && reset.at >= (update?.at ?? 0); // once updated since, the update says more
@@ -57,6 +66,8 @@ export function formatEvent(event: RunEvent): string {
       return `${time} weights version reset ${event.fromVersion} → 0: ${event.reason}`;
     case "error":
       return `${time} error ${event.source}: ${event.message}`;
+    case "episode-end":
+      return `${time} episode ${event.episodeId} ${event.score === null ? `failed: ${event.failure ?? "no score"}` : `score ${event.score}`} after ${event.steps} steps`;
     default:
       return `${time} ${event.type}`;
   }

@@ -83,16 +83,17 @@ export class EnvironmentClient {
     await this.call("/heartbeat", { lease_id: leaseId }, plainAnswerSchema);
   }
 
+  /** Not cut short by the stop signal: a lease is closed at stop too (bounded by the request timeout). */
   async close(leaseId: string): Promise<void> {
-    await this.call("/close", { lease_id: leaseId }, plainAnswerSchema);
+    await this.call("/close", { lease_id: leaseId }, plainAnswerSchema, false, false);
   }
 
   /** POST `body` to `route`, the answer checked by `schema`; "full" when `capacity` and the server answered 429. */
   private async call<S extends z.ZodType<{ ok: boolean; error?: string }>>(route: string, body: unknown, schema: S, capacity: true): Promise<z.infer<S> | "full">;
-  private async call<S extends z.ZodType<{ ok: boolean; error?: string }>>(route: string, body: unknown, schema: S): Promise<z.infer<S>>;
-  private async call<S extends z.ZodType<{ ok: boolean; error?: string }>>(route: string, body: unknown, schema: S, capacity = false): Promise<z.infer<S> | "full"> {
+  private async call<S extends z.ZodType<{ ok: boolean; error?: string }>>(route: string, body: unknown, schema: S, capacity?: false, stoppable?: boolean): Promise<z.infer<S>>;
+  private async call<S extends z.ZodType<{ ok: boolean; error?: string }>>(route: string, body: unknown, schema: S, capacity = false, stoppable = true): Promise<z.infer<S> | "full"> {
     const url = `${this.base}${route}`;
-    const signals = [AbortSignal.timeout(this.timeoutMs), ...(this.options.signal ? [this.options.signal] : [])];
+    const signals = [AbortSignal.timeout(this.timeoutMs), ...(this.options.signal && stoppable ? [this.options.signal] : [])];
     let response: Response;
     try {
       response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.any(signals) });

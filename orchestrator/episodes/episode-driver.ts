@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { toolCallSchema, toolSchema, type ChatMessage, type Tool } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
+import { sleepUnlessAborted } from "../../lib/abortable-sleep.ts";
 import type { EnvironmentClient } from "./environment-client.ts";
 import { episodeId, type Task } from "./task-file.ts";
 
@@ -27,6 +28,8 @@ export interface EpisodeDriverOptions {
   /** Consecutive tool calls with arguments that are not JSON after which the episode ends (the reference: 3). */
   maxParseErrors?: number;
   heartbeatMs?: number;
+  /** Whether the engines take requests (the traffic gate); an episode starts only when they do. Default: always. */
+  ready?: () => boolean;
   signal: AbortSignal;
   /** Told of every finished episode (for logs and tests). */
   onEpisode?(result: EpisodeResult): void;
@@ -81,6 +84,8 @@ export class EpisodeDriver {
     const results: EpisodeResult[] = [];
     const worker = async (): Promise<void> => {
       while (!signal.aborted) {
+        // (engines starting, or paused: an episode begun now would fail its first step)
+        while (this.options.ready && !this.options.ready()) if (!(await sleepUnlessAborted(1000, signal))) return;
         const next = queue.shift();
         if (!next) return;
         const result = await this.runEpisode(next.task, next.group, next.sample);
@@ -174,13 +179,22 @@ export class EpisodeDriver {
     }
   }
 
+  /** POSTs to the proxy; a 503 (engines not ready, a weight update) is waited out as its Retry-After says, up to 10 minutes. */
   private async post(route: string, body: unknown, headers: Record<string, string>): Promise<unknown> {
-    const response = await fetch(`${this.options.proxyUrl}${route}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}), ...headers },
-      body: JSON.stringify(body),
-      signal: this.options.signal,
-    });
+    const deadline = Date.now() + 600_000;
+    let response: Response;
+    for (;;) {
+      response = await fetch(`${this.options.proxyUrl}${route}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}), ...headers },
+        body: JSON.stringify(body),
+        signal: this.options.signal,
+      });
+      if (response.status !== 503 || Date.now() > deadline) break;
+      await response.body?.cancel();
+      const waitS = Math.min(30, Math.max(1, Number(response.headers.get("retry-after")) || 5));
+      if (!(await sleepUnlessAborted(waitS * 1000, this.options.signal))) break;
+    }
     const text = await response.text();
     if (!response.ok) throw new OpenclawRlError("ENVIRONMENT_ERROR", `${route} answered ${response.status}: ${text.slice(0, 300)}`, { path: route, retryable: response.status >= 500 });
     return JSON.parse(text) as unknown;

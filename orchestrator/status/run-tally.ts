@@ -12,9 +12,19 @@ export interface RunTallyLimits {
   waiting: number;
   /** Recent errors kept with their text (all of them are counted). */
   recentErrors: number;
+  /** Episode task groups and weight versions kept with their outcome rates (the most recently seen). */
+  episodeGroups: number;
 }
 
-export const defaultRunTallyLimits: RunTallyLimits = { sessions: 100_000, inTraining: 1000, waiting: 100_000, recentErrors: 20 };
+export const defaultRunTallyLimits: RunTallyLimits = { sessions: 100_000, inTraining: 1000, waiting: 100_000, recentErrors: 20, episodeGroups: 200 };
+
+/** Finished episodes of a group or weight version: how many, how many failed (no score), the mean score of the rest. */
+export interface OutcomeRate {
+  finished: number;
+  failed: number;
+  /** Mean of the scores in [0, 1] (the success rate where scores are 0 or 1); null when none was scored. */
+  rate: number | null;
+}
 
 export interface RunError {
   at: number;
@@ -60,6 +70,14 @@ export interface RunCounts {
   /** In the order first seen; `since`: when the engine entered its state. */
   engines: Array<{ name: string; state: EngineState; detail: string; since: number }>;
   errors: { count: number; recent: RunError[] };
+  /** General-agent episodes: running (begun, no outcome yet), finished, and outcome rates per task group and weight version. */
+  episodes: { running: number; finished: number; failed: number; rate: number | null; groups: Record<string, OutcomeRate>; versions: Record<string, OutcomeRate> };
+}
+
+interface OutcomeSums {
+  finished: number;
+  failed: number;
+  sum: number;
 }
 
 export class RunTally {
@@ -81,6 +99,12 @@ export class RunTally {
   private readonly engines = new Map<string, RunCounts["engines"][number]>();
   private errorCount = 0;
   private recentErrors: RunError[] = [];
+  /** Episodes begun and not ended (ids; bounded like the sessions). */
+  private readonly runningEpisodes = new Set<string>();
+  private readonly episodeTotals: OutcomeSums = { finished: 0, failed: 0, sum: 0 };
+  /** Per task group and per weight version, most recently updated last. */
+  private readonly episodeGroups = new Map<string, OutcomeSums>();
+  private readonly episodeVersions = new Map<string, OutcomeSums>();
 
   /** `batchSize`: the recipe's training.batch_size when known (otherwise the first sample-ready or delivery tells it). */
   constructor(batchSize: number | null = null, limits: Partial<RunTallyLimits> = {}) {
@@ -164,9 +188,26 @@ export class RunTally {
         this.errorCount += 1;
         this.recentErrors = [...this.recentErrors, { at: event.at, source: event.source, code: event.code, message: event.message }].slice(-this.limits.recentErrors);
         return;
+      case "episode-start":
+        if (this.runningEpisodes.size < this.limits.sessions) this.runningEpisodes.add(event.episodeId);
+        return;
+      case "episode-end":
+        this.runningEpisodes.delete(event.episodeId);
+        addOutcome(this.episodeTotals, event.score);
+        this.addOutcomeTo(this.episodeGroups, event.groupId, event.score);
+        if (event.weightVersion !== null) this.addOutcomeTo(this.episodeVersions, event.weightVersion, event.score);
+        return;
       case "judge-vote":
         return;
     }
+  }
+
+  private addOutcomeTo(table: Map<string, OutcomeSums>, key: string, score: number | null): void {
+    const sums = table.get(key) ?? { finished: 0, failed: 0, sum: 0 };
+    table.delete(key);
+    table.set(key, sums);
+    addOutcome(sums, score);
+    if (table.size > this.limits.episodeGroups) table.delete(table.keys().next().value!);
   }
 
   counts(): RunCounts {
@@ -181,6 +222,14 @@ export class RunTally {
       weights: { ...this.weights },
       engines: [...this.engines.values()].map((engine) => ({ ...engine })),
       errors: { count: this.errorCount, recent: this.recentErrors },
+      episodes: {
+        running: this.runningEpisodes.size,
+        finished: this.episodeTotals.finished,
+        failed: this.episodeTotals.failed,
+        rate: rateOf(this.episodeTotals).rate,
+        groups: Object.fromEntries([...this.episodeGroups].map(([key, sums]) => [key, rateOf(sums)])),
+        versions: Object.fromEntries([...this.episodeVersions].map(([key, sums]) => [key, rateOf(sums)])),
+      },
     };
   }
 
@@ -191,4 +240,15 @@ export class RunTally {
     this.samples.inTraining = Math.max(0, this.samples.inTraining - size);
     return size;
   }
+}
+
+function addOutcome(sums: OutcomeSums, score: number | null): void {
+  sums.finished += 1;
+  if (score === null) sums.failed += 1;
+  else sums.sum += score;
+}
+
+function rateOf(sums: OutcomeSums): OutcomeRate {
+  const scored = sums.finished - sums.failed;
+  return { finished: sums.finished, failed: sums.failed, rate: scored > 0 ? sums.sum / scored : null };
 }

@@ -4,7 +4,7 @@ import type { Recipe } from "../../contracts/recipe.ts";
 import { STATUS_VERSION, type StatusSnapshot } from "../../contracts/status.ts";
 import type { EventBus } from "../event-bus.ts";
 import { versionLabels } from "../weights/version-labels.ts";
-import { RunTally } from "./run-tally.ts";
+import { RunTally, type OutcomeRate } from "./run-tally.ts";
 
 export interface StatusProviders {
   /** The proxy's own counters (sessions it holds, main / side turns). */
@@ -69,6 +69,14 @@ export class StatusTracker {
       last_batch_at: counts.batches.lastDeliveredAt,
       rewards: { count: counts.rewards.count, mean: counts.rewards.mean, positive: counts.rewards.positive, zero: counts.rewards.zero, negative: counts.rewards.negative },
       judging: { judged: judging.judged, without_sample: judging.withoutSample, skipped: judging.skipped, waiting: judging.waiting },
+      episodes: {
+        running: counts.episodes.running,
+        finished: counts.episodes.finished,
+        failed: counts.episodes.failed,
+        outcome_rate: counts.episodes.rate,
+        by_group: outcomeRates(counts.episodes.groups),
+        by_version: outcomeRates(counts.episodes.versions),
+      },
       engines: this.providers.engines?.() ?? counts.engines.map(({ name, state, detail }) => ({ name, state, detail })),
       errors: counts.errors.recent,
     };
@@ -77,4 +85,8 @@ export class StatusTracker {
   close(): void {
     this.unsubscribe();
   }
+}
+
+function outcomeRates(table: Record<string, OutcomeRate>): StatusSnapshot["episodes"]["by_group"] {
+  return Object.fromEntries(Object.entries(table).map(([key, { finished, failed, rate }]) => [key, { finished, failed, outcome_rate: rate }]));
 }

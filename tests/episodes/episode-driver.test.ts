@@ -181,3 +181,39 @@ describe("POST /v1/episodes/{id}/outcome", () => {
     expect(await answer.json()).toMatchObject({ error: { param: "x-episode-id", message: expect.stringContaining("method opd") } });
   });
 });
+
+describe("stopping the driver", () => {
+  it("closes every lease it holds when stopped mid-episode, and waits for the engines before starting", async () => {
+    const slow = await startHarness({ script, tokenDelayMs: 40 });
+    harness = slow;
+    env = new LeaseEnvServer(4);
+    const envUrl = await env.start();
+    const stop = new AbortController();
+    let ready = false;
+    const task: Task = { key: "math:stop", meta: { task_name: "math", task_path: "stop", a: 2, b: 3 } };
+    const running = new EpisodeDriver({
+      proxyUrl: slow.url,
+      apiKey: undefined,
+      model: "qwen3-4b",
+      environment: new EnvironmentClient(envUrl, { signal: stop.signal }),
+      tasks: [task],
+      samplesPerTask: 2,
+      maxSteps: 5,
+      concurrency: 2,
+      epochs: 1,
+      contextTokens: 32_768,
+      uid: "run2",
+      ready: () => ready,
+      signal: stop.signal,
+    }).run();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(env.log).toEqual([]); // not ready: nothing allocated
+    ready = true;
+    await until(() => ofType(slow.events, "turn-start").length >= 2);
+    stop.abort();
+    const results = await running;
+    expect(results.every((result) => result.ended === "failed")).toBe(true);
+    expect(env.log.filter((route) => route === "/close")).toHaveLength(2);
+    expect(env.leases.size).toBe(0);
+  });
+});

@@ -35,6 +35,31 @@ describe("StatusTracker", () => {
     tracker.close();
   });
 
+  it("counts episodes: running, finished, failed, and the outcome rate per task group and weight version", () => {
+    const { bus, tracker } = wiredTracker();
+    expect(formatStatus(statusSnapshotSchema.parse(tracker.snapshot()))).not.toContain("episodes");
+    for (const id of ["g1:0", "g1:1", "g2:0", "g2:1"]) bus.emit({ type: "episode-start", episodeId: id, groupId: id.split(":")[0]! });
+    bus.emit({ type: "episode-end", episodeId: "g1:0", groupId: "g1", score: 1, failure: null, steps: 3, weightVersion: "4" });
+    bus.emit({ type: "episode-end", episodeId: "g1:1", groupId: "g1", score: 0, failure: null, steps: 2, weightVersion: "5" });
+    bus.emit({ type: "episode-end", episodeId: "g2:0", groupId: "g2", score: null, failure: "grader crashed", steps: 1, weightVersion: "5" });
+    const status = statusSnapshotSchema.parse(tracker.snapshot());
+    expect(status.episodes).toEqual({
+      running: 1,
+      finished: 3,
+      failed: 1,
+      outcome_rate: 0.5,
+      by_group: { g1: { finished: 2, failed: 0, outcome_rate: 0.5 }, g2: { finished: 1, failed: 1, outcome_rate: null } },
+      by_version: { "4": { finished: 1, failed: 0, outcome_rate: 1 }, "5": { finished: 2, failed: 1, outcome_rate: 0 } },
+    });
+    const text = formatStatus(status);
+    expect(text).toContain("episodes    1 running · 3 finished (1 failed) · outcome 50%");
+    expect(text).toContain("by weight version: v4 100% of 1 · v5 0% of 2");
+    // an older server's status without episodes still parses
+    const { episodes: _, ...older } = status;
+    expect(statusSnapshotSchema.parse(older).episodes.finished).toBe(0);
+    tracker.close();
+  });
+
   it("counts what was trained: a batch re-delivered after its trainer died is one batch of 4, not two", () => {
     const { bus, tracker } = wiredTracker();
     const counts = { positive: 3, zero: 0, negative: 1 };
