@@ -23,7 +23,7 @@ export interface EpisodeStart<State> {
 export interface Environment<State> {
   /** The name /status reports (`toolcall`, `terminal`). */
   readonly kind: string;
-  /** Starts an episode; a task it cannot read is an OpenclawRlError BAD_REQUEST naming the field. */
+  /** Starts an episode; a task it cannot read or set up is an OpenclawRlError BAD_REQUEST (HTTP 400) saying why. */
   reset(taskMeta: Record<string, unknown>): Promise<EpisodeStart<State>>;
   /** The observation of one call. Bad arguments, an unknown tool, a crash or a timeout inside are observations too. */
   execTool(state: State, call: ToolCall): Promise<string>;

@@ -48,7 +48,7 @@ export class TerminalEnvironment implements Environment<TerminalEpisode> {
     const setup = await sandbox.run("bash", ["-c", task.setup]);
     if (setup.exitCode !== 0) {
       await sandbox.close();
-      throw new OpenclawRlError("ENVIRONMENT_ERROR", `the setup of ${task.task_name}:${task.task_path} failed: ${describeRun(setup).slice(-500)}`, {
+      throw new OpenclawRlError("BAD_REQUEST", `the setup of ${task.task_name}:${task.task_path} failed: ${describeRun(setup).slice(-500)}`, {
         path: `${task.task_name}:${task.task_path}`,
         hint: "fix the task's setup script",
       });
