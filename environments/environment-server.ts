@@ -3,7 +3,7 @@
 import { z } from "zod";
 import type { Environment } from "./environment.ts";
 import { leaseServerOptionsSchema, startLeaseServer, type RunningLeaseServer } from "./lease-server.ts";
-import { sandboxLimitsSchema, type SandboxLimitsInput } from "./sandbox.ts";
+import { sandboxLimitsSchema, type SandboxLimitsInput } from "./sandbox-limits.ts";
 import { TerminalEnvironment } from "./terminal/terminal-environment.ts";
 import { ToolcallEnvironment } from "./toolcall/toolcall-environment.ts";
 

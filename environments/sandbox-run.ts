@@ -1,6 +1,6 @@
 // One sandboxed command's end as a result object (exit code, signal, timed out, output capped, output) and the text a
 // model reads as its observation: the output, then one `error: …` line naming the limit or the failure, if any.
-import type { SandboxLimits } from "./sandbox.ts";
+import type { SandboxLimits } from "./sandbox-limits.ts";
 
 export interface SandboxRun {
   /** Undefined when it was killed (by a signal or at the timeout). */

@@ -1,29 +1,15 @@
 // The sandbox a tool's command runs in: a throw-away working folder, no network, CPU time, memory, process, file-size
 // and open-file limits (prlimit), a wall-clock timeout that kills the whole process group, and capped output. Which
-// namespaces isolate it is sandbox-isolation.ts's; what a run's result says to a model is sandbox-run.ts's.
+// namespaces isolate it is sandbox-isolation.ts's, the limits' values sandbox-limits.ts's, and what a run's result
+// says to a model sandbox-run.ts's.
 import { chmod, chown, mkdtemp, rm } from "node:fs/promises";
 import { constants, tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
-import { z } from "zod";
 import { OpenclawRlError } from "../contracts/errors.ts";
 import { findIsolation, type Isolation } from "./sandbox-isolation.ts";
+import { limitFlags, sandboxLimitsSchema, type SandboxLimits, type SandboxLimitsInput } from "./sandbox-limits.ts";
 import type { SandboxRun } from "./sandbox-run.ts";
-
-export const sandboxLimitsSchema = z
-  .object({
-    wallTimeoutMs: z.number().int().positive().default(10_000).describe("Wall-clock time of one command; the process group is killed after it."),
-    cpuSeconds: z.number().int().positive().default(10).describe("CPU time of each process (RLIMIT_CPU)."),
-    memoryBytes: z.number().int().positive().default(512 * 1024 * 1024).describe("Address space of each process (RLIMIT_AS)."),
-    processes: z.number().int().positive().default(64).describe("Processes the sandbox's user may have (RLIMIT_NPROC)."),
-    fileBytes: z.number().int().positive().default(16 * 1024 * 1024).describe("Largest file a process may write (RLIMIT_FSIZE)."),
-    openFiles: z.number().int().positive().default(256).describe("Open files of each process (RLIMIT_NOFILE)."),
-    outputBytes: z.number().int().positive().default(16_000).describe("Kept of stdout and of stderr each; the command is stopped past it."),
-  })
-  .strict();
-
-export type SandboxLimits = z.infer<typeof sandboxLimitsSchema>;
-export type SandboxLimitsInput = z.input<typeof sandboxLimitsSchema>;
 
 const PATH = "/usr/local/bin:/usr/bin:/bin";
 /**
@@ -104,17 +90,6 @@ export class Sandbox {
       await rm(this.folder, { recursive: true, force: true });
     }
   }
-}
-
-function limitFlags(limits: SandboxLimits): string[] {
-  return [
-    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
-    `--as=${limits.memoryBytes}`,
-    `--nproc=${limits.processes}`,
-    `--fsize=${limits.fileBytes}`,
-    `--nofile=${limits.openFiles}`,
-    "--core=0",
-  ];
 }
 
 /** The command's exit code, or the signal that ended it (a shell's status 128 + n), from what fd 3 received. */

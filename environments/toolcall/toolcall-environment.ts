@@ -3,7 +3,8 @@
 import path from "node:path";
 import { z } from "zod";
 import type { Environment, EpisodeStart, FunctionTool, ToolCall } from "../environment.ts";
-import { Sandbox, type SandboxLimitsInput } from "../sandbox.ts";
+import { Sandbox } from "../sandbox.ts";
+import type { SandboxLimitsInput } from "../sandbox-limits.ts";
 import { describeRun } from "../sandbox-run.ts";
 import { TaskCatalogue } from "../task-catalogue.ts";
 import { parseToolArguments } from "../tool-arguments.ts";
