@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startEnvironmentServer, type RunningEnvironmentServer } from "../../environments/environment-server.ts";
 import { TaskCatalogue } from "../../environments/task-catalogue.ts";
 import { mathTaskSchema, normaliseAnswer } from "../../environments/toolcall/math-task.ts";
+import { generateMathTasks } from "../../environments/toolcall/math-task-generator.ts";
 import { TOOLCALL_TASKS } from "../../environments/toolcall/toolcall-environment.ts";
 import { EnvironmentClient } from "../../orchestrator/episodes/environment-client.ts";
 
@@ -91,6 +92,23 @@ describe("the tool-call environment", () => {
       expect(task.task_name).toBe("toolcall-math");
       expect(Number.isInteger(task.answer), task.task_path).toBe(true);
     }
+  });
+
+  it("generates more tasks of the same form, the same for a seed, with positive integer answers", async () => {
+    const tasks = generateMathTasks(60, 7);
+    expect(generateMathTasks(60, 7)).toEqual(tasks);
+    expect(generateMathTasks(60, 8)).not.toEqual(tasks);
+    expect(new Set(tasks.map((task) => task.task_path)).size).toBe(60);
+    for (const task of tasks) {
+      expect(mathTaskSchema.parse(task)).toEqual(task);
+      expect(Number.isInteger(task.answer) && (task.answer as number) > 0, task.question).toBe(true);
+    }
+    const sum = tasks.find((task) => task.question.startsWith("What is the sum of all integers"))!;
+    const [low, high] = sum.question.match(/\d+/g)!.map(Number);
+    const { client, lease } = await episode(sum);
+    const printed = await client.execTool(lease, { name: "python", arguments: { code: `print(sum(range(${low}, ${high} + 1)))` } });
+    await client.execTool(lease, { name: "submit_answer", arguments: { answer: printed } });
+    expect(await client.evaluate(lease)).toBe(1);
   });
 
   it("reads answers numerically", () => {
