@@ -1,15 +1,16 @@
-// The dependency rule of docs/architecture.md, read from the sources: cli → launchers | orchestrator | rehearsal →
-// lib → contracts (each folder imports only itself and what is to its right), and no import circle.
+// The dependency rule of docs/architecture.md, read from the sources: cli → launchers | orchestrator | rehearsal |
+// environments → lib → contracts (each folder imports only itself and what is to its right), and no import circle.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const MAY_IMPORT: Record<string, readonly string[]> = {
-  cli: ["cli", "launchers", "orchestrator", "rehearsal", "lib", "contracts"],
+  cli: ["cli", "launchers", "orchestrator", "rehearsal", "environments", "lib", "contracts"],
   launchers: ["launchers", "lib", "contracts"],
   orchestrator: ["orchestrator", "lib", "contracts"],
   rehearsal: ["rehearsal", "lib", "contracts"],
+  environments: ["environments", "lib", "contracts"],
   lib: ["lib", "contracts"],
   contracts: ["contracts"],
 };

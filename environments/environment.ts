@@ -1,0 +1,34 @@
+// What a concrete environment implements for the lease server: start an episode from a task's meta (the first user
+// message, the tools, a state of its own), run a tool call, score the episode, release it. Leases, HTTP and timeouts
+// are the lease server's; an environment never sees a lease id.
+
+/** A tool call as /exec_tool carries it; `arguments` is an object, or JSON text of one, or anything a model wrote. */
+export interface ToolCall {
+  name: string;
+  arguments: unknown;
+}
+
+/** An OpenAI function tool, as /reset's tool_schemas lists them. */
+export interface FunctionTool {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+export interface EpisodeStart<State> {
+  userMessage: string;
+  toolSchemas: FunctionTool[];
+  state: State;
+}
+
+export interface Environment<State> {
+  /** The name /status reports (`toolcall`, `terminal`). */
+  readonly kind: string;
+  /** Starts an episode; a task it cannot read or set up is an OpenclawRlError BAD_REQUEST (HTTP 400) saying why. */
+  reset(taskMeta: Record<string, unknown>): Promise<EpisodeStart<State>>;
+  /** The observation of one call. Bad arguments, an unknown tool, a crash or a timeout inside are observations too. */
+  execTool(state: State, call: ToolCall): Promise<string>;
+  /** A score in [0, 1]. */
+  evaluate(state: State): Promise<number>;
+  /** Releases what the episode holds (a sandbox folder); called once, on /close, a second /reset or reaping. */
+  close(state: State): Promise<void>;
+}
