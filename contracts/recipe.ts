@@ -298,8 +298,16 @@ export const episodesSchema = z
       .string()
       .url()
       .optional()
-      .describe("Base URL of an environment server speaking the reference's lease protocol (/allocate, /reset, /exec_tool, /evaluate, /close); episodes are off without it."),
-    tasks: z.string().optional().describe('JSONL file of tasks, one {"task_meta": {...}} per line; task_meta\'s task_name and task_path make the task key (task_name:task_path).'),
+      .describe("Base URL of an environment server speaking the reference's lease protocol (/allocate, /reset, /exec_tool, /evaluate, /close); episodes are off without it or episodes.environment."),
+    environment: z
+      .enum(["toolcall", "terminal"])
+      .optional()
+      .describe("A built-in environment server that `start` runs and supervises (environments/): toolcall (math tasks, a sandboxed python tool) or terminal (shell tasks checked by a script). Instead of env_url."),
+    environment_port: port.default(18090).describe("Loopback port of the built-in environment server."),
+    tasks: z
+      .string()
+      .optional()
+      .describe('JSONL file of tasks, one {"task_meta": {...}} per line; task_meta\'s task_name and task_path make the task key (task_name:task_path). Default with episodes.environment: the tasks it ships.'),
     samples_per_task: positiveInt.default(8).describe("Episodes per task: the group whose steps are standardised together (the reference's --n-samples-per-prompt)."),
     max_steps: positiveInt.default(10).describe("Most steps (model turns) in an episode."),
     prm_step_coef: z.number().min(0).default(1).describe("c in the step reward r_t = o + c·p_t (o the episode's outcome, p_t the judge's step score)."),
@@ -313,6 +321,17 @@ export const episodesSchema = z
   })
   .strict()
   .prefault({});
+
+/** Whether `start` runs episodes (an environment server named or built in). */
+export function episodesOn(recipe: { episodes: { env_url?: string; environment?: string } }): boolean {
+  return recipe.episodes.env_url !== undefined || recipe.episodes.environment !== undefined;
+}
+
+/** The environment server's base URL: episodes.env_url, or the built-in one's loopback address; null when episodes are off. */
+export function environmentUrl(recipe: { episodes: { env_url?: string; environment?: string; environment_port: number } }): string | null {
+  if (recipe.episodes.env_url) return recipe.episodes.env_url;
+  return recipe.episodes.environment ? `http://127.0.0.1:${recipe.episodes.environment_port}` : null;
+}
 
 export const recipeObjectSchema = z
   .object({
@@ -339,7 +358,10 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
   const issue = (path: (string | number)[], message: string) => context.addIssue({ code: "custom", path, message });
 
   if (recipe.episodes.env_url && !recipe.episodes.tasks) issue(["episodes", "tasks"], "episodes.env_url is set, so episodes.tasks (a JSONL file of tasks) is required");
-  if (recipe.episodes.env_url && recipe.method === "opd") {
+  if (recipe.episodes.env_url && recipe.episodes.environment) {
+    issue(["episodes", "environment"], "set episodes.env_url (your environment server) or episodes.environment (a built-in one that start runs), not both");
+  }
+  if (episodesOn(recipe) && recipe.method === "opd") {
     issue(["method"], "episodes are trained with step rewards (the RL term): use method binary or combine with episodes.env_url; opd has no reward term");
   }
   const rehearsal = recipe.engine.kind === "rehearsal"; // stand-ins replace every engine and the judge

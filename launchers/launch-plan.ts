@@ -2,12 +2,19 @@
 // rehearsal (CPU stand-ins, from rehearsal/). Pure: starts nothing, writes nothing.
 import type { LaunchPlan, PlanContext } from "../contracts/plan.ts";
 import type { Recipe } from "../contracts/recipe.ts";
+import { environmentProcess } from "./environment-plan.ts";
 import { rehearsalProcesses } from "./rehearsal-plan.ts";
 import { slimePlan, type SlimePlanOptions } from "./slime/slime-plan.ts";
 
 export type LaunchPlanOptions = SlimePlanOptions;
 
 export async function buildLaunchPlan(recipe: Recipe, context: PlanContext, options: LaunchPlanOptions = {}): Promise<LaunchPlan> {
+  const plan = await enginePlan(recipe, context, options);
+  const environment = environmentProcess(recipe, context);
+  return environment ? { ...plan, processes: [...plan.processes, environment] } : plan;
+}
+
+async function enginePlan(recipe: Recipe, context: PlanContext, options: LaunchPlanOptions): Promise<LaunchPlan> {
   switch (recipe.engine.kind) {
     case "slime":
       return slimePlan(recipe, context, options);

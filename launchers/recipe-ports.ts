@@ -30,6 +30,7 @@ export function recipePorts(recipe: Recipe): PortUse[] {
     ports.push(use("cluster.dashboard_port", recipe.cluster.dashboard_port, "the Ray dashboard", LOOPBACK, true));
     if (recipe.judge.launch === "standalone") ports.push(use("judge.port", recipe.judge.port, "the standalone judge"));
   }
+  if (recipe.episodes.environment) ports.push(use("episodes.environment_port", recipe.episodes.environment_port, `the built-in ${recipe.episodes.environment} environment`));
   return ports;
 }
 

@@ -3,7 +3,7 @@
 // watcher → engines → status API. Owns the order and the wiring; each part's behaviour is in its own file.
 import path from "node:path";
 import type { BridgeHello } from "../contracts/bridge.ts";
-import type { Recipe } from "../contracts/recipe.ts";
+import { environmentUrl, type Recipe } from "../contracts/recipe.ts";
 import type { SampleSink } from "../contracts/sample-sink.ts";
 import { ChatTemplate } from "../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../lib/model/model-files.ts";
@@ -12,11 +12,11 @@ import { ModelTokenizer } from "../lib/model/model-tokenizer.ts";
 import { judgeTokenizerSource, policyTokenizerSource } from "../lib/model/tokenizer-sources.ts";
 import { ResourceStack, type CloseFailure } from "../lib/resource-stack.ts";
 import { SwitchableClient } from "../lib/sglang/switchable-client.ts";
-import { OpenclawRlError } from "../contracts/errors.ts";
 import { BridgeListener } from "./bridge/bridge-listener.ts";
 import { EnvironmentClient } from "./episodes/environment-client.ts";
 import { EpisodeDriver } from "./episodes/episode-driver.ts";
-import { readTasks } from "./episodes/task-file.ts";
+import { episodeTasksFile, readTasks } from "./episodes/task-file.ts";
+import { sleepUnlessAborted } from "../lib/abortable-sleep.ts";
 import { BridgeServer, bridgeHost } from "./bridge/bridge-server.ts";
 import { EventBus } from "./event-bus.ts";
 import { JudgeThread } from "./judging/judge-thread.ts";
@@ -237,22 +237,19 @@ async function startProxy(run: Run, policy: SwitchableClient, model: PolicyModel
 }
 
 /**
- * Episodes against the environment at episodes.env_url, through the proxy like any harness (episode-driver.ts), in
- * the background; stopped first (its leases closed) when the run stops. Off without episodes.env_url.
+ * Episodes against the environment server (episodes.env_url, or the built-in one the supervisor runs), through the
+ * proxy like any harness (episode-driver.ts), in the background: it waits for the environment's /healthz and for the
+ * engines, and is stopped first (its leases closed) when the run stops. Off when the recipe names no environment.
  */
 async function startEpisodes(run: Run, proxyUrl: string): Promise<void> {
   const { recipe, runDir, bus, options } = run;
   const episodes = recipe.episodes;
-  if (!episodes.env_url || !episodes.tasks) return;
-  const tasks = await readTasks(path.resolve(episodes.tasks));
+  const url = environmentUrl(recipe);
+  const tasksFile = episodeTasksFile(episodes);
+  if (url === null || tasksFile === null) return;
+  const tasks = await readTasks(tasksFile); // (a bad task file fails the start, naming the line)
   const stop = new AbortController();
-  const environment = new EnvironmentClient(episodes.env_url, { signal: stop.signal });
-  if (!(await environment.healthy())) {
-    throw new OpenclawRlError("ENVIRONMENT_ERROR", `the environment server at ${episodes.env_url} does not answer GET /healthz`, {
-      path: "episodes.env_url",
-      hint: "start the environment server first, or correct episodes.env_url",
-    });
-  }
+  const environment = new EnvironmentClient(url, { signal: stop.signal });
   const driver = new EpisodeDriver({
     proxyUrl: proxyUrl.replace(/\/v1$/, ""),
     apiKey: options.apiKey,
@@ -268,7 +265,13 @@ async function startEpisodes(run: Run, proxyUrl: string): Promise<void> {
     ready: () => options.readiness().ready,
     signal: stop.signal,
   });
-  const running = driver.run().catch((error: unknown) => void bus.emit({ type: "error", source: "episodes", code: "ENVIRONMENT_ERROR", message: (error as Error).message }));
+  const running = (async () => {
+    for (let waited = 0; !(await environment.healthy()); waited += 1) {
+      if (waited === 30) bus.emit({ type: "error", source: "episodes", code: "ENVIRONMENT_ERROR", message: `the environment server at ${url} has not answered GET /healthz for 30 s; episodes wait for it` });
+      if (!(await sleepUnlessAborted(1000, stop.signal))) return;
+    }
+    await driver.run();
+  })().catch((error: unknown) => void bus.emit({ type: "error", source: "episodes", code: "ENVIRONMENT_ERROR", message: (error as Error).message }));
   run.stack.push("episodes", async () => {
     stop.abort();
     await running;

@@ -17,7 +17,12 @@ const NEGATIVE = [
 const POSITIVE = [/👍/u, /\bthanks?\b/i, /\bthank you\b/i, /\bgreat\b/i, /\bperfect\b/i, /\bnice\b/i, /\bthat helps?\b/i, /\bworks\b/i, /\bexactly\b/i];
 const TOOL_ERROR = [/\berror\b/i, /\bfailed\b/i, /\bno such file\b/i, /\bnot found\b/i, /\bexception\b/i, /\bdenied\b/i];
 
-export function verdictOf(nextState: string, role: string): { verdict: Verdict; reason: string } {
+/**
+ * `response`: the judged response as the judge prompt shows it, when known. A tool step that submits an answer it
+ * says it took from memory, unchecked, is a guess: a process judge marks it down whatever the tool says.
+ */
+export function verdictOf(nextState: string, role: string, response = ""): { verdict: Verdict; reason: string } {
+  if (role === "tool" && /\bfrom memory\b/i.test(response)) return { verdict: -1, reason: "the step guessed the answer instead of computing it" };
   if (role === "tool") {
     return TOOL_ERROR.some((pattern) => pattern.test(nextState))
       ? { verdict: -1, reason: "the tool call failed" }

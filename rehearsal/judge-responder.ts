@@ -6,6 +6,7 @@ import { REJECTED_STYLE, REPLY_STYLES, stylePositions, styleTokens, type StyleTo
 import { hashScore, type Responder, type ResponderReply, type ResponderRequest, type ScoreRequest, type StandinTokenizer } from "./standin-model.ts";
 
 const NEXT_STATE = /## The next state[^\n]*\[role: (\w+)\]\n([\s\S]*?)\n\n(?:Does the next state|Give your decision)/;
+const RESPONSE = /## The assistant's response\n([\s\S]*?)\n\n## The next state/;
 
 /** The teacher's style probabilities: it dislikes the rejected style once it has read the "be natural" hint. */
 export function teacherStyleLogprobs(hinted: boolean): number[] {
@@ -35,7 +36,7 @@ export class JudgeResponder implements Responder {
     }
     const role = match[1] ?? "user";
     const nextState = match[2] ?? "";
-    const { verdict, reason } = verdictOf(nextState, role);
+    const { verdict, reason } = verdictOf(nextState, role, RESPONSE.exec(userText)?.[1] ?? "");
     if (!wantsHint) {
       this.answered.eval += 1;
       return { text: `<think>\nLooking at the next state: ${reason}.\n</think>\n\nThe next state shows that ${reason}. \\boxed{${verdict}}` };

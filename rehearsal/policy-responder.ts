@@ -1,6 +1,7 @@
 // The stand-in policy as a Responder: plans the reply (tool call or styled answer), picks the style from the
 // StylePolicy, reports that choice's log-prob on its decision token and continues partial replies after aborts.
-import { readPrompt } from "./prompt-reader.ts";
+import { approachPositions, approachTokens, APPROACHES, planEpisodeStep, type ApproachTokens } from "./agent-approach.ts";
+import { lastConversationTurn, readPrompt } from "./prompt-reader.ts";
 import { planReply } from "./reply-composer.ts";
 import { REPLY_STYLES, stylePositions, styleTokens, type StyleTokens } from "./reply-styles.ts";
 import { hashScore, type Responder, type ResponderReply, type ResponderRequest, type ScoreRequest, type StandinTokenizer } from "./standin-model.ts";
@@ -12,29 +13,40 @@ export class PolicyResponder implements Responder {
   readonly choices: Record<string, Record<string, number>> = {};
 
   /** The tokenizer's style tokens are found first (the tokenizer encodes asynchronously). */
-  static async create(tokenizer: StandinTokenizer, options: { seed: number; logits?: number[] }): Promise<PolicyResponder> {
-    return new PolicyResponder(tokenizer, await styleTokens(tokenizer), options);
+  static async create(tokenizer: StandinTokenizer, options: { seed: number; logits?: number[]; approachLogits?: number[] }): Promise<PolicyResponder> {
+    return new PolicyResponder(tokenizer, await styleTokens(tokenizer), await approachTokens(tokenizer), options);
   }
+
+  /** Agent approaches chosen so far, by weight version. */
+  readonly approaches: Record<string, Record<string, number>> = {};
 
   private constructor(
     private readonly tokenizer: StandinTokenizer,
     readonly tokens: StyleTokens,
-    options: { seed: number; logits?: number[] },
+    readonly approachIds: ApproachTokens,
+    options: { seed: number; logits?: number[]; approachLogits?: number[] },
   ) {
     this.policy = new StylePolicy(options);
   }
 
   async reply(request: ResponderRequest): Promise<ResponderReply> {
     const prompt = readPrompt(request.promptText);
-    const plan = planReply(prompt);
     const greedy = request.samplingParams.temperature === 0;
+    const episode = planEpisodeStep(prompt, lastConversationTurn(prompt));
+    const plan = episode ? null : planReply(prompt);
     let text: string;
-    if (plan.kind === "tool") text = plan.text;
+    if (episode?.kind === "fixed") text = episode.text;
+    else if (episode?.kind === "approach") {
+      const fixed = await this.approachInPartial(prompt.partialReply);
+      const approach = fixed ?? this.policy.chooseApproach(greedy);
+      if (fixed === null) tally(this.approaches, request.weightVersion, APPROACHES[approach]!.name);
+      text = episode.text(approach);
+    } else if (plan!.kind === "tool") text = plan!.text;
     else {
       const fixed = await this.styleInPartial(prompt.partialReply);
       const style = fixed ?? this.policy.choose(greedy);
       if (fixed === null) this.count(request.weightVersion, style);
-      text = plan.text(style);
+      text = (plan as Extract<typeof plan, { kind: "answer" }>).text(style);
     }
     const fullIds = await this.tokenizer.encode(text);
     const partialIds = prompt.partialReply.length > 0 ? await this.partialIds(request.inputIds, prompt.head, prompt.partialReply) : [];
@@ -64,7 +76,15 @@ export class PolicyResponder implements Responder {
   }
 
   describe(): Record<string, unknown> {
-    return { ...this.policy.describe(), style_token_ids: this.tokens.styleIds, marker_ids: this.tokens.markerIds, choices: this.choices };
+    return {
+      ...this.policy.describe(),
+      style_token_ids: this.tokens.styleIds,
+      marker_ids: this.tokens.markerIds,
+      choices: this.choices,
+      approach_token_ids: this.approachIds.choiceIds,
+      approach_marker_ids: this.approachIds.markerIds,
+      approaches: this.approaches,
+    };
   }
 
   /** Hash log-probs everywhere, the policy's log-prob on every style decision token. */
@@ -72,6 +92,8 @@ export class PolicyResponder implements Responder {
     const scores = hashScore(ids);
     const logprobs = this.policy.logprobs();
     for (const { position, style } of stylePositions(ids, this.tokens)) scores[position] = logprobs[style] as number;
+    const approach = this.policy.approachLogprobs();
+    for (const { position, choice } of approachPositions(ids, this.approachIds)) scores[position] = approach[choice] as number;
     return scores;
   }
 
@@ -88,9 +110,18 @@ export class PolicyResponder implements Responder {
   }
 
   private count(version: string, style: number): void {
-    const name = REPLY_STYLES[style]?.name ?? String(style);
-    const perVersion = (this.choices[version] ??= {});
-    perVersion[name] = (perVersion[name] ?? 0) + 1;
+    tally(this.choices, version, REPLY_STYLES[style]?.name ?? String(style));
+  }
+
+  private async approachInPartial(partial: string): Promise<number | null> {
+    if (partial.length === 0) return null;
+    const found = approachPositions(await this.tokenizer.encode(partial), this.approachIds);
+    return found.length > 0 ? (found[0] as { choice: number }).choice : null;
   }
 }
 
+
+function tally(table: Record<string, Record<string, number>>, version: string, name: string): void {
+  const perVersion = (table[version] ??= {});
+  perVersion[name] = (perVersion[name] ?? 0) + 1;
+}

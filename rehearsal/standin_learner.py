@@ -16,12 +16,16 @@ from openclaw_rl import loss_math
 
 POLICY_FILE_FORMAT = "openclaw-rl-standin-policy/1"
 STYLES = ("plain", "bulleted", "ai")
+APPROACHES = ("tool", "memory")  # the agent approach of rehearsal/agent-approach.ts
 
 
 def style_positions(tokens, style_token_ids, marker_ids):
-    """[(position, style index)] of style decision tokens in a token list (the marker's ids right before them)."""
+    """[(position, choice index)] of decision tokens in a token list (the marker's ids right before them): reply
+    styles, or agent approaches with their own ids."""
     found = []
     width = len(marker_ids)
+    if width == 0:
+        return found
     for position in range(width, len(tokens)):
         if list(tokens[position - width:position]) == list(marker_ids) and tokens[position] in style_token_ids:
             found.append((position, style_token_ids.index(tokens[position])))
@@ -36,7 +40,8 @@ def sample_reward(sample) -> float:
 
 
 class StyleLearner:
-    def __init__(self, style_token_ids, marker_ids, method, lr=0.5, eps_clip=0.2, eps_clip_high=0.28, w_rl=1.0, w_opd=1.0, logits=None):
+    def __init__(self, style_token_ids, marker_ids, method, lr=0.5, eps_clip=0.2, eps_clip_high=0.28, w_rl=1.0, w_opd=1.0, logits=None,
+                 approach_token_ids=(), approach_marker_ids=(), approach_logits=None):
         if method not in ("binary", "opd", "combine"):
             raise ValueError(f"unknown method {method!r}")
         self.style_token_ids = list(style_token_ids)
@@ -47,11 +52,16 @@ class StyleLearner:
         self.w_rl = w_rl
         self.w_opd = w_opd
         self.logits = torch.tensor(logits if logits is not None else [0.0] * len(STYLES), dtype=torch.float32, requires_grad=True)
-        self.optimizer = torch.optim.Adam([self.logits], lr=lr)
+        self.approach_token_ids = list(approach_token_ids)
+        self.approach_marker_ids = list(approach_marker_ids)
+        # the policy server's starting point (style-policy.ts INITIAL_APPROACH_LOGITS): P(tool) = 0.2
+        self.approach_logits = torch.tensor(approach_logits if approach_logits is not None else [-0.7, 0.7], dtype=torch.float32, requires_grad=True)
+        self.optimizer = torch.optim.Adam([self.logits, self.approach_logits], lr=lr)
 
     def probabilities(self) -> dict:
         values = torch.softmax(self.logits.detach(), dim=0).tolist()
-        return {name: round(value, 4) for name, value in zip(STYLES, values)}
+        approach = torch.softmax(self.approach_logits.detach(), dim=0).tolist()
+        return {**{name: round(value, 4) for name, value in zip(STYLES, values)}, **{f"approach_{name}": round(value, 4) for name, value in zip(APPROACHES, approach)}}
 
     def _advantages(self, sample, old):
         """binary: the reward on every token (GRPO, normalisation off); opd: teacher − old; combine: both, weighted."""
@@ -65,7 +75,7 @@ class StyleLearner:
             return loss_math.combined_advantages(reward, teacher, old, w_opd=1.0, w_rl=0.0)
         return loss_math.combined_advantages(reward, teacher, old, w_opd=self.w_opd, w_rl=self.w_rl)
 
-    def _new_log_probs(self, sample, log_probs, seen):
+    def _new_log_probs(self, sample, log_probs, approach_log_probs, seen):
         """The sample's response log-probs under the current logits: constants, except on style decision tokens."""
         length = int(sample.response_length)
         rollout = torch.as_tensor(sample.rollout_log_probs, dtype=torch.float32)
@@ -78,16 +88,24 @@ class StyleLearner:
             one_hot = torch.zeros(length)
             one_hot[position - prompt_length] = 1.0
             new = new + one_hot * (log_probs[style] - rollout[position - prompt_length])
+        for position, choice in style_positions(sample.tokens, self.approach_token_ids, self.approach_marker_ids):
+            if position < prompt_length:
+                continue
+            seen[f"approach_{APPROACHES[choice]}"] += 1
+            one_hot = torch.zeros(length)
+            one_hot[position - prompt_length] = 1.0
+            new = new + one_hot * (approach_log_probs[choice] - rollout[position - prompt_length])
         return new
 
     def step(self, samples) -> dict:
         """One optimizer step over a batch (slime: one step per rollout); returns the loss and the styles seen."""
         log_probs = torch.log_softmax(self.logits, dim=0)
-        seen = {name: 0 for name in STYLES}
+        approach_log_probs = torch.log_softmax(self.approach_logits, dim=0)
+        seen = {**{name: 0 for name in STYLES}, **{f"approach_{name}": 0 for name in APPROACHES}}
         samples = [sample for sample in samples if int(sample.response_length) > 0]
         if not samples:
             return {"loss": 0.0, "styles": seen}
-        new = [self._new_log_probs(sample, log_probs, seen) for sample in samples]
+        new = [self._new_log_probs(sample, log_probs, approach_log_probs, seen) for sample in samples]
         old = [values.detach() for values in new]  # slime recomputes old log-probs with the current weights
         advantages = torch.cat([self._advantages(sample, values) for sample, values in zip(samples, old)])
         per_token, _ = loss_math.policy_loss(torch.cat(old) - torch.cat(new), advantages, self.eps_clip, self.eps_clip_high)
@@ -106,5 +124,8 @@ class StyleLearner:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         temporary = path + ".tmp"
         with open(temporary, "w", encoding="utf-8") as handle:
-            json.dump({"format": POLICY_FILE_FORMAT, "styles": list(STYLES), "logits": self.logits.detach().tolist()}, handle)
+            json.dump(
+                {"format": POLICY_FILE_FORMAT, "styles": list(STYLES), "logits": self.logits.detach().tolist(), "approach_logits": self.approach_logits.detach().tolist()},
+                handle,
+            )
         os.replace(temporary, path)

@@ -159,6 +159,9 @@ def make_learner(options):
         responder["style_token_ids"], responder["marker_ids"], options.method,
         lr=options.lr, eps_clip=options.eps_clip, eps_clip_high=options.eps_clip_high, w_rl=options.w_rl, w_opd=options.w_opd,
         logits=responder.get("logits"),
+        approach_token_ids=responder.get("approach_token_ids", ()),
+        approach_marker_ids=responder.get("approach_marker_ids", ()),
+        approach_logits=responder.get("approach_logits"),
     )
 
 

@@ -3,6 +3,7 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { REPLY_STYLES, logSoftmax } from "./reply-styles.ts";
+import { APPROACHES } from "./agent-approach.ts";
 
 export const POLICY_FILE_FORMAT = "openclaw-rl-standin-policy/1";
 
@@ -11,6 +12,8 @@ export const policyFileSchema = z
     format: z.literal(POLICY_FILE_FORMAT),
     styles: z.array(z.string()),
     logits: z.array(z.number().finite()),
+    /** The agent approach's logits (tool, memory): agent-approach.ts. Absent in files written before it. */
+    approach_logits: z.array(z.number().finite()).length(2).optional(),
   })
   .refine((file) => file.styles.length === file.logits.length, { message: "styles and logits differ in length" })
   .refine((file) => file.styles.join() === REPLY_STYLES.map((style) => style.name).join(), { message: `styles must be ${REPLY_STYLES.map((style) => style.name).join(", ")}` });
@@ -30,18 +33,33 @@ export function seededRandom(seed: number): () => number {
   return next;
 }
 
+const INITIAL_APPROACH_LOGITS = [-0.7, 0.7];
+
 export class StylePolicy {
   private logits: number[];
   private readonly random: () => number;
   updates = 0;
 
-  constructor(options: { seed: number; logits?: number[] }) {
+  /** The agent approach (tool, memory); it starts leaning to memory (P(tool) = 0.2), so that learning to use the tool shows. */
+  private approachLogits: number[];
+
+  constructor(options: { seed: number; logits?: number[]; approachLogits?: number[] }) {
     this.logits = options.logits ? [...options.logits] : REPLY_STYLES.map(() => 0);
+    this.approachLogits = options.approachLogits ? [...options.approachLogits] : INITIAL_APPROACH_LOGITS;
     this.random = seededRandom(options.seed);
   }
 
   logprobs(): number[] {
     return logSoftmax(this.logits);
+  }
+
+  approachLogprobs(): number[] {
+    return logSoftmax(this.approachLogits);
+  }
+
+  /** An approach index (APPROACHES order): sampled, or the most likely one when greedy. */
+  chooseApproach(greedy: boolean): number {
+    return this.draw(this.approachLogprobs().map(Math.exp), greedy);
   }
 
   probabilities(): number[] {
@@ -50,7 +68,10 @@ export class StylePolicy {
 
   /** A style index: sampled, or the most likely one when greedy. */
   choose(greedy: boolean): number {
-    const probabilities = this.probabilities();
+    return this.draw(this.probabilities(), greedy);
+  }
+
+  private draw(probabilities: number[], greedy: boolean): number {
     if (greedy) return probabilities.indexOf(Math.max(...probabilities));
     let draw = this.random();
     for (const [index, probability] of probabilities.entries()) {
@@ -66,7 +87,7 @@ export class StylePolicy {
 
   /** The weights as a policy file (what load reads). */
   file(): PolicyFile {
-    return { format: POLICY_FILE_FORMAT, styles: REPLY_STYLES.map((style) => style.name), logits: [...this.logits] };
+    return { format: POLICY_FILE_FORMAT, styles: REPLY_STYLES.map((style) => style.name), logits: [...this.logits], approach_logits: [...this.approachLogits] };
   }
 
   /** Takes weights in the policy file's shape; `source` names where they came from in the error. */
@@ -74,6 +95,7 @@ export class StylePolicy {
     const parsed = policyFileSchema.safeParse(weights);
     if (!parsed.success) throw new Error(`${source} is not a stand-in policy file: ${parsed.error.issues[0]?.message}`);
     this.logits = [...parsed.data.logits];
+    if (parsed.data.approach_logits) this.approachLogits = [...parsed.data.approach_logits];
     this.updates += 1;
   }
 
@@ -84,6 +106,8 @@ export class StylePolicy {
       styles: REPLY_STYLES.map((style) => style.name),
       logits: [...this.logits],
       probabilities: Object.fromEntries(REPLY_STYLES.map((style, index) => [style.name, probabilities[index]])),
+      approach_logits: [...this.approachLogits],
+      approach_probabilities: Object.fromEntries(APPROACHES.map((approach, index) => [approach.name, Math.exp(this.approachLogprobs()[index]!)])),
       updates: this.updates,
     };
   }

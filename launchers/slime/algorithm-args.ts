@@ -1,6 +1,6 @@
 // train_async.py flags that depend on the method and the backend: advantage estimator and loss, KL and clipping,
 // optimizer, trainer parallelism / memory, LoRA. Ignores cluster sizes, checkpoints, SGLang and the judge.
-import { trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+import { episodesOn, trainingBackend, type Recipe } from "../../contracts/recipe.ts";
 
 /** Loss functions of native/openclaw_rl that slime imports by dotted path (fixed names). */
 export const COMBINE_LOSS_PATH = "openclaw_rl.losses.combine_loss_function";
@@ -34,7 +34,7 @@ export function algorithmArgs(recipe: Recipe): string[] {
  * normalisation stays off. Upstream has no step_wise estimator: GRPO without normalisation trains the same value.
  */
 function stepWise(recipe: Recipe): boolean {
-  return recipe.engine.slime.flavor === "fork" && recipe.episodes.env_url !== undefined;
+  return recipe.engine.slime.flavor === "fork" && episodesOn(recipe);
 }
 
 /**

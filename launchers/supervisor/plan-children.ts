@@ -40,10 +40,12 @@ export interface DefinitionHooks {
 }
 
 export function defineChildren(plan: LaunchPlan, recipe: Recipe, hooks: DefinitionHooks): ChildDefinition[] {
-  if (plan.engine === "external") return externalEndpoints(recipe, hooks);
+  const environments = plan.processes.filter((process) => process.role === "environment-server").map((spec) => environmentServer(spec, hooks));
+  if (plan.engine === "external") return [...externalEndpoints(recipe, hooks), ...environments];
   const ray = rayControlFor(recipe, hooks.baseEnvironment, plan.processes);
   const definitions: ChildDefinition[] = [];
   for (const spec of plan.processes.filter((process) => process.node === 0)) {
+    if (spec.role === "environment-server") continue;
     if (spec.role === "ray-head") definitions.push(rayHead(spec, recipe, ray, hooks));
     else if (spec.role === "slime-job") definitions.push(slimeJob(withSubmissionId(spec), recipe, ray, hooks, definitions));
     else if (spec.role === "judge-server") definitions.push(standaloneJudge(spec, recipe, hooks));
@@ -52,7 +54,26 @@ export function defineChildren(plan: LaunchPlan, recipe: Recipe, hooks: Definiti
   }
   // The stand-in trainer starts together with the stand-in servers (its Python start-up overlaps theirs); like
   // slime's train_async, it waits for the policy server to answer before its first weight sync.
-  return definitions;
+  return [...definitions, ...environments];
+}
+
+/**
+ * A built-in environment server (environments/serve.ts): ready when GET /healthz answers, restarted on a crash. It
+ * does not gate chat traffic; the episode driver waits for it on its own.
+ */
+function environmentServer(spec: ProcessSpec, hooks: DefinitionHooks): ChildDefinition {
+  return {
+    name: spec.name,
+    spec,
+    lifetime: "service",
+    probe: httpProbe(`http://127.0.0.1:${spec.port}/healthz`),
+    readyTimeoutMs: hooks.timeouts?.rehearsal ?? 60_000,
+    recheckMs: hooks.recheckMs ?? 2000,
+    hungAfterMs: hooks.hungAfterMs?.rehearsal ?? 60_000,
+    restart: backoffPolicy({ initialMs: hooks.restartInitialMs ?? 500, maxRestarts: 10 }),
+    gatesTraffic: false,
+    after: [],
+  };
 }
 
 export function rayControlFor(recipe: Recipe, environment: Record<string, string | undefined>, processes: ProcessSpec[] = []): RayControl {

@@ -2,6 +2,7 @@
 // files are, each task's key `task_name:task_path` from its task_meta, and an episode's request id
 // `task_key:uid:group:sample` (the reference's, and the episode's id everywhere). Reads and checks; runs nothing.
 import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { z } from "zod";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 
@@ -47,6 +48,12 @@ export async function readTasks(file: string): Promise<Task[]> {
   }
   if (tasks.length === 0) throw new OpenclawRlError("RECIPE_INVALID", `${file} holds no task`, { path: "episodes.tasks" });
   return tasks;
+}
+
+/** The task file episodes run: the recipe's episodes.tasks, else the one the built-in environment ships; null when neither. */
+export function episodeTasksFile(episodes: { tasks?: string; environment?: string }): string | null {
+  if (episodes.tasks) return path.resolve(episodes.tasks);
+  return episodes.environment ? path.resolve(import.meta.dirname, "..", "..", "environments", episodes.environment, "tasks.jsonl") : null;
 }
 
 /** An episode's id: `task_key:uid:group:sample`, as the reference makes its request ids. */

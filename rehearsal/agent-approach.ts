@@ -1,0 +1,113 @@
+// The stand-in policy's second learnable decision, for agent episodes: asked an arithmetic task with a `python` tool
+// and a `submit_answer` tool offered (the built-in tool-call environment's), it either computes the answer with
+// python or answers from memory. The decision is the first token after `<think>\nI will` ( compute |  answer) and
+// carries its log-prob; from memory it gets sums right and products wrong, as a person doing mental arithmetic.
+// Everything else in an episode is fixed text: submit what python printed, then say so.
+import type { OfferedTool, PromptTurn, ReadPrompt } from "./prompt-reader.ts";
+import { toolResultText } from "./prompt-reader.ts";
+import type { StandinTokenizer } from "./standin-model.ts";
+
+export interface Approach {
+  name: "tool" | "memory";
+  /** The words after "I will"; their first token is the decision token. */
+  words: string;
+}
+
+export const APPROACHES: readonly Approach[] = [
+  { name: "tool", words: "compute it with python." },
+  { name: "memory", words: "answer from memory." },
+];
+
+/** What a reply from memory says before submitting: the cue the stand-in judge reads as an unchecked guess. */
+export const GUESS_OPENER = "From memory, it is";
+
+/** Text right before the decision token. */
+export const APPROACH_MARKER = "<think>\nI will";
+
+export interface ApproachTokens {
+  /** Decision token id of each approach, in APPROACHES order. */
+  choiceIds: number[];
+  markerIds: number[];
+}
+
+export async function approachTokens(tokenizer: StandinTokenizer): Promise<ApproachTokens> {
+  const marker = await tokenizer.encode(APPROACH_MARKER);
+  const choiceIds = await Promise.all(
+    APPROACHES.map(async (approach) => {
+      const ids = await tokenizer.encode(`${APPROACH_MARKER} ${approach.words}`);
+      return marker.every((id, index) => ids[index] === id) ? ids[marker.length] : undefined;
+    }),
+  );
+  if (marker.length === 0 || choiceIds.some((id) => id === undefined) || new Set(choiceIds).size !== choiceIds.length) {
+    throw new Error("the tokenizer does not give each approach its own decision token after <think>\\nI will");
+  }
+  return { choiceIds: choiceIds as number[], markerIds: marker };
+}
+
+/** Positions p of `ids` holding an approach decision, with the approach index. */
+export function approachPositions(ids: readonly number[], tokens: ApproachTokens): Array<{ position: number; choice: number }> {
+  const found: Array<{ position: number; choice: number }> = [];
+  const width = tokens.markerIds.length;
+  for (let position = width; position < ids.length; position += 1) {
+    if (!tokens.markerIds.every((id, index) => ids[position - width + index] === id)) continue;
+    const choice = tokens.choiceIds.indexOf(ids[position] as number);
+    if (choice >= 0) found.push({ position, choice });
+  }
+  return found;
+}
+
+const TASK = /What is (-?\d+) ([+*−-]) (-?\d+)\?/;
+
+/** The arithmetic task of an episode's first user message, if it is one. */
+export function readTask(text: string): { a: number; op: "+" | "*" | "-"; b: number } | null {
+  const match = TASK.exec(text);
+  if (!match) return null;
+  const op = match[2] === "*" ? "*" : match[2] === "+" ? "+" : "-";
+  return { a: Number(match[1]), op, b: Number(match[3]) };
+}
+
+/** From memory: sums and differences right, products off by one digit's worth (what the stand-in "remembers"). */
+export function answerFromMemory(task: { a: number; op: "+" | "*" | "-"; b: number }): number {
+  if (task.op === "+") return task.a + task.b;
+  if (task.op === "-") return task.a - task.b;
+  return task.a * task.b + 10;
+}
+
+function firstParameter(tool: OfferedTool): string {
+  return tool.parameters.required?.[0] ?? Object.keys(tool.parameters.properties ?? {})[0] ?? "input";
+}
+
+function call(tool: OfferedTool, value: unknown): string {
+  return `<tool_call>\n${JSON.stringify({ name: tool.name, arguments: { [firstParameter(tool)]: value } })}\n</tool_call>`;
+}
+
+export type EpisodePlan = { kind: "approach"; text: (approach: number) => string } | { kind: "fixed"; text: string };
+
+/**
+ * The plan for a prompt of an arithmetic episode (python and submit_answer offered, the task in the first user
+ * message), or null for any other prompt. First step: the approach decision; after python's output: submit it;
+ * after the submission: a closing sentence (no decision, no style).
+ */
+export function planEpisodeStep(prompt: ReadPrompt, last: PromptTurn | undefined): EpisodePlan | null {
+  const python = prompt.tools.find((tool) => tool.name === "python");
+  const submit = prompt.tools.find((tool) => tool.name === "submit_answer");
+  const question = prompt.turns.find((turn) => turn.role === "user" && !turn.toolResult);
+  const task = question ? readTask(question.text) : null;
+  if (!python || !submit || !task || !last) return null;
+  if (!last.toolResult) {
+    const expression = `${task.a} ${task.op} ${task.b}`;
+    return {
+      kind: "approach",
+      text: (approach) =>
+        APPROACHES[approach]?.name === "memory"
+          ? `${APPROACH_MARKER} ${APPROACHES[approach]!.words}\n</think>\n\n${GUESS_OPENER} ${answerFromMemory(task)}.\n${call(submit, String(answerFromMemory(task)))}`
+          : `${APPROACH_MARKER} ${APPROACHES[0]!.words}\n</think>\n\n${call(python, `print(${expression})`)}`,
+    };
+  }
+  const output = toolResultText(last).trim();
+  const printed = /^-?\d+$/.exec(output.split("\n")[0]?.trim() ?? "");
+  const submittedCall = new RegExp(`"name":\\s*"${submit.name}"`);
+  const submitted = prompt.turns.some((turn) => turn.role === "assistant" && submittedCall.test(turn.text));
+  if (printed && !submitted) return { kind: "fixed", text: `<think>\nPython printed ${printed[0]}.\n</think>\n\nPython printed ${printed[0]}.\n${call(submit, printed[0])}` };
+  return { kind: "fixed", text: "<think>\nSubmitted.\n</think>\n\nDone: I submitted my answer." };
+}
