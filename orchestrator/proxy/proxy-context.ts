@@ -8,6 +8,7 @@ import type { Recipe } from "../../contracts/recipe.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import type { PromptBuilder } from "../capture/prompt-builder.ts";
 import type { TurnRecords } from "../records/turn-records.ts";
+import type { ResponseStore } from "./apis/response-store.ts";
 import type { MessageDigests } from "../sessions/message-digest.ts";
 import type { SessionTracker } from "../sessions/session-tracker.ts";
 import type { WeightVersionObserver } from "../weights/weight-version-tracker.ts";
@@ -45,6 +46,8 @@ export interface ProxyContext {
   prompts: PromptBuilder;
   records: TurnRecords;
   digests: MessageDigests;
+  /** Recent Responses API answers, for requests that go on from one (previous_response_id). */
+  responses: ResponseStore;
   counters: ProxyCounters;
   /** Aborted by close() once the grace period is over. */
   shutdown: AbortSignal;

@@ -79,7 +79,7 @@ export async function serveTokensTurn(
   const turn = beginTurn(context, decision, body.messages);
 
   const model = body.model ?? recipe.model.served_name;
-  const responder = api.responder({ response, model, sessionId: decision.sessionId, stream: body.stream === true, startedAt });
+  const responder = api.responder({ response, model, sessionId: decision.sessionId, stream: body.stream === true, startedAt, promptTokens: prompt.ids.length });
   // gpt-oss writes harmony channels in special tokens: its own parser, and text that keeps them
   const harmony = toolFormat === "harmony" || parsers.reasoningParser === "gpt-oss";
   const parser = harmony

@@ -40,6 +40,8 @@ export interface ResponderOptions {
   sessionId: string;
   stream: boolean;
   startedAt: number;
+  /** The prompt's length in tokens (known before the first token; the Messages API's message_start reports it). */
+  promptTokens: number;
 }
 
 /** One API the proxy speaks: its error shape and its responder. */
