@@ -152,3 +152,19 @@ describe("the Responses API through the official openai client", () => {
     expect(start?.type === "turn-start" && start.decidedBy).toContain("Codex's side prompt");
   });
 });
+
+describe("the Responses and Messages APIs in passthrough mode", () => {
+  it("are refused with a 400 naming proxy.mode (the engine's own chat endpoint is relayed there), in each API's shape", async () => {
+    const harness = await startHarness({ script, recipe: { proxy: { mode: "passthrough" } } });
+    try {
+      const responses = new OpenAI({ baseURL: `${harness.url}/v1`, apiKey: "any", maxRetries: 0 }).responses.create({ model: "policy", input: "Hi" });
+      await expect(responses).rejects.toMatchObject({ status: 400, param: "proxy.mode", code: "unsupported_in_passthrough" });
+      const answer = await fetch(`${harness.url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "policy", max_tokens: 8, messages: [{ role: "user", content: "Hi" }] }) });
+      expect(answer.status).toBe(400);
+      expect(await answer.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error", message: expect.stringContaining("proxy.mode tokens") } });
+      expect(harness.proxy.stats().turns).toEqual({ main: 0, side: 0 });
+    } finally {
+      await harness.close();
+    }
+  });
+});
