@@ -161,9 +161,9 @@ function routePath(request: IncomingMessage): string {
   return new URL(request.url ?? "/", "http://proxy").pathname.replace(/\/+$/, "") || "/";
 }
 
-/** The error shape of the API a request speaks: Anthropic's on /v1/messages, OpenAI's everywhere else. */
+/** The error shape of the API a request speaks: Anthropic's under /v1/messages (count_tokens included: a 404 it reads), OpenAI's elsewhere. */
 function errorsOf(request: IncomingMessage): typeof sendError {
-  return routePath(request) === "/v1/messages" ? sendAnthropicError : sendError;
+  return routePath(request).startsWith("/v1/messages") ? sendAnthropicError : sendError;
 }
 
 async function route(context: ProxyContext, auth: BearerAuth, accepting: boolean, request: IncomingMessage, response: ServerResponse): Promise<void> {

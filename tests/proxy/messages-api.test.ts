@@ -118,6 +118,9 @@ describe("the Messages API through the official @anthropic-ai/sdk client", () =>
     await expect(noMax).rejects.toMatchObject({ status: 400, error: { type: "error", error: { type: "invalid_request_error", message: expect.stringContaining("max_tokens") } } });
     const image = client.messages.create({ model: "policy", max_tokens: 16, messages: [{ role: "user", content: [{ type: "image", source: { type: "url", url: "https://example.invalid/a.png" } }] }] });
     await expect(image).rejects.toMatchObject({ status: 400, error: { error: { message: expect.stringContaining("messages.0.content.0") } } });
+    const count = client.messages.countTokens({ model: "policy", messages: [{ role: "user", content: "Hi" }] });
+    await expect(count).rejects.toBeInstanceOf(Anthropic.NotFoundError); // (not served: Claude Code estimates instead)
+    await expect(count).rejects.toMatchObject({ error: { type: "error", error: { type: "not_found_error" } } });
     expect(harness.proxy.stats()).toEqual(stats);
     expect(harness.events.length).toBe(events);
   });
