@@ -3,7 +3,8 @@
 import { randomUUID } from "node:crypto";
 import type { ChatRequest } from "../../contracts/chat.ts";
 import type { OpenAiLogprob } from "../capture/openai-logprobs.ts";
-import { sendError, sendJson } from "./openai-errors.ts";
+import type { OutputDelta } from "../capture/output-parser.ts";
+import { sendError, sendJson, type OpenAiError } from "./openai-errors.ts";
 import { ChunkWriter } from "./sse-writer.ts";
 import type { ApiDialect, ResponderOptions, TurnEnd, TurnResponder } from "./turn-responder.ts";
 
@@ -37,7 +38,7 @@ class ChatResponder implements TurnResponder {
     else for (const entry of entries) this.wholeLogprobs.push(entry);
   }
 
-  deltas(deltas: Parameters<ChunkWriter["deltas"]>[0]): void {
+  deltas(deltas: readonly OutputDelta[]): void {
     this.writer?.deltas(deltas);
   }
 
@@ -60,7 +61,7 @@ class ChatResponder implements TurnResponder {
     );
   }
 
-  fail(error: Parameters<TurnResponder["fail"]>[0]): void {
+  fail(error: OpenAiError): void {
     // (a stream the engine never accepted has sent nothing yet: it gets the HTTP status, 503 + Retry-After included)
     if (this.writer?.isStarted) this.writer.fail(error);
     else sendError(this.options.response, error);
