@@ -114,6 +114,6 @@ async function mergeIntoFile(file: string, entry: JsonObject): Promise<void> {
   await rewriteConfigFile(file, (text) => `${JSON.stringify(mergeOpenclawConfig(parseJsonConfig(file, text, hint), entry), null, 2)}\n`);
 }
 
-export function asObject(value: unknown): JsonObject {
+function asObject(value: unknown): JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as JsonObject) : {};
 }
