@@ -6,8 +6,8 @@ export const TURN_RECORD_VERSION = 1 as const;
 
 /** How the session id and the turn type were determined, so a user can see why a turn was (not) trained. */
 export interface TurnDecision {
-  session: "header:x-episode-id" | "header:x-session-id" | "header:session_id" | "header:x-session-affinity" | "body:session_id" | "openclaw-runtime-marker" | "history-prefix" | "new-session";
-  turnType: "header:x-turn-type" | "episode-step" | "body:turn_type" | "utility-model" | "side-system-prompt" | "openclaw-compaction" | "no-tools-side" | "agent-conversation" | "default-main";
+  session: "header:x-episode-id" | "header:x-session-id" | "header:session_id" | "header:x-session-affinity" | "body:session_id" | "client-conversation" | "openclaw-runtime-marker" | "history-prefix" | "new-session";
+  turnType: "header:x-turn-type" | "episode-step" | "body:turn_type" | "utility-model" | "client-side-request" | "side-system-prompt" | "openclaw-compaction" | "no-tools-side" | "agent-conversation" | "default-main";
   /** Free text: e.g. "extends 5 of 7 messages of session abc". */
   reason: string;
 }

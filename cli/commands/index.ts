@@ -1,5 +1,6 @@
 // Registers every subcommand; each lives in its own file named after the command.
 import type { Command } from "commander";
+import { registerAgentConfigCommand } from "./agent-config.ts";
 import { registerDemoCommand } from "./demo.ts";
 import { registerDoctorCommand } from "./doctor.ts";
 import { registerJoinCommand } from "./join.ts";
@@ -15,6 +16,7 @@ export function registerCommands(program: Command): void {
   registerPlanCommand(program);
   registerDoctorCommand(program);
   registerOpenclawConfigCommand(program);
+  registerAgentConfigCommand(program);
   registerDemoCommand(program);
   registerJoinCommand(program);
   registerRecipeReferenceCommand(program);

@@ -1,12 +1,11 @@
 // `openclaw-rl openclaw-config [--host H] [--write FILE] [--with-key]`: the OpenClaw provider entry that points
 // stock OpenClaw at this proxy; printed, or merged into an openclaw.json without losing its other content.
-import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
+import { parseJsonConfig, rewriteConfigFile } from "../config-file.ts";
 
 export const PROVIDER_ID = "rl";
 /** Names OpenClaw's `${VAR}` substitution in config values matches. */
@@ -111,38 +110,8 @@ export function mergeOpenclawConfig(existing: JsonObject, entry: JsonObject): Js
 }
 
 async function mergeIntoFile(file: string, entry: JsonObject): Promise<void> {
-  let existing: JsonObject = {};
-  let mode = 0o600;
-  let text: string | null = null;
-  try {
-    text = await readFile(file, "utf8");
-    mode = (await stat(file)).mode & 0o777;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-      throw new OpenclawRlError("BAD_REQUEST", `cannot read ${file}: ${(error as Error).message}`, { path: file });
-    }
-  }
-  if (text !== null && text.trim() !== "") existing = parseExisting(file, text);
-  await mkdir(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${randomBytes(4).toString("hex")}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(mergeOpenclawConfig(existing, entry), null, 2)}\n`, { mode });
-  await rename(temporary, file);
-}
-
-function parseExisting(file: string, text: string): JsonObject {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new OpenclawRlError("BAD_REQUEST", `${file} is not valid JSON (${(error as Error).message}); nothing was written`, {
-      path: file,
-      hint: "fix the file (openclaw.json must be plain JSON here: no comments or trailing commas), or print the entry without --write and merge it by hand",
-    });
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new OpenclawRlError("BAD_REQUEST", `${file} does not hold a JSON object; nothing was written`, { path: file });
-  }
-  return value as JsonObject;
+  const hint = "fix the file (openclaw.json must be plain JSON here: no comments or trailing commas), or print the entry without --write and merge it by hand";
+  await rewriteConfigFile(file, (text) => `${JSON.stringify(mergeOpenclawConfig(parseJsonConfig(file, text, hint), entry), null, 2)}\n`);
 }
 
 function asObject(value: unknown): JsonObject {

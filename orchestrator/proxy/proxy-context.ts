@@ -8,6 +8,7 @@ import type { Recipe } from "../../contracts/recipe.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import type { PromptBuilder } from "../capture/prompt-builder.ts";
 import type { TurnRecords } from "../records/turn-records.ts";
+import type { ResponseStore } from "./apis/response-store.ts";
 import type { MessageDigests } from "../sessions/message-digest.ts";
 import type { SessionTracker } from "../sessions/session-tracker.ts";
 import type { EpisodeRegistry } from "../episodes/episode-registry.ts";
@@ -48,6 +49,8 @@ export interface ProxyContext {
   digests: MessageDigests;
   /** General-agent episodes whose steps come through the proxy (X-Episode-Id). */
   episodes: EpisodeRegistry;
+  /** Recent Responses API answers, for requests that go on from one (previous_response_id). */
+  responses: ResponseStore;
   counters: ProxyCounters;
   /** Aborted by close() once the grace period is over. */
   shutdown: AbortSignal;

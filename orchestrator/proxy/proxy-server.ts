@@ -24,6 +24,13 @@ import { servePassthroughTurn } from "./passthrough-turn.ts";
 import type { ProxyContext, ProxyDeps } from "./proxy-context.ts";
 import { isOpenAiError, parseChatRequest, parseJson, readBody } from "./request-body.ts";
 import { listen } from "../../lib/http/listen.ts";
+import { sendAnthropicError } from "./apis/anthropic-errors.ts";
+import { serveMessages } from "./apis/messages-endpoint.ts";
+import { ResponseStore } from "./apis/response-store.ts";
+import { serveResponses } from "./apis/responses-endpoint.ts";
+
+/** Responses API answers kept for previous_response_id (each its whole conversation; the oldest go first). */
+const STORED_RESPONSES = 256;
 
 export type { ProxyDeps } from "./proxy-context.ts";
 
@@ -72,6 +79,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
     records,
     digests,
     episodes: new EpisodeRegistry(4 * recipe.proxy.max_sessions),
+    responses: new ResponseStore(STORED_RESPONSES),
     counters: { main: 0, side: 0, inFlight: 0 },
     shutdown: shutdown.signal,
     newSessionId: () => `session-${randomBytes(8).toString("hex")}`,
@@ -87,7 +95,7 @@ export function createProxy(deps: ProxyDeps): Proxy {
       if (context.counters.inFlight === 0) idle?.();
     });
     route(context, auth, accepting, request, response).catch((error: unknown) => {
-      if (!response.headersSent) sendError(response, toOpenAiError(error));
+      if (!response.headersSent) errorsOf(request)(response, toOpenAiError(error));
       else response.end();
     });
   });
@@ -147,12 +155,23 @@ const ROUTES = new Map<string, "GET" | "POST">([
   ["/readyz", "GET"],
   ["/v1/models", "GET"],
   ["/v1/chat/completions", "POST"],
+  ["/v1/responses", "POST"],
+  ["/v1/messages", "POST"],
   ["/v1/feedback", "POST"],
 ]);
 
+function routePath(request: IncomingMessage): string {
+  return new URL(request.url ?? "/", "http://proxy").pathname.replace(/\/+$/, "") || "/";
+}
+
+/** The error shape of the API a request speaks: Anthropic's under /v1/messages (count_tokens included: a 404 it reads), OpenAI's elsewhere. */
+function errorsOf(request: IncomingMessage): typeof sendError {
+  return routePath(request).startsWith("/v1/messages") ? sendAnthropicError : sendError;
+}
+
 async function route(context: ProxyContext, auth: BearerAuth, accepting: boolean, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const url = new URL(request.url ?? "/", "http://proxy");
-  const path = url.pathname.replace(/\/+$/, "") || "/";
+  const path = routePath(request);
+  const sendError = errorsOf(request);
   if (!accepting) return sendError(response, openAiError(503, "the proxy is shutting down", { type: "server_error", code: "shutting_down", retryAfterS: 5 }));
   const episodeOutcome = EPISODE_OUTCOME_PATH.exec(path);
   const method = episodeOutcome ? "POST" : ROUTES.get(path);
@@ -168,7 +187,7 @@ async function route(context: ProxyContext, auth: BearerAuth, accepting: boolean
     if (readiness.ready) return sendJson(response, 200, { ready: true, reason: readiness.reason });
     return sendJson(response, 503, { ready: false, reason: readiness.reason }, { "retry-after": String(Math.max(1, Math.ceil(readiness.retryAfterS))) });
   }
-  const denied = auth.check(request);
+  const denied = auth.check(request, path === "/v1/messages");
   if (denied) return sendError(response, openAiError(401, denied, { code: "invalid_api_key" }));
 
   if (path === "/v1/models") {
@@ -199,6 +218,8 @@ async function route(context: ProxyContext, auth: BearerAuth, accepting: boolean
     const answer = await context.deps.onFeedback(json, headers);
     return sendJson(response, answer.status, answer.body);
   }
+  if (path === "/v1/responses") return serveResponses(context, request, response, json);
+  if (path === "/v1/messages") return serveMessages(context, request, response, json);
   const body = parseChatRequest(json);
   if (isOpenAiError(body)) return sendError(response, body);
   if (context.deps.recipe.proxy.mode === "passthrough") return servePassthroughTurn(context, request, response, body);

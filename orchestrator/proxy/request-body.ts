@@ -51,14 +51,18 @@ export function parseJson(body: Buffer): unknown | OpenAiError {
   }
 }
 
+/** A request body parsed with its schema, or a 400 naming the field that does not fit (any of the proxy's APIs). */
+export function parseBody<Schema extends z.ZodType>(schema: Schema, value: unknown): z.infer<Schema> | OpenAiError {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const { path, message } = mostSpecific(parsed.error.issues[0]!);
+  const param = path.map(String).join(".");
+  return openAiError(400, `${param || "body"}: ${message}`, { param: param || null, code: "invalid_request" });
+}
+
 export function parseChatRequest(value: unknown): ChatRequest | OpenAiError {
-  const parsed = chatRequestSchema.safeParse(value);
-  if (!parsed.success) {
-    const { path, message } = mostSpecific(parsed.error.issues[0]!);
-    const param = path.map(String).join(".");
-    return openAiError(400, `${param || "body"}: ${message}`, { param: param || null, code: "invalid_request" });
-  }
-  const body = parsed.data;
+  const body = parseBody(chatRequestSchema, value);
+  if (isOpenAiError(body)) return body;
   const invalid = (param: string, message: string, code = "invalid_request"): OpenAiError => openAiError(400, `${param}: ${message}`, { param, code });
   if (body.n !== undefined && body.n !== null && body.n !== 1) return invalid("n", `only n = 1 is supported (got ${body.n})`, "unsupported_n");
   if ((body.top_logprobs ?? 0) > 0 && body.logprobs !== true) return invalid("top_logprobs", "set logprobs to true to use top_logprobs");

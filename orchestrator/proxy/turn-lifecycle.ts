@@ -7,7 +7,7 @@ import { OpenclawRlError } from "../../contracts/errors.ts";
 import { TURN_RECORD_VERSION, type CapturedTurn, type FinishReason } from "../../contracts/turn.ts";
 import { CallSignal } from "../../lib/http/call-signal.ts";
 import { stableHistory } from "../sessions/message-digest.ts";
-import { decideTurn, type Decision } from "../sessions/turn-decision.ts";
+import { decideTurn, type ClientSignals, type Decision } from "../sessions/turn-decision.ts";
 import type { ProxyContext } from "./proxy-context.ts";
 
 export interface PreparedTurn {
@@ -23,11 +23,11 @@ export interface PreparedTurn {
  * Session + turn type for a parsed request; no state changes (long message texts are swapped for the equal cached
  * instance, see MessageDigests.ofSharing).
  */
-export function prepareTurn(context: ProxyContext, body: ChatRequest, headers: IncomingMessage["headers"]): PreparedTurn {
+export function prepareTurn(context: ProxyContext, body: ChatRequest, headers: IncomingMessage["headers"], client?: ClientSignals): PreparedTurn {
   const stable = stableHistory(body.messages);
   const digests = stable.map((message) => context.digests.ofSharing(message));
   const prefixes = context.digests.prefixes(digests);
-  const decision = decideTurn(body, headers, prefixes, context.deps.recipe.proxy, context.sessions, context.newSessionId);
+  const decision = decideTurn(body, headers, prefixes, context.deps.recipe.proxy, context.sessions, context.newSessionId, client);
   if (decision.episode) {
     if (context.deps.recipe.method === "opd") {
       throw new OpenclawRlError("BAD_REQUEST", "episodes (X-Episode-Id) are trained with step rewards, and method opd has no reward term", { path: "x-episode-id", hint: "run with method binary or combine to train episodes" });

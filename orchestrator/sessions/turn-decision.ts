@@ -16,6 +16,14 @@ export interface SessionView {
   exists(sessionId: string): boolean;
 }
 
+/** What a client of another API (Responses, Messages) says about a request, read by its adapter. */
+export interface ClientSignals {
+  /** The client's own conversation id (Codex's session_id header, Claude Code's metadata.user_id), with where it was read. */
+  conversation?: { id: string; from: string };
+  /** Why the request is one of the client's own side requests (a title, a summary, a compaction), if it is one. */
+  sideRequest?: string;
+}
+
 export interface Decision {
   sessionId: string;
   turnType: "main" | "side";
@@ -51,6 +59,7 @@ export function decideTurn(
   proxy: Recipe["proxy"],
   sessions: SessionView,
   newSessionId: () => string,
+  client: ClientSignals = {},
 ): Decision {
   const reasons: string[] = [];
   let sessionSource: TurnDecision["session"];
@@ -71,6 +80,10 @@ export function decideTurn(
   } else if (request.session_id !== undefined && request.session_id.trim() !== "") {
     sessionSource = "body:session_id";
     sessionId = request.session_id.trim();
+  } else if (client.conversation !== undefined) {
+    sessionSource = "client-conversation";
+    sessionId = client.conversation.id;
+    reasons.push(`the client's conversation id (${client.conversation.from})`);
   } else if (affinityHeader !== undefined) {
     sessionSource = header(headers, "session_id") !== undefined ? "header:session_id" : "header:x-session-affinity";
     const affinity = splitAffinity(affinityHeader);
@@ -96,7 +109,7 @@ export function decideTurn(
 
   const turnType = episode
     ? episodeTurnType(headers, episode)
-    : decideTurnType(request, headers, proxy, compaction, explicit, sessionSource, sessions, sessionId);
+    : decideTurnType(request, headers, proxy, compaction, explicit, sessionSource, sessions, sessionId, client.sideRequest);
   reasons.push(turnType.reason);
   const doneHeader = header(headers, "x-session-done");
   const sessionDone = request.session_done === true || (doneHeader !== undefined && TRUE_WORDS.has(doneHeader.toLowerCase()));
@@ -128,6 +141,7 @@ function decideTurnType(
   sessionSource: TurnDecision["session"],
   sessions: SessionView,
   sessionId: string,
+  clientSide: string | undefined,
 ): { type: "main" | "side"; source: TurnDecision["turnType"]; reason: string } {
   const headerType = header(headers, "x-turn-type")?.toLowerCase();
   if (headerType !== undefined) {
@@ -138,6 +152,7 @@ function decideTurnType(
   if (request.model !== undefined && proxy.utility_models.includes(request.model)) {
     return { type: "side", source: "utility-model", reason: `model ${request.model} is a utility model` };
   }
+  if (clientSide !== undefined) return { type: "side", source: "client-side-request", reason: clientSide };
   const opening = systemOpening(request.messages);
   const prefix = proxy.side_system_prefixes.find((candidate) => candidate.length > 0 && opening.startsWith(candidate));
   if (prefix !== undefined) return { type: "side", source: "side-system-prompt", reason: `system prompt starts with "${prefix}"` };

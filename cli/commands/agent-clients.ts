@@ -1,0 +1,131 @@
+// What each coding agent needs to use the proxy, and how it is merged into that agent's own config file: Codex's
+// config.toml (a model provider speaking the Responses API), Claude Code's settings.json env, Qwen Code's .env.
+// Ignores the command line (agent-config.ts).
+import type { Recipe } from "../../contracts/recipe.ts";
+import { parseJsonConfig } from "../config-file.ts";
+import { PROVIDER_ID, providerBaseUrl } from "./openclaw-config.ts";
+
+export type AgentName = "codex" | "claude-code" | "qwen-code";
+
+export interface AgentTarget {
+  host?: string;
+  /** The proxy key itself (--with-key), else null: the agent reads it from $<proxy.api_key_env>. */
+  apiKey: string | null;
+}
+
+export interface AgentClient {
+  /** The config file --write merges into by default (relative to the home directory). */
+  defaultFile: string;
+  /** What to print: the config snippet or the shell exports. */
+  print(recipe: Recipe, target: AgentTarget): string;
+  /** The file's new text with our entries merged in; everything else in it stays. */
+  merge(text: string | null, file: string, recipe: Recipe, target: AgentTarget): string;
+}
+
+/** The model name Claude Code uses for its small utility requests: the recipe's first utility model, else one of ours. */
+export function utilityModelName(recipe: Recipe): string {
+  return recipe.proxy.utility_models[0] ?? `${recipe.model.served_name}-utility`;
+}
+
+function codexLines(recipe: Recipe, target: AgentTarget): { top: string[]; table: string[] } {
+  const header = `[model_providers.${PROVIDER_ID}]`;
+  return {
+    top: [`model = ${JSON.stringify(recipe.model.served_name)}`, `model_provider = ${JSON.stringify(PROVIDER_ID)}`],
+    table: [
+      header,
+      `name = "openclaw-rl proxy"`,
+      `base_url = ${JSON.stringify(providerBaseUrl(recipe, target.host))}`,
+      `wire_api = "responses"`,
+      target.apiKey === null ? `env_key = ${JSON.stringify(recipe.proxy.api_key_env)}` : `experimental_bearer_token = ${JSON.stringify(target.apiKey)}`,
+    ],
+  };
+}
+
+/**
+ * Line-level TOML merge (no TOML parser here): our top-level `model` / `model_provider` replace theirs above the first
+ * table, our provider table replaces a table of the same name; every other line, comments included, stays as it was.
+ */
+export function mergeCodexToml(text: string | null, lines: { top: string[]; table: string[] }): string {
+  const existing = text === null || text === "" ? [] : text.replace(/\n$/, "").split("\n");
+  const isHeader = (line: string): boolean => /^\s*\[/.test(line);
+  const firstTable = existing.findIndex(isHeader);
+  const topEnd = firstTable === -1 ? existing.length : firstTable;
+  const ourKeys = new Set(lines.top.map((line) => line.split("=")[0]!.trim()));
+  const top = existing.slice(0, topEnd).filter((line) => !ourKeys.has(/^\s*([A-Za-z0-9_-]+)\s*=/.exec(line)?.[1] ?? ""));
+  const rest: string[] = [];
+  let skipping = false;
+  for (const line of existing.slice(topEnd)) {
+    if (isHeader(line)) skipping = line.trim() === lines.table[0];
+    if (!skipping) rest.push(line);
+  }
+  for (const section of [top, rest]) while (section.length > 0 && section.at(-1)!.trim() === "") section.pop();
+  const body = [...lines.top, ...top, ...(rest.length > 0 ? ["", ...rest] : []), "", ...lines.table];
+  return `${body.join("\n").replace(/^\n+/, "")}\n`;
+}
+
+/** The environment each env-configured agent reads; a key left out is to be exported from $<proxy.api_key_env>. */
+function claudeCodeEnv(recipe: Recipe, target: AgentTarget): Record<string, string> {
+  const base = providerBaseUrl(recipe, target.host).replace(/\/v1$/, ""); // (the SDK adds /v1/messages)
+  return {
+    ANTHROPIC_BASE_URL: base,
+    ...(target.apiKey === null ? {} : { ANTHROPIC_AUTH_TOKEN: target.apiKey }),
+    ANTHROPIC_MODEL: recipe.model.served_name,
+    ANTHROPIC_SMALL_FAST_MODEL: utilityModelName(recipe),
+    ANTHROPIC_DEFAULT_HAIKU_MODEL: utilityModelName(recipe),
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  };
+}
+
+function qwenCodeEnv(recipe: Recipe, target: AgentTarget): Record<string, string> {
+  return {
+    OPENAI_BASE_URL: providerBaseUrl(recipe, target.host),
+    ...(target.apiKey === null ? {} : { OPENAI_API_KEY: target.apiKey }),
+    OPENAI_MODEL: recipe.model.served_name,
+  };
+}
+
+function shellExports(env: Record<string, string>, keyVariable: string | null, variable: string): string {
+  const lines = Object.entries(env).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
+  if (keyVariable !== null) lines.push(`export ${keyVariable}="$${variable}"`);
+  return `${lines.join("\n")}\n`;
+}
+
+function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/** KEY=VALUE lines: ours replace lines setting the same names, the rest (comments too) stay. */
+export function mergeDotenv(text: string | null, env: Record<string, string>): string {
+  const kept = (text ?? "").split("\n").filter((line) => {
+    const name = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(line)?.[1];
+    return name === undefined || !(name in env);
+  });
+  while (kept.length > 0 && kept.at(-1)!.trim() === "") kept.pop();
+  return `${[...kept, ...Object.entries(env).map(([name, value]) => `${name}=${JSON.stringify(value)}`)].join("\n")}\n`;
+}
+
+export const AGENT_CLIENTS: Record<AgentName, AgentClient> = {
+  codex: {
+    defaultFile: ".codex/config.toml",
+    print: (recipe, target) => {
+      const lines = codexLines(recipe, target);
+      const note = target.apiKey === null ? `# Codex reads the proxy key from $${recipe.proxy.api_key_env}\n` : "";
+      return `# ~/.codex/config.toml\n${note}${mergeCodexToml(null, lines)}`;
+    },
+    merge: (text, _file, recipe, target) => mergeCodexToml(text, codexLines(recipe, target)),
+  },
+  "claude-code": {
+    defaultFile: ".claude/settings.json",
+    print: (recipe, target) => shellExports(claudeCodeEnv(recipe, target), target.apiKey === null ? "ANTHROPIC_AUTH_TOKEN" : null, recipe.proxy.api_key_env),
+    merge: (text, file, recipe, target) => {
+      const settings = parseJsonConfig(file, text, "fix the file (settings.json must be plain JSON), or print the settings without --write and set them by hand");
+      const env = typeof settings.env === "object" && settings.env !== null && !Array.isArray(settings.env) ? settings.env : {};
+      return `${JSON.stringify({ ...settings, env: { ...env, ...claudeCodeEnv(recipe, target) } }, null, 2)}\n`;
+    },
+  },
+  "qwen-code": {
+    defaultFile: ".qwen/.env",
+    print: (recipe, target) => shellExports(qwenCodeEnv(recipe, target), target.apiKey === null ? "OPENAI_API_KEY" : null, recipe.proxy.api_key_env),
+    merge: (text, _file, recipe, target) => mergeDotenv(text, qwenCodeEnv(recipe, target)),
+  },
+};

@@ -1,0 +1,80 @@
+// What Codex and Claude Code say about their own requests, read where the proxy's turn decision would otherwise
+// guess: each client's conversation id, and the side requests it sends (compaction, titles, probes). Pure; ignores HTTP.
+import type { ChatMessage, ChatRequest } from "../../../contracts/chat.ts";
+import type { MessagesRequest } from "../../../contracts/messages.ts";
+import type { ResponsesRequest } from "../../../contracts/responses.ts";
+import { flattenContent } from "../../../lib/model/chat-template.ts";
+import type { ClientSignals } from "../../sessions/turn-decision.ts";
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/** Codex's compaction prompt, sent as the last user input (codex-rs core/templates/compact/prompt.md). */
+const CODEX_SIDE_OPENINGS = ["You are performing a CONTEXT CHECKPOINT COMPACTION"];
+
+/** Claude Code's own utility prompts: compaction (as the last user message), topic and title detection (as system). */
+const CLAUDE_CODE_SIDE_OPENINGS = [
+  "Your task is to create a detailed summary of the conversation so far",
+  "Analyze if this message indicates a new conversation topic",
+  "Summarize this coding conversation",
+  "Please write a 5-10 word title",
+];
+
+/**
+ * Codex sends its conversation id as a bare `session_id` header (OpenClaw's `<id>:<n>` form keeps its own meaning)
+ * and as `prompt_cache_key`; its compaction request is a user input that opens with the compaction prompt.
+ */
+export function codexSignals(headers: Headers, body: ResponsesRequest, chat: ChatRequest): ClientSignals {
+  const header = firstValue(headers["session_id"]);
+  const cacheKey = typeof body.prompt_cache_key === "string" && body.prompt_cache_key.trim() !== "" ? body.prompt_cache_key.trim() : undefined;
+  const conversation =
+    header !== undefined && !/:\d+$/.test(header) ? { id: header, from: "Codex's session_id header" } : cacheKey !== undefined ? { id: cacheKey, from: "body prompt_cache_key" } : undefined;
+  const opening = matchedOpening(lastUserText(chat.messages), CODEX_SIDE_OPENINGS);
+  return { ...(conversation ? { conversation } : {}), ...(opening ? { sideRequest: `the last user input opens with Codex's side prompt "${opening}"` } : {}) };
+}
+
+/**
+ * Claude Code names its session in metadata.user_id (`…_session_<uuid>`, or JSON with session_id); its side requests
+ * are the small/fast model's (not the served model, no tools), probes of max_tokens 1, and its utility prompts.
+ */
+export function claudeCodeSignals(body: MessagesRequest, chat: ChatRequest, servedModel: string): ClientSignals {
+  const userId = body.metadata?.user_id ?? "";
+  const sessionId = /_session_([0-9A-Za-z-]+)$/.exec(userId)?.[1] ?? jsonSessionId(userId);
+  const conversation = sessionId ? { id: sessionId, from: "Claude Code's metadata.user_id" } : undefined;
+  const hasTools = (chat.tools?.length ?? 0) > 0;
+  const system = chat.messages[0]?.role === "system" ? flattenContent(chat.messages[0].content) : "";
+  const opening = matchedOpening(system, CLAUDE_CODE_SIDE_OPENINGS) ?? matchedOpening(lastUserText(chat.messages), CLAUDE_CODE_SIDE_OPENINGS);
+  const sideRequest =
+    body.max_tokens <= 1
+      ? "max_tokens 1 (a probe, such as Claude Code's quota check)"
+      : !hasTools && body.model !== servedModel
+        ? `model ${body.model} is not the served model ${servedModel} and the request has no tools (a client's small/fast model)`
+        : opening
+          ? `opens with Claude Code's side prompt "${opening}"`
+          : undefined;
+  return { ...(conversation ? { conversation } : {}), ...(sideRequest ? { sideRequest } : {}) };
+}
+
+function jsonSessionId(text: string): string | undefined {
+  if (!text.startsWith("{")) return undefined;
+  try {
+    const value = (JSON.parse(text) as { session_id?: unknown }).session_id;
+    return typeof value === "string" && value !== "" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function firstValue(value: string | string[] | undefined): string | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined || text.trim() === "" ? undefined : text.trim();
+}
+
+function lastUserText(messages: readonly ChatMessage[]): string {
+  const last = messages.at(-1);
+  return last?.role === "user" ? flattenContent(last.content) : "";
+}
+
+function matchedOpening(text: string, openings: readonly string[]): string | undefined {
+  const start = text.trimStart();
+  return openings.find((opening) => start.startsWith(opening));
+}

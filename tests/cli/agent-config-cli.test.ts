@@ -1,0 +1,79 @@
+// `openclaw-rl agent-config codex|claude-code|qwen-code` (through main() in this process): what each agent is told,
+// and --write merging into its own config file without losing what is there.
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCliInProcess } from "./cli-process.ts";
+
+const scratch = mkdtempSync(path.join(tmpdir(), "agent-config-"));
+const RECIPE = ["--recipe", "configs/qwen3-4b-combine.yaml"];
+
+describe("openclaw-rl agent-config", () => {
+  it("prints Codex's model provider speaking the Responses API, reading the key from the proxy's variable", async () => {
+    const result = await runCliInProcess(["agent-config", "codex", ...RECIPE, "--host", "10.0.0.5"], { OPENCLAW_RL_API_KEY: "real-key" });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('model = "qwen3-4b"\nmodel_provider = "rl"\n');
+    expect(result.stdout).toContain('[model_providers.rl]\nname = "openclaw-rl proxy"\nbase_url = "http://10.0.0.5:30000/v1"\nwire_api = "responses"\nenv_key = "OPENCLAW_RL_API_KEY"\n');
+    expect(result.stdout).not.toContain("real-key");
+  });
+
+  it("prints Claude Code's and Qwen Code's environment (Anthropic base URL without /v1, a utility model for side requests)", async () => {
+    const claude = await runCliInProcess(["agent-config", "claude-code", ...RECIPE]);
+    expect(claude.stdout.split("\n")).toEqual(
+      expect.arrayContaining([
+        "export ANTHROPIC_BASE_URL=http://127.0.0.1:30000",
+        "export ANTHROPIC_MODEL=qwen3-4b",
+        "export ANTHROPIC_SMALL_FAST_MODEL=qwen3-4b-utility",
+        'export ANTHROPIC_AUTH_TOKEN="$OPENCLAW_RL_API_KEY"',
+      ]),
+    );
+    const qwen = await runCliInProcess(["agent-config", "qwen-code", ...RECIPE, "--with-key"], { OPENCLAW_RL_API_KEY: "real-key" });
+    expect(qwen.stdout).toBe("export OPENAI_BASE_URL=http://127.0.0.1:30000/v1\nexport OPENAI_API_KEY=real-key\nexport OPENAI_MODEL=qwen3-4b\n");
+    const unknown = await runCliInProcess(["agent-config", "cursor"]);
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toContain("codex, claude-code, qwen-code");
+  });
+
+  it("--write merges into Codex's config.toml: our model, provider and table replace theirs, every other line stays", async () => {
+    const file = path.join(scratch, "config.toml");
+    writeFileSync(
+      file,
+      '# my settings\nmodel = "gpt-5"\napproval_policy = "on-request"\n\n[model_providers.rl]\nbase_url = "http://old/v1"\n\n[model_providers.other]\nbase_url = "http://x/v1"\n\n[profiles.fast]\nmodel = "o4-mini"\n',
+      { mode: 0o640 },
+    );
+    expect((await runCliInProcess(["agent-config", "codex", ...RECIPE, "--write", file])).exitCode).toBe(0);
+    const text = readFileSync(file, "utf8");
+    expect(text).toBe(
+      'model = "qwen3-4b"\nmodel_provider = "rl"\n# my settings\napproval_policy = "on-request"\n\n[model_providers.other]\nbase_url = "http://x/v1"\n\n[profiles.fast]\nmodel = "o4-mini"\n\n[model_providers.rl]\nname = "openclaw-rl proxy"\nbase_url = "http://127.0.0.1:30000/v1"\nwire_api = "responses"\nenv_key = "OPENCLAW_RL_API_KEY"\n',
+    );
+    expect(statSync(file).mode & 0o777).toBe(0o640);
+    // merging again changes nothing
+    await runCliInProcess(["agent-config", "codex", ...RECIPE, "--write", file]);
+    expect(readFileSync(file, "utf8")).toBe(text);
+  });
+
+  it("--write merges Claude Code's settings.json env and Qwen Code's .env, keeping the rest; a broken file is left as it was", async () => {
+    const settings = path.join(scratch, "settings.json");
+    writeFileSync(settings, JSON.stringify({ permissions: { allow: ["Bash(ls)"] }, env: { MY_VAR: "1", ANTHROPIC_MODEL: "old" } }));
+    const written = await runCliInProcess(["agent-config", "claude-code", ...RECIPE, "--write", settings]);
+    expect(written.stdout).toContain('ANTHROPIC_AUTH_TOKEN="$OPENCLAW_RL_API_KEY"');
+    const merged = JSON.parse(readFileSync(settings, "utf8"));
+    expect(merged.permissions).toEqual({ allow: ["Bash(ls)"] });
+    expect(merged.env).toMatchObject({ MY_VAR: "1", ANTHROPIC_MODEL: "qwen3-4b", ANTHROPIC_BASE_URL: "http://127.0.0.1:30000", ANTHROPIC_SMALL_FAST_MODEL: "qwen3-4b-utility" });
+
+    const dotenv = path.join(scratch, "qwen", ".env");
+    await runCliInProcess(["agent-config", "qwen-code", ...RECIPE, "--write", dotenv]);
+    expect(statSync(dotenv).mode & 0o777).toBe(0o600);
+    writeFileSync(dotenv, `# keep me\nOTHER=1\n${readFileSync(dotenv, "utf8")}`);
+    await runCliInProcess(["agent-config", "qwen-code", ...RECIPE, "--write", dotenv, "--host", "10.0.0.5"]);
+    expect(readFileSync(dotenv, "utf8")).toBe('# keep me\nOTHER=1\nOPENAI_BASE_URL="http://10.0.0.5:30000/v1"\nOPENAI_MODEL="qwen3-4b"\n');
+
+    const broken = path.join(scratch, "broken.json");
+    writeFileSync(broken, "{ not json");
+    const refused = await runCliInProcess(["agent-config", "claude-code", ...RECIPE, "--write", broken]);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain("is not valid JSON");
+    expect(readFileSync(broken, "utf8")).toBe("{ not json");
+  });
+});
