@@ -1,0 +1,123 @@
+// General agents in rehearsal, end to end: `openclaw-rl start` with the built-in tool-call environment (sandboxed
+// python, arithmetic tasks the stand-in can read), the episode driver running task groups through the proxy, the
+// stand-in judge scoring each step, step samples trained by the stand-in trainer through the real rollout function.
+// The stand-in starts answering from memory (right for sums, wrong for products); it learns to compute with python.
+// Run twice, with the step scores (prm_step_coef 1) and outcome-only (0): the outcome rate rises, and the integrated
+// reward is ahead after the same weight versions (a sign check: on sums, only the judge tells a guess from a check).
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+import { freePort, until } from "../support/loopback.ts";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+/** Choices made with the weights of versions 1..EARLY count as "early". */
+const EARLY = 8;
+
+interface Approaches {
+  weight_version: string;
+  responder: { approach_probabilities: Record<string, number>; approaches: Record<string, Record<string, number>> };
+}
+
+async function policyState(policyUrl: string): Promise<Approaches> {
+  return (await (await fetch(`${policyUrl}/standin/state`, { signal: AbortSignal.timeout(5000) })).json()) as Approaches;
+}
+
+/** The share of "tool" among the approaches chosen with the weights of versions in [from, to]. */
+function toolShare(approaches: Approaches["responder"]["approaches"], from: number, to: number): { share: number; choices: number } {
+  let tool = 0;
+  let all = 0;
+  for (const [version, counts] of Object.entries(approaches)) {
+    const number = version === "default" ? 0 : Number(version);
+    if (number < from || number > to) continue;
+    tool += counts.tool ?? 0;
+    all += (counts.tool ?? 0) + (counts.memory ?? 0);
+  }
+  return { share: all > 0 ? tool / all : 0, choices: all };
+}
+
+async function runEpisodes(prmStepCoef: number): Promise<{ approaches: Approaches; status: Record<string, any>; judgements: Record<string, any>[] }> {
+  const folder = await mkdtemp(path.join(tmpdir(), `episodes-${prmStepCoef}-`));
+  const runDir = path.join(folder, "run");
+  const [proxyPort, adminPort, policyPort, judgePort, environmentPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  const sets = {
+    "records.dir": runDir,
+    "proxy.port": proxyPort,
+    "proxy.admin_port": adminPort,
+    "engine.rehearsal.policy_port": policyPort,
+    "engine.rehearsal.judge_port": judgePort,
+    "engine.rehearsal.train_seconds": 0.2,
+    "engine.rehearsal.seed": 5,
+    "training.batch_size": 8,
+    "training.max_staleness": 50,
+    "episodes.environment": "toolcall",
+    "episodes.environment_port": environmentPort,
+    "episodes.tasks": path.join(root, "rehearsal", "agent-tasks.jsonl"),
+    "episodes.samples_per_task": 4,
+    "episodes.concurrency": 4,
+    "episodes.epochs": 2,
+    "episodes.prm_step_coef": prmStepCoef,
+  };
+  const argv = ["bin/openclaw-rl.mjs", "start", "--method", "binary", ...Object.entries(sets).flatMap(([key, value]) => ["--set", `${key}=${value}`])];
+  const start = execa(process.execPath, argv, { cwd: root, reject: false, env: { OPENCLAW_RL_API_KEY: "" }, all: true });
+  const policyUrl = `http://127.0.0.1:${policyPort}`;
+  const statusNow = async () => JSON.parse((await execa(process.execPath, ["bin/openclaw-rl.mjs", "status", "--run", runDir, "--json"], { cwd: root })).stdout) as Record<string, any>;
+  try {
+    await until("the proxy to be ready", async () => ((await fetch(`http://127.0.0.1:${proxyPort}/readyz`)).ok ? true : null), 120_000);
+    // 12 tasks × 4 episodes × 2 epochs
+    await until("every episode to finish", async () => ((await statusNow()).episodes.finished >= 96 ? true : null), 240_000);
+    const approaches = await policyState(policyUrl);
+    const status = await statusNow();
+    const judgements = (await readFile(path.join(runDir, "judgements.jsonl"), "utf8"))
+      .split("\n")
+      .filter((line) => line.length > 0)
+      .map((line) => JSON.parse(line) as Record<string, any>);
+    return { approaches, status, judgements };
+  } finally {
+    start.kill("SIGTERM");
+    const result = await start;
+    if (result.exitCode !== 0) console.log(result.all?.slice(-4000));
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+describe("rehearsal for agents (episodes in the built-in tool-call environment)", () => {
+  it("the outcome rate rises, and step scores + outcome learn faster than the outcome alone", async () => {
+    const integrated = await runEpisodes(1);
+    const outcomeOnly = await runEpisodes(0);
+    const summary = (name: string, run: typeof integrated) => {
+      const early = toolShare(run.approaches.responder.approaches, 1, EARLY);
+      const versions = Object.entries(run.status.episodes.by_version as Record<string, { finished: number; outcome_rate: number }>);
+      console.log(
+        `${name}: P(tool) now ${run.approaches.responder.approach_probabilities.tool!.toFixed(3)}; tool share at versions 1..${EARLY} ${early.share.toFixed(2)} of ${early.choices}; ` +
+          `outcome rate ${run.status.episodes.outcome_rate.toFixed(2)}; by version ${versions.map(([version, entry]) => `v${version} ${entry.outcome_rate.toFixed(2)}/${entry.finished}`).join(" ")}`,
+      );
+      return early;
+    };
+    const integratedEarly = summary("integrated (c = 1)", integrated);
+    const outcomeEarly = summary("outcome only (c = 0)", outcomeOnly);
+
+    for (const run of [integrated, outcomeOnly]) {
+      expect(run.status.episodes).toMatchObject({ finished: 96, failed: 0, running: 0 });
+      // the outcome rate rises: the first episodes (default weights, mostly from memory) against the last versions'
+      const byVersion = run.status.episodes.by_version as Record<string, { finished: number; outcome_rate: number }>;
+      const versions = Object.keys(byVersion).map(Number).sort((a, b) => a - b);
+      const late = versions.slice(-4).map((version) => byVersion[String(version)]!);
+      const lateRate = late.reduce((sum, entry) => sum + entry.outcome_rate * entry.finished, 0) / late.reduce((sum, entry) => sum + entry.finished, 0);
+      const first = run.judgements.filter((record) => record.episode && record.episode.stepIndex === 0).slice(0, 12);
+      const firstRate = first.filter((record) => record.episode.outcome === 1).length / first.length;
+      expect(lateRate).toBeGreaterThan(firstRate);
+      expect(lateRate).toBeGreaterThanOrEqual(0.9);
+      expect(run.approaches.responder.approach_probabilities.tool).toBeGreaterThan(0.8);
+    }
+    // step records show the arithmetic: r = o + c·p; the step scores are the judge's (python +1, a guess −1)
+    const guess = integrated.judgements.find((record) => record.episode?.stepIndex === 0 && record.evaluation?.score === -1)!;
+    expect(guess.episode.reward).toBe(guess.episode.outcome - 1);
+    const computed = integrated.judgements.find((record) => record.episode?.stepIndex === 0 && record.evaluation?.score === 1)!;
+    expect(computed.episode.reward).toBe(computed.episode.outcome + 1);
+    expect(outcomeOnly.judgements.filter((record) => record.episode?.reward !== null && record.episode?.reward !== undefined).every((record) => record.episode.reward === record.episode.outcome)).toBe(true);
+    // the sign check: after the same weight versions, the integrated reward chose the tool more often
+    expect(integratedEarly.share).toBeGreaterThan(outcomeEarly.share);
+  }, 600_000);
+});
