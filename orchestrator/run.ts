@@ -45,6 +45,8 @@ export interface Readiness {
 export interface OrchestratorOptions {
   recipe: Recipe;
   runDir: string;
+  /** This run's id (start's): the `uid` of the episodes it drives, so two runs' episode ids never meet. */
+  runId?: string;
   /** The proxy's Bearer key (read from recipe.proxy.api_key_env by the CLI). */
   apiKey: string | undefined;
   /** Engine base URLs; null = the router slime announces in its bridge hello. */
@@ -261,7 +263,7 @@ async function startEpisodes(run: Run, proxyUrl: string): Promise<void> {
     concurrency: episodes.concurrency,
     epochs: episodes.epochs,
     contextTokens: recipe.model.context_length - recipe.model.max_response_tokens,
-    uid: path.basename(runDir),
+    uid: options.runId ?? `${path.basename(runDir)}-${Date.now().toString(36)}`,
     ready: () => options.readiness().ready,
     signal: stop.signal,
   });

@@ -29,6 +29,8 @@ function fromStatus(status: StatusSnapshot) {
     weightVersion: status.weight_version,
     engines: status.engines.map(({ name, state, detail }) => ({ name, state, detail })).sort((a, b) => a.name.localeCompare(b.name)),
     errors: status.errors.length,
+    episodes: { running: status.episodes.running, finished: status.episodes.finished, failed: status.episodes.failed, rate: status.episodes.outcome_rate },
+    episodeVersions: Object.entries(status.episodes.by_version).map(([version, entry]) => ({ version, finished: entry.finished, rate: entry.outcome_rate })),
   };
 }
 
@@ -48,6 +50,8 @@ function fromDashboard(dashboard: DashboardSnapshot) {
     weightVersion: totals.weightVersion,
     engines: dashboard.engines.map(({ name, state, detail }) => ({ name, state, detail })),
     errors: totals.errors,
+    episodes: { running: totals.episodes.running, finished: totals.episodes.finished, failed: totals.episodes.failed, rate: totals.episodes.rate },
+    episodeVersions: totals.episodes.byVersion,
   };
 }
 
@@ -89,6 +93,10 @@ const sequence: RunEventInput[] = [
   { type: "turn-start", sessionId: "a", turn: 1, turnType: "main", decidedBy: "agent-conversation" },
   ended("a", 1, "1"),
   { type: "engine-state", name: "judge", state: "degraded", detail: "0 of 1 engines" },
+  { type: "episode-start", episodeId: "t:u:0:0", groupId: "t:u:0" },
+  { type: "episode-start", episodeId: "t:u:0:1", groupId: "t:u:0" },
+  { type: "episode-end", episodeId: "t:u:0:0", groupId: "t:u:0", score: 1, failure: null, steps: 2, weightVersion: "1" },
+  { type: "episode-end", episodeId: "t:u:0:1", groupId: "t:u:0", score: null, failure: "grader crashed", steps: 1, weightVersion: "1" },
 ];
 
 describe("status and the dashboard", () => {

@@ -207,12 +207,16 @@ export class DashboardHistory {
 
   /** The run tally's counts under the dashboard's names. */
   private totals(): Totals {
-    const { sessions, turns, judging, samples, batches, errors, weights } = this.tally.counts();
+    const { sessions, turns, judging, samples, batches, errors, weights, episodes } = this.tally.counts();
     return {
       turns: turns.main + turns.side, mainTurns: turns.main, sideTurns: turns.side, sessions,
       judged: judging.judged, kept: judging.judged - judging.withoutSample, skipped: judging.withoutSample,
       batches: batches.trained, samplesTrained: samples.trained, batchesDelivered: batches.delivered, samplesDelivered: samples.delivered,
       staleDrops: samples.droppedStale, invalidDrops: samples.droppedInvalid, errors: errors.count, weightVersion: weights.version,
+      episodes: {
+        running: episodes.running, finished: episodes.finished, failed: episodes.failed, rate: episodes.rate,
+        byVersion: Object.entries(episodes.versions).slice(-8).map(([version, entry]) => ({ version, finished: entry.finished, rate: entry.rate })),
+      },
     };
   }
 

@@ -109,6 +109,8 @@ export interface Totals {
   invalidDrops: number;
   errors: number;
   weightVersion: string | null;
+  /** General-agent episodes: running, finished, failed, and the outcome rate overall and per weight version (the recent ones). */
+  episodes: { running: number; finished: number; failed: number; rate: number | null; byVersion: Array<{ version: string; finished: number; rate: number | null }> };
 }
 
 /** Running stats of the batch being filled (judged since the last delivered batch). */

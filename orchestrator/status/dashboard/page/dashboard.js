@@ -106,6 +106,12 @@ function drawFacts() {
     ["delivered", `${totals.batchesDelivered} batches · ${totals.samplesDelivered} samples (re-deliveries included)`],
     ["stale drops", totals.staleDrops], ["invalid drops", totals.invalidDrops], ["errors", totals.errors],
   ];
+  const episodes = totals.episodes;
+  if (episodes && episodes.running + episodes.finished > 0) {
+    const rate = (value) => (value === null ? "–" : `${Math.round(100 * value)}%`);
+    facts.push(["episodes", `${episodes.running} running · ${episodes.finished} finished (${episodes.failed} failed) · outcome ${rate(episodes.rate)}`]);
+    facts.push(["outcome by version", episodes.byVersion.map((entry) => `v${entry.version} ${rate(entry.rate)} of ${entry.finished}`).join(" · ")]);
+  }
   document.getElementById("totals").replaceChildren(...facts.flatMap(([name, value]) => [element("dt", "", name), element("dd", "", value)]));
   document.getElementById("stale-drops").textContent = String(totals.staleDrops);
   const lastBatch = state.batches[state.batches.length - 1];
