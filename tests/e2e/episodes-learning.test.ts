@@ -117,6 +117,27 @@ describe("rehearsal for agents (episodes in the built-in tool-call environment)"
     const computed = integrated.judgements.find((record) => record.episode?.stepIndex === 0 && record.evaluation?.score === 1)!;
     expect(computed.episode.reward).toBe(computed.episode.outcome + 1);
     expect(outcomeOnly.judgements.filter((record) => record.episode?.reward !== null && record.episode?.reward !== undefined).every((record) => record.episode.reward === record.episode.outcome)).toBe(true);
+    // the bucket arithmetic, recomputed from the run's records: (r − μ) / (σ + 1e−6) per (group, step index) bucket
+    for (const run of [integrated, outcomeOnly]) {
+      const buckets = new Map<string, Record<string, any>[]>();
+      for (const record of run.judgements) {
+        if (record.episode?.reward === null || record.episode?.reward === undefined) continue;
+        const key = `${record.episode.groupId}\u0000${record.episode.stepIndex}`;
+        buckets.set(key, [...(buckets.get(key) ?? []), record]);
+      }
+      expect(buckets.size).toBeGreaterThan(24);
+      for (const members of buckets.values()) {
+        const rewards = members.map((record) => record.episode.reward as number);
+        const mean = rewards.reduce((sum, value) => sum + value, 0) / rewards.length;
+        const variance = rewards.reduce((sum, value) => sum + value * value, 0) / rewards.length - mean * mean;
+        for (const record of members) {
+          const expected = members.length === 1 ? record.episode.reward : variance <= 1e-12 ? 0 : (record.episode.reward - mean) / (Math.sqrt(variance) + 1e-6);
+          expect(record.episode.advantage).toBeCloseTo(expected, 9);
+          expect(record.episode.trained).toBe(members.length === 1 || variance > 1e-12);
+          expect(record.sample.masked).toBe(!record.episode.trained);
+        }
+      }
+    }
     // the sign check: after the same weight versions, the integrated reward chose the tool more often
     expect(integratedEarly.share).toBeGreaterThan(outcomeEarly.share);
   }, 600_000);
