@@ -19,6 +19,8 @@ const MAX_CACHED_JSON_BYTES = 256 * 1024;
 export interface TurnRecord {
   version: number;
   session_id: string;
+  /** A step of a general-agent episode: the episode (= session_id) and its task group. */
+  episode?: { id: string; group_id: string };
   turn: number;
   messages: CapturedTurn["messages"];
   tools: CapturedTurn["tools"];
@@ -46,6 +48,7 @@ export function turnRecord(turn: CapturedTurn & { nextState?: ClosedTurn["nextSt
   return {
     version: turn.version,
     session_id: turn.sessionId,
+    ...(turn.episode ? { episode: { id: turn.episode.id, group_id: turn.episode.groupId } } : {}),
     turn: turn.turn,
     messages: turn.messages,
     tools: turn.tools,

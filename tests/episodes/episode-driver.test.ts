@@ -2,6 +2,8 @@
 // reference's protocol), each step a chat request with X-Episode-Id / X-Task-Id generated and captured as any turn,
 // the tool's observation the step's next state, the outcome reported to POST /v1/episodes/{id}/outcome. Also the
 // route's refusals (unknown, ended, bad body, a step in flight) and a harness reporting its own episode.
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../contracts/events.ts";
 import { EnvironmentClient } from "../../orchestrator/episodes/environment-client.ts";
@@ -93,6 +95,10 @@ describe("the episode driver through the proxy", () => {
       ["math:add-2-3:run1:0:1", "math:add-2-3:run1:0", 1, null, 2],
     ]);
     expect(ofType(harness.events, "episode-start")).toHaveLength(2);
+    // turns.jsonl says which episode and group each step belongs to
+    await until(() => existsSync(path.join(harness.recordsDir, "turns.jsonl")) && readFileSync(path.join(harness.recordsDir, "turns.jsonl"), "utf8").trim().split("\n").length === 4);
+    const lines = readFileSync(path.join(harness.recordsDir, "turns.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { episode?: unknown; session_id: string });
+    expect(lines.every((line) => JSON.stringify(line.episode) === JSON.stringify({ id: line.session_id, group_id: "math:add-2-3:run1:0" }))).toBe(true);
   });
 
   it("the last step's tool results, sent with the outcome, are its next state (an episode cut at max_steps)", async () => {
