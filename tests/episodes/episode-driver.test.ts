@@ -223,3 +223,33 @@ describe("stopping the driver", () => {
     expect(env.leases.size).toBe(0);
   });
 });
+
+describe("the built-in terminal environment through the driver", () => {
+  it("a shell task solved in the sandbox scores 1; one left undone scores 0; the leases are closed", async () => {
+    const { startEnvironmentServer } = await import("../../environments/environment-server.ts");
+    const server = await startEnvironmentServer({ kind: "terminal", host: "127.0.0.1", port: 0, slots: 2 });
+    try {
+      // the model: writes hello.txt when asked (the first task), does nothing for any other task
+      harness = await startHarness({
+        script: (prompt) =>
+          prompt.includes("<tool_response>") || !prompt.includes("hello.txt")
+            ? "<think>\nDone.\n</think>\n\nDone."
+            : '<think>\nI write the file.\n</think>\n\n<tool_call>\n{"name": "run_command", "arguments": {"command": "echo hi > hello.txt"}}\n</tool_call>',
+      });
+      const lines = readFileSync(path.resolve(import.meta.dirname, "../../environments/terminal/tasks.jsonl"), "utf8").trim().split("\n").slice(0, 2);
+      const tasks = lines.map((line) => {
+        const meta = (JSON.parse(line) as { task_meta: Record<string, string> }).task_meta;
+        return { key: `${meta.task_name}:${meta.task_path}`, meta };
+      });
+      const results = await driver(harness.url, server.url, tasks, { samplesPerTask: 1 }).run();
+      expect(results.map((result) => [result.taskKey, result.steps, result.ended, result.score]).sort()).toEqual([
+        ["terminal:count-lines", 1, "no-tool-call", 0],
+        ["terminal:hello-file", 2, "no-tool-call", 1],
+      ]);
+      const status = (await (await fetch(`${server.url}/status`)).json()) as { leases: number };
+      expect(status.leases).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+});
