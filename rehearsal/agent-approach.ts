@@ -5,6 +5,7 @@
 // Everything else in an episode is fixed text: submit what python printed, then say so.
 import type { OfferedTool, PromptTurn, ReadPrompt } from "./prompt-reader.ts";
 import { toolResultText } from "./prompt-reader.ts";
+import { decisionPositions, decisionTokens, type DecisionTokens } from "./decision-tokens.ts";
 import type { StandinTokenizer } from "./standin-model.ts";
 
 export interface Approach {
@@ -24,36 +25,15 @@ export const GUESS_OPENER = "From memory, it is";
 /** Text right before the decision token. */
 export const APPROACH_MARKER = "<think>\nI will";
 
-export interface ApproachTokens {
-  /** Decision token id of each approach, in APPROACHES order. */
-  choiceIds: number[];
-  markerIds: number[];
-}
+export type ApproachTokens = DecisionTokens;
 
-export async function approachTokens(tokenizer: StandinTokenizer): Promise<ApproachTokens> {
-  const marker = await tokenizer.encode(APPROACH_MARKER);
-  const choiceIds = await Promise.all(
-    APPROACHES.map(async (approach) => {
-      const ids = await tokenizer.encode(`${APPROACH_MARKER} ${approach.words}`);
-      return marker.every((id, index) => ids[index] === id) ? ids[marker.length] : undefined;
-    }),
-  );
-  if (marker.length === 0 || choiceIds.some((id) => id === undefined) || new Set(choiceIds).size !== choiceIds.length) {
-    throw new Error("the tokenizer does not give each approach its own decision token after <think>\\nI will");
-  }
-  return { choiceIds: choiceIds as number[], markerIds: marker };
+export function approachTokens(tokenizer: StandinTokenizer): Promise<ApproachTokens> {
+  return decisionTokens(tokenizer, APPROACH_MARKER, APPROACHES.map((approach) => ` ${approach.words}`), "approach");
 }
 
 /** Positions p of `ids` holding an approach decision, with the approach index. */
 export function approachPositions(ids: readonly number[], tokens: ApproachTokens): Array<{ position: number; choice: number }> {
-  const found: Array<{ position: number; choice: number }> = [];
-  const width = tokens.markerIds.length;
-  for (let position = width; position < ids.length; position += 1) {
-    if (!tokens.markerIds.every((id, index) => ids[position - width + index] === id)) continue;
-    const choice = tokens.choiceIds.indexOf(ids[position] as number);
-    if (choice >= 0) found.push({ position, choice });
-  }
-  return found;
+  return decisionPositions(ids, tokens);
 }
 
 const TASK = /What is (-?\d+) ([+*−-]) (-?\d+)\?/;

@@ -1,5 +1,6 @@
 // The stand-in policy's reply styles and its one learnable decision: which style opens a plain answer. The
 // opener's first token (right after `</think>\n\n`) carries the choice and its log-prob; everything else is fixed.
+import { decisionPositions, decisionTokens } from "./decision-tokens.ts";
 import type { StandinTokenizer } from "./standin-model.ts";
 
 export interface ReplyStyle {
@@ -30,30 +31,13 @@ export interface StyleTokens {
 }
 
 export async function styleTokens(tokenizer: StandinTokenizer): Promise<StyleTokens> {
-  const marker = await tokenizer.encode(`${THINK_END}${THINK_GAP}`);
-  const styleIds = await Promise.all(
-    REPLY_STYLES.map(async (style) => {
-      const ids = await tokenizer.encode(`${THINK_END}${THINK_GAP}${style.opener}`);
-      // the marker must tokenize the same with the opener after it: the decision token is then the next one
-      return marker.every((id, index) => ids[index] === id) ? ids[marker.length] : undefined;
-    }),
-  );
-  if (marker.length === 0 || styleIds.some((id) => id === undefined) || new Set(styleIds).size !== styleIds.length) {
-    throw new Error("the tokenizer does not give each reply style its own decision token after </think>\n\n");
-  }
-  return { styleIds: styleIds as number[], markerIds: marker };
+  const { markerIds, choiceIds } = await decisionTokens(tokenizer, `${THINK_END}${THINK_GAP}`, REPLY_STYLES.map((style) => style.opener), "reply style");
+  return { styleIds: choiceIds, markerIds };
 }
 
 /** Positions p of `ids` holding a style decision (the marker's ids right before p, ids[p] a style id), with the style index. */
 export function stylePositions(ids: readonly number[], tokens: StyleTokens): Array<{ position: number; style: number }> {
-  const found: Array<{ position: number; style: number }> = [];
-  const width = tokens.markerIds.length;
-  for (let position = width; position < ids.length; position += 1) {
-    if (!tokens.markerIds.every((id, index) => ids[position - width + index] === id)) continue;
-    const style = tokens.styleIds.indexOf(ids[position] as number);
-    if (style >= 0) found.push({ position, style });
-  }
-  return found;
+  return decisionPositions(ids, { markerIds: tokens.markerIds, choiceIds: tokens.styleIds }).map(({ position, choice }) => ({ position, style: choice }));
 }
 
 /** Which style a reply text is written in (by its opener after the reasoning), or null. */
