@@ -50,6 +50,8 @@ export interface EpisodeBookOptions<R> {
 
 interface Episode<R> {
   groupId: string;
+  /** When a step of it was last closed or judged, or its outcome came. */
+  lastAt: number;
   /** Steps closed so far (each is judged once). */
   closed: number;
   judged: JudgedStep<R>[];
@@ -80,6 +82,25 @@ export class EpisodeBook<R> {
     this.episode(turn.episode.id, turn.episode.groupId).closed += 1;
   }
 
+  /**
+   * Episodes untouched for longer than groupTimeoutMs (no step, no outcome: a harness that never reported one) are
+   * handed on untrainable, so what they hold is not kept for ever.
+   */
+  private sweepEpisodes(): void {
+    const deadline = this.now() - this.options.groupTimeoutMs;
+    for (const [episodeId, episode] of [...this.episodes]) {
+      if (episode.lastAt > deadline) continue;
+      this.drop(episodeId, episode, episode.end ? "not every step of the episode was judged within episodes.group_timeout_s" : "the episode reported no outcome within episodes.group_timeout_s");
+    }
+  }
+
+  /** Forgets an episode; its judged steps are handed on untrainable, with the reason. */
+  private drop(episodeId: string, episode: Episode<R>, reason: string): void {
+    this.episodes.delete(episodeId);
+    if (episode.judged.length === 0) return;
+    this.options.onGroup({ groupId: episode.groupId, episodes: 1, partial: reason, steps: ordered(episode.judged).map((step, stepIndex) => ({ ...step, trainable: false as const, stepIndex, reason })) });
+  }
+
   stepJudged(step: JudgedStep<R>): void {
     const episode = this.episode(step.turn.episode.id, step.turn.episode.groupId);
     episode.judged.push(step);
@@ -94,8 +115,9 @@ export class EpisodeBook<R> {
     this.settleIfDone(end.episodeId, episode);
   }
 
-  /** Hands on groups whose first episode finished more than groupTimeoutMs ago; returns how many. */
+  /** Hands on groups whose first episode finished more than groupTimeoutMs ago (returns how many), and drops stale episodes. */
   sweep(): number {
+    this.sweepEpisodes();
     const deadline = this.now() - this.options.groupTimeoutMs;
     let count = 0;
     for (const [groupId, group] of [...this.groups]) {
@@ -113,21 +135,14 @@ export class EpisodeBook<R> {
   flush(): void {
     for (const [groupId, group] of [...this.groups]) this.settleGroup(groupId, group, "the run stopped before the group was complete");
     for (const [episodeId, episode] of [...this.episodes]) {
-      this.episodes.delete(episodeId);
-      if (episode.judged.length === 0) continue;
-      const reason = episode.end ? "the run stopped before every step of the episode was judged" : "the episode never reported an outcome";
-      this.options.onGroup({
-        groupId: episode.groupId,
-        episodes: 1,
-        partial: reason,
-        steps: ordered(episode.judged).map((step, stepIndex) => ({ ...step, trainable: false as const, stepIndex, reason })),
-      });
+      this.drop(episodeId, episode, episode.end ? "the run stopped before every step of the episode was judged" : "the episode never reported an outcome");
     }
   }
 
   private episode(id: string, groupId: string): Episode<R> {
     let episode = this.episodes.get(id);
-    if (!episode) this.episodes.set(id, (episode = { groupId, closed: 0, judged: [], end: null }));
+    if (!episode) this.episodes.set(id, (episode = { groupId, lastAt: 0, closed: 0, judged: [], end: null }));
+    episode.lastAt = this.now();
     return episode;
   }
 
