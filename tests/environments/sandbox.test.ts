@@ -27,9 +27,10 @@ async function processesIn(folder: string): Promise<string[]> {
 describe("the sandbox", () => {
   it("has no network: only lo inside, and a connection fails", async () => {
     sandbox = await Sandbox.open();
-    const links = await sandbox.run("bash", ["-c", "ip -o link | cut -d: -f2; tail -n +3 /proc/net/dev | cut -d: -f1"]);
+    // (the kernel's own list: iproute2's `ip` is not on every machine)
+    const links = await sandbox.run("bash", ["-c", "tail -n +3 /proc/net/dev | cut -d: -f1"]);
     expect(links.exitCode).toBe(0);
-    expect(links.stdout.split(/\s+/).filter(Boolean)).toEqual(["lo", "lo"]);
+    expect(links.stdout.split(/\s+/).filter(Boolean)).toEqual(["lo"]);
     const connect = await sandbox.run(PYTHON, ["-c", "import socket; socket.create_connection(('1.1.1.1', 53), timeout=2); print('connected')"]);
     expect(connect.exitCode).toBe(1);
     expect(connect.stdout).not.toContain("connected");
