@@ -25,6 +25,10 @@ export const SKIP_CATEGORIES = [
   "sink-failed",
   "stale",
   "backlog-full",
+  // the sample gate (orchestrator/samples/sample-gate.ts)
+  "truncated",
+  "near-empty",
+  "repetition",
 ] as const;
 export type SkipCategory = (typeof SKIP_CATEGORIES)[number];
 

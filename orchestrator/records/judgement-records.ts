@@ -48,6 +48,8 @@ export interface JudgementRecord {
   sample: { id: string; kind: SampleKind; reward: number; why: string; masked: boolean } | null;
   /** Why no sample was made (null when one was). */
   skipped: string | null;
+  /** The sample gate refused the response (orchestrator/samples/sample-gate.ts); absent when it passed. */
+  gate?: { category: string; reason: string };
 }
 
 export class JudgementRecords {
