@@ -135,6 +135,24 @@ export const sampleGateSchema = z
   .prefault({});
 export type SampleGateSettings = z.infer<typeof sampleGateSchema>;
 
+export const fairBatchSchema = z
+  .object({
+    max_session_share: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.25)
+      .describe("The most of a batch one session may hold (at least 1 sample): a chatty or looping session's other samples wait for later batches, in order, never dropped by this rule (the staleness rule still applies). 1 turns it off."),
+    relax_after_s: z
+      .number()
+      .min(0)
+      .default(300)
+      .describe("When no full batch can be made within the share and a held-back sample has waited this long, the batch is completed with held-back samples, oldest first, so a run with fewer than 1/max_session_share active sessions still trains."),
+  })
+  .strict()
+  .prefault({});
+export type FairBatchSettings = z.infer<typeof fairBatchSchema>;
+
 export const trainingSchema = z
   .object({
     batch_size: positiveInt.default(16).describe("Samples per training step (--rollout-batch-size; one optimizer step per batch)."),
@@ -169,6 +187,7 @@ export const trainingSchema = z
     max_tokens_per_gpu: positiveInt.optional().describe("--max-tokens-per-gpu; default 32768 (megatron) or 8192 (fsdp)."),
     optimizer_cpu_offload: z.boolean().default(true).describe("Megatron optimizer CPU offload (as the reference)."),
     restart_on_crash: z.boolean().default(false).describe("Restart a crashed slime job from its last checkpoint."),
+    fair_batch: fairBatchSchema.describe("How much of a batch one session may hold (orchestrator/store/batch-composition.ts)."),
     sample_gate: sampleGateSchema.describe("Which responses are never trained: cut at the token limit, near-empty, or stuck in a repetition loop (orchestrator/samples/sample-gate.ts)."),
   })
   .strict()

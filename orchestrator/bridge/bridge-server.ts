@@ -199,7 +199,7 @@ export class BridgeServer {
       response.end(frame);
       this.batchesDelivered += 1;
       this.lastBatchAt = Date.now();
-      this.options.bus.emit({ type: "batch-delivered", rolloutId: batch.rolloutId, batchId: batch.batchId, size: batch.seqs.length, ...summary });
+      this.options.bus.emit({ type: "batch-delivered", rolloutId: batch.rolloutId, batchId: batch.batchId, size: batch.seqs.length, ...summary, composition: batch.composition });
     } finally {
       this.waits.delete(abort);
       response.off("close", onClose);

@@ -10,6 +10,7 @@ import type { Sample } from "../../contracts/sample.ts";
 import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import type { StalenessPolicy } from "../weights/staleness-policy.ts";
 import { AckLog } from "./ack-log.ts";
+import { composeBatch, type BatchComposition, type FairBatchRule } from "./batch-composition.ts";
 import { appendDurably } from "../../lib/durable-file.ts";
 import { encodeSample, parseFrame, type StorableSample } from "./sample-frame.ts";
 import { SegmentLog, type RecordLocation } from "./segment-log.ts";
@@ -19,13 +20,20 @@ export interface SampleStoreOptions {
   staleness: StalenessPolicy;
   /** Rotate segment files at this size (default 64 MiB). */
   segmentBytes?: number;
+  /** One session's most share of a batch (recipe training.fair_batch); without it a batch is the oldest ready samples. */
+  fairBatch?: FairBatchRule;
 }
+
+const NO_CAP: FairBatchRule = { maxSessionShare: 1, relaxAfterMs: 0 };
 
 type EntryState = "ready" | "delivered" | "acknowledged" | "dropped";
 
 interface Entry {
   seq: number;
   id: string;
+  sessionId: string;
+  /** When it became ready here (ms epoch; a restart starts the clock again). */
+  readyAt: number;
   location: RecordLocation;
   state: EntryState;
   weightVersions: string[]; // distinct versions only, enough for the staleness rule
@@ -43,6 +51,7 @@ export interface DeliveredBatch {
   rolloutId: number;
   seqs: number[];
   frames: Buffer[]; // sample frames (contracts/bridge.ts), in seq order
+  composition: Omit<BatchComposition, "seqs">;
 }
 
 export interface DroppedSample {
@@ -88,7 +97,7 @@ export class SampleStore implements SampleSink {
     for (const record of recovery.records) {
       const { header } = parseFrame<SampleFrameHeader>(record.payload, SAMPLE_FRAME_MAGIC);
       const state: EntryState = acks.state.acknowledged.has(header.seq) ? "acknowledged" : acks.state.dropped.has(header.seq) ? "dropped" : "ready";
-      store.addEntry({ seq: header.seq, id: header.id, location: record.location, state, weightVersions: header.weightVersions.map(([version]) => version) });
+      store.addEntry({ seq: header.seq, id: header.id, sessionId: header.sessionId, readyAt: Date.now(), location: record.location, state, weightVersions: header.weightVersions.map(([version]) => version) });
       nextSeq = Math.max(nextSeq, header.seq + 1);
     }
     store.nextSeq = nextSeq;
@@ -122,7 +131,7 @@ export class SampleStore implements SampleSink {
     const seq = this.nextSeq++;
     const frame = encodeSample(sample as StorableSample, seq); // throws BAD_REQUEST before any state changes
     const write = this.log.append(frame).then((location) => {
-      this.addEntry({ seq, id: sample.id, location, state: "ready", weightVersions: [...new Set(sample.weightVersions)] });
+      this.addEntry({ seq, id: sample.id, sessionId: sample.sessionId, readyAt: Date.now(), location, state: "ready", weightVersions: [...new Set(sample.weightVersions)] });
       for (const wake of this.readyWaiters) wake();
     });
     this.pendingIds.set(sample.id, { frame, write });
@@ -163,10 +172,13 @@ export class SampleStore implements SampleSink {
     return () => this.droppedListeners.delete(listener);
   }
 
-  /** Resolves with the ready count once `size` samples are ready or `timeoutMs` has passed. */
+  /**
+   * Resolves with the ready count once a batch of `size` can be made (enough ready samples, within the per-session
+   * share) or `timeoutMs` has passed.
+   */
   async waitForReady(size: number, timeoutMs: number, signal?: AbortSignal): Promise<number> {
     await this.dropStale();
-    if (this.readyCount >= size || timeoutMs <= 0 || signal?.aborted) return this.readyCount;
+    if (this.compose(size) !== null || timeoutMs <= 0 || signal?.aborted) return this.readyCount;
     await new Promise<void>((resolve) => {
       const finish = () => {
         clearTimeout(timer);
@@ -175,7 +187,7 @@ export class SampleStore implements SampleSink {
         resolve();
       };
       const check = () => {
-        if (this.readyCount >= size) finish();
+        if (this.readyCount >= size && this.compose(size) !== null) finish();
       };
       const timer = setTimeout(finish, timeoutMs);
       this.readyWaiters.add(check);
@@ -203,16 +215,23 @@ export class SampleStore implements SampleSink {
     return dropped;
   }
 
-  /** Hands out the `size` oldest ready samples (after dropping stale ones), or null when fewer are ready. */
+  /** The next batch of `size` from the ready samples, oldest first within the per-session share; null when none can be made now. */
+  private compose(size: number): BatchComposition | null {
+    if (this.readyCount < size) return null;
+    const ready = [...this.entries.values()].filter((entry) => entry.state === "ready").sort((a, b) => a.seq - b.seq);
+    return composeBatch(ready, size, this.options.fairBatch ?? NO_CAP, Date.now());
+  }
+
+  /**
+   * Hands out a batch of `size` (after dropping stale ones): the oldest ready samples, no session above its share
+   * (training.fair_batch); those held back stay ready, in order, for later batches. Null when none can be made.
+   */
   async deliver(size: number, rolloutId: number): Promise<DeliveredBatch | null> {
     await this.dropStale();
-    if (this.readyCount < size) return null;
-    const picked: Entry[] = [];
-    for (const entry of [...this.entries.values()].sort((a, b) => a.seq - b.seq)) {
-      if (entry.state !== "ready") continue;
-      picked.push(entry);
-      if (picked.length === size) break;
-    }
+    const composed = this.compose(size);
+    if (composed === null) return null;
+    const { seqs: _seqs, ...composition } = composed;
+    const picked = composed.seqs.map((seq) => this.entries.get(seq)!);
     for (const entry of picked) entry.state = "delivered";
     this.readyCount -= picked.length;
     this.deliveredCount += picked.length;
@@ -221,7 +240,7 @@ export class SampleStore implements SampleSink {
     this.batches.set(batchId, { rolloutId, seqs });
     try {
       const frames = await Promise.all(picked.map((entry) => this.log.read(entry.location)));
-      return { batchId, rolloutId, seqs, frames };
+      return { batchId, rolloutId, seqs, frames, composition };
     } catch (error) {
       this.release(batchId);
       throw error;
