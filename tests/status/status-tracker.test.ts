@@ -40,9 +40,10 @@ describe("StatusTracker", () => {
     const counts = { positive: 3, zero: 0, negative: 1 };
     bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0-first", size: 4, meanReward: 0.5, evalScore: 0.5, counts });
     expect(tracker.snapshot()).toMatchObject({ batches: 0, batches_delivered: 1, samples: { delivered: 4, acknowledged: 0 } });
-    bus.emit({ type: "weights-version-reset", fromVersion: "3", reason: "slime restarted" }); // its batch went back
-    bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0-again", size: 4, meanReward: 0.5, evalScore: 0.5, counts });
-    bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0-again" });
+    bus.emit({ type: "weights-version-reset", fromVersion: "3", reason: "slime restarted" }); // its batch stays out
+    bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0-first", size: 4, meanReward: 0.5, evalScore: 0.5, counts }); // handed to the new trainer again
+    expect(tracker.snapshot()).toMatchObject({ samples: { delivered: 4 } });
+    bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0-first" });
     const status = statusSnapshotSchema.parse(tracker.snapshot());
     expect(status).toMatchObject({ batches: 1, batches_delivered: 2, samples: { delivered: 0, acknowledged: 4 } });
     const text = formatStatus(status);
