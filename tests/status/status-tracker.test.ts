@@ -52,6 +52,21 @@ describe("StatusTracker", () => {
     tracker.close();
   });
 
+  it("counts the sample gate's refusals by reason and prints them", () => {
+    const { bus, tracker } = wiredTracker();
+    const judged = (turn: number, skipCategory: "truncated" | "repetition" | "near-empty" | null) =>
+      bus.emit({ type: "turn-judged", sessionId: "s", turn, method: "binary", score: null, hintAccepted: null, sample: skipCategory ? null : { kind: "rl", reward: 1, why: "binary: score +1" }, skipped: skipCategory ? `sample gate: ${skipCategory}` : null, skipCategory });
+    judged(0, "repetition");
+    judged(1, "truncated");
+    judged(2, "repetition");
+    judged(3, "near-empty");
+    judged(4, null);
+    const status = statusSnapshotSchema.parse(tracker.snapshot());
+    expect(status.judging).toMatchObject({ judged: 5, without_sample: 4, skipped: { repetition: 2, truncated: 1, "near-empty": 1 } });
+    expect(formatStatus(status)).toMatch(/judging {5}5 judged · 4 without a sample \(repetition 2, (truncated 1, near-empty 1|near-empty 1, truncated 1)\)/);
+    tracker.close();
+  });
+
   it("reads a status document of an older server (no last_version_reset) as null", () => {
     const { tracker } = wiredTracker();
     const { last_version_reset: _reset, batches_delivered: _delivered, ...older } = tracker.snapshot();
