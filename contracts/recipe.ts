@@ -142,7 +142,7 @@ export const fairBatchSchema = z
       .gt(0)
       .max(1)
       .default(0.25)
-      .describe("The most of a batch one session may hold (at least 1 sample): a chatty or looping session's other samples wait for later batches, in order, never dropped by this rule (the staleness rule still applies). 1 turns it off."),
+      .describe("The most of a batch one session may hold (at least 1 sample): a chatty or looping session's other samples wait for later batches, in order, and one that the next weight version would make stale goes out then whatever the share (none is lost to it). 1 turns it off."),
     relax_after_s: z
       .number()
       .min(0)

@@ -1,11 +1,14 @@
 // Which ready samples make the next batch: oldest first, no session holding more than its share, so one chatty or
-// looping session cannot fill a batch. Pure; knows nothing of files, staleness or HTTP (the store asks it).
+// looping session cannot fill a batch. Pure; knows nothing of files or HTTP, nor how staleness is measured (the store
+// marks the samples this batch is the last chance for).
 
 export interface BatchCandidate {
   seq: number;
   sessionId: string;
   /** When the sample became ready (ms epoch). */
   readyAt: number;
+  /** One more weight version and the staleness rule drops it: it goes in this batch whatever its session's share. */
+  lastChance?: boolean;
 }
 
 export interface FairBatchRule {
@@ -44,8 +47,15 @@ export function composeBatch(candidates: readonly BatchCandidate[], size: number
   const perSession = new Map<string, number>();
   const picked: BatchCandidate[] = [];
   const skipped: BatchCandidate[] = [];
+  // held back by the share, a sample must not then be lost to the staleness rule: its last chance comes first
+  const lastChance = candidates.filter((candidate) => candidate.lastChance).slice(0, size);
+  for (const candidate of lastChance) {
+    perSession.set(candidate.sessionId, (perSession.get(candidate.sessionId) ?? 0) + 1);
+    picked.push(candidate);
+  }
   for (const candidate of candidates) {
     if (picked.length === size) break;
+    if (candidate.lastChance) continue;
     const held = perSession.get(candidate.sessionId) ?? 0;
     if (held >= cap) {
       skipped.push(candidate);

@@ -241,7 +241,12 @@ export class SampleStore implements SampleSink {
   /** The next batch of `size` from the ready samples, oldest first within the per-session share; null when none can be made now. */
   private compose(size: number): BatchComposition | null {
     if (this.readyCount < size) return null;
-    const ready = [...this.entries.values()].filter((entry) => entry.state === "ready").sort((a, b) => a.seq - b.seq);
+    const staleness = this.options.staleness;
+    const current = staleness.current();
+    const ready = [...this.entries.values()]
+      .filter((entry) => entry.state === "ready")
+      .sort((a, b) => a.seq - b.seq)
+      .map((entry) => ({ seq: entry.seq, sessionId: entry.sessionId, readyAt: entry.readyAt, lastChance: staleness.stalenessOf(entry.weightVersions, current) >= staleness.maxStaleness }));
     return composeBatch(ready, size, this.options.fairBatch ?? NO_CAP, Date.now());
   }
 

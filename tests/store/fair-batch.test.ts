@@ -27,6 +27,11 @@ describe("composeBatch", () => {
     expect(composeBatch(candidates, 4, RULE, 0)).toEqual({ seqs: [1, 3, 5, 6], heldBack: 2, relaxed: false, sessions: 4, largestSession: 1 });
   });
 
+  it("takes a sample on its last chance before the staleness rule drops it, whatever its session's share", () => {
+    const candidates = [candidate(1, "a"), candidate(2, "a"), { ...candidate(3, "a"), lastChance: true }, candidate(4, "b"), candidate(5, "c"), candidate(6, "d")];
+    expect(composeBatch(candidates, 4, RULE, 0)).toEqual({ seqs: [3, 4, 5, 6], heldBack: 2, relaxed: false, sessions: 4, largestSession: 1 }); // (3 took a's one place)
+  });
+
   it("waits (null) when the share leaves the batch short, then completes it with the oldest held-back samples", () => {
     const candidates = [candidate(1, "a", 0), candidate(2, "a", 0), candidate(3, "a", 1000), candidate(4, "b", 0)];
     expect(composeBatch(candidates, 4, RULE, 59_999)).toBeNull();
@@ -98,6 +103,17 @@ describe("SampleStore with a session share", () => {
     const batch = await store.deliver(4, 0);
     expect(batch).toBeNull();
     expect(store.counts()).toMatchObject({ ready: 3, droppedStale: 6 });
+  });
+
+  it("a sample held back until one more version would make it stale goes out then, beyond its session's share", async () => {
+    const versions = new WeightVersionTracker(2);
+    store = await SampleStore.open(dir, { staleness: new StalenessPolicy(versions, 2), fairBatch: RULE });
+    for (let index = 0; index < 3; index++) await store.put(sessionSample(index, "looping", "2"));
+    for (let index = 3; index < 9; index++) await store.put(sessionSample(index, `user-${index}`, "4"));
+    versions.observe("4"); // the looping session's samples are 2 versions behind: the next version would drop them
+    const batch = (await store.deliver(4, 0))!;
+    expect(sessionsOf(batch.frames)).toEqual({ looping: 3, "user-3": 1 });
+    expect(store.counts()).toMatchObject({ ready: 5, droppedStale: 0 });
   });
 
   it("waits for a batch the share can make instead of answering at once (no busy loop), and relaxes after relax_after_s", async () => {
