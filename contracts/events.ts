@@ -25,6 +25,10 @@ export const SKIP_CATEGORIES = [
   "sink-failed",
   "stale",
   "backlog-full",
+  // the sample gate (orchestrator/samples/sample-gate.ts)
+  "truncated",
+  "near-empty",
+  "repetition",
 ] as const;
 export type SkipCategory = (typeof SKIP_CATEGORIES)[number];
 
@@ -60,7 +64,17 @@ export type RunEvent = EventBase &
       }
     | { type: "sample-ready"; sampleId: string; sessionId: string; turn: number; kind: SampleKind; reward: number; ready: number; batchSize: number }
     | { type: "sample-dropped"; sampleId: string; reason: "stale" | "invalid"; detail: string }
-    | { type: "batch-delivered"; rolloutId: number; batchId: string; size: number; meanReward: number; evalScore: number | null; counts: { positive: number; zero: number; negative: number } }
+    | {
+        type: "batch-delivered";
+        rolloutId: number;
+        batchId: string;
+        size: number;
+        meanReward: number;
+        evalScore: number | null;
+        counts: { positive: number; zero: number; negative: number };
+        /** Sessions in the batch, the most samples one holds, samples held back by the session share, and whether the share was relaxed. */
+        composition?: { sessions: number; largestSession: number; heldBack: number; relaxed: boolean };
+      }
     | { type: "batch-acknowledged"; rolloutId: number; batchId: string }
     | { type: "weights-update-start"; fromVersion: string }
     | { type: "weights-update-end"; toVersion: string; durationMs: number }

@@ -111,6 +111,48 @@ export const loraSchema = z
   })
   .strict();
 
+export const sampleGateSchema = z
+  .object({
+    enabled: z.boolean().default(true).describe("Refuse responses unfit to train on before judging them: no sample, the reason in judgements.jsonl and counted in status (judging.skipped)."),
+    drop_truncated: z.boolean().default(true).describe("No sample from a response cut at the token limit (finish reason length): often a loop that ran until model.max_response_tokens."),
+    min_answer_chars: z
+      .number()
+      .int()
+      .min(0)
+      .default(2)
+      .describe("No sample from an answer with fewer visible characters than this (whitespace and reasoning left out; a tool call always passes): catches empty and one-character answers. 0 turns the check off."),
+    max_repeat_fraction: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.8)
+      .describe("No sample when at least this share of the n-grams of token ids in the response's tail repeat earlier ones (a loop of period p fills w tokens with about p distinct n-grams). 1 catches only exact single-token loops."),
+    loop_window_tokens: positiveInt.default(1024).describe("Tokens at the end of the response the repetition check looks at (loops longer than about a fifth of it are not seen)."),
+    loop_ngram_tokens: positiveInt.max(64).default(8).describe("Length of the token n-grams the repetition check counts; a table or code row that differs in one value makes new n-grams."),
+    loop_min_tokens: positiveInt.default(64).describe("Responses shorter than this are not checked for repetition."),
+  })
+  .strict()
+  .prefault({});
+export type SampleGateSettings = z.infer<typeof sampleGateSchema>;
+
+export const fairBatchSchema = z
+  .object({
+    max_session_share: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.25)
+      .describe("The most of a batch one session may hold (at least 1 sample): a chatty or looping session's other samples wait for later batches, in order, and one that the next weight version would make stale goes out then whatever the share (none is lost to it). 1 turns it off."),
+    relax_after_s: z
+      .number()
+      .min(0)
+      .default(300)
+      .describe("When no full batch can be made within the share and a held-back sample has waited this long, the batch is completed with held-back samples, oldest first, so a run with fewer than 1/max_session_share active sessions still trains."),
+  })
+  .strict()
+  .prefault({});
+export type FairBatchSettings = z.infer<typeof fairBatchSchema>;
+
 export const trainingSchema = z
   .object({
     batch_size: positiveInt.default(16).describe("Samples per training step (--rollout-batch-size; one optimizer step per batch)."),
@@ -145,6 +187,8 @@ export const trainingSchema = z
     max_tokens_per_gpu: positiveInt.optional().describe("--max-tokens-per-gpu; default 32768 (megatron) or 8192 (fsdp)."),
     optimizer_cpu_offload: z.boolean().default(true).describe("Megatron optimizer CPU offload (as the reference)."),
     restart_on_crash: z.boolean().default(false).describe("Restart a crashed slime job from its last checkpoint."),
+    fair_batch: fairBatchSchema.describe("How much of a batch one session may hold (orchestrator/store/batch-composition.ts)."),
+    sample_gate: sampleGateSchema.describe("Which responses are never trained: cut at the token limit, near-empty, or stuck in a repetition loop (orchestrator/samples/sample-gate.ts)."),
   })
   .strict()
   .prefault({});

@@ -170,7 +170,10 @@ async function openSampleSink(run: Run): Promise<OpenedSink> {
   }
   const listener = run.options.bridge ?? (await BridgeListener.open({ host: bridgeHost(recipe), port: 0, recordsDir: runDir }));
   run.stack.push("bridge", () => listener.close()); // (ends the bridge's long-polls with their connections)
-  const store = await SampleStore.open(path.join(runDir, "store"), { staleness: new StalenessPolicy(run.weights, recipe.training.max_staleness) });
+  const store = await SampleStore.open(path.join(runDir, "store"), {
+    staleness: new StalenessPolicy(run.weights, recipe.training.max_staleness),
+    fairBatch: { maxSessionShare: recipe.training.fair_batch.max_session_share, relaxAfterMs: recipe.training.fair_batch.relax_after_s * 1000 },
+  });
   run.stack.push("store", () => store.close());
   const bridge = new BridgeServer({
     store,

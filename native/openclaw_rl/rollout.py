@@ -75,9 +75,9 @@ def _acknowledge(connection: _Connection, rollout_id: int, batch_id: str) -> Non
     try:
         connection.call(lambda: connection.client.ack(rollout_id, batch_id))
     except BatchUnknown as error:
-        # the orchestrator restarted after handing it out and will hand its samples out again: they were trained
-        # once already and will be trained again (at least once, never lost)
-        _log(f"batch {batch_id} (rollout {rollout_id}) was trained, but the orchestrator no longer holds it; its samples will be delivered again: {error}")
+        # the orchestrator records every hand-out before the batch leaves and keeps it across restarts, so this means
+        # its store was moved aside or lost: the batch cannot be acknowledged, and nothing more can be done here
+        _log(f"batch {batch_id} (rollout {rollout_id}) was trained, but the orchestrator does not know it (its store was replaced?): {error}")
 
 
 def _acknowledge_trained(connection: _Connection) -> None:

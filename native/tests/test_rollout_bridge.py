@@ -111,16 +111,18 @@ class RolloutBridgeTest(unittest.TestCase):
         self.assertEqual(counts(), {"ready": 0, "delivered": 4, "acknowledged": 2, "droppedStale": 0})
         ids = lambda output: [group[0].metadata["openclaw_id"] for group in output.samples]
         self.assertEqual(len(set(ids(first)) | set(ids(second))), 4)
-        # the orchestrator restarts: what it had handed out is ready again, and a late ack of batch 1 is refused
+        # the orchestrator is killed and restarts: what it had handed out is still out, and the late ack of batch 1 counts
         directory = bridge.directory
         bridge.process.kill()
         bridge.process.wait()
-        again = self.start("--first", "100", directory=directory)
-        self.assertEqual(again.command("stats")["stats"]["counts"]["ready"], 4)
+        again = self.start("--samples", "2", "--first", "100", directory=directory)
+        self.assertEqual(again.command("stats")["stats"]["counts"], {"ready": 2, "delivered": 4, "acknowledged": 2, "droppedStale": 0})
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
-            rollout.generate_rollout(make_args(2), 3, None)
-        self.assertIn("was trained, but the orchestrator no longer holds it; its samples will be delivered again", printed.getvalue())
+            third = rollout.generate_rollout(make_args(2), 3, None)
+        self.assertNotIn("does not know it", printed.getvalue())
+        self.assertEqual(ids(third), ["session-100:100", "session-101:101"])
+        self.assertEqual(again.command("stats")["stats"]["counts"], {"ready": 0, "delivered": 4, "acknowledged": 4, "droppedStale": 0})
 
     def test_a_batch_that_cannot_be_built_is_not_acknowledged_and_comes_back(self):
         bridge = self.start("--samples", "4")

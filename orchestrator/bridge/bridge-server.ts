@@ -15,7 +15,7 @@ import {
   type ProgressMessage,
 } from "../../contracts/bridge.ts";
 import type { EventBus } from "../event-bus.ts";
-import type { SampleStore, StoreCounts } from "../store/sample-store.ts";
+import type { DeliveredBatch, OutstandingBatch, SampleStore, StoreCounts } from "../store/sample-store.ts";
 import { assembleBatchFrame } from "./batch-frame.ts";
 import { BridgeHttpError, isAuthorized, readJsonBody, sendError, sendJson } from "./bridge-http.ts";
 import { BridgeListener, type BridgeListenOptions } from "./bridge-listener.ts";
@@ -64,7 +64,6 @@ const SESSION_REPLACED = "session-replaced";
 export class BridgeServer {
   private listener: BridgeListener | null = null;
   private helloState: (BridgeHello & { session: string }) | null = null;
-  private readonly batchSessions = new Map<string, string>();
   /** Long-polls in progress, with the session that asked. */
   private readonly waits = new Map<AbortController, string>();
   private batchesDelivered = 0;
@@ -146,12 +145,12 @@ export class BridgeServer {
   }
 
   private takeHello(message: { session: string; pid: number; routers: BridgeHello["routers"] }, response: ServerResponse): void {
-    // a new client session means the old one is gone: what it held unacknowledged goes back to ready
+    // a new client session means the old one is gone: its long-polls still open are answered now (409), so none of
+    // them is handed a batch after this hello. What it held stays out until the new session's first batch request
+    // says which of it was trained (see settleEarlierSessions).
     const previous = this.helloState;
     if (previous?.session !== message.session) {
-      // its long-polls still open are answered now (409), so none of them is handed a batch after this hello
       for (const [abort, session] of this.waits) if (session !== message.session) abort.abort(SESSION_REPLACED);
-      this.releaseBatches((session) => session !== message.session);
     }
     this.helloState = { session: message.session, pid: message.pid, routers: message.routers, at: Date.now() };
     // (not on the first hello this orchestrator sees: after its own restart the same slime says hello again)
@@ -175,7 +174,10 @@ export class BridgeServer {
     // The client acknowledges a batch once the trainer has provably trained it, so it may still hold one or two
     // (it names them); any other unacknowledged batch of its own was lost on the way (its answer never arrived).
     const holding = new Set(message.holding ?? []);
-    this.releaseBatches((session, batchId) => session === message.session && !holding.has(batchId));
+    await this.settleEarlierSessions(message);
+    const again = this.options.store.outstanding().find((batch) => batch.rolloutId === message.rolloutId && batch.session === message.session);
+    await this.releaseBatches((batch) => batch.session === message.session && !holding.has(batch.batchId) && (batch.batchId !== again?.batchId || batch.size !== message.size));
+    if (again && again.size === message.size) return this.send(response, (await this.options.store.handOutAgain(again.batchId, message.session))!);
     const abort = new AbortController();
     const onClose = () => abort.abort();
     response.on("close", onClose);
@@ -184,25 +186,46 @@ export class BridgeServer {
       const ready = await this.options.store.waitForReady(message.size, message.waitMs, abort.signal);
       if (abort.signal.reason === SESSION_REPLACED) throw this.replaced(message.session);
       if (abort.signal.aborted) return;
-      const batch = ready >= message.size ? await this.options.store.deliver(message.size, message.rolloutId) : null;
+      const batch = ready >= message.size ? await this.options.store.deliver(message.size, message.rolloutId, message.session) : null;
       if (batch && abort.signal.reason === SESSION_REPLACED) {
-        this.options.store.release(batch.batchId); // replaced while its batch was being read: not handed out
+        await this.options.store.release(batch.batchId); // replaced while its batch was being read: not handed out
         throw this.replaced(message.session);
       }
       if (!batch) {
         sendJson(response, 200, { version: BRIDGE_VERSION, type: "batch-wait", ready: this.options.store.counts().ready, size: message.size });
         return;
       }
-      this.batchSessions.set(batch.batchId, message.session);
-      const { frame, summary } = assembleBatchFrame(batch, this.options.store.staleness);
-      response.writeHead(200, { "content-type": BATCH_FRAME_CONTENT_TYPE, "content-length": frame.length });
-      response.end(frame);
-      this.batchesDelivered += 1;
-      this.lastBatchAt = Date.now();
-      this.options.bus.emit({ type: "batch-delivered", rolloutId: batch.rolloutId, batchId: batch.batchId, size: batch.seqs.length, ...summary });
+      this.send(response, batch);
     } finally {
       this.waits.delete(abort);
       response.off("close", onClose);
+    }
+  }
+
+  private send(response: ServerResponse, batch: DeliveredBatch): void {
+    const { frame, summary } = assembleBatchFrame(batch, this.options.store.staleness);
+    response.writeHead(200, { "content-type": BATCH_FRAME_CONTENT_TYPE, "content-length": frame.length });
+    response.end(frame);
+    this.batchesDelivered += 1;
+    this.lastBatchAt = Date.now();
+    this.options.bus.emit({ type: "batch-delivered", rolloutId: batch.rolloutId, batchId: batch.batchId, size: batch.seqs.length, ...summary, ...(batch.composition ? { composition: batch.composition } : {}) });
+  }
+
+  /**
+   * Batches still out to an earlier client session (a trainer that was restarted, or replaced), settled by the rollout
+   * id the new session asks for: slime resumes after its last checkpoint, so an earlier rollout was trained into that
+   * checkpoint (acknowledged now, never handed out again), and the same rollout is handed to the new session again.
+   * Later rollouts stay out until the new session asks for them.
+   */
+  private async settleEarlierSessions(message: BatchRequest): Promise<void> {
+    for (const batch of this.options.store.outstanding()) {
+      if (batch.session === message.session) continue;
+      if (batch.rolloutId < message.rolloutId) {
+        const acknowledged = await this.options.store.acknowledge(batch.batchId);
+        if (acknowledged && !acknowledged.already) this.acknowledged(batch.rolloutId, batch.batchId);
+      } else if (batch.rolloutId === message.rolloutId) {
+        await this.options.store.handOutAgain(batch.batchId, message.session); // now the new session's: handed out below
+      }
     }
   }
 
@@ -211,11 +234,7 @@ export class BridgeServer {
     if (!result) {
       throw new BridgeHttpError(409, "BATCH_UNKNOWN", `batch ${message.batchId} is not outstanding (handed out again after a reconnect or restart); fetch a new batch`);
     }
-    this.batchSessions.delete(message.batchId);
-    if (!result.already) {
-      this.batchesAcknowledged += 1;
-      this.options.bus.emit({ type: "batch-acknowledged", rolloutId: message.rolloutId, batchId: message.batchId });
-    }
+    if (!result.already) this.acknowledged(message.rolloutId, message.batchId);
     sendJson(response, 200, { version: BRIDGE_VERSION, type: "ack-ok", batchId: message.batchId, already: result.already });
   }
 
@@ -224,12 +243,13 @@ export class BridgeServer {
     return new BridgeHttpError(409, "SESSION_REPLACED", `session ${session} was replaced by a newer client (session ${current?.session}, pid ${current?.pid}); this one gets no more batches`);
   }
 
-  private releaseBatches(matches: (session: string, batchId: string) => boolean): void {
-    for (const [batchId, session] of this.batchSessions) {
-      if (!matches(session, batchId)) continue;
-      this.options.store.release(batchId);
-      this.batchSessions.delete(batchId);
-    }
+  private acknowledged(rolloutId: number, batchId: string): void {
+    this.batchesAcknowledged += 1;
+    this.options.bus.emit({ type: "batch-acknowledged", rolloutId, batchId });
+  }
+
+  private async releaseBatches(matches: (batch: OutstandingBatch) => boolean): Promise<void> {
+    for (const batch of this.options.store.outstanding()) if (matches(batch)) await this.options.store.release(batch.batchId);
   }
 
   async close(): Promise<void> {

@@ -22,6 +22,7 @@ import { detectExplicitScore, type ExplicitFeedback } from "./explicit-feedback.
 import { handleFeedbackRequest, type FeedbackHeaders, type FeedbackReply } from "./feedback-endpoint.ts";
 import { decideSample, METHOD_NEEDS, type JudgedSignals } from "../samples/sample-decision.ts";
 import { buildSample, unusableTurnReason } from "../samples/sample-builder.ts";
+import { gateTurn } from "../samples/sample-gate.ts";
 import { TeacherScorer, type TeacherOutcome } from "./teacher-scorer.ts";
 import { TurnLedger } from "./turn-ledger.ts";
 import { TurnVoter } from "./turn-voter.ts";
@@ -201,7 +202,7 @@ export class JudgePipeline {
    * feedback held for it (the session's last turn at an idle timeout or at shutdown, when many close at once).
    */
   private needsJudge(turn: ClosedTurn): boolean {
-    if (unusableTurnReason(turn) !== null) return false;
+    if (unusableTurnReason(turn) !== null || !gateTurn(turn, this.recipe.training.sample_gate).pass) return false;
     return turn.nextState !== null || Boolean(this.ledger.entry(turn.sessionId, turn.turn)?.held);
   }
 
@@ -300,7 +301,12 @@ export class JudgePipeline {
    */
   private async judgeStep(turn: ClosedTurn & { episode: NonNullable<ClosedTurn["episode"]> }, decided: Outcome | null): Promise<void> {
     const record = this.newRecord(turn, null);
-    const unusable = decided?.skipped ?? unusableTurnReason(turn);
+    let unusable = decided?.skipped ?? unusableTurnReason(turn);
+    const gate = unusable === null ? gateTurn(turn, this.recipe.training.sample_gate) : null;
+    if (gate && !gate.pass) {
+      record.gate = { category: gate.category, reason: gate.reason };
+      unusable = `sample gate: ${gate.reason}`;
+    }
     let stepScore: number | null = null;
     if (unusable === null && turn.nextState !== null) {
       const { evalVotes, attempts } = await this.voter.collect(turn, true, false);
@@ -328,7 +334,8 @@ export class JudgePipeline {
         ...(step.trainable ? { outcome: step.outcome, reward: step.reward, advantage: step.advantage, trained: step.trained } : { outcome: null, reward: null, advantage: null, trained: false }),
         ...(group.partial ? { partialGroup: group.partial } : {}),
       };
-      await this.settle(step.turn, record, step.trainable ? await this.storeStep(step) : { sample: null, skipped: step.reason, category: "invalid-turn" });
+      const category = (record.gate?.category as SkipCategory | undefined) ?? "invalid-turn";
+      await this.settle(step.turn, record, step.trainable ? await this.storeStep(step) : { sample: null, skipped: step.reason, category });
     }
   }
 
@@ -368,6 +375,11 @@ export class JudgePipeline {
   private async decideAndBuild(turn: ClosedTurn, explicit: ExplicitFeedback | null, record: JudgementRecord): Promise<Outcome> {
     const unusable = unusableTurnReason(turn);
     if (unusable) return { sample: null, skipped: unusable, category: turn.finishReason === "abort" ? "aborted" : turn.responseIds.length === 0 ? "empty-response" : "invalid-turn" };
+    const gate = gateTurn(turn, this.recipe.training.sample_gate);
+    if (!gate.pass) {
+      record.gate = { category: gate.category, reason: gate.reason };
+      return { sample: null, skipped: `sample gate: ${gate.reason}`, category: gate.category };
+    }
 
     const method = this.recipe.method;
     const hasNextState = turn.nextState !== null;

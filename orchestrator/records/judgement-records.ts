@@ -64,6 +64,8 @@ export interface JudgementRecord {
     trained: boolean;
     partialGroup?: string;
   };
+  /** The sample gate refused the response (orchestrator/samples/sample-gate.ts); absent when it passed. */
+  gate?: { category: string; reason: string };
 }
 
 export class JudgementRecords {

@@ -154,7 +154,7 @@ export class RunTally {
         this.batches.delivered += 1;
         this.batches.lastDeliveredAt = event.at;
         this.samples.delivered += event.size;
-        this.samples.inTraining += event.size;
+        if (!this.inTraining.has(event.batchId)) this.samples.inTraining += event.size; // (the same batch handed out again: still one batch out)
         this.samples.ready = Math.max(0, this.samples.ready - event.size);
         this.batchSize ??= event.size; // without the recipe's batch size (and no sample-ready yet), a delivery tells it
         this.inTraining.set(event.batchId, event.size);
@@ -178,8 +178,8 @@ export class RunTally {
         this.weights.updating = false;
         this.weights.version = "0";
         this.weights.lastReset = { at: event.at, fromVersion: event.fromVersion, reason: event.reason };
-        // the new trainer's hello gave the batches the old one held back to the store: none is out any more
-        for (const batchId of [...this.inTraining.keys()]) this.outOfTraining(batchId);
+        // the batches the old trainer held stay out: the new one's first request acknowledges those its checkpoint
+        // holds and is handed the others again, under the same ids
         return;
       case "engine-state":
         this.engines.set(event.name, { name: event.name, state: event.state, detail: event.detail, since: event.at });

@@ -1,5 +1,6 @@
-// The store's decision log: which samples were acknowledged (by batch) or dropped, fsync'd line by line,
-// tolerant of a torn last line, rewritten to forget samples whose segment is gone. Knows nothing of segments.
+// The store's decision log: which batches were handed out (to which client, for which rollout) and then acknowledged
+// or given back, which samples were dropped; fsync'd line by line, one write at a time, tolerant of a torn last line,
+// rewritten to forget samples whose segment is gone. Knows nothing of segments.
 import { readFile, truncate } from "node:fs/promises";
 import { z } from "zod";
 import { OpenclawRlError } from "../../contracts/errors.ts";
@@ -8,7 +9,16 @@ import { appendDurably, replaceDurably } from "../../lib/durable-file.ts";
 const totalsEntry = z.object({ t: z.literal("totals"), acknowledged: z.number(), droppedStale: z.number(), nextSeq: z.number(), batches: z.array(z.string()) });
 const ackEntry = z.object({ t: z.literal("ack"), batch: z.string(), rollout: z.number(), seqs: z.array(z.number()), at: z.number() });
 const dropEntry = z.object({ t: z.literal("drop"), seq: z.number(), id: z.string(), reason: z.string(), detail: z.string(), at: z.number() });
-const entrySchema = z.discriminatedUnion("t", [totalsEntry, ackEntry, dropEntry]);
+/** A batch handed out (or handed again to a new client session): outstanding until acknowledged or released. */
+const handoutEntry = z.object({ t: z.literal("handout"), batch: z.string(), rollout: z.number(), session: z.string(), seqs: z.array(z.number()), at: z.number() });
+const releaseEntry = z.object({ t: z.literal("release"), batch: z.string(), at: z.number() });
+const entrySchema = z.discriminatedUnion("t", [totalsEntry, ackEntry, dropEntry, handoutEntry, releaseEntry]);
+
+export interface HandedOutBatch {
+  rollout: number;
+  session: string;
+  seqs: number[];
+}
 
 /** Batch ids remembered after compaction, so a retried ack of an old batch is still answered "already". */
 const REMEMBERED_BATCHES = 1000;
@@ -17,12 +27,16 @@ export interface AckLogState {
   acknowledged: Set<number>;
   dropped: Set<number>;
   batches: string[]; // acknowledged batch ids, oldest first
+  handedOut: Map<string, HandedOutBatch>; // outstanding: handed out, neither acknowledged nor released
   base: { acknowledged: number; droppedStale: number }; // counts of forgotten entries
   nextSeq: number;
   tornBytes: number;
 }
 
 export class AckLog {
+  /** Writes in the order they were asked for (a release is on disk before a batch that hands its samples out again). */
+  private writing: Promise<unknown> = Promise.resolve();
+
   private constructor(
     private readonly path: string,
     private readonly dir: string,
@@ -36,7 +50,7 @@ export class AckLog {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
-    const state: AckLogState = { acknowledged: new Set(), dropped: new Set(), batches: [], base: { acknowledged: 0, droppedStale: 0 }, nextSeq: 1, tornBytes: 0 };
+    const state: AckLogState = { acknowledged: new Set(), dropped: new Set(), batches: [], handedOut: new Map(), base: { acknowledged: 0, droppedStale: 0 }, nextSeq: 1, tornBytes: 0 };
     let intact = 0;
     const lines = text.split("\n");
     const complete = lines.slice(0, -1); // the part after the last newline is a torn write (or empty)
@@ -60,19 +74,42 @@ export class AckLog {
     return new AckLog(path, dir, state);
   }
 
-  async recordAck(batch: string, rollout: number, seqs: number[]): Promise<void> {
-    await appendDurably(this.path, JSON.stringify({ t: "ack", batch, rollout, seqs, at: Date.now() }) + "\n");
-    apply(this.state, { t: "ack", batch, rollout, seqs, at: Date.now() });
+  recordAck(batch: string, rollout: number, seqs: number[]): Promise<void> {
+    return this.append({ t: "ack", batch, rollout, seqs, at: Date.now() });
   }
 
-  async recordDrop(seq: number, id: string, reason: string, detail: string): Promise<void> {
-    const entry = { t: "drop" as const, seq, id, reason, detail, at: Date.now() };
-    await appendDurably(this.path, JSON.stringify(entry) + "\n");
-    apply(this.state, entry);
+  recordDrop(seq: number, id: string, reason: string, detail: string): Promise<void> {
+    return this.append({ t: "drop", seq, id, reason, detail, at: Date.now() });
   }
 
-  /** Rewrites the log keeping only decisions about `liveSeqs`; forgotten decisions move into the base counts. */
-  async compact(liveSeqs: Set<number>, nextSeq: number): Promise<void> {
+  recordHandout(batch: string, rollout: number, session: string, seqs: number[]): Promise<void> {
+    return this.append({ t: "handout", batch, rollout, session, seqs, at: Date.now() });
+  }
+
+  recordRelease(batch: string): Promise<void> {
+    return this.append({ t: "release", batch, at: Date.now() });
+  }
+
+  /** Appends the entry durably, after every write asked for before it; the state changes once it is on disk. */
+  private append(entry: z.infer<typeof entrySchema>): Promise<void> {
+    return this.serially(async () => {
+      await appendDurably(this.path, JSON.stringify(entry) + "\n");
+      apply(this.state, entry);
+    });
+  }
+
+  private serially<T>(write: () => Promise<T>): Promise<T> {
+    const result = this.writing.then(write, write);
+    this.writing = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Rewrites the log keeping only decisions about `liveSeqs` and the outstanding batches; forgotten decisions move into the base counts. */
+  compact(liveSeqs: Set<number>, nextSeq: number): Promise<void> {
+    return this.serially(() => this.compactNow(liveSeqs, nextSeq));
+  }
+
+  private async compactNow(liveSeqs: Set<number>, nextSeq: number): Promise<void> {
     const state = this.state;
     const keptAcks = [...state.acknowledged].filter((seq) => liveSeqs.has(seq));
     const keptDrops = [...state.dropped].filter((seq) => liveSeqs.has(seq));
@@ -85,6 +122,7 @@ export class AckLog {
     const lines = [JSON.stringify({ t: "totals", ...state.base, nextSeq: state.nextSeq, batches: state.batches })];
     if (keptAcks.length > 0) lines.push(JSON.stringify({ t: "ack", batch: "(compacted)", rollout: -1, seqs: keptAcks, at: Date.now() }));
     for (const seq of keptDrops) lines.push(JSON.stringify({ t: "drop", seq, id: "(compacted)", reason: "stale", detail: "", at: Date.now() }));
+    for (const [batch, { rollout, session, seqs }] of state.handedOut) lines.push(JSON.stringify({ t: "handout", batch, rollout, session, seqs, at: Date.now() }));
     await replaceDurably(this.path, this.dir, lines.join("\n") + "\n");
   }
 }
@@ -108,6 +146,13 @@ function apply(state: AckLogState, entry: z.infer<typeof entrySchema>): void {
     case "ack":
       for (const seq of entry.seqs) state.acknowledged.add(seq);
       if (entry.batch !== "(compacted)") state.batches.push(entry.batch);
+      state.handedOut.delete(entry.batch);
+      break;
+    case "handout":
+      state.handedOut.set(entry.batch, { rollout: entry.rollout, session: entry.session, seqs: entry.seqs });
+      break;
+    case "release":
+      state.handedOut.delete(entry.batch);
       break;
     case "drop":
       state.dropped.add(entry.seq);

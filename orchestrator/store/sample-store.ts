@@ -1,5 +1,6 @@
-// The durable sample store: samples on disk (segments) before they count as ready, batches handed out,
-// acknowledged or handed out again, stale samples dropped, finished segments deleted. Knows nothing of HTTP.
+// The durable sample store: samples on disk (segments) before they count as ready, batches handed out (recorded
+// before they leave, so a restart neither loses nor repeats them), acknowledged or given back, stale samples dropped,
+// finished segments deleted. Knows nothing of HTTP.
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -10,6 +11,7 @@ import type { Sample } from "../../contracts/sample.ts";
 import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import type { StalenessPolicy } from "../weights/staleness-policy.ts";
 import { AckLog } from "./ack-log.ts";
+import { composeBatch, type BatchComposition, type FairBatchRule } from "./batch-composition.ts";
 import { appendDurably } from "../../lib/durable-file.ts";
 import { encodeSample, parseFrame, type StorableSample } from "./sample-frame.ts";
 import { SegmentLog, type RecordLocation } from "./segment-log.ts";
@@ -19,13 +21,20 @@ export interface SampleStoreOptions {
   staleness: StalenessPolicy;
   /** Rotate segment files at this size (default 64 MiB). */
   segmentBytes?: number;
+  /** One session's most share of a batch (recipe training.fair_batch); without it a batch is the oldest ready samples. */
+  fairBatch?: FairBatchRule;
 }
+
+const NO_CAP: FairBatchRule = { maxSessionShare: 1, relaxAfterMs: 0 };
 
 type EntryState = "ready" | "delivered" | "acknowledged" | "dropped";
 
 interface Entry {
   seq: number;
   id: string;
+  sessionId: string;
+  /** When it became ready here (ms epoch; a restart starts the clock again). */
+  readyAt: number;
   location: RecordLocation;
   state: EntryState;
   weightVersions: string[]; // distinct versions only, enough for the staleness rule
@@ -43,6 +52,17 @@ export interface DeliveredBatch {
   rolloutId: number;
   seqs: number[];
   frames: Buffer[]; // sample frames (contracts/bridge.ts), in seq order
+  /** How it was composed; absent when an outstanding batch is handed out again. */
+  composition?: Omit<BatchComposition, "seqs">;
+}
+
+/** A batch handed out and neither acknowledged nor given back (it survives a restart). */
+export interface OutstandingBatch {
+  batchId: string;
+  rolloutId: number;
+  /** The bridge client session it was handed to ("" when handed out without one). */
+  session: string;
+  size: number;
 }
 
 export interface DroppedSample {
@@ -61,7 +81,7 @@ export class SampleStore implements SampleSink {
   private readonly entries = new Map<number, Entry>();
   private readonly seqById = new Map<string, number>();
   private readonly pendingIds = new Map<string, { frame: Buffer; write: Promise<void> }>();
-  private readonly batches = new Map<string, { rolloutId: number; seqs: number[] }>();
+  private readonly batches = new Map<string, { rolloutId: number; seqs: number[]; session: string }>();
   /** Acknowledgements being written: a retried ack of the same batch waits for it instead of finding it gone. */
   private readonly acking = new Map<string, Promise<{ already: boolean; seqs: number[] }>>();
   private readonly readyWaiters = new Set<() => void>();
@@ -88,13 +108,25 @@ export class SampleStore implements SampleSink {
     for (const record of recovery.records) {
       const { header } = parseFrame<SampleFrameHeader>(record.payload, SAMPLE_FRAME_MAGIC);
       const state: EntryState = acks.state.acknowledged.has(header.seq) ? "acknowledged" : acks.state.dropped.has(header.seq) ? "dropped" : "ready";
-      store.addEntry({ seq: header.seq, id: header.id, location: record.location, state, weightVersions: header.weightVersions.map(([version]) => version) });
+      store.addEntry({ seq: header.seq, id: header.id, sessionId: header.sessionId, readyAt: Date.now(), location: record.location, state, weightVersions: header.weightVersions.map(([version]) => version) });
       nextSeq = Math.max(nextSeq, header.seq + 1);
     }
     store.nextSeq = nextSeq;
+    store.restoreHandedOut();
     store.recovery.ready = store.readyCount;
     await store.compact(true);
     return store;
+  }
+
+  /** Batches handed out before a restart stay out, under the same id, until acknowledged or given back. */
+  private restoreHandedOut(): void {
+    for (const [batchId, batch] of this.acks.state.handedOut) {
+      const seqs = batch.seqs.filter((seq) => this.entries.get(seq)?.state === "ready");
+      for (const seq of seqs) this.entries.get(seq)!.state = "delivered";
+      this.readyCount -= seqs.length;
+      this.deliveredCount += seqs.length;
+      this.batches.set(batchId, { rolloutId: batch.rollout, seqs, session: batch.session });
+    }
   }
 
   private addEntry(entry: Entry): void {
@@ -122,7 +154,7 @@ export class SampleStore implements SampleSink {
     const seq = this.nextSeq++;
     const frame = encodeSample(sample as StorableSample, seq); // throws BAD_REQUEST before any state changes
     const write = this.log.append(frame).then((location) => {
-      this.addEntry({ seq, id: sample.id, location, state: "ready", weightVersions: [...new Set(sample.weightVersions)] });
+      this.addEntry({ seq, id: sample.id, sessionId: sample.sessionId, readyAt: Date.now(), location, state: "ready", weightVersions: [...new Set(sample.weightVersions)] });
       for (const wake of this.readyWaiters) wake();
     });
     this.pendingIds.set(sample.id, { frame, write });
@@ -163,10 +195,13 @@ export class SampleStore implements SampleSink {
     return () => this.droppedListeners.delete(listener);
   }
 
-  /** Resolves with the ready count once `size` samples are ready or `timeoutMs` has passed. */
+  /**
+   * Resolves with the ready count once a batch of `size` can be made (enough ready samples, within the per-session
+   * share) or `timeoutMs` has passed.
+   */
   async waitForReady(size: number, timeoutMs: number, signal?: AbortSignal): Promise<number> {
     await this.dropStale();
-    if (this.readyCount >= size || timeoutMs <= 0 || signal?.aborted) return this.readyCount;
+    if (this.compose(size) !== null || timeoutMs <= 0 || signal?.aborted) return this.readyCount;
     await new Promise<void>((resolve) => {
       const finish = () => {
         clearTimeout(timer);
@@ -175,7 +210,7 @@ export class SampleStore implements SampleSink {
         resolve();
       };
       const check = () => {
-        if (this.readyCount >= size) finish();
+        if (this.readyCount >= size && this.compose(size) !== null) finish();
       };
       const timer = setTimeout(finish, timeoutMs);
       this.readyWaiters.add(check);
@@ -203,29 +238,67 @@ export class SampleStore implements SampleSink {
     return dropped;
   }
 
-  /** Hands out the `size` oldest ready samples (after dropping stale ones), or null when fewer are ready. */
-  async deliver(size: number, rolloutId: number): Promise<DeliveredBatch | null> {
-    await this.dropStale();
+  /** The next batch of `size` from the ready samples, oldest first within the per-session share; null when none can be made now. */
+  private compose(size: number): BatchComposition | null {
     if (this.readyCount < size) return null;
-    const picked: Entry[] = [];
-    for (const entry of [...this.entries.values()].sort((a, b) => a.seq - b.seq)) {
-      if (entry.state !== "ready") continue;
-      picked.push(entry);
-      if (picked.length === size) break;
-    }
-    for (const entry of picked) entry.state = "delivered";
-    this.readyCount -= picked.length;
-    this.deliveredCount += picked.length;
+    const staleness = this.options.staleness;
+    const current = staleness.current();
+    const ready = [...this.entries.values()]
+      .filter((entry) => entry.state === "ready")
+      .sort((a, b) => a.seq - b.seq)
+      .map((entry) => ({ seq: entry.seq, sessionId: entry.sessionId, readyAt: entry.readyAt, lastChance: staleness.stalenessOf(entry.weightVersions, current) >= staleness.maxStaleness }));
+    return composeBatch(ready, size, this.options.fairBatch ?? NO_CAP, Date.now());
+  }
+
+  /**
+   * Hands out a batch of `size` (after dropping stale ones): the oldest ready samples, no session above its share
+   * (training.fair_batch); those held back stay ready, in order, for later batches. Null when none can be made.
+   */
+  async deliver(size: number, rolloutId: number, session = ""): Promise<DeliveredBatch | null> {
+    await this.dropStale();
+    const composed = this.compose(size);
+    if (composed === null) return null;
+    const { seqs, ...composition } = composed;
+    for (const seq of seqs) this.entries.get(seq)!.state = "delivered";
+    this.readyCount -= seqs.length;
+    this.deliveredCount += seqs.length;
     const batchId = `b${rolloutId}-${randomBytes(6).toString("hex")}`;
-    const seqs = picked.map((entry) => entry.seq);
-    this.batches.set(batchId, { rolloutId, seqs });
     try {
-      const frames = await Promise.all(picked.map((entry) => this.log.read(entry.location)));
-      return { batchId, rolloutId, seqs, frames };
+      await this.acks.recordHandout(batchId, rolloutId, session, seqs); // on disk before it leaves
     } catch (error) {
-      this.release(batchId);
+      this.backToReady(seqs);
+      throw new OpenclawRlError("INTERNAL", `could not record the hand-out of ${batchId}`, { cause: error, retryable: true });
+    }
+    this.batches.set(batchId, { rolloutId, seqs, session });
+    try {
+      return { batchId, rolloutId, seqs, frames: await this.readFrames(seqs), composition };
+    } catch (error) {
+      await this.release(batchId);
       throw error;
     }
+  }
+
+  /** Every batch out now, oldest rollout first. */
+  outstanding(): OutstandingBatch[] {
+    return [...this.batches].map(([batchId, batch]) => ({ batchId, rolloutId: batch.rolloutId, session: batch.session, size: batch.seqs.length })).sort((a, b) => a.rolloutId - b.rolloutId);
+  }
+
+  /**
+   * An outstanding batch handed out again, the same id and samples (a client asking again for a rollout whose answer
+   * it never got, or a restarted trainer replaying it), now to `session`; null when it is not outstanding.
+   */
+  async handOutAgain(batchId: string, session: string): Promise<DeliveredBatch | null> {
+    const batch = this.batches.get(batchId);
+    if (!batch) return null;
+    if (batch.session !== session) {
+      await this.acks.recordHandout(batchId, batch.rolloutId, session, batch.seqs);
+      batch.session = session;
+    }
+    return { batchId, rolloutId: batch.rolloutId, seqs: [...batch.seqs], frames: await this.readFrames(batch.seqs) };
+  }
+
+  private readFrames(seqs: readonly number[]): Promise<Buffer[]> {
+    return Promise.all(seqs.map((seq) => this.log.read(this.entries.get(seq)!.location)));
   }
 
   /**
@@ -251,7 +324,7 @@ export class SampleStore implements SampleSink {
     }
   }
 
-  private async recordAck(batchId: string, batch: { rolloutId: number; seqs: number[] }): Promise<{ already: boolean; seqs: number[] }> {
+  private async recordAck(batchId: string, batch: { rolloutId: number; seqs: number[]; session: string }): Promise<{ already: boolean; seqs: number[] }> {
     try {
       await this.acks.recordAck(batchId, batch.rolloutId, batch.seqs);
     } catch (error) {
@@ -267,12 +340,26 @@ export class SampleStore implements SampleSink {
     return { already: false, seqs: batch.seqs };
   }
 
-  /** Puts a handed-out, unacknowledged batch back (its client went away). */
-  release(batchId: string): boolean {
+  /**
+   * Puts a handed-out, unacknowledged batch back (its client went away, or never got it): recorded durably first, so
+   * its samples are never out in two batches at once, not even across a restart.
+   */
+  async release(batchId: string): Promise<boolean> {
     const batch = this.batches.get(batchId);
     if (!batch) return false;
     this.batches.delete(batchId);
-    for (const seq of batch.seqs) {
+    try {
+      await this.acks.recordRelease(batchId);
+    } catch (error) {
+      this.batches.set(batchId, batch);
+      throw new OpenclawRlError("INTERNAL", `could not record the release of ${batchId}`, { cause: error, retryable: true });
+    }
+    this.backToReady(batch.seqs);
+    return true;
+  }
+
+  private backToReady(seqs: readonly number[]): void {
+    for (const seq of seqs) {
       const entry = this.entries.get(seq);
       if (entry?.state === "delivered") {
         entry.state = "ready";
@@ -281,7 +368,6 @@ export class SampleStore implements SampleSink {
       }
     }
     for (const wake of this.readyWaiters) wake();
-    return true;
   }
 
   /** Deletes segments whose samples are all acknowledged or dropped, then forgets them in the ack log. */

@@ -22,6 +22,9 @@ const { values } = parseArgs({
     version: { type: "string", default: "default" },
     "keep-alive-ms": { type: "string", default: "5000" },
     episodes: { type: "boolean", default: false },
+    // "deliver:N" / "ack:N": kill -9 itself right after the N-th batch is handed out (recorded, not yet sent) or
+    // acknowledged (recorded, not yet answered)
+    "die-after": { type: "string" },
   },
 });
 if (!values.dir) throw new Error("--dir is required");
@@ -31,6 +34,19 @@ const tracker = new WeightVersionTracker();
 tracker.observe(values.version);
 const store = await SampleStore.open(`${values.dir}/store`, { staleness: new StalenessPolicy(tracker, Number(values["max-staleness"])) });
 let next = Number(values.first);
+if (values["die-after"]) dieAfter(values["die-after"]);
+
+function dieAfter(point: string): void {
+  const [method, count] = point.split(":") as ["deliver" | "acknowledge" | "ack", string];
+  const name = method === "ack" ? "acknowledge" : method;
+  const original = (store[name] as (...args: unknown[]) => Promise<unknown>).bind(store);
+  let calls = 0;
+  (store as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+    const result = await original(...args);
+    if (result !== null && ++calls === Number(count)) process.kill(process.pid, "SIGKILL");
+    return result;
+  };
+}
 
 function shapeFor(index: number, version: string): SampleShape {
   const mode = values.teacher;

@@ -102,6 +102,22 @@ describe("episode steps in the judge pipeline", () => {
     expect(failed.episode).toMatchObject({ trained: false, reward: null });
   });
 
+  it("the sample gate applies to steps: a step cut at the token limit is not trained, the episode's other steps are", async () => {
+    harness = await startHarness({ judge: { votes: 1 }, episodes: { samples_per_task: 1 } });
+    const h = harness;
+    h.judge.script("CASE-T0", "eval", ["\\boxed{1}"]);
+    const cut = { ...(await step("t:u:3:0", "t:u:3", 0, "CASE-T0", "obs")), finishReason: "length" as const };
+    h.pipeline.onTurnClosed(cut);
+    h.pipeline.onTurnClosed(await step("t:u:3:0", "t:u:3", 1, "CASE-T1", null));
+    end(h, "t:u:3:0", "t:u:3", 1, 2);
+    await until(() => h.sink.samples.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.sink.samples.map((sample) => sample.id)).toEqual(["t:u:3:0:1"]);
+    expect(h.judge.callsFor("CASE-T0")).toBe(0); // (refused before any judge call)
+    const record = (await h.records()).find((entry) => entry.sessionId === "t:u:3:0" && entry.turn === 0)!;
+    expect(record).toMatchObject({ gate: { category: "truncated" }, sample: null, skipped: expect.stringMatching(/^sample gate: /) });
+  });
+
   it("at drain, a group short of samples_per_task is trained as it is and says why; an episode without an outcome is not", async () => {
     harness = await startHarness({ judge: { votes: 1 }, episodes: { samples_per_task: 8 } });
     const h = harness;

@@ -144,8 +144,8 @@ describe("binary", () => {
     expect((await harness.stats()).skipped).toMatchObject({ aborted: 1, "empty-response": 1 });
   });
 
-  it("a truncated generation (finish length) becomes a truncated sample", async () => {
-    harness = await startHarness({ method: "binary" });
+  it("a truncated generation (finish length) becomes a truncated sample when the gate lets it through", async () => {
+    harness = await startHarness({ method: "binary", training: { sample_gate: { drop_truncated: false } } });
     const turn = await makeTurn({ marker: "CASE-len", next: "+1", finishReason: "length" });
     await harness.judgeTurn(turn);
     expect(harness.sink.byId(`${turn.sessionId}:0`)).toMatchObject({ status: "truncated", reward: 1 });

@@ -35,6 +35,7 @@ export interface HarnessOptions {
   ready?: () => boolean;
   notReadyReason?: string; // the traffic gate's reason while ready() is false (default "policy engine starting")
   policyUrl?: string; // point the proxy elsewhere (an engine that is down)
+  policyTimeoutMs?: number; // the policy client's call and stream-idle timeout (default 10 s; run.ts uses proxy.request_timeout_s)
   promptWorkers?: number; // default 0 here: tests share two cores
   streamForm?: StreamForm; // which of SGLang's streaming forms the stand-in uses (default cumulative)
   turnsJsonl?: string; // turns.jsonl as an earlier run left it in the records folder
@@ -81,7 +82,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const weights = new WeightVersionTracker();
   const proxy = createProxy({
     recipe: testRecipe({ model: { path: "builtin:qwen3", tokenizer_path: "builtin:qwen3" }, ...options.recipe }),
-    policy: new SglangClient({ baseUrl: options.policyUrl ?? engineUrl, timeoutMs: 10_000 }),
+    policy: new SglangClient({ baseUrl: options.policyUrl ?? engineUrl, timeoutMs: options.policyTimeoutMs ?? 10_000 }),
     tokenizer,
     template,
     ...(options.model ? { parsers: options.model.parsers } : {}),

@@ -65,14 +65,30 @@ describe("StatusTracker", () => {
     const counts = { positive: 3, zero: 0, negative: 1 };
     bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0-first", size: 4, meanReward: 0.5, evalScore: 0.5, counts });
     expect(tracker.snapshot()).toMatchObject({ batches: 0, batches_delivered: 1, samples: { delivered: 4, acknowledged: 0 } });
-    bus.emit({ type: "weights-version-reset", fromVersion: "3", reason: "slime restarted" }); // its batch went back
-    bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0-again", size: 4, meanReward: 0.5, evalScore: 0.5, counts });
-    bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0-again" });
+    bus.emit({ type: "weights-version-reset", fromVersion: "3", reason: "slime restarted" }); // its batch stays out
+    bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0-first", size: 4, meanReward: 0.5, evalScore: 0.5, counts }); // handed to the new trainer again
+    expect(tracker.snapshot()).toMatchObject({ samples: { delivered: 4 } });
+    bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0-first" });
     const status = statusSnapshotSchema.parse(tracker.snapshot());
     expect(status).toMatchObject({ batches: 1, batches_delivered: 2, samples: { delivered: 0, acknowledged: 4 } });
     const text = formatStatus(status);
     expect(text).toContain("samples     trained 4 · in training 0 · dropped stale 0");
     expect(text).toMatch(/batches {5}1 trained · 2 delivered \(re-deliveries included\) · last delivered \d+s ago/);
+    tracker.close();
+  });
+
+  it("counts the sample gate's refusals by reason and prints them", () => {
+    const { bus, tracker } = wiredTracker();
+    const judged = (turn: number, skipCategory: "truncated" | "repetition" | "near-empty" | null) =>
+      bus.emit({ type: "turn-judged", sessionId: "s", turn, method: "binary", score: null, hintAccepted: null, sample: skipCategory ? null : { kind: "rl", reward: 1, why: "binary: score +1" }, skipped: skipCategory ? `sample gate: ${skipCategory}` : null, skipCategory });
+    judged(0, "repetition");
+    judged(1, "truncated");
+    judged(2, "repetition");
+    judged(3, "near-empty");
+    judged(4, null);
+    const status = statusSnapshotSchema.parse(tracker.snapshot());
+    expect(status.judging).toMatchObject({ judged: 5, without_sample: 4, skipped: { repetition: 2, truncated: 1, "near-empty": 1 } });
+    expect(formatStatus(status)).toMatch(/judging {5}5 judged · 4 without a sample \(repetition 2, (truncated 1, near-empty 1|near-empty 1, truncated 1)\)/);
     tracker.close();
   });
 

@@ -1,5 +1,5 @@
 // A trainer restart seen by status and the dashboard, through the real bridge and store: a batch handed to a trainer
-// that died is delivered again to the restarted one (a new session); status and dashboard count one batch of 4
+// that died is delivered again (the same batch) to the restarted one (a new session); status and dashboard count one batch of 4
 // trained, plot rollout 0 once, keep the deliveries apart, and show the weight version counted from 0 again.
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -52,9 +52,9 @@ describe("status and dashboard across a trainer restart", () => {
     await stopped.hello();
     const first = (await stopped.batch(0, 4))!; // handed to a trainer that was stopped, then killed
     const restarted = new TestBridgeClient(endpoint.url, endpoint.token);
-    await restarted.hello(); // a new session: the first batch goes back to the store
+    await restarted.hello(); // a new session, asking again for rollout 0: the same batch
     const again = (await restarted.batch(0, 4))!;
-    expect(again.batchId).not.toBe(first.batchId);
+    expect(again.batchId).toBe(first.batchId);
     expect(await restarted.ack(0, again.batchId)).toBe(200); // trained
 
     expect(status.snapshot()).toMatchObject({

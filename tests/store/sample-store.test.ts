@@ -40,7 +40,7 @@ describe("SampleStore", () => {
     expect(decoded).toEqual(sample); // factory values are exact in float32
   });
 
-  it("hands out unacknowledged batches again after release or reopen, acknowledged ones never", async () => {
+  it("hands a released batch out again, keeps an outstanding one out across a reopen, acknowledged ones never", async () => {
     const store = await openStore();
     for (let index = 0; index < 6; index++) await store.put(makeSample(index));
     const first = (await store.deliver(2, 0))!;
@@ -49,17 +49,23 @@ describe("SampleStore", () => {
     expect(store.counts()).toMatchObject({ ready: 2, delivered: 4 });
     expect(await store.acknowledge(first.batchId)).toMatchObject({ already: false });
     expect(await store.acknowledge(first.batchId)).toMatchObject({ already: true });
-    expect(store.release(second.batchId)).toBe(true);
+    expect(await store.release(second.batchId)).toBe(true);
+    expect(await store.release(second.batchId)).toBe(false);
     expect(store.counts()).toMatchObject({ ready: 4, delivered: 0, acknowledged: 2 });
     const third = (await store.deliver(2, 2))!;
     expect(idsOf(third.frames)).toEqual(idsOf(second.frames)); // oldest first: the released ones come back
     await store.close();
     const reopened = await openStore();
-    expect(reopened.counts()).toEqual({ ready: 4, delivered: 0, acknowledged: 2, droppedStale: 0 });
+    // the hand-out of `third` was recorded before it left: still out after the restart, under the same id
+    expect(reopened.counts()).toEqual({ ready: 2, delivered: 2, acknowledged: 2, droppedStale: 0 });
+    expect(reopened.outstanding()).toEqual([{ batchId: third.batchId, rolloutId: 2, session: "", size: 2 }]);
+    const again = (await reopened.handOutAgain(third.batchId, "after-restart"))!;
+    expect(idsOf(again.frames)).toEqual(idsOf(third.frames));
     expect(await reopened.acknowledge(first.batchId)).toMatchObject({ already: true });
-    expect(await reopened.acknowledge(third.batchId)).toBeNull(); // forgotten by the restart: fetch again
-    const all = (await reopened.deliver(4, 3))!;
-    expect(idsOf(all.frames)).not.toContain(idsOf(first.frames)[0]);
+    expect(await reopened.acknowledge(third.batchId)).toMatchObject({ already: false });
+    const rest = (await reopened.deliver(2, 3))!;
+    expect([...idsOf(first.frames), ...idsOf(third.frames), ...idsOf(rest.frames)].sort()).toEqual(Array.from({ length: 6 }, (_, index) => `session-${index}:${index}`).sort());
+    expect(await reopened.deliver(1, 4)).toBeNull();
   });
 
   it("a retried ack that comes while the first is still being written waits for it and answers already", async () => {
