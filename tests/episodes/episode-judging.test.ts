@@ -136,3 +136,22 @@ describe("episode steps in the judge pipeline", () => {
     expect(records.find((record) => record.sessionId === "h:u:2:1")!.skipped).toBe("the episode never reported an outcome");
   });
 });
+
+describe("episode samples in the JSONL export", () => {
+  it("carry the episode fields and the advantage, as the store's frames do", async () => {
+    const { mkdtemp, readFile } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const path = await import("node:path");
+    const { JsonlSink } = await import("../../orchestrator/sinks/jsonl-sink.ts");
+    const { makeSample } = await import("../bridge/sample-factory.ts");
+    const { encodeSample, decodeSample } = await import("../../orchestrator/store/sample-frame.ts");
+    const file = path.join(await mkdtemp(path.join(tmpdir(), "episode-jsonl-")), "samples.jsonl");
+    const sink = new JsonlSink(file);
+    const sample = makeSample(3, { episode: true });
+    await sink.put(sample);
+    await sink.close();
+    const line = JSON.parse((await readFile(file, "utf8")).trim()) as Record<string, unknown>;
+    expect(line).toMatchObject({ reward: 1.5, advantage: 1.5, episode: { episodeId: "task:3:0:3", groupId: "task:3:0", stepIndex: 0, stepScore: 0.5, outcome: 1 } });
+    expect(decodeSample(encodeSample(sample, 7)).sample).toMatchObject({ advantage: 1.5, episode: sample.episode });
+  });
+});
