@@ -2,7 +2,10 @@
 // Codex 0.171.0 and Claude Code 2.1.332 against the proxy that the adapters once refused or misread.
 import { describe, expect, it } from "vitest";
 import { messagesRequestSchema } from "../../contracts/messages.ts";
+import { responsesRequestSchema } from "../../contracts/responses.ts";
+import { claudeCodeSignals, codexSignals } from "../../orchestrator/proxy/apis/client-signals.ts";
 import { messagesToChat } from "../../orchestrator/proxy/apis/messages-request.ts";
+import { responsesToChat } from "../../orchestrator/proxy/apis/responses-request.ts";
 import { isOpenAiError } from "../../orchestrator/proxy/request-body.ts";
 
 describe("Claude Code's requests", () => {
@@ -26,5 +29,29 @@ describe("Claude Code's requests", () => {
     const withTool = messagesRequestSchema.parse({ model: "m", max_tokens: 8, messages: [{ role: "user", content: "hi" }, { role: "system", content: [{ type: "tool_use", id: "t", name: "ls", input: {} }] }] });
     const refused = messagesToChat(withTool);
     expect(isOpenAiError(refused) && refused.message).toContain('messages.1.content.0: "tool_use" blocks are not supported in a system message');
+  });
+});
+
+describe("the agents' own signals", () => {
+  const COMPACT = "CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.\n\nYour task is to create a detailed summary of the conversation so far, paying close attention";
+  const claudeCompaction = (content: unknown) => {
+    const body = messagesRequestSchema.parse({ model: "qwen3-4b", max_tokens: 32000, tools: [{ name: "Read", input_schema: { type: "object" } }], metadata: { user_id: '{"device_id":"d","session_id":"8c72970b"}' }, messages: [{ role: "user", content }] });
+    const chat = messagesToChat(body);
+    if (isOpenAiError(chat)) throw new Error(chat.message);
+    return claudeCodeSignals(body, chat, "qwen3-4b");
+  };
+
+  it("reads Claude Code 2.1's compaction prompt as a side request, alone or appended to the user's last words", () => {
+    expect(claudeCompaction(COMPACT)).toEqual({ conversation: { id: "8c72970b", from: "Claude Code's metadata.user_id" }, sideRequest: `opens with Claude Code's side prompt "CRITICAL: Respond with TEXT ONLY. Do NOT call any tools."` });
+    expect(claudeCompaction([{ type: "text", text: "Thanks. Is it a short file?\n" }, { type: "text", text: COMPACT }]).sideRequest).toContain("CRITICAL: Respond with TEXT ONLY");
+    expect(claudeCompaction([{ type: "text", text: "Thanks. Is it a short file?" }]).sideRequest, "the user's own words are main").toBeUndefined();
+  });
+
+  it("takes Codex 0.171's session-id header (hyphenated) as its conversation id", () => {
+    const body = responsesRequestSchema.parse({ model: "qwen3-4b", input: "hi", prompt_cache_key: "cache-key" });
+    const converted = responsesToChat(body, []);
+    if (isOpenAiError(converted)) throw new Error(converted.message);
+    expect(codexSignals({ "session-id": "01a2182a-b68c" }, body, converted.chat).conversation).toEqual({ id: "01a2182a-b68c", from: "Codex's session_id header" });
+    expect(codexSignals({}, body, converted.chat).conversation).toEqual({ id: "cache-key", from: "body prompt_cache_key" });
   });
 });
