@@ -3,10 +3,10 @@
 import { describe, expect, it } from "vitest";
 import { messagesRequestSchema } from "../../contracts/messages.ts";
 import { responsesRequestSchema } from "../../contracts/responses.ts";
-import { claudeCodeSignals, codexSignals } from "../../orchestrator/proxy/apis/client-signals.ts";
+import { claudeCodeSignals, codexSignals, qwenCodeSignals } from "../../orchestrator/proxy/apis/client-signals.ts";
 import { messagesToChat } from "../../orchestrator/proxy/apis/messages-request.ts";
 import { responsesToChat } from "../../orchestrator/proxy/apis/responses-request.ts";
-import { isOpenAiError } from "../../orchestrator/proxy/request-body.ts";
+import { isOpenAiError, parseChatRequest } from "../../orchestrator/proxy/request-body.ts";
 
 describe("Claude Code's requests", () => {
   it("reads a system message among the turns (Claude Code 2.1 sends its environment as one) as a system message in place", () => {
@@ -53,5 +53,28 @@ describe("the agents' own signals", () => {
     if (isOpenAiError(converted)) throw new Error(converted.message);
     expect(codexSignals({ "session-id": "01a2182a-b68c" }, body, converted.chat).conversation).toEqual({ id: "01a2182a-b68c", from: "Codex's session_id header" });
     expect(codexSignals({}, body, converted.chat).conversation).toEqual({ id: "cache-key", from: "body prompt_cache_key" });
+  });
+});
+
+describe("Qwen Code's requests (chat completions)", () => {
+  const SUMMARIZE = "You are the component that summarizes a conversation when its context window is about to overflow. The summary you produce";
+  const QWEN = { "user-agent": "QwenCode/0.24.4 (linux; x64)" };
+  const chat = (messages: unknown[]) => {
+    const parsed = parseChatRequest({ model: "qwen3-4b", messages });
+    if (isOpenAiError(parsed)) throw new Error(parsed.message);
+    return parsed;
+  };
+  const history = [{ role: "system", content: "You are Qwen Code" }, { role: "user", content: "List the files" }, { role: "assistant", content: "Done." }];
+
+  it("reads its /compress requests as side: the prompt as the last user message (with tools), then as the system prompt", () => {
+    const asUser = qwenCodeSignals(QWEN, chat([...history, { role: "user", content: [{ type: "text", text: SUMMARIZE }] }]));
+    expect(asUser.sideRequest).toContain("Qwen Code's side prompt");
+    const asSystem = qwenCodeSignals(QWEN, chat([{ role: "system", content: SUMMARIZE }, ...history.slice(1), { role: "user", content: "First, reason in your <analysis> block." }]));
+    expect(asSystem.sideRequest).toContain("Qwen Code's side prompt");
+  });
+
+  it("leaves the user's own turns, and other clients' requests, to the turn decision", () => {
+    expect(qwenCodeSignals(QWEN, chat([...history, { role: "user", content: "Thanks. Which looks like notes?" }]))).toEqual({});
+    expect(qwenCodeSignals({ "user-agent": "OpenAI/JS 5.11.0" }, chat([...history, { role: "user", content: SUMMARIZE }]))).toEqual({});
   });
 });

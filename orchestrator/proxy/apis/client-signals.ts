@@ -1,4 +1,4 @@
-// What Codex and Claude Code say about their own requests, read where the proxy's turn decision would otherwise
+// What Codex, Claude Code and Qwen Code say about their own requests, read where the proxy's turn decision would otherwise
 // guess: each client's conversation id, and the side requests it sends (compaction, titles, probes). Pure; ignores HTTP.
 import type { ChatMessage, ChatRequest } from "../../../contracts/chat.ts";
 import type { MessagesRequest } from "../../../contracts/messages.ts";
@@ -56,6 +56,20 @@ export function claudeCodeSignals(body: MessagesRequest, chat: ChatRequest, serv
           ? `opens with Claude Code's side prompt "${opening}"`
           : undefined;
   return { ...(conversation ? { conversation } : {}), ...(sideRequest ? { sideRequest } : {}) };
+}
+
+/** Qwen Code's compression prompt: the last user message of a request with tools, then the system prompt of one without. */
+const QWEN_CODE_SIDE_OPENINGS = ["You are the component that summarizes a conversation when its context window is about to overflow"];
+
+/**
+ * Qwen Code (chat completions, `User-Agent: QwenCode/<version>`) names no conversation; its side request is the
+ * compression of its history (`/compress`, or when the context fills), whose prompt is the system prompt or the last user message.
+ */
+export function qwenCodeSignals(headers: Headers, chat: ChatRequest): ClientSignals {
+  if (!(firstValue(headers["user-agent"]) ?? "").startsWith("QwenCode/")) return {};
+  const system = chat.messages[0]?.role === "system" ? flattenContent(chat.messages[0].content) : "";
+  const opening = [system, ...lastUserParts(chat.messages)].map((text) => matchedOpening(text, QWEN_CODE_SIDE_OPENINGS)).find((found) => found !== undefined);
+  return opening ? { sideRequest: `opens with Qwen Code's side prompt "${opening}"` } : {};
 }
 
 function jsonSessionId(text: string): string | undefined {
