@@ -71,6 +71,8 @@ describe("Qwen Code's requests (chat completions)", () => {
     expect(asUser.sideRequest).toContain("Qwen Code's side prompt");
     const asSystem = qwenCodeSignals(QWEN, chat([{ role: "system", content: SUMMARIZE }, ...history.slice(1), { role: "user", content: "First, reason in your <analysis> block." }]));
     expect(asSystem.sideRequest).toContain("Qwen Code's side prompt");
+    const memory = qwenCodeSignals(QWEN, chat([{ role: "system", content: "You are now acting as the managed memory extraction subagent for an AI coding assistant." }, ...history.slice(1), { role: "user", content: "Managed memory has TWO directories." }]));
+    expect(memory.sideRequest).toContain("managed memory extraction subagent");
   });
 
   it("leaves the user's own turns, and other clients' requests, to the turn decision", () => {

@@ -58,12 +58,18 @@ export function claudeCodeSignals(body: MessagesRequest, chat: ChatRequest, serv
   return { ...(conversation ? { conversation } : {}), ...(sideRequest ? { sideRequest } : {}) };
 }
 
-/** Qwen Code's compression prompt: the last user message of a request with tools, then the system prompt of one without. */
-const QWEN_CODE_SIDE_OPENINGS = ["You are the component that summarizes a conversation when its context window is about to overflow"];
+/**
+ * Qwen Code's own prompts: compression (the last user message of a request with tools, then the system prompt of one
+ * without) and its managed-memory extraction subagent (the system prompt, after a conversation turn).
+ */
+const QWEN_CODE_SIDE_OPENINGS = [
+  "You are the component that summarizes a conversation when its context window is about to overflow",
+  "You are now acting as the managed memory extraction subagent",
+];
 
 /**
- * Qwen Code (chat completions, `User-Agent: QwenCode/<version>`) names no conversation; its side request is the
- * compression of its history (`/compress`, or when the context fills), whose prompt is the system prompt or the last user message.
+ * Qwen Code (chat completions, `User-Agent: QwenCode/<version>`) names no conversation; its side requests are the
+ * compression of its history (`/compress`, or when the context fills) and its memory extraction after a turn.
  */
 export function qwenCodeSignals(headers: Headers, chat: ChatRequest): ClientSignals {
   if (!(firstValue(headers["user-agent"]) ?? "").startsWith("QwenCode/")) return {};
