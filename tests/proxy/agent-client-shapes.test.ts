@@ -80,3 +80,26 @@ describe("Qwen Code's requests (chat completions)", () => {
     expect(qwenCodeSignals({ "user-agent": "OpenAI/JS 5.11.0" }, chat([...history, { role: "user", content: SUMMARIZE }]))).toEqual({});
   });
 });
+
+describe("Codex's requests", () => {
+  it("reads a function_call_output no call asked for (Codex's goal objective, by namespace and name) as a tool message", () => {
+    const body = responsesRequestSchema.parse({
+      model: "qwen3-4b",
+      input: [
+        { type: "message", role: "user", content: [{ type: "input_text", text: "Start a goal" }] },
+        { type: "function_call", call_id: "call_1", name: "create_goal", arguments: '{"objective": "x"}' },
+        { type: "function_call_output", call_id: "call_1", output: '{"goal": {}}' },
+        { type: "function_call_output", id: "fco_2", name: "goal_objective", namespace: "agent", output: "x" },
+      ],
+    });
+    const converted = responsesToChat(body, []);
+    if (isOpenAiError(converted)) throw new Error(converted.message);
+    expect(converted.chat.messages.slice(2)).toEqual([
+      { role: "tool", tool_call_id: "call_1", content: '{"goal": {}}' },
+      { role: "tool", tool_call_id: "agent.goal_objective", content: "x" },
+    ]);
+    const nameless = responsesRequestSchema.safeParse({ model: "m", input: [{ type: "function_call_output", output: "x" }] });
+    expect(nameless.success).toBe(false);
+    expect(nameless.error?.issues[0]?.message).toContain("needs its call_id");
+  });
+});
