@@ -67,7 +67,7 @@ describe("Codex, Claude Code and Qwen Code end to end (rehearsal engine)", () =>
       const session = createAgentSession(agent, String(printed.stdout), { OPENCLAW_RL_API_KEY: API_KEY });
       sessions[agent] = session;
       for (const prompt of SCRIPTS[agent](session.work)) await session.say(prompt);
-      console.log(`── ${agent} config (openclaw-rl agent-config ${agent}):\n${session.config}── ${agent} session:\n${transcript(session)}`);
+      console.log(`── ${agent} config (openclaw-rl agent-config ${agent}):\n${session.config}\n── ${agent} session:\n${transcript(session)}`);
     }
     const status = await execa(process.execPath, ["bin/openclaw-rl.mjs", "status", "--run", runDir, "--json"], { cwd: root, reject: false });
     statusDuring = JSON.parse(String(status.stdout)) as Record<string, any>;

@@ -26,6 +26,8 @@ export interface AgentTurn {
   exitCode: number | undefined;
   /** The agent's final answer, as its own JSON output says it. */
   text: string | null;
+  /** The agent's own error for the turn, if its JSON output reports one. */
+  error: string | null;
   /** The agent's conversation id (Codex's thread id, Claude Code's and Qwen Code's session id). */
   conversation: string | null;
   /** Tools the agent ran in this turn, with what they returned, as its JSON output says. */
@@ -109,7 +111,7 @@ async function runAgentTurn(agent: AgentName, env: Record<string, string>, cwd: 
   return { prompt, exitCode: result.exitCode, stdout, stderrTail: String(result.stderr).slice(-2000), ...read, conversation: read.conversation ?? conversation };
 }
 
-type Read = Pick<AgentTurn, "text" | "conversation" | "tools">;
+type Read = Pick<AgentTurn, "text" | "error" | "conversation" | "tools">;
 
 function jsonLines(text: string): Record<string, any>[] {
   return text.split("\n").flatMap((line) => {
@@ -129,6 +131,7 @@ function readCodex(stdout: string): Read {
   return {
     conversation: events.find((event) => event.type === "thread.started")?.thread_id ?? null,
     text: items.filter((item) => item.type === "agent_message").at(-1)?.text ?? null,
+    error: events.find((event) => event.type === "turn.failed")?.error?.message ?? null,
     tools: items.filter((item) => item.type === "command_execution").map((item) => ({ name: String(item.command), output: String(item.aggregated_output ?? "") })),
   };
 }
@@ -155,6 +158,7 @@ function readMessages(messages: readonly Record<string, any>[]): Read {
   return {
     conversation: result?.session_id ?? null,
     text: result && result.is_error !== true && typeof result.result === "string" ? result.result : null,
+    error: result?.is_error === true ? String(result.error?.message ?? result.result ?? "error") : null,
     tools: blocks.filter((block) => block.type === "tool_result").map((block) => ({ name: uses.get(block.tool_use_id) ?? "?", output: typeof block.content === "string" ? block.content : JSON.stringify(block.content) })),
   };
 }
@@ -162,6 +166,6 @@ function readMessages(messages: readonly Record<string, any>[]): Read {
 /** A short transcript for the test's log: each prompt, the tools run, the answer. */
 export function transcript(session: AgentSession): string {
   return session.turns
-    .map((turn) => [`> ${turn.prompt}`, ...turn.tools.map((tool) => `  [tool ${tool.name}] ${tool.output.trim().slice(0, 120)}`), `< ${turn.text ?? `(no answer; exit ${turn.exitCode}) ${turn.stderrTail.slice(-300)}`}`].join("\n"))
+    .map((turn) => [`> ${turn.prompt}`, ...turn.tools.map((tool) => `  [tool ${tool.name}] ${tool.output.trim().slice(0, 120)}`), `< ${turn.text ?? `(no answer; exit ${turn.exitCode}) ${turn.error ?? turn.stderrTail.slice(-300)}`}`].join("\n"))
     .join("\n");
 }
