@@ -33,7 +33,8 @@ export const contentBlockSchema = z.discriminatedUnion(
 export type ContentBlock = z.infer<typeof contentBlockSchema>;
 
 export const anthropicMessageSchema = z
-  .object({ role: z.enum(["user", "assistant"]), content: z.union([z.string(), z.array(contentBlockSchema)]) })
+  // (Claude Code 2.1 puts a `system` message after the first user turn: its environment and deferred tools)
+  .object({ role: z.enum(["user", "assistant", "system"]), content: z.union([z.string(), z.array(contentBlockSchema)]) })
   .passthrough();
 export type AnthropicMessage = z.infer<typeof anthropicMessageSchema>;
 

@@ -28,9 +28,20 @@ const functionCallItemSchema = z
   .object({ type: z.literal("function_call"), call_id: z.string(), name: z.string(), arguments: z.string(), id: z.string().optional() })
   .passthrough();
 
+/**
+ * A tool's output: the answer to a function_call (call_id), or, from Codex 0.171, output no call asked for, named by
+ * name and namespace instead (its goal feature's `{"namespace": "agent", "name": "goal_objective"}`).
+ */
 const functionCallOutputItemSchema = z
-  .object({ type: z.literal("function_call_output"), call_id: z.string(), output: z.union([z.string(), z.array(contentPartSchema)]) })
-  .passthrough();
+  .object({
+    type: z.literal("function_call_output"),
+    call_id: z.string().optional(),
+    name: z.string().optional(),
+    namespace: z.string().optional(),
+    output: z.union([z.string(), z.array(contentPartSchema)]),
+  })
+  .passthrough()
+  .refine((item) => item.call_id !== undefined || item.name !== undefined, { path: ["call_id"], message: "a function_call_output needs its call_id (or, for output no call asked for, its name)" });
 
 const reasoningItemSchema = z
   .object({ type: z.literal("reasoning"), summary: textListSchema.default([]), content: textListSchema.nullable().optional(), id: z.string().optional() })

@@ -115,12 +115,17 @@ const OPENCLAW_CONTEXT = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
 /**
  * The last turn of the conversation as a model should read it: OpenClaw's per-request internal-context block
  * (a trailing user turn, never the user's words) is skipped, and a user turn loses OpenClaw's `[Sun 2026-11-22
- * 06:25 UTC] ` stamp and its `Runtime: …` line, so neither can be mistaken for a request to run a tool.
+ * 06:25 UTC] ` stamp and its `Runtime: …` line, so neither can be mistaken for a request to run a tool. Coding
+ * agents' context is skipped the same way: a system turn after the first (Claude Code's environment block) and
+ * `<system-reminder>` blocks in a user turn.
  */
 export function lastConversationTurn(prompt: ReadPrompt): PromptTurn | undefined {
-  const turn = [...prompt.turns].reverse().find((candidate) => !(candidate.role === "user" && candidate.text.trimStart().startsWith(OPENCLAW_CONTEXT)));
+  const turn = [...prompt.turns]
+    .reverse()
+    .find((candidate, index, reversed) => !(candidate.role === "user" && candidate.text.trimStart().startsWith(OPENCLAW_CONTEXT)) && !(candidate.role === "system" && index < reversed.length - 1));
   if (!turn || turn.role !== "user" || turn.toolResult) return turn;
   const text = turn.text
+    .replace(/<system-reminder>[\s\S]*?<\/system-reminder>\s*/g, "")
     .replace(/^\[[A-Z][a-z]{2} \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})? [A-Z]{2,5}\] /, "")
     .replace(/\n+Runtime: [^\n]*$/, "");
   return { ...turn, text };

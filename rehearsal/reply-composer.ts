@@ -39,7 +39,9 @@ function topicOf(text: string): string {
 function pickTool(text: string, tools: readonly OfferedTool[]): { verb: string; tool: OfferedTool } | null {
   for (const intent of TOOL_INTENTS) {
     if (!intent.pattern.test(text)) continue;
-    const tool = tools.find((candidate) => intent.names.test(candidate.name)) ?? tools.find((candidate) => intent.names.test(candidate.description));
+    // a name may contain the word ("list_directory"); a description must say it as a word ("goals" is no "ls")
+    const asWord = new RegExp(`\\b(?:${intent.names.source})\\b`, "i");
+    const tool = tools.find((candidate) => intent.names.test(candidate.name)) ?? tools.find((candidate) => asWord.test(candidate.description));
     if (tool) return { verb: intent.verb, tool };
   }
   return null;

@@ -27,10 +27,23 @@ export function utilityModelName(recipe: Recipe): string {
   return recipe.proxy.utility_models[0] ?? `${recipe.model.served_name}-utility`;
 }
 
-function codexLines(recipe: Recipe, target: AgentTarget): { top: string[]; table: string[] } {
+interface CodexLines {
+  top: string[];
+  /** Our provider table, replacing one of the same name. */
+  table: string[];
+  /** `[features]` keys set in that table, its other keys kept. */
+  features: string[];
+}
+
+/**
+ * Codex's provider, and off what the proxy cannot serve: OpenAI's hosted web search (a `web_search` tool) and the
+ * multi-agent tools (a `namespace` tool): the proxy serves function tools only and refuses a request offering others.
+ */
+function codexLines(recipe: Recipe, target: AgentTarget): CodexLines {
   const header = `[model_providers.${PROVIDER_ID}]`;
   return {
-    top: [`model = ${JSON.stringify(recipe.model.served_name)}`, `model_provider = ${JSON.stringify(PROVIDER_ID)}`],
+    top: [`model = ${JSON.stringify(recipe.model.served_name)}`, `model_provider = ${JSON.stringify(PROVIDER_ID)}`, `web_search = "disabled"`],
+    features: ["multi_agent = false"],
     table: [
       header,
       `name = "openclaw-rl proxy"`,
@@ -42,22 +55,36 @@ function codexLines(recipe: Recipe, target: AgentTarget): { top: string[]; table
 }
 
 /**
- * Line-level TOML merge (no TOML parser here): our top-level `model` / `model_provider` replace theirs above the first
- * table, our provider table replaces a table of the same name; every other line, comments included, stays as it was.
+ * Line-level TOML merge (no TOML parser here): our top-level keys replace theirs above the first table, our provider
+ * table replaces a table of the same name, our `[features]` keys replace theirs in that table (added to it, or a new
+ * one); every other line, comments included, stays as it was.
  */
-export function mergeCodexToml(text: string | null, lines: { top: string[]; table: string[] }): string {
+export function mergeCodexToml(text: string | null, lines: CodexLines): string {
   const existing = text === null || text === "" ? [] : text.replace(/\n$/, "").split("\n");
   const isHeader = (line: string): boolean => /^\s*\[/.test(line);
   const firstTable = existing.findIndex(isHeader);
   const topEnd = firstTable === -1 ? existing.length : firstTable;
   const ourKeys = new Set(lines.top.map((line) => line.split("=")[0]!.trim()));
   const top = existing.slice(0, topEnd).filter((line) => !ourKeys.has(/^\s*([A-Za-z0-9_-]+)\s*=/.exec(line)?.[1] ?? ""));
+  const featureKeys = new Set(lines.features.map((line) => line.split("=")[0]!.trim()));
   const rest: string[] = [];
   let skipping = false;
+  let inFeatures = false;
+  let hasFeatures = false;
   for (const line of existing.slice(topEnd)) {
-    if (isHeader(line)) skipping = line.trim() === lines.table[0];
+    if (isHeader(line)) {
+      skipping = line.trim() === lines.table[0];
+      inFeatures = line.trim() === "[features]";
+      if (inFeatures) {
+        hasFeatures = true;
+        rest.push(line, ...lines.features);
+        continue;
+      }
+    }
+    if (inFeatures && featureKeys.has(/^\s*([A-Za-z0-9_-]+)\s*=/.exec(line)?.[1] ?? "")) continue;
     if (!skipping) rest.push(line);
   }
+  if (!hasFeatures) rest.push(...(rest.length > 0 ? [""] : []), "[features]", ...lines.features);
   for (const section of [top, rest]) while (section.length > 0 && section.at(-1)!.trim() === "") section.pop();
   const body = [...lines.top, ...top, ...(rest.length > 0 ? ["", ...rest] : []), "", ...lines.table];
   return `${body.join("\n").replace(/^\n+/, "")}\n`;

@@ -19,6 +19,8 @@ import { EpisodeRegistry } from "../episodes/episode-registry.ts";
 import { BearerAuth } from "./auth.ts";
 import { EPISODE_OUTCOME_PATH, reportEpisodeOutcome } from "./episode-outcome.ts";
 import { serveTokensTurn } from "./tokens-turn.ts";
+import { chatCompletionsApi } from "./chat-responder.ts";
+import { qwenCodeSignals } from "./apis/client-signals.ts";
 import { openAiError, sendError, sendJson, toOpenAiError } from "./openai-errors.ts";
 import { servePassthroughTurn } from "./passthrough-turn.ts";
 import type { ProxyContext, ProxyDeps } from "./proxy-context.ts";
@@ -223,5 +225,5 @@ async function route(context: ProxyContext, auth: BearerAuth, accepting: boolean
   const body = parseChatRequest(json);
   if (isOpenAiError(body)) return sendError(response, body);
   if (context.deps.recipe.proxy.mode === "passthrough") return servePassthroughTurn(context, request, response, body);
-  return serveTokensTurn(context, request, response, body, raw);
+  return serveTokensTurn(context, request, response, body, raw, { api: chatCompletionsApi(body), client: qwenCodeSignals(request.headers, body) });
 }

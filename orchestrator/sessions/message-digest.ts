@@ -1,5 +1,6 @@
 // Stable digests of chat messages and of history prefixes, normalised the way clients replay history:
-// tool-call ids (OpenClaw rewrites call_2 → call2), reasoning and content-null-vs-"" do not count. No state.
+// tool-call ids (OpenClaw rewrites call_2 → call2), reasoning, content-null-vs-"" and a user message's
+// `<system-reminder>` parts (per-request context Qwen Code leaves out when it resumes a conversation) do not count. No state.
 import { createHash } from "node:crypto";
 import type { AssistantMessage, ChatMessage } from "../../contracts/chat.ts";
 import { flattenContent } from "../../lib/model/chat-template.ts";
@@ -21,6 +22,22 @@ export function stableHistory(messages: readonly ChatMessage[]): ChatMessage[] {
   let end = messages.length;
   while (end > 0 && isEphemeral(messages[end - 1]!)) end--;
   return messages.slice(0, end);
+}
+
+/**
+ * A message's text as history: a user message's text parts that are whole `<system-reminder>` blocks are left out.
+ * Coding agents put per-request context there (Qwen Code's "The current date is …" reminder), and Qwen Code resumes a
+ * conversation (`--resume`) with the earlier user messages without it: the same history, sent another way.
+ */
+function historyText(message: ChatMessage): string {
+  const content = message.content as ChatMessage["content"];
+  if (message.role !== "user" || typeof content === "string" || content === null || content === undefined) return flattenContent(content);
+  return flattenContent(content.filter((part) => !(part.type === "text" && isReminder(String(part.text)))));
+}
+
+function isReminder(text: string): boolean {
+  const trimmed = text.trim();
+  return trimmed.startsWith("<system-reminder>") && trimmed.endsWith("</system-reminder>");
 }
 
 /** Tool-call arguments as canonical JSON: no insignificant whitespace, object keys sorted (clients re-serialise them). */
@@ -47,13 +64,13 @@ export function normalizeMessage(message: ChatMessage | AssistantMessage): strin
     const content = calls.length > 0 ? "" : flattenContent((message.content ?? null) as ChatMessage["content"]).trim();
     return JSON.stringify(["assistant", content, calls]);
   }
-  return JSON.stringify([message.role, flattenContent(message.content as ChatMessage["content"])]);
+  return JSON.stringify([message.role, historyText(message)]);
 }
 
 export function digestMessage(message: ChatMessage | AssistantMessage): string {
   if (message.role === "assistant") return createHash("sha1").update(normalizeMessage(message)).digest("base64");
   // the common case (a 48 KB system prompt, user turns): hash role and text without building a JSON copy
-  return createHash("sha1").update(message.role).update("\u0000").update(flattenContent(message.content as ChatMessage["content"])).digest("base64");
+  return createHash("sha1").update(message.role).update("\u0000").update(historyText(message)).digest("base64");
 }
 
 /**
@@ -80,7 +97,7 @@ export class MessageDigests {
   of(message: ChatMessage | AssistantMessage): string {
     const content = message.content;
     if (message.role === "assistant" || typeof content !== "string" || content.length < this.minCachedChars) {
-      const key = message.role === "assistant" ? normalizeMessage(message) : `${message.role}\u0000${flattenContent(content as ChatMessage["content"])}`;
+      const key = message.role === "assistant" ? normalizeMessage(message) : `${message.role}\u0000${historyText(message)}`;
       if (key.length > MAX_SHORT_KEY) return digestMessage(message); // (keeps the cache's memory bounded)
       let digest = this.short.get(key);
       if (digest === undefined) this.short.set(key, (digest = digestMessage(message)));

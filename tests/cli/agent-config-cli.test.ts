@@ -15,6 +15,8 @@ describe("openclaw-rl agent-config", () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('model = "qwen3-4b"\nmodel_provider = "rl"\n');
     expect(result.stdout).toContain('[model_providers.rl]\nname = "openclaw-rl proxy"\nbase_url = "http://10.0.0.5:30000/v1"\nwire_api = "responses"\nenv_key = "OPENCLAW_RL_API_KEY"\n');
+    // Codex 0.171 offers web_search (hosted) and a multi_agent_v1 namespace tool by default; the proxy refuses both
+    expect(result.stdout).toContain('web_search = "disabled"\n\n[features]\nmulti_agent = false\n');
     expect(result.stdout).not.toContain("real-key");
   });
 
@@ -39,13 +41,13 @@ describe("openclaw-rl agent-config", () => {
     const file = path.join(scratch, "config.toml");
     writeFileSync(
       file,
-      '# my settings\nmodel = "gpt-5"\napproval_policy = "on-request"\n\n[model_providers.rl]\nbase_url = "http://old/v1"\n\n[model_providers.other]\nbase_url = "http://x/v1"\n\n[profiles.fast]\nmodel = "o4-mini"\n',
+      '# my settings\nmodel = "gpt-5"\napproval_policy = "on-request"\n\n[model_providers.rl]\nbase_url = "http://old/v1"\n\n[features]\nmulti_agent = true\nshell_tool = true\n\n[model_providers.other]\nbase_url = "http://x/v1"\n\n[profiles.fast]\nmodel = "o4-mini"\n',
       { mode: 0o640 },
     );
     expect((await runCliInProcess(["agent-config", "codex", ...RECIPE, "--write", file])).exitCode).toBe(0);
     const text = readFileSync(file, "utf8");
     expect(text).toBe(
-      'model = "qwen3-4b"\nmodel_provider = "rl"\n# my settings\napproval_policy = "on-request"\n\n[model_providers.other]\nbase_url = "http://x/v1"\n\n[profiles.fast]\nmodel = "o4-mini"\n\n[model_providers.rl]\nname = "openclaw-rl proxy"\nbase_url = "http://127.0.0.1:30000/v1"\nwire_api = "responses"\nenv_key = "OPENCLAW_RL_API_KEY"\n',
+      'model = "qwen3-4b"\nmodel_provider = "rl"\nweb_search = "disabled"\n# my settings\napproval_policy = "on-request"\n\n[features]\nmulti_agent = false\nshell_tool = true\n\n[model_providers.other]\nbase_url = "http://x/v1"\n\n[profiles.fast]\nmodel = "o4-mini"\n\n[model_providers.rl]\nname = "openclaw-rl proxy"\nbase_url = "http://127.0.0.1:30000/v1"\nwire_api = "responses"\nenv_key = "OPENCLAW_RL_API_KEY"\n',
     );
     expect(statSync(file).mode & 0o777).toBe(0o640);
     // merging again changes nothing

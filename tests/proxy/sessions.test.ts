@@ -189,6 +189,20 @@ describe("message digests", () => {
     expect(digestMessage(replayed)).toBe(digestMessage(sent));
   });
 
+  it("a user message's <system-reminder> parts do not count: Qwen Code resumes a conversation without its per-request date reminder", async () => {
+    const { MessageDigests } = await import("../../orchestrator/sessions/message-digest.ts");
+    const text = (value: string) => ({ type: "text", text: value });
+    const skills = "<system-reminder>\nThe following skills are available\n</system-reminder>";
+    const date = "<system-reminder>\nThe current date is: Thursday, November 26, 2026.\n</system-reminder>";
+    const sent: ChatMessage = { role: "user", content: [text(skills), text(date), text("List the files matching `*.txt`.")] };
+    const resumed: ChatMessage = { role: "user", content: [text(skills), text("List the files matching `*.txt`.")] };
+    expect(digestMessage(resumed)).toBe(digestMessage(sent));
+    expect(new MessageDigests(10).of(resumed)).toBe(new MessageDigests(10).of(sent));
+    // the user's own words still count, and so does a reminder inside them (not a whole part)
+    expect(digestMessage({ role: "user", content: [text(skills), text("List the files.")] })).not.toBe(digestMessage(sent));
+    expect(digestMessage({ role: "user", content: [text(`${date} List the files matching \`*.txt\`.`)] })).not.toBe(digestMessage(resumed));
+  });
+
   it("chains prefixes on from a given prefix digest exactly as over the whole list", async () => {
     const { MessageDigests } = await import("../../orchestrator/sessions/message-digest.ts");
     const digests = new MessageDigests();

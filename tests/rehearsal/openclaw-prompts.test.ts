@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { chatRequestSchema } from "../../contracts/chat.ts";
-import { readPrompt } from "../../rehearsal/prompt-reader.ts";
+import { lastConversationTurn, readPrompt, type OfferedTool, type ReadPrompt } from "../../rehearsal/prompt-reader.ts";
 import { planReply } from "../../rehearsal/reply-composer.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { BUILTIN_QWEN3, loadTokenizerFiles } from "../../lib/model/model-files.ts";
@@ -37,5 +37,33 @@ describe("stand-in policy on stock OpenClaw requests", () => {
   it("answers after the tool result instead of calling the tool again", () => {
     const plan = planReply(readPrompt(promptOf("tool-turn-2.json")));
     expect(plan.kind).toBe("answer");
+  });
+});
+
+describe("stand-in policy on a coding agent's tools", () => {
+  const tool = (name: string, description: string, required: string): OfferedTool => ({ name, description, parameters: { properties: { [required]: { type: "string" } }, required: [required] } });
+  // Codex 0.171's tools: no name says "list"; create_goal's description says "goals", which must not read as "ls"
+  const codexTools = [tool("exec_command", "Runs a command in a PTY, returning output or a session ID.", "cmd"), tool("create_goal", "do not infer goals from ordinary tasks", "objective")];
+  const prompt = (text: string): ReadPrompt => ({ tools: codexTools, turns: [{ role: "user", text, toolResult: false }], partialReply: "", head: "" }) as ReadPrompt;
+
+  it("matches a tool's description by whole words only, so a run request reaches the shell tool", () => {
+    const list = planReply(prompt("List the files in the current folder."));
+    expect(list.kind === "tool" && list.text, "no tool lists files: answer instead of calling create_goal").toBe(false);
+    const run = planReply(prompt("Run `ls` in the current folder."));
+    expect(run.kind === "tool" && run.text).toContain('{"name": "exec_command", "arguments": {"cmd": "ls"}}');
+  });
+
+  it("reads Claude Code's user turn past its <system-reminder> block and the environment system turn after it", () => {
+    const reminder = "<system-reminder>\nEnd git commit messages with: Co-Authored-By: Claude Code\n</system-reminder>\n";
+    const turns = [
+      { role: "system", text: "You are a Claude agent.", toolResult: false },
+      { role: "user", text: `${reminder}Read /tmp/w/notes.txt`, toolResult: false },
+      { role: "system", text: "# Environment\nRun any Python with -I.", toolResult: false },
+    ];
+    const claude = { tools: [tool("Read", "Reads a file from the local filesystem.", "file_path")], turns, partialReply: "", head: "" } as ReadPrompt;
+    expect(lastConversationTurn(claude)).toEqual({ role: "user", text: "Read /tmp/w/notes.txt", toolResult: false });
+    const plan = planReply(claude);
+    expect(plan.kind === "tool" && plan.text).toContain('{"name": "Read", "arguments": {"file_path": "/tmp/w/notes.txt"}}');
+    expect(lastConversationTurn({ ...claude, turns: turns.slice(0, 1) })?.role, "a lone system prompt is still the last turn").toBe("system");
   });
 });

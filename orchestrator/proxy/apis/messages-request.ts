@@ -15,7 +15,7 @@ export function messagesToChat(body: MessagesRequest): ChatRequest | OpenAiError
     if (system !== "") messages.push({ role: "system", content: system });
   }
   for (const [index, message] of body.messages.entries()) {
-    const converted = message.role === "user" ? userMessages(message, index) : assistantMessage(message, index);
+    const converted = message.role === "user" ? userMessages(message, index) : message.role === "system" ? systemMessage(message, index) : assistantMessage(message, index);
     if (isOpenAiError(converted)) return converted;
     messages.push(...converted);
   }
@@ -52,6 +52,17 @@ function userMessages(message: AnthropicMessage, index: number): ChatMessage[] |
   }
   if (texts.length > 0) out.push({ role: "user", content: texts.length === 1 ? texts[0]! : texts.map((text) => ({ type: "text", text })) });
   return out;
+}
+
+/** A system message among the turns (Claude Code's environment block): its text blocks, joined as `system` is. */
+function systemMessage(message: AnthropicMessage, index: number): ChatMessage[] | OpenAiError {
+  if (typeof message.content === "string") return [{ role: "system", content: message.content }];
+  const texts: string[] = [];
+  for (const [position, block] of message.content.entries()) {
+    if (block.type !== "text") return unsupported(block, `messages.${index}.content.${position}`, "a system message");
+    texts.push(block.text);
+  }
+  return [{ role: "system", content: texts.join("\n\n") }];
 }
 
 function assistantMessage(message: AnthropicMessage, index: number): ChatMessage[] | OpenAiError {

@@ -55,7 +55,8 @@ function inputMessages(items: readonly ResponsesItem[]): ChatMessage[] | OpenAiE
       flush();
       const parts = textParts(item.output, `input.${index}.output`);
       if (isOpenAiError(parts)) return parts;
-      messages.push({ role: "tool", tool_call_id: item.call_id, content: typeof parts === "string" ? parts : parts.join("") });
+      const id = item.call_id ?? [item.namespace, item.name].filter((part) => part !== undefined).join(".");
+      messages.push({ role: "tool", tool_call_id: id, content: typeof parts === "string" ? parts : parts.join("") });
       continue;
     }
     // an output item: it joins the assistant message being built, or starts the next one

@@ -1,0 +1,161 @@
+// The real coding agents from npm (Codex 0.171.0 on the Responses API, Claude Code 2.1.332 on the Messages API, Qwen
+// Code 0.24.4 on chat completions) attached to `openclaw-rl start` on the rehearsal engine, each with the config
+// `openclaw-rl agent-config <agent>` prints: a few turns each with a tool the agent runs itself, then (Claude Code,
+// Qwen Code) a compaction, the agent's own side request. Checks what was captured, with which session and next state.
+import { readFile } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
+import { BUILTIN_QWEN3, loadTokenizerFiles } from "../../lib/model/model-files.ts";
+import { agentsInstalled, createAgentSession, transcript, type AgentName, type AgentSession } from "./support/agent-clients.ts";
+import { freePort, until } from "../support/loopback.ts";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+const API_KEY = "e2e-proxy-key";
+const UTILITY = "qwen3-util";
+
+async function readJsonl(file: string): Promise<Record<string, any>[]> {
+  const text = await readFile(file, "utf8").catch(() => "");
+  return text
+    .split("\n")
+    .filter((line) => line.trim().length > 0)
+    .map((line) => JSON.parse(line) as Record<string, any>);
+}
+
+/** Each agent's user turns; the first asks for a tool the agent offers (the stand-in policy calls it), the last of two is a compaction. */
+const SCRIPTS: Record<AgentName, (work: string) => string[]> = {
+  codex: () => ["Run `ls` in the current folder.", "Thanks. Which of them looks like notes?"],
+  "claude-code": (work) => [`Read ${work}/notes.txt`, "Thanks. Is it a short file?", "/compact"],
+  "qwen-code": () => ["List the files matching `*.txt`.", "Thanks. Which of them looks like notes?", "/compress"],
+};
+const SIDE_PROMPTS = ["/compact", "/compress"];
+const COMPACTION_TEXTS = ["Your task is to create a detailed summary of the conversation so far", "You are the component that summarizes a conversation"];
+
+describe("Codex, Claude Code and Qwen Code end to end (rehearsal engine)", () => {
+  let runDir = "";
+  let proxyPort = 0;
+  let start: ReturnType<typeof execa> | null = null;
+  const sessions: Partial<Record<AgentName, AgentSession>> = {};
+  let statusDuring: Record<string, any> = {};
+  let turns: Record<string, any>[] = [];
+
+  beforeAll(async () => {
+    expect(agentsInstalled(), "the agents are installed by tests/e2e/prepare.sh (npm run test:e2e)").toBe(true);
+    const folder = await mkdtemp(path.join(tmpdir(), "agents-e2e-"));
+    runDir = path.join(folder, "run");
+    proxyPort = await freePort();
+    const sets = {
+      "records.dir": runDir,
+      "proxy.port": proxyPort,
+      "proxy.admin_port": await freePort(),
+      "proxy.utility_models": `[${UTILITY}]`,
+      "engine.rehearsal.policy_port": await freePort(),
+      "engine.rehearsal.judge_port": await freePort(),
+      "engine.rehearsal.train_seconds": 0.2,
+      "training.batch_size": 2,
+      "training.max_staleness": 50,
+    };
+    const setArgs = Object.entries(sets).flatMap(([key, value]) => ["--set", `${key}=${value}`]);
+    start = execa(process.execPath, ["bin/openclaw-rl.mjs", "start", "--method", "combine", ...setArgs], { cwd: root, reject: false, all: true, env: { OPENCLAW_RL_API_KEY: API_KEY } });
+    await until("the proxy to be ready", async () => ((await fetch(`http://127.0.0.1:${proxyPort}/readyz`)).ok ? true : null), 120_000);
+
+    for (const agent of Object.keys(SCRIPTS) as AgentName[]) {
+      const printed = await execa(process.execPath, ["bin/openclaw-rl.mjs", "agent-config", agent, "--set", `proxy.port=${proxyPort}`, "--set", `proxy.utility_models=[${UTILITY}]`], { cwd: root });
+      const session = createAgentSession(agent, String(printed.stdout), { OPENCLAW_RL_API_KEY: API_KEY });
+      sessions[agent] = session;
+      for (const prompt of SCRIPTS[agent](session.work)) await session.say(prompt);
+      console.log(`── ${agent} config (openclaw-rl agent-config ${agent}):\n${session.config}\n── ${agent} session:\n${transcript(session)}`);
+    }
+    const status = await execa(process.execPath, ["bin/openclaw-rl.mjs", "status", "--run", runDir, "--json"], { cwd: root, reject: false });
+    statusDuring = JSON.parse(String(status.stdout)) as Record<string, any>;
+    console.log(`status --json during the run: turns ${JSON.stringify(statusDuring.turns)}, batches delivered ${statusDuring.batches_delivered}`);
+    // Stopping closes each session's last turn: read the records after the run has ended.
+    start.kill("SIGINT");
+    const ended = await start;
+    start = null;
+    if (ended.exitCode !== 0) console.log(`openclaw-rl start exited ${ended.exitCode}:\n${String(ended.all).slice(-4000)}`);
+    turns = await readJsonl(path.join(runDir, "turns.jsonl"));
+    for (const turn of turns) {
+      const last = JSON.stringify(turn.messages.at(-1)?.content ?? "").slice(0, 90);
+      console.log(`turns.jsonl: session ${turn.session_id} turn ${turn.turn} (${turn.decided_by.session}, ${turn.decided_by.turnType}) last ${turn.messages.at(-1)?.role} ${last} → ${turn.response?.tool_calls ? `tool_calls ${JSON.stringify(turn.response.tool_calls.map((call: any) => call.function))}` : JSON.stringify(String(turn.response?.content ?? "").slice(0, 60))}; next_state ${turn.next_state ? `${turn.next_state.role} ${JSON.stringify(turn.next_state).slice(0, 80)}` : null}`);
+    }
+  }, 900_000);
+
+  afterAll(async () => {
+    if (start) {
+      start.kill("SIGINT");
+      await start;
+    }
+  }, 120_000);
+
+  it.each(Object.keys(SCRIPTS) as AgentName[])("%s answered every turn, offline, and ran the tool the model called", (agent) => {
+    const session = sessions[agent]!;
+    for (const turn of session.turns) {
+      const shown = `${agent} "${turn.prompt}": ${turn.stderrTail}\n${turn.stdout.slice(-1500)}`;
+      if (SIDE_PROMPTS.includes(turn.prompt)) {
+        // the stand-in writes no real summary: the agent may refuse it (Qwen Code exits 1), but it got an answer
+        expect(turn.stdout, shown).toMatch(/"type":"result"/);
+        continue;
+      }
+      expect(turn.exitCode, shown).toBe(0);
+      expect(turn.text?.length ?? 0, shown).toBeGreaterThan(0);
+    }
+    const conversations = new Set(session.turns.map((turn) => turn.conversation));
+    expect(conversations.size, `${agent} kept one conversation`).toBe(1);
+    const ran = session.turns[0]!.tools;
+    expect(ran.length, `${agent} ran a tool: ${session.turns[0]!.stdout.slice(-1500)}`).toBeGreaterThan(0);
+    const shown = { codex: "notes.txt", "claude-code": "hello from the e2e notes", "qwen-code": "Found 1 matching file(s)" }[agent]; // (Qwen Code shows a summary)
+    expect(ran.map((tool) => tool.output).join("\n")).toContain(shown);
+  });
+
+  it.each(Object.keys(SCRIPTS) as AgentName[])("%s: main turns captured in one session, the tool call closed by its result, the user's reply next", (agent) => {
+    const session = sessions[agent]!;
+    const script = SCRIPTS[agent](session.work);
+    const mine = turns.filter((turn) => JSON.stringify(turn.messages).includes(JSON.stringify(script[0]!).slice(1, -1)));
+    const ids = new Set(mine.map((turn) => turn.session_id));
+    expect(ids.size, `${agent}: sessions ${[...ids].join(", ")}`).toBe(1);
+    const ordered = [...mine].sort((a, b) => a.turn - b.turn);
+    expect(ordered.map((turn) => turn.turn)).toEqual(ordered.map((_, index) => index));
+    if (agent === "qwen-code") expect(ordered.slice(1).every((turn) => turn.decided_by.session === "history-prefix"), "Qwen Code names no conversation: its later turns extend the first").toBe(true);
+    else {
+      expect(ordered[0]!.session_id, `${agent}'s own conversation id is the session`).toBe(session.turns[0]!.conversation);
+      expect(new Set(ordered.map((turn) => turn.decided_by.session))).toEqual(new Set(["client-conversation"]));
+    }
+    const toolTurn = ordered[0]!;
+    expect(toolTurn.response.tool_calls?.length ?? 0, `${agent}'s first turn called a tool`).toBeGreaterThan(0);
+    expect(toolTurn.next_state?.role, `${agent}: the tool call's next state`).toBe("tool");
+    expect(JSON.stringify(toolTurn.next_state), "the tool's real output came back").toContain(agent === "claude-code" ? "hello from the e2e notes" : "notes.txt");
+    const replied = ordered.find((turn) => turn.next_state?.role === "user");
+    expect(JSON.stringify(replied?.next_state ?? null), `${agent}: the user's second message is a next state`).toContain(script[1]!.slice(0, 20));
+    expect(ordered.at(-1)!.next_state).toBeNull();
+  });
+
+  it("side requests (Claude Code's /compact, Qwen Code's /compress) were recorded as side, never as main turns", () => {
+    for (const turn of turns) {
+      const last = JSON.stringify(turn.messages.at(-1)?.content ?? "");
+      const system = JSON.stringify(turn.messages[0]?.content ?? "");
+      for (const text of COMPACTION_TEXTS) expect(last.includes(text) || system.startsWith(`"${text}`), `a compaction was captured as main turn ${turn.session_id}:${turn.turn}`).toBe(false);
+    }
+    expect(statusDuring.turns.side, "the compactions (and Qwen Code's memory extraction) reached the proxy as side requests").toBeGreaterThanOrEqual(2);
+    expect(statusDuring.turns.main, "every main turn the proxy served is in turns.jsonl").toBe(turns.length);
+  });
+
+  it("captured token-exactly: the response ids decode to the reply and Qwen3's end token; judged, side requests not", async () => {
+    const tokenizer = new ModelTokenizer(await loadTokenizerFiles(BUILTIN_QWEN3));
+    for (const turn of turns) {
+      expect(turn.approximate).toBe(false);
+      expect(turn.response_ids.length).toBe(turn.response_log_probs.length);
+      const decoded = tokenizer.decode(turn.response_ids);
+      expect(decoded.endsWith("<|im_end|>"), decoded.slice(-80)).toBe(true);
+      for (const call of turn.response.tool_calls ?? []) expect(decoded).toContain(`"name": "${call.function.name}"`);
+      if (typeof turn.response.content === "string" && turn.response.content !== "") expect(decoded).toContain(turn.response.content);
+    }
+    const judgements = await readJsonl(path.join(runDir, "judgements.jsonl"));
+    const captured = new Set(turns.map((turn) => `${turn.session_id}:${turn.turn}`));
+    expect(judgements.length).toBeGreaterThan(0);
+    for (const line of judgements) expect(captured.has(`${line.sessionId}:${line.turn}`), `judged ${line.sessionId}:${line.turn} is a captured main turn`).toBe(true);
+  });
+});
