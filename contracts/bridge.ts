@@ -15,6 +15,7 @@ export const BRIDGE_PATHS = {
   batch: "/v1/batch",
   ack: "/v1/ack",
   progress: "/v1/progress",
+  metrics: "/v1/metrics",
 } as const;
 
 /** Content type of a binary batch frame (a `batch-wait` answer is JSON). */
@@ -91,6 +92,25 @@ export const progressMessageSchema = z
   })
   .strict();
 export type ProgressMessage = z.infer<typeof progressMessageSchema>;
+
+/**
+ * One training step's metrics, as slime's Megatron trainer logged them (keys without the `train/` prefix: loss,
+ * pg_loss, grad_norm, lr-pg_0, train_rollout_logprob_abs_diff, ...), sent by native/openclaw_rl/trainer_metrics.py.
+ */
+export const trainerMetricsMessageSchema = z
+  .object({
+    version,
+    type: z.literal("trainer-metrics"),
+    session,
+    pid: z.number().int(),
+    step: z.number().int().min(0).describe("slime's train/step: rollout_id × steps per rollout + step."),
+    metrics: z
+      .record(z.string().min(1).max(128), z.number().finite())
+      .refine((metrics) => Object.keys(metrics).length <= 256, "at most 256 metrics")
+      .describe("Every finite number of the step's train/* log dict, without the prefix."),
+  })
+  .strict();
+export type TrainerMetricsMessage = z.infer<typeof trainerMetricsMessageSchema>;
 
 export const helloReplySchema = z.object({ version, type: z.literal("hello-ok"), currentVersion: z.number() }).strict();
 export type HelloReply = z.infer<typeof helloReplySchema>;

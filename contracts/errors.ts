@@ -26,6 +26,8 @@ export type ErrorCode =
   | "ENVIRONMENT_ERROR"
   | "TIMEOUT"
   | "PATH_UNWRITABLE"
+  | "CHECKPOINT_MISSING"
+  | "CONVERTER_MISSING"
   | "INTERNAL";
 
 export interface OpenclawRlErrorOptions {

@@ -90,8 +90,26 @@ export type RunEvent = EventBase &
      * that completed; weightVersion: the version of its last step's last token.
      */
     | { type: "episode-end"; episodeId: string; groupId: string; score: number | null; failure: string | null; steps: number; weightVersion: string | null }
+    /**
+     * One training step as slime's trainer logged it (native/openclaw_rl/trainer_metrics.py → POST /v1/metrics). step:
+     * slime's train/step; logprobDiff: train_rollout_logprob_abs_diff, the mean |train − rollout| log-prob of the
+     * step's tokens; lr: the first parameter group's; metrics: every number of the step, by slime's key.
+     */
+    | {
+        type: "trainer-metrics";
+        step: number;
+        loss: number | null;
+        gradNorm: number | null;
+        logprobDiff: number | null;
+        lr: number | null;
+        metrics: Record<string, number>;
+      }
+    /** A checkpoint iteration slime finished saving in training.save_dir (the tracker names it or a later one). */
+    | { type: "checkpoint-saved"; iteration: number; folder: string; bytes: number; savedAt: number }
+    /** A checkpoint deleted to keep training.keep_checkpoints. */
+    | { type: "checkpoint-pruned"; iteration: number; folder: string }
     | { type: "engine-state"; name: string; state: EngineState; detail: string }
-    | { type: "error"; source: string; code: string; message: string }
+    | { type: "error"; source: string; code: string; message: string; hint?: string }
   );
 
 /** Omit `at` from a union member while keeping the union distributed. */

@@ -181,7 +181,21 @@ export const trainingSchema = z
     backend: z.enum(["megatron", "fsdp"]).optional().describe("Trainer backend; defaults to megatron, fsdp when training.lora is set."),
     lora: loraSchema.optional().describe("Train LoRA adapters instead of full weights."),
     save_dir: z.string().default("checkpoints").describe("Checkpoint folder (--save); relative paths are inside records.dir."),
-    save_interval: positiveInt.default(100).describe("Save every N training steps."),
+    save_interval: positiveInt
+      .default(5)
+      .describe(
+        "Save a checkpoint every N training steps (--save-interval): slime saves after step N, 2N, … (rollout_id + 1 divisible by N) and after the last rollout, and can do nothing else (no first-save or wall-time option), so N is also when the first checkpoint comes. The reference's 100 left runs ~20 weight updates without one; keep it small and let training.keep_checkpoints bound the disk.",
+      ),
+    keep_checkpoints: positiveInt
+      .default(3)
+      .describe(
+        "How many complete checkpoints (iter_* folders) the orchestrator keeps in training.save_dir; older ones are deleted as new ones arrive. The one slime's tracker names and one still being written are never deleted.",
+      ),
+    stall_after_s: positiveInt
+      .default(1800)
+      .describe(
+        "The trainer counts as stalled (status reports TRAINER_STALLED) when a full batch is waiting and no training step, batch delivery or acknowledgement came for this many seconds. Larger than your slowest step plus its weight update.",
+      ),
     load_dir: z.string().optional().describe("Resume from this checkpoint folder (--load)."),
     ref_load: z.string().optional().describe("Reference model checkpoint (--ref-load); defaults to model.path."),
     max_tokens_per_gpu: positiveInt.optional().describe("--max-tokens-per-gpu; default 32768 (megatron) or 8192 (fsdp)."),

@@ -69,8 +69,34 @@ export const statusSnapshotSchema = z.object({
     })
     .default({ running: 0, finished: 0, failed: 0, outcome_rate: null, by_group: {}, by_version: {} })
     .describe("General-agent episodes (requests with X-Episode-Id, or the episode driver)."),
+  trainer: z
+    .object({
+      step: z.number().int().nullable().describe("slime's train/step of the last training step logged (Megatron backend)."),
+      loss: z.number().nullable(),
+      grad_norm: z.number().nullable(),
+      logprob_diff: z.number().nullable().describe("train_rollout_logprob_abs_diff: mean |log p_train − log p_rollout| over the step's response tokens."),
+      lr: z.number().nullable(),
+      last_step_at: z.number().nullable(),
+      last_progress_at: z.number().nullable().describe("The last step, batch delivered or acknowledged, or trainer restart."),
+      stalled: z.boolean().describe("TRAINER_STALLED: a full batch waited longer than training.stall_after_s with no progress."),
+      stalled_since: z.number().nullable(),
+    })
+    .default({ step: null, loss: null, grad_norm: null, logprob_diff: null, lr: null, last_step_at: null, last_progress_at: null, stalled: false, stalled_since: null })
+    .describe("The trainer's last logged step and its progress."),
+  checkpoints: z
+    .array(
+      z.object({
+        iteration: z.number().int().describe("slime's iteration (the rollout id): the weights after iteration + 1 training steps."),
+        path: z.string(),
+        bytes: z.number().int(),
+        saved_at: z.number(),
+        latest: z.boolean().describe("The newest one listed: what convert-checkpoint takes by default."),
+      }),
+    )
+    .default([])
+    .describe("Checkpoints slime saved in training.save_dir and the orchestrator kept (newest first)."),
   engines: z.array(z.object({ name: z.string(), state: engineStateSchema, detail: z.string() })),
-  errors: z.array(z.object({ at: z.number(), source: z.string(), code: z.string(), message: z.string() })),
+  errors: z.array(z.object({ at: z.number(), source: z.string(), code: z.string(), message: z.string(), hint: z.string().optional() })),
 });
 
 export type StatusSnapshot = z.infer<typeof statusSnapshotSchema>;

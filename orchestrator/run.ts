@@ -28,6 +28,8 @@ import { createAdminToken } from "./status/admin-token.ts";
 import { createDashboardRoutes } from "./status/dashboard/dashboard-routes.ts";
 import type { StatusSnapshot } from "../contracts/status.ts";
 import { StatusTracker } from "./status/status-tracker.ts";
+import { TrainerWatchdog } from "./status/trainer-watchdog.ts";
+import { CheckpointWatcher } from "./checkpoints/checkpoint-watcher.ts";
 import { SampleStore } from "./store/sample-store.ts";
 import { readEngineVersions } from "./weights/engine-weight-versions.ts";
 import { StalenessPolicy } from "./weights/staleness-policy.ts";
@@ -184,7 +186,21 @@ async function openSampleSink(run: Run): Promise<OpenedSink> {
       resetVersionsForTrainerRestart(run.weights, bus, `slime's rollout function is a new process (pid ${previous.pid} → ${current.pid}): slime restarted, its weight versions count from 0 again`),
   });
   const endpoint = await bridge.serve(listener);
+  watchTrainer(run, () => store.counts().ready);
   return { announced: announceSamples(store, bus, batchSize, () => store.counts().ready), store, bridge, endpoint };
+}
+
+/** Checkpoints listed and pruned from slime's save folder; a trainer that stops making progress reported. */
+function watchTrainer(run: Run, ready: () => number): void {
+  const { recipe, runDir, bus } = run;
+  const checkpoints = new CheckpointWatcher({ bus, saveDir: path.resolve(runDir, recipe.training.save_dir), keep: recipe.training.keep_checkpoints });
+  const watchdog = new TrainerWatchdog({ bus, ready, batchSize: recipe.training.batch_size, stallAfterMs: recipe.training.stall_after_s * 1000 });
+  run.stack.push("trainer watch", () => {
+    checkpoints.stop();
+    watchdog.stop();
+  });
+  checkpoints.start();
+  watchdog.start();
 }
 
 /** Judging on its own thread: it loads its tokenizers while this thread loads the policy's (awaited by the caller). */

@@ -1,6 +1,7 @@
 // Registers every subcommand; each lives in its own file named after the command.
 import type { Command } from "commander";
 import { registerAgentConfigCommand } from "./agent-config.ts";
+import { registerConvertCheckpointCommand } from "./convert-checkpoint.ts";
 import { registerDemoCommand } from "./demo.ts";
 import { registerDoctorCommand } from "./doctor.ts";
 import { registerJoinCommand } from "./join.ts";
@@ -20,4 +21,5 @@ export function registerCommands(program: Command): void {
   registerDemoCommand(program);
   registerJoinCommand(program);
   registerRecipeReferenceCommand(program);
+  registerConvertCheckpointCommand(program);
 }

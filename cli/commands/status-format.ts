@@ -41,12 +41,39 @@ export function formatStatus(status: StatusSnapshot, columns = 80): string {
       (resetShown ? ` · counted from 0 again ${ago(reset.at)} (was ${reset.from_version}: the trainer restarted)` : update ? ` · last update ${ago(update.at)} (${duration(update.duration_ms)})` : ""),
   );
   if (!status.version_labels.exact) lines.push(`            ⚠ ${status.version_labels.note}`);
+  lines.push(...trainerLines(status.trainer));
+  lines.push(...checkpointLines(status.checkpoints));
   lines.push(`proxy       ${status.endpoints.proxy ?? "–"}`);
   if (status.errors.length > 0) {
     lines.push("recent errors");
-    for (const error of status.errors.slice(-5)) lines.push(`  ${ago(error.at)} ${error.source}: ${truncate(error.message, columns - 20)}`);
+    for (const error of status.errors.slice(-5)) {
+      lines.push(`  ${ago(error.at)} ${error.source}: ${truncate(error.message, columns - 20)}`);
+      if (error.hint) lines.push(`    hint: ${truncate(error.hint, columns - 10)}`);
+    }
   }
   return lines.join("\n") + "\n";
+}
+
+function trainerLines(trainer: StatusSnapshot["trainer"]): string[] {
+  const stalled = trainer.stalled_since !== null ? [`            ✗ STALLED since ${ago(trainer.stalled_since)} (TRAINER_STALLED: no step, batch taken or acknowledged)`] : [];
+  if (trainer.step === null) return [`trainer     no training step logged yet${trainer.last_progress_at ? ` · last progress ${ago(trainer.last_progress_at)}` : ""}`, ...stalled];
+  const value = (number: number | null, digits = 4) => (number === null ? "–" : Math.abs(number) < 1e-3 && number !== 0 ? number.toExponential(2) : number.toFixed(digits));
+  return [
+    `trainer     step ${trainer.step} · loss ${value(trainer.loss)} · grad norm ${value(trainer.grad_norm)} · lr ${value(trainer.lr)} · train/rollout log-prob diff ${value(trainer.logprob_diff)}${trainer.last_step_at ? ` · ${ago(trainer.last_step_at)}` : ""}`,
+    ...stalled,
+  ];
+}
+
+function checkpointLines(checkpoints: StatusSnapshot["checkpoints"]): string[] {
+  if (checkpoints.length === 0) return ["checkpoints none saved yet"];
+  return [
+    `checkpoints ${checkpoints.length} kept`,
+    ...checkpoints.map((checkpoint) => `  iter ${String(checkpoint.iteration).padStart(7, "0")}  ${gib(checkpoint.bytes)}  ${new Date(checkpoint.saved_at).toISOString().slice(0, 19).replace("T", " ")}  ${checkpoint.path}${checkpoint.latest ? "  (latest)" : ""}`),
+  ];
+}
+
+function gib(bytes: number): string {
+  return bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GiB` : `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
 }
 
 export function formatEvent(event: RunEvent): string {
@@ -66,6 +93,12 @@ export function formatEvent(event: RunEvent): string {
       return `${time} weights version reset ${event.fromVersion} → 0: ${event.reason}`;
     case "error":
       return `${time} error ${event.source}: ${event.message}`;
+    case "trainer-metrics":
+      return `${time} trainer step ${event.step} loss ${event.loss ?? "–"} grad norm ${event.gradNorm ?? "–"} log-prob diff ${event.logprobDiff ?? "–"}`;
+    case "checkpoint-saved":
+      return `${time} checkpoint iter ${event.iteration} saved (${event.folder})`;
+    case "checkpoint-pruned":
+      return `${time} checkpoint iter ${event.iteration} deleted (keeping training.keep_checkpoints)`;
     case "episode-end":
       return `${time} episode ${event.episodeId} ${event.score === null ? `failed: ${event.failure ?? "no score"}` : `score ${event.score}`} after ${event.steps} steps`;
     default:

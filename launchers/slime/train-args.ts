@@ -10,6 +10,8 @@ import { algorithmArgs, loraArgs, optimizerArgs, performanceArgs } from "./algor
 export const ROLLOUT_FUNCTION_PATH = "openclaw_rl.rollout.generate_rollout";
 export const GENERATE_SHIM_PATH = "openclaw_rl.shims.generate";
 export const REWARD_SHIM_PATH = "openclaw_rl.shims.reward";
+/** Megatron only: wraps slime's per-step metrics log so each step's numbers also reach the bridge (native/openclaw_rl/trainer_metrics.py). */
+export const TRAINER_METRICS_HOOK_PATH = "openclaw_rl.trainer_metrics.install";
 
 /** Slime sets every key of this YAML as an attribute of args (--custom-config-path). */
 export const CUSTOM_CONFIG_FILE = "slime-custom-config.yaml";
@@ -37,6 +39,7 @@ export function trainArgs({ recipe, runDir, modelArgs, parsers = parserNames(rec
     "--custom-generate-function-path", GENERATE_SHIM_PATH,
     "--custom-rm-path", REWARD_SHIM_PATH,
     "--custom-config-path", path.join(runDir, CUSTOM_CONFIG_FILE),
+    ...(trainingBackend(recipe) === "megatron" ? ["--custom-megatron-init-path", TRAINER_METRICS_HOOK_PATH] : []),
     ...judgeArgs(recipe),
     ...loraArgs(recipe),
     ...recipe.engine.slime.extra_args,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 BRIDGE_VERSION = 1
 BRIDGE_URL_ENV = "OPENCLAW_RL_BRIDGE"
 BRIDGE_TOKEN_ENV = "OPENCLAW_RL_BRIDGE_TOKEN"
+METRICS_PATH = "/v1/metrics"
 BATCH_CONTENT_TYPE = "application/vnd.openclaw-rl.batch"
 HELLO_PATH = "/v1/hello"
 
@@ -168,6 +169,11 @@ class BridgeClient:
         if status == 409:
             raise BatchUnknown((answer or {}).get("message", f"batch {batch_id} unknown"))
         return not (answer or {}).get("already", False)
+
+    def trainer_metrics(self, step: int, metrics: dict[str, float], timeout_s: float = 5.0) -> None:
+        """One training step's metrics as slime logged them (train/loss, train/grad_norm, ...)."""
+        body = {"version": BRIDGE_VERSION, "type": "trainer-metrics", "session": self.session, "pid": os.getpid(), "step": step, "metrics": metrics}
+        self._json(METRICS_PATH, body, timeout_s=timeout_s, accept=(204,))
 
     def progress(self, rollout_id: int, ready: int, size: int, waited_ms: float) -> None:
         body = {"version": BRIDGE_VERSION, "type": "progress", "session": self.session, "rolloutId": rollout_id, "ready": ready, "size": size, "waitedMs": waited_ms}

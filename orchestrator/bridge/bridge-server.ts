@@ -13,12 +13,14 @@ import {
   helloMessageSchema,
   progressMessageSchema,
   type ProgressMessage,
+  trainerMetricsMessageSchema,
 } from "../../contracts/bridge.ts";
 import type { EventBus } from "../event-bus.ts";
 import type { DeliveredBatch, OutstandingBatch, SampleStore, StoreCounts } from "../store/sample-store.ts";
 import { assembleBatchFrame } from "./batch-frame.ts";
 import { BridgeHttpError, isAuthorized, readJsonBody, sendError, sendJson } from "./bridge-http.ts";
 import { BridgeListener, type BridgeListenOptions } from "./bridge-listener.ts";
+import { trainerMetricsEvent } from "./trainer-metrics-event.ts";
 
 export interface BridgeServerOptions {
   store: SampleStore;
@@ -132,6 +134,12 @@ export class BridgeServer {
         case BRIDGE_PATHS.progress: {
           const { version: _version, type: _type, ...progress } = await readJsonBody(request, progressMessageSchema);
           this.lastProgress = { ...progress, at: Date.now() };
+          response.writeHead(204).end();
+          return;
+        }
+        case BRIDGE_PATHS.metrics: {
+          const message = await readJsonBody(request, trainerMetricsMessageSchema);
+          this.options.bus.emit(trainerMetricsEvent(message));
           response.writeHead(204).end();
           return;
         }

@@ -2,6 +2,7 @@
 // batch, batches delivered and trained, rewards, drops, the weight version, engines, errors): status and the dashboard
 // both read it. Ignores series over time (the dashboard's own) and live counters from the proxy or the store (status').
 import type { EngineState, RunEvent, SkipCategory } from "../../contracts/events.ts";
+import { isTrainerProgress, TRAINER_STALLED } from "./trainer-watchdog.ts";
 
 export interface RunTallyLimits {
   /** Distinct session ids counted exactly; beyond this the count stops growing. */
@@ -14,9 +15,11 @@ export interface RunTallyLimits {
   recentErrors: number;
   /** Episode task groups and weight versions kept with their outcome rates (the most recently seen). */
   episodeGroups: number;
+  /** Checkpoints remembered (the newest). */
+  checkpoints: number;
 }
 
-export const defaultRunTallyLimits: RunTallyLimits = { sessions: 100_000, inTraining: 1000, waiting: 100_000, recentErrors: 20, episodeGroups: 200 };
+export const defaultRunTallyLimits: RunTallyLimits = { sessions: 100_000, inTraining: 1000, waiting: 100_000, recentErrors: 20, episodeGroups: 200, checkpoints: 50 };
 
 /** Finished episodes of a group or weight version: how many, how many failed (no score), the mean score of the rest. */
 export interface OutcomeRate {
@@ -31,6 +34,29 @@ export interface RunError {
   source: string;
   code: string;
   message: string;
+  hint?: string;
+}
+
+/** The trainer's last logged step (trainer-metrics), its last sign of progress and whether it is stalled now. */
+export interface TrainerCounts {
+  step: number | null;
+  loss: number | null;
+  gradNorm: number | null;
+  logprobDiff: number | null;
+  lr: number | null;
+  lastStepAt: number | null;
+  /** A step, a batch delivered or acknowledged, a new trainer. */
+  lastProgressAt: number | null;
+  /** When TRAINER_STALLED was said, until the trainer moves again. */
+  stalledSince: number | null;
+}
+
+/** A checkpoint slime saved and that was not pruned since. */
+export interface CheckpointCount {
+  iteration: number;
+  folder: string;
+  bytes: number;
+  savedAt: number;
 }
 
 export interface RunCounts {
@@ -70,6 +96,9 @@ export interface RunCounts {
   /** In the order first seen; `since`: when the engine entered its state. */
   engines: Array<{ name: string; state: EngineState; detail: string; since: number }>;
   errors: { count: number; recent: RunError[] };
+  trainer: TrainerCounts;
+  /** Newest iteration first (the most recent `checkpoints` limit). */
+  checkpoints: CheckpointCount[];
   /** General-agent episodes: running (begun, no outcome yet), finished, and outcome rates per task group and weight version. */
   episodes: { running: number; finished: number; failed: number; rate: number | null; groups: Record<string, OutcomeRate>; versions: Record<string, OutcomeRate> };
 }
@@ -99,6 +128,9 @@ export class RunTally {
   private readonly engines = new Map<string, RunCounts["engines"][number]>();
   private errorCount = 0;
   private recentErrors: RunError[] = [];
+  private readonly trainer: TrainerCounts = { step: null, loss: null, gradNorm: null, logprobDiff: null, lr: null, lastStepAt: null, lastProgressAt: null, stalledSince: null };
+  /** By iteration. */
+  private readonly checkpoints = new Map<number, CheckpointCount>();
   /** Episodes begun and not ended (ids; bounded like the sessions). */
   private readonly runningEpisodes = new Set<string>();
   private readonly episodeTotals: OutcomeSums = { finished: 0, failed: 0, sum: 0 };
@@ -113,6 +145,10 @@ export class RunTally {
   }
 
   apply(event: RunEvent): void {
+    if (isTrainerProgress(event)) {
+      this.trainer.lastProgressAt = event.at;
+      this.trainer.stalledSince = null;
+    }
     switch (event.type) {
       case "turn-start":
         this.turns[event.turnType] += 1;
@@ -186,7 +222,18 @@ export class RunTally {
         return;
       case "error":
         this.errorCount += 1;
-        this.recentErrors = [...this.recentErrors, { at: event.at, source: event.source, code: event.code, message: event.message }].slice(-this.limits.recentErrors);
+        this.recentErrors = [...this.recentErrors, { at: event.at, source: event.source, code: event.code, message: event.message, ...(event.hint ? { hint: event.hint } : {}) }].slice(-this.limits.recentErrors);
+        if (event.code === TRAINER_STALLED) this.trainer.stalledSince = event.at;
+        return;
+      case "trainer-metrics":
+        Object.assign(this.trainer, { step: event.step, loss: event.loss, gradNorm: event.gradNorm, logprobDiff: event.logprobDiff, lr: event.lr, lastStepAt: event.at });
+        return;
+      case "checkpoint-saved":
+        this.checkpoints.set(event.iteration, { iteration: event.iteration, folder: event.folder, bytes: event.bytes, savedAt: event.savedAt });
+        if (this.checkpoints.size > this.limits.checkpoints) this.checkpoints.delete(Math.min(...this.checkpoints.keys()));
+        return;
+      case "checkpoint-pruned":
+        this.checkpoints.delete(event.iteration);
         return;
       case "episode-start":
         if (this.runningEpisodes.size < this.limits.sessions) this.runningEpisodes.add(event.episodeId);
@@ -222,6 +269,8 @@ export class RunTally {
       weights: { ...this.weights },
       engines: [...this.engines.values()].map((engine) => ({ ...engine })),
       errors: { count: this.errorCount, recent: this.recentErrors },
+      trainer: { ...this.trainer },
+      checkpoints: [...this.checkpoints.values()].sort((left, right) => right.iteration - left.iteration).map((checkpoint) => ({ ...checkpoint })),
       episodes: {
         running: this.runningEpisodes.size,
         finished: this.episodeTotals.finished,

@@ -4,7 +4,7 @@ import type { Recipe } from "../../contracts/recipe.ts";
 import { STATUS_VERSION, type StatusSnapshot } from "../../contracts/status.ts";
 import type { EventBus } from "../event-bus.ts";
 import { versionLabels } from "../weights/version-labels.ts";
-import { RunTally, type OutcomeRate } from "./run-tally.ts";
+import { RunTally, type OutcomeRate, type TrainerCounts } from "./run-tally.ts";
 
 export interface StatusProviders {
   /** The proxy's own counters (sessions it holds, main / side turns). */
@@ -77,6 +77,8 @@ export class StatusTracker {
         by_group: outcomeRates(counts.episodes.groups),
         by_version: outcomeRates(counts.episodes.versions),
       },
+      trainer: trainerStatus(counts.trainer),
+      checkpoints: counts.checkpoints.map((checkpoint, index) => ({ iteration: checkpoint.iteration, path: checkpoint.folder, bytes: checkpoint.bytes, saved_at: checkpoint.savedAt, latest: index === 0 })),
       engines: this.providers.engines?.() ?? counts.engines.map(({ name, state, detail }) => ({ name, state, detail })),
       errors: counts.errors.recent,
     };
@@ -89,4 +91,18 @@ export class StatusTracker {
 
 function outcomeRates(table: Record<string, OutcomeRate>): StatusSnapshot["episodes"]["by_group"] {
   return Object.fromEntries(Object.entries(table).map(([key, { finished, failed, rate }]) => [key, { finished, failed, outcome_rate: rate }]));
+}
+
+function trainerStatus(trainer: TrainerCounts): StatusSnapshot["trainer"] {
+  return {
+    step: trainer.step,
+    loss: trainer.loss,
+    grad_norm: trainer.gradNorm,
+    logprob_diff: trainer.logprobDiff,
+    lr: trainer.lr,
+    last_step_at: trainer.lastStepAt,
+    last_progress_at: trainer.lastProgressAt,
+    stalled: trainer.stalledSince !== null,
+    stalled_since: trainer.stalledSince,
+  };
 }

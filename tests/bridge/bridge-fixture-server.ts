@@ -79,6 +79,8 @@ for await (const line of lines) {
   } else if (command === "version") {
     tracker.observe(argument ?? "0");
     print({ ok: "version", current: tracker.current() });
+  } else if (command === "trainer-metrics") {
+    print({ ok: "trainer-metrics", events: bus.recent().filter((event) => event.type === "trainer-metrics") });
   } else if (command === "stats") {
     print({ ok: "stats", stats: bridge.stats(), hello: bridge.hello(), events: bus.recent().map((event) => event.type) });
   }

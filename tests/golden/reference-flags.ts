@@ -95,6 +95,7 @@ const COMMON: Record<string, Difference> = {
   "--prm-model-path": { ours: CHECKPOINT, why: "judge.path, default model.path" },
   "--save": { ours: "/runs/golden/checkpoints", why: "training.save_dir inside records.dir" },
   "--custom-config-path": { ours: "/runs/golden/slime-custom-config.yaml", why: "combine weights and top-K reach the losses as args attributes (stated once)" },
+  "--custom-megatron-init-path": { ours: "openclaw_rl.trainer_metrics.install", why: "each training step's metrics (loss, grad norm, train/rollout log-prob diff) reach status through the bridge" },
   "--sglang-tool-call-parser": {
     ours: "qwen",
     why: "SGLang's name for the same parser: the scripts' qwen25 is deprecated and mapped to qwen with a warning (sglang dce8b060 server_args.py:773-778)",
@@ -106,9 +107,13 @@ const EXPLICIT_CLIP = {
   "--eps-clip-high": { ours: "0.2", why: "the script passes none; slime then uses eps_clip (0.2), stated explicitly" },
 };
 
+const EARLY_CHECKPOINT = {
+  "--save-interval": { ours: "5", why: "the reference's 100 left runs ~20 weight updates without a checkpoint; slime saves only every N steps, so N is when the first one comes (training.keep_checkpoints bounds the disk)" },
+};
+
 export const INTENTIONAL_DIFFERENCES: Record<keyof typeof REFERENCE_FLAGS, Record<string, Difference>> = {
-  "qwen3-4b-binary": COMMON,
-  "qwen3-4b-opd": { ...COMMON, ...EXPLICIT_CLIP },
+  "qwen3-4b-binary": { ...COMMON, ...EARLY_CHECKPOINT },
+  "qwen3-4b-opd": { ...COMMON, ...EXPLICIT_CLIP, ...EARLY_CHECKPOINT },
   "qwen3-4b-opd-topk": {
     ...COMMON,
     ...EXPLICIT_CLIP,
@@ -118,6 +123,7 @@ export const INTENTIONAL_DIFFERENCES: Record<keyof typeof REFERENCE_FLAGS, Recor
   },
   "qwen3-4b-combine": {
     ...COMMON,
+    ...EARLY_CHECKPOINT,
     "--custom-loss-function-path": { ours: "openclaw_rl.losses.combine_loss_function", why: "our combine loss" },
   },
 };

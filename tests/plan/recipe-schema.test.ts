@@ -21,7 +21,7 @@ describe("recipe schema", () => {
     expect(recipe.method).toBe("binary");
     expect(recipe.cluster).toMatchObject({ nodes: 1, gpus_per_node: 8, actor_gpus: 4, rollout_gpus: 2, prm_gpus: 2, actor_tp: 4, rollout_tp: 2, prm_tp: 2 });
     expect(recipe.judge).toMatchObject({ votes: 3, temperature: 0.6, max_new_tokens: 4096, launch: "slime" });
-    expect(recipe.training).toMatchObject({ batch_size: 16, lr: 1e-5, eps_clip: 0.2, eps_clip_high: 0.28, kl_coef: 0, use_kl_loss: true, save_interval: 100 });
+    expect(recipe.training).toMatchObject({ batch_size: 16, lr: 1e-5, eps_clip: 0.2, eps_clip_high: 0.28, kl_coef: 0, use_kl_loss: true, save_interval: 5, keep_checkpoints: 3, stall_after_s: 1800 });
     expect(recipe.model).toMatchObject({ context_length: 32768, max_response_tokens: 8192 });
     expect(recipe.engine.slime.rotary_base).toBeUndefined();
     expect(trainingBackend(recipe)).toBe("megatron");

@@ -31,6 +31,8 @@ function fromStatus(status: StatusSnapshot) {
     errors: status.errors.length,
     episodes: { running: status.episodes.running, finished: status.episodes.finished, failed: status.episodes.failed, rate: status.episodes.outcome_rate },
     episodeVersions: Object.entries(status.episodes.by_version).map(([version, entry]) => ({ version, finished: entry.finished, rate: entry.outcome_rate })),
+    trainer: { step: status.trainer.step, loss: status.trainer.loss, gradNorm: status.trainer.grad_norm, logprobDiff: status.trainer.logprob_diff, stalled: status.trainer.stalled },
+    checkpoints: { kept: status.checkpoints.length, latestIteration: status.checkpoints[0]?.iteration ?? null },
   };
 }
 
@@ -52,6 +54,8 @@ function fromDashboard(dashboard: DashboardSnapshot) {
     errors: totals.errors,
     episodes: { running: totals.episodes.running, finished: totals.episodes.finished, failed: totals.episodes.failed, rate: totals.episodes.rate },
     episodeVersions: totals.episodes.byVersion,
+    trainer: totals.trainer,
+    checkpoints: totals.checkpoints,
   };
 }
 
@@ -84,6 +88,11 @@ const sequence: RunEventInput[] = [
   { type: "batch-delivered", rolloutId: 0, batchId: "b0-first", size: 2, meanReward: 0, evalScore: 0, counts },
   { type: "weights-update-start", fromVersion: "3" },
   { type: "error", source: "bridge", code: "BRIDGE_CLOSED", message: "the trainer went away" },
+  { type: "checkpoint-saved", iteration: 4, folder: "/run/checkpoints/iter_0000004", bytes: 10, savedAt: 1 },
+  { type: "error", source: "trainer", code: "TRAINER_STALLED", message: "no progress for 1800s", hint: "training.stall_after_s" },
+  { type: "trainer-metrics", step: 3, loss: 0.5, gradNorm: 1.25, logprobDiff: 0.01, lr: 1e-6, metrics: { loss: 0.5 } },
+  { type: "checkpoint-saved", iteration: 9, folder: "/run/checkpoints/iter_0000009", bytes: 10, savedAt: 2 },
+  { type: "checkpoint-pruned", iteration: 4, folder: "/run/checkpoints/iter_0000004" },
   { type: "weights-version-reset", fromVersion: "3", reason: "slime restarted" },
   { type: "batch-delivered", rolloutId: 0, batchId: "b0-again", size: 2, meanReward: 0, evalScore: 0, counts },
   { type: "batch-acknowledged", rolloutId: 0, batchId: "b0-again" },

@@ -207,7 +207,7 @@ export class DashboardHistory {
 
   /** The run tally's counts under the dashboard's names. */
   private totals(): Totals {
-    const { sessions, turns, judging, samples, batches, errors, weights, episodes } = this.tally.counts();
+    const { sessions, turns, judging, samples, batches, errors, weights, episodes, trainer, checkpoints } = this.tally.counts();
     return {
       turns: turns.main + turns.side, mainTurns: turns.main, sideTurns: turns.side, sessions,
       judged: judging.judged, kept: judging.judged - judging.withoutSample, skipped: judging.withoutSample,
@@ -217,6 +217,8 @@ export class DashboardHistory {
         running: episodes.running, finished: episodes.finished, failed: episodes.failed, rate: episodes.rate,
         byVersion: Object.entries(episodes.versions).slice(-8).map(([version, entry]) => ({ version, finished: entry.finished, rate: entry.rate })),
       },
+      trainer: { step: trainer.step, loss: trainer.loss, gradNorm: trainer.gradNorm, logprobDiff: trainer.logprobDiff, stalled: trainer.stalledSince !== null },
+      checkpoints: { kept: checkpoints.length, latestIteration: checkpoints[0]?.iteration ?? null },
     };
   }
 

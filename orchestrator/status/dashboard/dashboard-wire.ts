@@ -111,6 +111,10 @@ export interface Totals {
   weightVersion: string | null;
   /** General-agent episodes: running, finished, failed, and the outcome rate overall and per weight version (the recent ones). */
   episodes: { running: number; finished: number; failed: number; rate: number | null; byVersion: Array<{ version: string; finished: number; rate: number | null }> };
+  /** The trainer's last logged step (null before one), the train/rollout log-prob difference, and TRAINER_STALLED. */
+  trainer: { step: number | null; loss: number | null; gradNorm: number | null; logprobDiff: number | null; stalled: boolean };
+  /** Checkpoints kept in training.save_dir, and the newest one's iteration. */
+  checkpoints: { kept: number; latestIteration: number | null };
 }
 
 /** Running stats of the batch being filled (judged since the last delivered batch). */

@@ -112,6 +112,13 @@ function drawFacts() {
     facts.push(["episodes", `${episodes.running} running · ${episodes.finished} finished (${episodes.failed} failed) · outcome ${rate(episodes.rate)}`]);
     facts.push(["outcome by version", episodes.byVersion.map((entry) => `v${entry.version} ${rate(entry.rate)} of ${entry.finished}`).join(" · ")]);
   }
+  const trainer = totals.trainer;
+  if (trainer && (trainer.step !== null || trainer.stalled)) {
+    const number = (value) => (value === null ? "–" : Math.abs(value) < 1e-3 && value !== 0 ? value.toExponential(2) : value.toFixed(4));
+    facts.push(["trainer", `${trainer.stalled ? "STALLED · " : ""}step ${trainer.step ?? "–"} · loss ${number(trainer.loss)} · grad norm ${number(trainer.gradNorm)}`]);
+    facts.push(["train/rollout log-prob diff", number(trainer.logprobDiff)]);
+  }
+  if (totals.checkpoints) facts.push(["checkpoints", totals.checkpoints.kept === 0 ? "none yet" : `${totals.checkpoints.kept} kept · latest iter ${totals.checkpoints.latestIteration}`]);
   document.getElementById("totals").replaceChildren(...facts.flatMap(([name, value]) => [element("dt", "", name), element("dd", "", value)]));
   document.getElementById("stale-drops").textContent = String(totals.staleDrops);
   const lastBatch = state.batches[state.batches.length - 1];
