@@ -2,7 +2,6 @@
 // Code 0.24.4 on chat completions) attached to `openclaw-rl start` on the rehearsal engine, each with the config
 // `openclaw-rl agent-config <agent>` prints: a few turns each with a tool the agent runs itself, then (Claude Code,
 // Qwen Code) a compaction, the agent's own side request. Checks what was captured, with which session and next state.
-import { readFile } from "node:fs/promises";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -11,19 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { BUILTIN_QWEN3, loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { agentsInstalled, createAgentSession, transcript, type AgentName, type AgentSession } from "./support/agent-clients.ts";
+import { readJsonl } from "../support/jsonl.ts";
 import { freePort, until } from "../support/loopback.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const API_KEY = "e2e-proxy-key";
 const UTILITY = "qwen3-util";
-
-async function readJsonl(file: string): Promise<Record<string, any>[]> {
-  const text = await readFile(file, "utf8").catch(() => "");
-  return text
-    .split("\n")
-    .filter((line) => line.trim().length > 0)
-    .map((line) => JSON.parse(line) as Record<string, any>);
-}
 
 /** Each agent's user turns; the first asks for a tool the agent offers (the stand-in policy calls it), the last of two is a compaction. */
 const SCRIPTS: Record<AgentName, (work: string) => string[]> = {

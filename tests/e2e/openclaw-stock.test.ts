@@ -1,25 +1,18 @@
 // Stock OpenClaw (openclaw@2026.9.6 from npm, Node 24) attached to `openclaw-rl start` on the rehearsal engine:
 // three conversations of three user turns each, a tool call, explicit 👍 / 👎, OpenClaw's own activity-recap side
 // requests, and the stand-in trainer's weight updates mid-conversation. Checks what was captured, judged, delivered.
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openclawInstalled } from "./support/openclaw-client.ts";
 import { startGateway, type Gateway } from "./support/openclaw-gateway.ts";
+import { readJsonl } from "../support/jsonl.ts";
 import { freePort, until } from "../support/loopback.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const API_KEY = "e2e-proxy-key";
-
-async function readJsonl(file: string): Promise<Record<string, any>[]> {
-  const text = await readFile(file, "utf8").catch(() => "");
-  return text
-    .split("\n")
-    .filter((line) => line.trim().length > 0)
-    .map((line) => JSON.parse(line) as Record<string, any>);
-}
 
 // Each conversation: three user turns. The stand-in policy calls the `ls` tool when asked to list files.
 const CONVERSATIONS: Record<string, string[]> = {

@@ -134,24 +134,35 @@ export interface SseEvent {
   data: Record<string, unknown> | "[DONE]";
 }
 
-/** Posts a chat request and reads the SSE answer event by event, with arrival times. */
-export async function streamChat(url: string, body: unknown, headers: Record<string, string> = {}, onEvent?: (event: SseEvent) => void | Promise<void>): Promise<{ status: number; events: SseEvent[]; headers: Headers }> {
-  const response = await fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
-  const events: SseEvent[] = [];
-  if (!response.body) return { status: response.status, events, headers: response.headers };
+/** The raw SSE frames of a response body (comments included), each handed to `onFrame` as it arrives. */
+export async function sseFrames(response: Response, onFrame?: (frame: string) => void | Promise<void>): Promise<string[]> {
+  const frames: string[] = [];
+  if (!response.body) return frames;
   const decoder = new TextDecoder();
   let buffer = "";
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     buffer += decoder.decode(chunk, { stream: true });
     let boundary: number;
     while ((boundary = buffer.indexOf("\n\n")) >= 0) {
-      const line = buffer.slice(0, boundary).replace(/^data: /, "");
+      const frame = buffer.slice(0, boundary);
       buffer = buffer.slice(boundary + 2);
-      const event: SseEvent = { at: Date.now(), data: line === "[DONE]" ? "[DONE]" : (JSON.parse(line) as Record<string, unknown>) };
-      events.push(event);
-      await onEvent?.(event);
+      frames.push(frame);
+      await onFrame?.(frame);
     }
   }
+  return frames;
+}
+
+/** Posts a chat request and reads the SSE answer event by event, with arrival times. */
+export async function streamChat(url: string, body: unknown, headers: Record<string, string> = {}, onEvent?: (event: SseEvent) => void | Promise<void>): Promise<{ status: number; events: SseEvent[]; headers: Headers }> {
+  const response = await fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const events: SseEvent[] = [];
+  await sseFrames(response, async (frame) => {
+    const line = frame.replace(/^data: /, "");
+    const event: SseEvent = { at: Date.now(), data: line === "[DONE]" ? "[DONE]" : (JSON.parse(line) as Record<string, unknown>) };
+    events.push(event);
+    await onEvent?.(event);
+  });
   return { status: response.status, events, headers: response.headers };
 }
 

@@ -3,7 +3,7 @@
 // proxy.request_timeout_s (then an error the client can see, never a silent hang).
 import { afterEach, describe, expect, it } from "vitest";
 import { HEARTBEAT_MS } from "../../orchestrator/proxy/sse-writer.ts";
-import { postChat, startHarness, type Harness } from "./harness.ts";
+import { postChat, sseFrames, startHarness, type Harness } from "./harness.ts";
 
 const ANSWER = "One two three four five six seven eight nine ten eleven twelve.";
 
@@ -11,20 +11,7 @@ const ANSWER = "One two three four five six seven eight nine ten eleven twelve."
 async function rawStream(url: string, body: unknown, onFrame: (frame: string) => void | Promise<void>): Promise<string[]> {
   const response = await fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   expect(response.status).toBe(200);
-  const frames: string[] = [];
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let boundary: number;
-    while ((boundary = buffer.indexOf("\n\n")) >= 0) {
-      const frame = buffer.slice(0, boundary);
-      buffer = buffer.slice(boundary + 2);
-      frames.push(frame);
-      await onFrame(frame);
-    }
-  }
-  return frames;
+  return sseFrames(response, onFrame);
 }
 
 function content(frames: string[]): string {
