@@ -420,7 +420,7 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
     issue(["episodes", "environment"], "set episodes.env_url (your environment server) or episodes.environment (a built-in one that start runs), not both");
   }
   if (episodesOn(recipe) && recipe.method === "opd") {
-    issue(["method"], "episodes are trained with step rewards (the RL term): use method binary or combine with episodes.env_url; opd has no reward term");
+    issue(["method"], "episodes are trained with step rewards (the RL term): use method binary or combine with episodes; opd has no reward term");
   }
   const rehearsal = recipe.engine.kind === "rehearsal"; // stand-ins replace every engine and the judge
   if (!rehearsal && recipe.judge.launch === "external" && !recipe.judge.url && !recipe.engine.judge_url) {
