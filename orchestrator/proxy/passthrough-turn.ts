@@ -8,6 +8,7 @@ import type { CapturedTurn } from "../../contracts/turn.ts";
 import { sseEvents } from "../../lib/http/sse-events.ts";
 import { assistantText } from "../capture/assistant-text.ts";
 import { enginesNotReady, openAiError, sendError, toOpenAiError } from "./openai-errors.ts";
+import type { ClientSignals } from "../sessions/turn-decision.ts";
 import { beginTurn, emitTurnEnd, finishTurn, prepareTurn, requestSignal, turnFinishReason, turnOrigin } from "./turn-lifecycle.ts";
 import type { ProxyContext } from "./proxy-context.ts";
 
@@ -20,9 +21,10 @@ interface Collected {
   weightVersion: string | null;
 }
 
-export async function servePassthroughTurn(context: ProxyContext, request: IncomingMessage, response: ServerResponse, body: ChatRequest): Promise<void> {
+/** `client`: what the request's client says of its conversation and side requests (Qwen Code's, on this route). */
+export async function servePassthroughTurn(context: ProxyContext, request: IncomingMessage, response: ServerResponse, body: ChatRequest, client?: ClientSignals): Promise<void> {
   const { deps } = context;
-  const prepared = prepareTurn(context, body, request.headers);
+  const prepared = prepareTurn(context, body, request.headers, client);
   const { decision } = prepared;
   const readiness = deps.readiness();
   if (!readiness.ready) {

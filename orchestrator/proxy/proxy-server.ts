@@ -224,6 +224,7 @@ async function route(context: ProxyContext, auth: BearerAuth, accepting: boolean
   if (path === "/v1/messages") return serveMessages(context, request, response, json);
   const body = parseChatRequest(json);
   if (isOpenAiError(body)) return sendError(response, body);
-  if (context.deps.recipe.proxy.mode === "passthrough") return servePassthroughTurn(context, request, response, body);
-  return serveTokensTurn(context, request, response, body, raw, { api: chatCompletionsApi(body), client: qwenCodeSignals(request.headers, body) });
+  const client = qwenCodeSignals(request.headers, body);
+  if (context.deps.recipe.proxy.mode === "passthrough") return servePassthroughTurn(context, request, response, body, client);
+  return serveTokensTurn(context, request, response, body, raw, { api: chatCompletionsApi(body), client });
 }

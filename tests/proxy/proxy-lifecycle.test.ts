@@ -56,6 +56,19 @@ describe("proxy lifecycle and passthrough", () => {
     }
   });
 
+  it("passthrough mode reads Qwen Code's side requests as side, as tokens mode does", async () => {
+    const harness = await startHarness({ script: () => "A summary.", recipe: { proxy: { mode: "passthrough" } } });
+    try {
+      const summarize = "You are the component that summarizes a conversation when its context window is about to overflow. The summary you produce";
+      const answer = await postChat(harness.url, { messages: [{ role: "system", content: summarize }, { role: "user", content: "First, reason in your <analysis> block." }] }, { "user-agent": "QwenCode/0.24.4 (linux; x64)" });
+      expect(answer.status).toBe(200);
+      const started = harness.events.find((event) => event.type === "turn-start");
+      expect(started).toMatchObject({ turnType: "side", decidedBy: expect.stringContaining("client-side-request") });
+    } finally {
+      await harness.close();
+    }
+  });
+
   it("both modes answer 503 with what is down while the gate is closed, without calling it the policy engine", async () => {
     const reason = "rehearsal-judge is down: not answering: GET http://127.0.0.1:31001/health → ECONNREFUSED";
     for (const mode of ["tokens", "passthrough"] as const) {
