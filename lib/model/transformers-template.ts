@@ -9,6 +9,7 @@
 import { Environment, Interpreter, Template } from "@huggingface/jinja";
 import { dumpPythonJson, PythonFloat, pythonFloat, type DumpOptions, type PythonJson } from "./python-json.ts";
 import { strftimePython } from "./python-strftime.ts";
+import { pythonStr, type TemplateValue } from "./python-str.ts";
 import { stripArgument, stripPython, type StripSide } from "./python-strip.ts";
 
 /** The error transformers' raise_exception raises (jinja2.exceptions.TemplateError). */
@@ -143,11 +144,36 @@ interface InterpreterShape {
 }
 const LibraryInterpreter = Interpreter as unknown as new (environment: Environment) => InterpreterShape;
 
+/** Statements (not expressions) of a template body: what they evaluate to is never printed as a value. */
+const STATEMENTS = new Set(["Set", "If", "For", "Macro", "CallStatement", "FilterStatement", "Break", "Continue", "Comment"]);
+
 class TransformersInterpreter extends LibraryInterpreter {
   override evaluate(node: Node | undefined, environment: Environment): RuntimeValue {
     if (node?.type === EVALUATED) return node.value as RuntimeValue;
+    // `a ~ b`: str(a) + str(b), None and Undefined included (the library refuses null and prints JavaScript's forms)
+    if (node?.type === "BinaryExpression" && (node.operator as Node).value === "~") {
+      const left = this.evaluate(node.left as Node, environment);
+      const right = this.evaluate(node.right as Node, environment);
+      return new RUNTIME.StringValue(pythonStr(asTemplateValue(left)) + pythonStr(asTemplateValue(right)));
+    }
     return super.evaluate(node, environment);
   }
+
+  /** A body's output as jinja2 writes it: str() of each expression's value (None too), statements' text as it is. */
+  evaluateBlock(statements: Node[], environment: Environment): RuntimeValue {
+    let result = "";
+    for (const statement of statements) {
+      const value = this.evaluate(statement, environment);
+      if (STATEMENTS.has(statement.type)) {
+        if (value.type === "StringValue") result += value.value as string;
+      } else result += pythonStr(asTemplateValue(value));
+    }
+    return new RUNTIME.StringValue(result);
+  }
+}
+
+function asTemplateValue(value: RuntimeValue): TemplateValue {
+  return value instanceof ExactInteger ? { type: value.type, value: value.value, digits: value.digits } : value;
 }
 
 const overrides: { evaluateMemberExpression: EvaluateMember; applyFilter: ApplyFilter } = {
@@ -167,6 +193,7 @@ const overrides: { evaluateMemberExpression: EvaluateMember; applyFilter: ApplyF
     const name = callee.type === "Identifier" ? (callee.value as string) : undefined;
     const [args, keywords] = filter.type === "CallExpression" && (name === "tojson" || name === "trim") ? this.evaluateArguments(filter.args as unknown[], environment) : [[], new Map<string, RuntimeValue>()];
     if (name === "tojson") return new RUNTIME.StringValue(transformersToJson(operand, args, keywords));
+    if (name === "string" && filter.type === "Identifier") return new RUNTIME.StringValue(pythonStr(asTemplateValue(operand)));
     if (name === "trim" && operand.type === "StringValue") {
       // jinja2's do_trim(value, chars=None) is value.strip(chars); chars may come by name
       const unexpected = [...keywords.keys()].find((key) => key !== "chars");

@@ -91,6 +91,23 @@ describe("TransformersTemplate", () => {
     expect(reference.every((answer) => "error" in answer)).toBe(true);
   });
 
+  it("prints values as Python's str() does: in {{ }}, through the string filter and the ~ operator, for decoded and plain values", async () => {
+    const STR = "{{ v }}␞{{ v | string }}␞{{ '<' ~ v ~ '>' }}␞{% for k, x in (v.items() if v is mapping else []) %}{{ k }}={{ x }}|{{ x | string }}|{{ x ~ '' }};{% endfor %}";
+    const random = seededRandom(8);
+    const texts = [
+      ...Array.from({ length: 300 }, () => randomJsonText(random)),
+      JSON.stringify({ const: true, type: ["string", "null"], q: "it's", both: `"'`, ctl: "a\u0007b\u00adc\u2028d\ud83d\ude42", nl: "x\ny\t\\" }),
+      "[1.0, 1e16, 1e-05, -0.0, 12345678901234567890, null, false]",
+    ];
+    const result = await identicalCount(texts.map((text) => ({ template: STR, context: { v: text }, decode: ["v"] })));
+    expect(result.mismatches).toEqual([]);
+    const constants = ["{{ true }}|{{ none }}|{{ 1.0 }}|{{ [1, 'a', none] }}|{{ none ~ 'x' }}|{{ missing }}|{{ {'a': (1, 2)} }}"];
+    expect((await identicalCount(constants.map((template) => ({ template, context: {} })))).mismatches).toEqual([]);
+    // the library's own Template prints JavaScript's forms (true, [1, "a"], nothing for None) for most of them
+    const library = await identicalCount(texts.map((text) => ({ template: STR, context: { v: text }, decode: ["v"] })), Template);
+    expect(library.identical).toBeLessThan(texts.length / 2);
+  });
+
   it("offers transformers' globals: range as the sandbox limits it, raise_exception, strftime_now", async () => {
     const templates = [
       "{% for i in range(3) %}{{ i }}{% endfor %}|{{ range(1, 10, 3) | list | tojson }}|{{ range(5, 0, -2) | list | tojson }}|{{ range(0) | list | tojson }}",

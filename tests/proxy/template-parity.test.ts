@@ -65,6 +65,12 @@ async function templatesUnderTest(): Promise<TemplateUnderTest[]> {
       name: "tests/fixtures/chat-templates/GLM-4.6.jinja",
       files: { ...qwen3, tokenizerConfig: { ...qwen3.tokenizerConfig, chat_template: readFileSync(new URL("../fixtures/chat-templates/GLM-4.6.jinja", import.meta.url), "utf8") } },
     },
+    // Qwen3-Coder's template (the qwen3_coder XML tool calls Qwen3.5 writes too), with Qwen3's vocabulary (the same
+    // special tokens); provenance in the README entry
+    {
+      name: "tests/fixtures/chat-templates/Qwen3-Coder.jinja",
+      files: { ...qwen3, tokenizerConfig: { ...qwen3.tokenizerConfig, chat_template: readFileSync(new URL("../fixtures/chat-templates/Qwen3-Coder.jinja", import.meta.url), "utf8") } },
+    },
   ];
 }
 
@@ -130,7 +136,7 @@ describe("chat template rendering parity with transformers", () => {
       await python.close();
     }
     console.log(`rendering parity, ${requests.length} conversations (${requests.length - CONVERSATIONS} recorded from OpenClaw):\n  ${rows.join("\n  ")}`);
-    expect(rows).toHaveLength(8); // qwen3 through jinja and the port, the edited template, the probe, DeepSeek-V3, Llama 3.1, gpt-oss and GLM-4.6 through jinja
+    expect(rows).toHaveLength(9); // qwen3 through jinja and the port, the edited template, the probe, DeepSeek-V3, Llama 3.1, gpt-oss, GLM-4.6 and Qwen3-Coder through jinja
     expect(mismatches).toEqual([]);
   });
 });
