@@ -202,7 +202,7 @@ export class JudgePipeline {
    * feedback held for it (the session's last turn at an idle timeout or at shutdown, when many close at once).
    */
   private needsJudge(turn: ClosedTurn): boolean {
-    if (unusableTurnReason(turn) !== null || !gateTurn(turn, this.recipe.training.sample_gate).pass) return false;
+    if (this.refusal(turn) !== null) return false;
     return turn.nextState !== null || Boolean(this.ledger.entry(turn.sessionId, turn.turn)?.held);
   }
 
@@ -301,12 +301,7 @@ export class JudgePipeline {
    */
   private async judgeStep(turn: ClosedTurn & { episode: NonNullable<ClosedTurn["episode"]> }, decided: Outcome | null): Promise<void> {
     const record = this.newRecord(turn, null);
-    let unusable = decided?.skipped ?? unusableTurnReason(turn);
-    const gate = unusable === null ? gateTurn(turn, this.recipe.training.sample_gate) : null;
-    if (gate && !gate.pass) {
-      record.gate = { category: gate.category, reason: gate.reason };
-      unusable = `sample gate: ${gate.reason}`;
-    }
+    const unusable = (decided ?? this.refusal(turn, record))?.skipped ?? null;
     let stepScore: number | null = null;
     if (unusable === null && turn.nextState !== null) {
       const { evalVotes, attempts } = await this.voter.collect(turn, true, false);
@@ -372,14 +367,22 @@ export class JudgePipeline {
     if (!outcome.sample && entry?.held && !this.closed) this.launch(turn);
   }
 
-  private async decideAndBuild(turn: ClosedTurn, explicit: ExplicitFeedback | null, record: JudgementRecord): Promise<Outcome> {
+  /**
+   * Why a turn can never be trained, as the outcome to record (null when it can): it is unusable (aborted, empty, its
+   * log-probs or versions do not fit), or the sample gate refuses it (then `record`, when given, says why).
+   */
+  private refusal(turn: ClosedTurn, record?: JudgementRecord): Outcome | null {
     const unusable = unusableTurnReason(turn);
     if (unusable) return { sample: null, skipped: unusable, category: turn.finishReason === "abort" ? "aborted" : turn.responseIds.length === 0 ? "empty-response" : "invalid-turn" };
     const gate = gateTurn(turn, this.recipe.training.sample_gate);
-    if (!gate.pass) {
-      record.gate = { category: gate.category, reason: gate.reason };
-      return { sample: null, skipped: `sample gate: ${gate.reason}`, category: gate.category };
-    }
+    if (gate.pass) return null;
+    if (record) record.gate = { category: gate.category, reason: gate.reason };
+    return { sample: null, skipped: `sample gate: ${gate.reason}`, category: gate.category };
+  }
+
+  private async decideAndBuild(turn: ClosedTurn, explicit: ExplicitFeedback | null, record: JudgementRecord): Promise<Outcome> {
+    const refused = this.refusal(turn, record);
+    if (refused) return refused;
 
     const method = this.recipe.method;
     const hasNextState = turn.nextState !== null;

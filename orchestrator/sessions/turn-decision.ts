@@ -125,11 +125,17 @@ export function episodeGroup(episodeId: string): string {
   return match ? match[1]! : episodeId;
 }
 
-/** Every request of an episode is one of its steps (main), unless X-Turn-Type says otherwise. */
-function episodeTurnType(headers: Headers, episode: EpisodeRef): { type: "main" | "side"; source: TurnDecision["turnType"]; reason: string } {
+type TurnTypeDecision = { type: "main" | "side"; source: TurnDecision["turnType"]; reason: string };
+
+/** X-Turn-Type: main | anything else (side), when the request has it. */
+function headerTurnType(headers: Headers): TurnTypeDecision | null {
   const headerType = header(headers, "x-turn-type")?.toLowerCase();
-  if (headerType !== undefined) return { type: headerType === "main" ? "main" : "side", source: "header:x-turn-type", reason: `X-Turn-Type: ${headerType}` };
-  return { type: "main", source: "episode-step", reason: `a step of episode ${episode.id} (group ${episode.groupId})` };
+  return headerType === undefined ? null : { type: headerType === "main" ? "main" : "side", source: "header:x-turn-type", reason: `X-Turn-Type: ${headerType}` };
+}
+
+/** Every request of an episode is one of its steps (main), unless X-Turn-Type says otherwise. */
+function episodeTurnType(headers: Headers, episode: EpisodeRef): TurnTypeDecision {
+  return headerTurnType(headers) ?? { type: "main", source: "episode-step", reason: `a step of episode ${episode.id} (group ${episode.groupId})` };
 }
 
 function decideTurnType(
@@ -142,12 +148,9 @@ function decideTurnType(
   sessions: SessionView,
   sessionId: string,
   clientSide: string | undefined,
-): { type: "main" | "side"; source: TurnDecision["turnType"]; reason: string } {
-  const headerType = header(headers, "x-turn-type")?.toLowerCase();
-  if (headerType !== undefined) {
-    const type = headerType === "main" ? "main" : "side";
-    return { type, source: "header:x-turn-type", reason: `X-Turn-Type: ${headerType}` };
-  }
+): TurnTypeDecision {
+  const explicitType = headerTurnType(headers);
+  if (explicitType) return explicitType;
   if (request.turn_type !== undefined) return { type: request.turn_type, source: "body:turn_type", reason: `turn_type ${request.turn_type}` };
   if (request.model !== undefined && proxy.utility_models.includes(request.model)) {
     return { type: "side", source: "utility-model", reason: `model ${request.model} is a utility model` };

@@ -4,11 +4,12 @@
 // The stand-in starts answering from memory (right for sums, wrong for products); it learns to compute with python.
 // Run twice, with the step scores (prm_step_coef 1) and outcome-only (0): the outcome rate rises, and the integrated
 // reward is ahead after the same weight versions (a sign check: on sums, only the judge tells a guess from a check).
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
+import { readJsonl } from "../support/jsonl.ts";
 import { freePort, until } from "../support/loopback.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
@@ -69,10 +70,7 @@ async function runEpisodes(prmStepCoef: number): Promise<{ approaches: Approache
     await until("every episode to finish", async () => ((await statusNow()).episodes.finished >= 96 ? true : null), 240_000);
     const approaches = await policyState(policyUrl);
     const status = await statusNow();
-    const judgements = (await readFile(path.join(runDir, "judgements.jsonl"), "utf8"))
-      .split("\n")
-      .filter((line) => line.length > 0)
-      .map((line) => JSON.parse(line) as Record<string, any>);
+    const judgements = await readJsonl(path.join(runDir, "judgements.jsonl"));
     return { approaches, status, judgements };
   } finally {
     start.kill("SIGTERM");
