@@ -61,6 +61,8 @@ interface Target {
   url: string;
   headers: Record<string, string>;
   pid: number;
+  /** The direct request its own cost is measured against: the same engine endpoint it reaches, or (the proxy) the free one. */
+  direct: "sglang" | "free";
 }
 
 const body = (session: string, turn: number) => JSON.stringify({ model: "qwen3-4b", messages: messagesFor(session, turn), tools: TOOLS, tool_choice: "auto", stream: true, max_completion_tokens: 8192 });
@@ -96,31 +98,38 @@ async function main(): Promise<void> {
       });
       void portkey.then((result) => reject(new Error(`Portkey's gateway exited: ${String(result.stderr).slice(-500)}`)));
     });
+    const portkeyTo = (base: string) => ({ "x-portkey-provider": "openai", "x-portkey-custom-host": base, authorization: "Bearer bench" });
+    const portkeyUrl = `http://127.0.0.1:${portkeyPort}/v1/chat/completions`;
+    const PROXY = "openclaw-rl proxy (tokens mode: render, tokenize, /generate, parse, capture)";
+    const PORTKEY = "Portkey AI gateway 1.15.2 → the engine's chat completions (SGLang's prompt work)";
+    const PORTKEY_FREE = "Portkey AI gateway 1.15.2 → a free chat endpoint (no prompt work)";
     const targets: Target[] = [
-      { name: "openclaw-rl proxy (tokens mode: render, tokenize, /generate, parse, capture)", url: `http://127.0.0.1:${proxyPort}/v1/chat/completions`, headers: {}, pid: proxy.pid! },
-      { name: "Portkey AI gateway 1.15.2 (relay to the engine's /v1/chat/completions)", url: `http://127.0.0.1:${portkeyPort}/v1/chat/completions`, headers: { "x-portkey-provider": "openai", "x-portkey-custom-host": `${engineUrl}/v1`, authorization: "Bearer bench" }, pid: portkey.pid! },
+      { name: PROXY, url: `http://127.0.0.1:${proxyPort}/v1/chat/completions`, headers: {}, pid: proxy.pid!, direct: "free" },
+      { name: PORTKEY, url: portkeyUrl, headers: portkeyTo(`${engineUrl}/v1`), pid: portkey.pid!, direct: "sglang" },
+      { name: PORTKEY_FREE, url: portkeyUrl, headers: portkeyTo(`${engineUrl}/free/v1`), pid: portkey.pid!, direct: "free" },
     ];
     if (compareRev) {
       revision = await startRevisionProxy(compareRev, engineUrl, []);
-      targets.push({ name: `openclaw-rl proxy at ${compareRev}`, url: revision.url, headers: {}, pid: revision.pid });
+      targets.push({ name: `openclaw-rl proxy at ${compareRev}`, url: revision.url, headers: {}, pid: revision.pid, direct: "free" });
     }
-    const direct = `${engineUrl}/v1/chat/completions`;
+    const directs = { sglang: `${engineUrl}/v1/chat/completions`, free: `${engineUrl}/free/v1/chat/completions` };
     // warm-up: the 48 KB system prompt once through each
     for (const target of targets) await firstToken(target.url, requestOf("continuing", 999, 0), target.headers);
 
     const rows: string[] = [];
+    const ratios: string[] = [];
     for (const style of ["new", "continuing"] as const) {
-      // concurrency 1: the three in turn for each request (direct, proxy, Portkey, in alternating order)
-      const added = new Map<string, number[]>(targets.map((target) => [target.name, []]));
+      const label = style === "new" ? "new session every request" : "continuing sessions";
+      // concurrency 1: both direct requests, then every target, in alternating order, for each request
+      const ttft = new Map<string, number[]>([...targets.map((target) => [target.name, []] as [string, number[]]), ["direct:sglang", []], ["direct:free", []]]);
       const cpu = new Map<string, number>(targets.map((target) => [target.name, 0]));
       for (let index = 0; index < REQUESTS_AT_ONE; index++) {
         const request = requestOf(style, 0, index);
-        const base = await firstToken(direct, request, {});
+        for (const kind of index % 2 === 0 ? (["sglang", "free"] as const) : (["free", "sglang"] as const)) ttft.get(`direct:${kind}`)!.push(await firstToken(directs[kind], request, {}));
         for (const target of index % 2 === 0 ? targets : [...targets].reverse()) {
           const before = cpuMs(target.pid);
-          const ms = await firstToken(target.url, request, target.headers);
+          ttft.get(target.name)!.push(await firstToken(target.url, request, target.headers));
           cpu.set(target.name, cpu.get(target.name)! + cpuMs(target.pid) - before);
-          added.get(target.name)!.push(ms - base);
         }
       }
       // concurrency 64: each target alone, 64 closed-loop clients, requests per second
@@ -134,22 +143,36 @@ async function main(): Promise<void> {
         await Promise.all(Array.from({ length: 64 }, (_, id) => client(id)));
         throughput.set(target.name, REQUESTS_AT_64 / ((performance.now() - started) / 1000));
       }
+      const p50 = (name: string) => percentile(ttft.get(name)!, 0.5);
+      /** Added at p50 and p90: the target's time to the first token minus the direct one of the same request. */
+      const added = (name: string, direct: "sglang" | "free", at: number) => percentile(ttft.get(name)!.map((ms, index) => ms - ttft.get(`direct:${direct}`)![index]!), at);
+      rows.push(`| ${label} | direct: the engine's chat completions (SGLang's prompt work) | ${p50("direct:sglang").toFixed(2)} | – | – | – | – |`);
+      rows.push(`| ${label} | direct: a free chat endpoint | ${p50("direct:free").toFixed(2)} | – | – | – | – |`);
       for (const target of targets) {
-        const values = added.get(target.name)!;
-        rows.push(`| ${style === "new" ? "new session every request" : "continuing sessions"} | ${target.name} | ${percentile(values, 0.5).toFixed(2)} | ${percentile(values, 0.9).toFixed(2)} | ${(cpu.get(target.name)! / REQUESTS_AT_ONE).toFixed(2)} | ${throughput.get(target.name)!.toFixed(1)} |`);
+        const vsEngine = target.name === PORTKEY_FREE ? "–" : added(target.name, "sglang", 0.5).toFixed(2);
+        const own = target.direct === "free" ? `${added(target.name, "free", 0.5).toFixed(2)} / ${added(target.name, "free", 0.9).toFixed(2)}` : "–";
+        rows.push(`| ${label} | ${target.name} | ${p50(target.name).toFixed(2)} | ${vsEngine} | ${own} | ${(cpu.get(target.name)! / REQUESTS_AT_ONE).toFixed(2)} | ${throughput.get(target.name)!.toFixed(1)} |`);
       }
       const ratio = (a: number, b: number) => (a / b).toFixed(2);
-      const peer = targets[1]!.name;
-      for (const [label, ours] of [["proxy / Portkey", targets[0]!.name], ...(targets[2] ? [[`proxy at ${compareRev} / Portkey`, targets[2].name]] : [])] as [string, string][]) {
-        rows.push(
-          `| ${style === "new" ? "new session every request" : "continuing sessions"} | **${label}** | ${ratio(percentile(added.get(ours)!, 0.5), percentile(added.get(peer)!, 0.5))}× | ${ratio(percentile(added.get(ours)!, 0.9), percentile(added.get(peer)!, 0.9))}× | ${ratio(cpu.get(ours)!, cpu.get(peer)!)}× | ${ratio(throughput.get(ours)!, throughput.get(peer)!)}× |`,
+      for (const [who, ours] of [["proxy", PROXY], ...(compareRev ? [[`proxy at ${compareRev}`, targets[3]!.name]] : [])] as [string, string][]) {
+        ratios.push(
+          `| ${label} | ${who} | ${ratio(p50(ours), p50(PORTKEY))}× | ${ratio(added(ours, "free", 0.5), added(PORTKEY_FREE, "free", 0.5))}× / ${ratio(added(ours, "free", 0.9), added(PORTKEY_FREE, "free", 0.9))}× | ${ratio(cpu.get(ours)!, (cpu.get(PORTKEY)! + cpu.get(PORTKEY_FREE)!) / 2)}× | ${ratio(throughput.get(ours)!, throughput.get(PORTKEY_FREE)!)}× |`,
         );
       }
     }
-    console.log("Same fake engine, same OpenClaw-sized requests (48 KB system prompt, 12 tools, streamed), one run. Added = time to the first content token through the gateway minus directly from the engine's /v1/chat/completions, at concurrency 1; CPU per request of the gateway's process at concurrency 1 (/proc, all threads); throughput: 64 closed-loop clients against each alone.\n");
-    console.log("| traffic | gateway | added p50 (ms) | added p90 (ms) | CPU per request (ms) | requests/s at 64 |");
-    console.log("| --- | --- | --- | --- | --- | --- |");
+    console.log(
+      `Same fake engine, same OpenClaw-sized requests (48 KB system prompt, 12 tools, streamed), one run, ${REQUESTS_AT_ONE} requests at concurrency 1 per traffic style. ` +
+        "Times to the first content token (ms, p50) at concurrency 1. The engine's chat completions first do what SGLang's serving_chat does with every request (jinja render, whole-prompt encode with Hugging Face's tokenizers); " +
+        "the proxy sends /generate with the ids it built (cached), which skips that. Added = through the path minus direct, request by request: against the engine's chat completions (what a user of the gateway saves or pays), " +
+        "and against the free chat endpoint (the path's own cost, p50 / p90). CPU per request of the gateway's process at concurrency 1 (/proc, all threads; both Portkey rows are one process, and the ratio takes its mean over both). Throughput: 64 closed-loop clients against each alone.\n",
+    );
+    console.log("| traffic | path | first token p50 (ms) | added p50 vs the engine's chat completions (ms) | added vs a free endpoint, p50 / p90 (ms) | CPU per request (ms) | requests/s at 64 |");
+    console.log("| --- | --- | --- | --- | --- | --- | --- |");
     for (const row of rows) console.log(row);
+    console.log("\nRatios, proxy / Portkey, in this run:\n");
+    console.log("| traffic | proxy | first token p50 (both to the engine's chat work: SGLang's path for Portkey, /generate for the proxy) | own added cost p50 / p90 (free endpoint) | CPU per request | requests/s at 64 (free endpoint) |");
+    console.log("| --- | --- | --- | --- | --- | --- |");
+    for (const row of ratios) console.log(row);
   } finally {
     await revision?.stop();
     for (const child of children) child.kill("SIGTERM");

@@ -8,6 +8,7 @@ import { performance as eventLoop } from "node:perf_hooks";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa, type ResultPromise } from "execa";
+import { Tokenizer } from "tokenizers";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
@@ -67,8 +68,22 @@ export function messagesFor(session: string, turn: number): ChatMessage[] {
 }
 
 // ---------- child: fake engine ----------
+interface ChatBody {
+  stream?: boolean;
+  messages: ChatMessage[];
+  tools?: Tool[];
+}
+
 async function runEngine(replyIds: number[], cumulative: boolean): Promise<void> {
   const delays = { ...ENGINE };
+  const files = await loadTokenizerFiles("builtin:qwen3");
+  const template = new ChatTemplate(files);
+  const rust = Tokenizer.fromString(JSON.stringify(files.tokenizerJson));
+  /** The prompt ids SGLang's chat endpoint computes for a request: jinja render, then one encode of the whole text. */
+  const sglangPromptIds = async (parsed: ChatBody): Promise<number[]> => {
+    const text = template.renderJinja(parsed.messages, { tools: parsed.tools ?? null, addGenerationPrompt: true });
+    return (await rust.encode(text, null, { addSpecialTokens: false })).getIds();
+  };
   const sleep = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
   // SGLang with --incremental-streaming-output (what `openclaw-rl plan` configures): a chunk carries only the ids and
   // output log-probs after the previous chunk's; completion_tokens stays cumulative. --cumulative: SGLang's default.
@@ -91,7 +106,8 @@ async function runEngine(replyIds: number[], cumulative: boolean): Promise<void>
       Object.assign(delays, JSON.parse(body));
       return response.end("{}");
     }
-    if (request.url === "/v1/chat/completions") return chatCompletion(JSON.parse(body) as { stream?: boolean; messages: unknown[] }, response);
+    if (request.url === "/v1/chat/completions") return chatCompletion(JSON.parse(body) as ChatBody, response, true);
+    if (request.url === "/free/v1/chat/completions") return chatCompletion(JSON.parse(body) as ChatBody, response, false);
     const parsed = JSON.parse(body) as { input_ids: number[]; stream?: boolean };
     const promptTokens = parsed.input_ids.length;
     // token k is due at prefill + (k − 1) · tokenMs after the request arrived, streamed or not (a decode loop runs
@@ -116,13 +132,18 @@ async function runEngine(replyIds: number[], cumulative: boolean): Promise<void>
   /**
    * SGLang's own OpenAI chat completions (what a plain gateway relays), with the same timing as /generate: a role
    * chunk, one content delta per token (the reply cut into as many pieces as it has tokens), a finish chunk, [DONE].
+   * `promptWork`: first what SGLang's serving_chat does with every request before it is scheduled (4ad990ba,
+   * python/sglang/srt/entrypoints/openai/serving_chat.py:1303-1323): the chat template rendered through jinja and the
+   * whole prompt encoded by Hugging Face's tokenizers, no cache. Without it (`/free/v1/chat/completions`) the
+   * endpoint costs nothing before prefill, which no real engine does: what is left is each gateway's own cost.
    */
-  async function chatCompletion(parsed: { stream?: boolean; messages: unknown[] }, response: ServerResponse): Promise<void> {
+  async function chatCompletion(parsed: ChatBody, response: ServerResponse, promptWork: boolean): Promise<void> {
+    const promptTokens = promptWork ? (await sglangPromptIds(parsed)).length : JSON.stringify(parsed.messages).length >> 2;
     const arrived = performance.now();
     const due = (count: number) => sleep(arrived + delays.prefillMs + (count - 1) * delays.tokenMs - performance.now());
     const pieces = Array.from({ length: replyIds.length }, (_, index) => REPLY.slice(Math.floor((index * REPLY.length) / replyIds.length), Math.floor(((index + 1) * REPLY.length) / replyIds.length)));
     const base = { id: "chatcmpl-bench", object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: "qwen3-4b" };
-    const usage = { prompt_tokens: JSON.stringify(parsed.messages).length >> 2, completion_tokens: replyIds.length, total_tokens: (JSON.stringify(parsed.messages).length >> 2) + replyIds.length };
+    const usage = { prompt_tokens: promptTokens, completion_tokens: replyIds.length, total_tokens: promptTokens + replyIds.length };
     if (!parsed.stream) {
       await due(replyIds.length);
       response.writeHead(200, { "content-type": "application/json" });
