@@ -47,8 +47,28 @@ export const FAMILIES: readonly ModelFamily[] = [
   { name: "glm-4.5", toolCallMarkup: "<tool_call>NAME<arg_key>…</arg_key><arg_value>…</arg_value></tool_call>", templateMarkers: ["<arg_key>"], architectures: /^Glm4Moe/, sglang: { toolCallParser: "glm45", reasoningParser: "glm45" } },
   { name: "qwen3-coder", toolCallMarkup: "<tool_call><function=NAME><parameter=…>…</tool_call>", templateMarkers: ["<tool_call>", "<function="], architectures: /^Qwen3(_?5|Next)/, sglang: { toolCallParser: "qwen3_coder", reasoningParser: "qwen3" } },
   { name: "llama3", toolCallMarkup: '{"name": …, "parameters": …} or <|python_tag|>', templateMarkers: ["<|start_header_id|>"], architectures: /^Llama/, sglang: { toolCallParser: "llama3", reasoningParser: null } },
-  { name: "qwen3", toolCallMarkup: '<tool_call>{"name": …, "arguments": …}</tool_call>', templateMarkers: ["<tool_call>", "<|im_start|>"], architectures: /^Qwen(2|3)/, sglang: QWEN3_PARSERS },
+  {
+    name: "qwen3",
+    toolCallMarkup: '<tool_call>{"name": …, "arguments": …}</tool_call>',
+    templateMarkers: ["<tool_call>", "<|im_start|>"],
+    architectures: /^Qwen(2|3)/,
+    sglang: QWEN3_PARSERS,
+    // what the generation prompt does with <think>: Qwen3 (hybrid) may close it, the 2507 Thinking checkpoints open it
+    // (the output starts inside the reasoning: qwen3-thinking), the 2507 Instruct ones and Qwen2.5 write none
+    sglangFor: (template) => ({ toolCallParser: "qwen", reasoningParser: qwenReasoningParser(generationPromptOf(template)) }),
+  },
 ];
+
+/** The template's text after its last `add_generation_prompt` test: what it writes to open the model's turn. */
+function generationPromptOf(template: string): string {
+  const at = template.lastIndexOf("add_generation_prompt");
+  return at < 0 ? "" : template.slice(at);
+}
+
+function qwenReasoningParser(generationPrompt: string): string | null {
+  if (!generationPrompt.includes("<think>")) return null;
+  return generationPrompt.includes("</think>") ? "qwen3" : "qwen3-thinking";
+}
 
 export interface FamilyVerdict {
   family: ModelFamily | null;

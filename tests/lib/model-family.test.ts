@@ -36,7 +36,12 @@ const recipe = (model: RecipeInput["model"]) => recipeSchema.parse({ model: { pa
 
 describe("model family", () => {
   it("is read from the real chat templates' markup, else config.json architectures; model.family wins", () => {
-    expect(familyOf({ chatTemplate: templateOf(builtinQwen3Folder()), architectures: [] }).family?.name).toBe("qwen3");
+    expect(familyOf({ chatTemplate: templateOf(builtinQwen3Folder()), architectures: [] })).toMatchObject({ family: { name: "qwen3" }, sglang: { toolCallParser: "qwen", reasoningParser: "qwen3" } });
+    // Qwen3's 2507 checkpoints (tests/fixtures/chat-templates): Thinking opens <think> in the generation prompt, Instruct writes none
+    const fixture = (name: string) => readFileSync(new URL(`../fixtures/chat-templates/${name}.jinja`, import.meta.url), "utf8");
+    expect(familyOf({ chatTemplate: fixture("Qwen3-Thinking-2507"), architectures: [] })).toMatchObject({ family: { name: "qwen3" }, sglang: { toolCallParser: "qwen", reasoningParser: "qwen3-thinking" } });
+    expect(familyOf({ chatTemplate: fixture("Qwen3-Instruct-2507"), architectures: [] })).toMatchObject({ family: { name: "qwen3" }, sglang: { toolCallParser: "qwen", reasoningParser: null } });
+    expect(familyOf({ chatTemplate: fixture("Qwen3-Coder"), architectures: [] })).toMatchObject({ family: { name: "qwen3-coder" }, sglang: { toolCallParser: "qwen3_coder", reasoningParser: "qwen3" } });
     const deepseek = familyOf({ chatTemplate: templateOf(lenmlFolder("deepseek_v3")), architectures: [] });
     expect(deepseek.family?.name).toBe("deepseek-v3");
     expect(deepseek.evidence).toContain("<｜tool▁calls▁begin｜>");

@@ -71,6 +71,12 @@ async function templatesUnderTest(): Promise<TemplateUnderTest[]> {
       name: "tests/fixtures/chat-templates/Qwen3-Coder.jinja",
       files: { ...qwen3, tokenizerConfig: { ...qwen3.tokenizerConfig, chat_template: readFileSync(new URL("../fixtures/chat-templates/Qwen3-Coder.jinja", import.meta.url), "utf8") } },
     },
+    // Qwen3's 2507 checkpoints: Thinking (the generation prompt opens <think>) and Instruct (no thinking), with
+    // Qwen3's vocabulary; provenance in the README entries
+    ...["Qwen3-Thinking-2507", "Qwen3-Instruct-2507"].map((name) => ({
+      name: `tests/fixtures/chat-templates/${name}.jinja`,
+      files: { ...qwen3, tokenizerConfig: { ...qwen3.tokenizerConfig, chat_template: readFileSync(new URL(`../fixtures/chat-templates/${name}.jinja`, import.meta.url), "utf8") } },
+    })),
   ];
 }
 
@@ -136,7 +142,7 @@ describe("chat template rendering parity with transformers", () => {
       await python.close();
     }
     console.log(`rendering parity, ${requests.length} conversations (${requests.length - CONVERSATIONS} recorded from OpenClaw):\n  ${rows.join("\n  ")}`);
-    expect(rows).toHaveLength(9); // qwen3 through jinja and the port, the edited template, the probe, DeepSeek-V3, Llama 3.1, gpt-oss, GLM-4.6 and Qwen3-Coder through jinja
+    expect(rows).toHaveLength(11); // qwen3 through jinja and the port, the edited template, the probe, DeepSeek-V3, Llama 3.1, gpt-oss, GLM-4.6, Qwen3-Coder and Qwen3's Thinking-2507 and Instruct-2507 through jinja
     expect(mismatches).toEqual([]);
   });
 });
