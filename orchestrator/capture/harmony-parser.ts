@@ -119,7 +119,7 @@ export class HarmonyParser {
         // the call's arguments: what is certain of the body, short of what may start an end token
         const body = this.pending.slice(0, this.pending.length - holdBack(this.pending, ENDS, false));
         const args = this.call.body.extend(body);
-        return this.call.body.shown ? this.streamed.update([{ name: this.call.name, arguments: args }]) : [];
+        return this.call.body.shown ? this.streamed.update([{ name: this.call.name, arguments: args, closed: false }]) : [];
       }
       if (!streams(header)) return [];
       // stream the body, holding back what could be the start of an end token

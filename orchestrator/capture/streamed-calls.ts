@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import type { ToolCall } from "../../contracts/chat.ts";
 import type { OutputDelta } from "./output-parser.ts";
-import type { ParsedToolCall } from "./tool-formats/tool-format.ts";
+import type { ParsedToolCall, SeenToolCall } from "./tool-formats/tool-format.ts";
 
 export function newToolCallId(): string {
   return `call_${randomBytes(12).toString("hex")}`;
@@ -33,11 +33,11 @@ export class StreamedCalls {
   }
 
   /** The unit so far: the calls whose names are certain, in order, each with its arguments text certain so far. */
-  update(seen: readonly ParsedToolCall[]): OutputDelta[] {
+  update(seen: readonly SeenToolCall[]): OutputDelta[] {
     const deltas: OutputDelta[] = [];
     seen.forEach((call, position) => {
       const started = this.started[position] ?? this.start(call.name, deltas);
-      if (started.call.function.name === call.name) deltas.push(...this.extend(started, call.arguments));
+      if (started.call.function.name === call.name) deltas.push(...this.extend(started, call.arguments, !call.closed));
     });
     return deltas;
   }
@@ -62,11 +62,16 @@ export class StreamedCalls {
     return started;
   }
 
-  /** Sends what `args` adds to the arguments sent so far, when it starts with them. */
-  private extend(started: StartedCall, args: string): OutputDelta[] {
+  /**
+   * Sends what `args` adds to the arguments sent so far, when it starts with them (`grows`: the reader promises it
+   * does, and comparing the whole text on every piece would cost its length each time). The record grows by exactly
+   * what is sent.
+   */
+  private extend(started: StartedCall, args: string, grows = false): OutputDelta[] {
     const sent = started.call.function.arguments;
-    if (args.length <= sent.length || !args.startsWith(sent)) return [];
-    started.call.function.arguments = args;
-    return [{ kind: "tool-call-arguments", index: started.index, text: args.slice(sent.length) }];
+    if (args.length <= sent.length || (!grows && !args.startsWith(sent))) return [];
+    const text = args.slice(sent.length);
+    started.call.function.arguments = sent + text;
+    return [{ kind: "tool-call-arguments", index: started.index, text }];
   }
 }

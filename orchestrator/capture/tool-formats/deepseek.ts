@@ -9,7 +9,7 @@
 import type { Tool } from "../../../contracts/chat.ts";
 import { holdBack } from "../tag-holdback.ts";
 import { JsonPrefix } from "./json-prefix.ts";
-import { endAfter, pythonArguments, type ParsedToolCall, type ParsedUnit, type ToolFormat, type UnitReader } from "./tool-format.ts";
+import { endAfter, pythonArguments, type ParsedToolCall, type ParsedUnit, type SeenToolCall, type ToolFormat, type UnitReader } from "./tool-format.ts";
 
 const CALLS_BEGIN = "<｜tool▁calls▁begin｜>";
 const CALLS_END = "<｜tool▁calls▁end｜>";
@@ -48,18 +48,20 @@ function deepseekFormat(sglangName: string, markup: CallMarkup): ToolFormat {
 /** Reads a section as it comes: closed calls as `parse` reads them, then the open one's name and arguments so far. */
 function sectionReader(markup: CallMarkup, offered: ReadonlySet<string>): UnitReader {
   const prefixes = new Map<number, JsonPrefix>(); // by the offset of the call's arguments in the section
+  const closed = new Map<number, ParsedToolCall | null>(); // by the call's offset: read once, not on every piece
   return {
     read(unit) {
-      const calls: ParsedToolCall[] = [];
+      const calls: SeenToolCall[] = [];
       for (let cursor = 0; ; ) {
         const begin = unit.indexOf(CALL_BEGIN, cursor);
         if (begin < 0) return calls;
         const from = begin + CALL_BEGIN.length;
         const end = unit.indexOf(CALL_END, from);
         if (end >= 0) {
-          const call = markup.read(unit.slice(from, end));
+          const call = closed.get(from) ?? markup.read(unit.slice(from, end));
+          closed.set(from, call);
           if (call === null) return calls; // (the section will not parse: nothing more is certain)
-          if (offered.has(call.name)) calls.push(call);
+          if (offered.has(call.name)) calls.push({ ...call, closed: true });
           cursor = end + CALL_END.length;
           continue;
         }
@@ -70,7 +72,7 @@ function sectionReader(markup: CallMarkup, offered: ReadonlySet<string>): UnitRe
         const prefix = prefixes.get(from + head.argumentsAt) ?? new JsonPrefix();
         prefixes.set(from + head.argumentsAt, prefix);
         const text = prefix.extend(args);
-        if (prefix.shown) calls.push({ name: head.name, arguments: text });
+        if (prefix.shown) calls.push({ name: head.name, arguments: text, closed: false });
         return calls;
       }
     },

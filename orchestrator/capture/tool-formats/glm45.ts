@@ -5,7 +5,7 @@
 // and each pair goes out once its </arg_value> has come (parameter-prefix.ts).
 import type { Tool } from "../../../contracts/chat.ts";
 import { dumpPythonJson, type PythonJson } from "../../../lib/model/python-json.ts";
-import { ParameterPrefix } from "./parameter-prefix.ts";
+import { ParameterPrefix, type ClosedParameter } from "./parameter-prefix.ts";
 import { endAfter, type ToolFormat, type UnitReader } from "./tool-format.ts";
 import { schemaType, toolProperties } from "./schema-types.ts";
 import { glmValue } from "./value-conversion.ts";
@@ -16,11 +16,12 @@ const CALL = /^<tool_call>([\s\S]*?)(?:\\n|\n)([\s\S]*)<\/tool_call>$/;
 const NAME_END = /\\n|\n/;
 const PAIR = /<arg_key>([\s\S]*?)<\/arg_key>(?:\\n|\s)*<arg_value>([\s\S]*?)<\/arg_value>/g;
 
-/** The pairs in a call's body, in order, with their offsets in the body and their values converted on demand. */
-function pairs(body: string, properties: Record<string, unknown>, offset = 0) {
+/** The pairs in a call's body, in order, with their offsets (and ends) in the unit and their values converted on demand. */
+function pairs(body: string, properties: Record<string, unknown>, offset = 0): (ClosedParameter & { end: number })[] {
   return [...body.matchAll(PAIR)].map((pair) => {
     const key = pair[1]!;
-    return { at: offset + pair.index, key, value: (): PythonJson => glmValue(pair[2]!, Object.hasOwn(properties, key) ? schemaType(properties[key]) : null) };
+    const at = offset + pair.index;
+    return { at, end: at + pair[0].length, key, value: (): PythonJson => glmValue(pair[2]!, Object.hasOwn(properties, key) ? schemaType(properties[key]) : null) };
   });
 }
 
@@ -44,6 +45,8 @@ export const GLM45: ToolFormat = {
 /** Reads an open call: its name once the newline after it has come, then its closed pairs. */
 function callReader(tools: readonly Tool[]): UnitReader {
   const prefix = new ParameterPrefix();
+  const found: ClosedParameter[] = [];
+  let scanned = -1; // where the pairs found so far end in the unit (the search goes on from there, as matchAll does)
   return {
     read(unit) {
       const nameEnd = NAME_END.exec(unit.slice(OPEN.length)); // (a `\` at the end may still become `\n`: no match yet)
@@ -51,8 +54,12 @@ function callReader(tools: readonly Tool[]): UnitReader {
       const name = unit.slice(OPEN.length, OPEN.length + nameEnd.index);
       const properties = toolProperties(tools, name);
       if (properties === null) return [];
-      const from = OPEN.length + nameEnd.index + nameEnd[0].length;
-      return [{ name, arguments: prefix.text(pairs(unit.slice(from), properties, from)) }];
+      if (scanned < 0) scanned = OPEN.length + nameEnd.index + nameEnd[0].length;
+      // (no new </arg_value>, no new pair: the pattern's lazy search through an open value is what would cost)
+      const more = unit.includes("</arg_value>", scanned) ? pairs(unit.slice(scanned), properties, scanned) : [];
+      found.push(...more);
+      if (more.length > 0) scanned = more.at(-1)!.end;
+      return [{ name, arguments: prefix.text(found), closed: false }];
     },
   };
 }

@@ -37,9 +37,12 @@ export class JsonPrefix {
   private string: { key: boolean; text: string } | null = null;
   private outerMembers: PrefixMember[] = [];
 
-  /** The stable prefix for `text`, which normally extends the text of the previous call (other text starts over). */
+  /**
+   * The stable prefix for `text`, which extends the text of the previous call (read from where that one stopped; the
+   * text is not compared again, which would cost its length on every piece; shorter text starts over).
+   */
   extend(text: string): string {
-    if (!text.startsWith(this.text)) this.reset();
+    if (text.length < this.text.length) this.reset();
     this.text = text;
     this.scan();
     return this.output;

@@ -8,7 +8,7 @@ import type { Tool } from "../../../contracts/chat.ts";
 import { decodePythonJson, dumpPythonJson, type PythonJson } from "../../../lib/model/python-json.ts";
 import { JsonPrefix, type PrefixMember } from "./json-prefix.ts";
 import { literalEval } from "./python-literal.ts";
-import type { ParsedToolCall, ToolFormat, UnitReader } from "./tool-format.ts";
+import type { ParsedToolCall, SeenToolCall, ToolFormat, UnitReader } from "./tool-format.ts";
 
 const TAG = "<|python_tag|>";
 
@@ -90,30 +90,40 @@ export const LLAMA3: ToolFormat = {
   openUnit: (tools) => callsReader(tools),
 };
 
+/** What the reader knows of one object: its prefix while open, the member its arguments come from, its call once closed. */
+interface ObjectRead {
+  prefix: JsonPrefix;
+  from?: "parameters" | "arguments";
+  closed?: { end: number; call: ParsedToolCall | null } | null; // (null: it closed but does not parse)
+}
+
 /** Reads the calls as they come: closed objects as `parse` reads them, then the open one's name and arguments so far. */
 function callsReader(tools: readonly Tool[]): UnitReader {
   const offered = new Set(tools.map((tool) => tool.function.name));
-  const prefixes = new Map<number, JsonPrefix>(); // by the object's offset
+  const objects = new Map<number, ObjectRead>(); // by the object's offset
   return {
     read(unit) {
       const text = callsText(unit);
-      const calls: ParsedToolCall[] = [];
+      const calls: SeenToolCall[] = [];
       for (let at = skipSpace(text, 0); text[at] === "{"; at = skipSpace(text, at)) {
-        const prefix = prefixes.get(at) ?? new JsonPrefix();
-        prefixes.set(at, prefix);
-        prefix.extend(text.slice(at));
-        // (an object that is not JSON, Python's quotes say, is found by its braces as `parse` finds it)
-        const end = prefix.end >= 0 ? at + prefix.end : prefix.stopped ? objectEnd(text, at) : -1;
-        if (end < 0) {
-          const call = openCall(prefix, offered);
-          if (call) calls.push(call);
-          return calls;
+        const object = objects.get(at) ?? { prefix: new JsonPrefix() };
+        objects.set(at, object);
+        if (object.closed === undefined) {
+          const prefix = object.prefix;
+          prefix.extend(text.slice(at));
+          // (an object that is not JSON, Python's quotes say, is found by its braces as `parse` finds it)
+          const end = prefix.end >= 0 ? at + prefix.end : prefix.stopped ? objectEnd(text, at) : -1;
+          if (end < 0) {
+            const call = openCall(object, offered);
+            if (call) calls.push({ ...call, closed: false });
+            return calls;
+          }
+          const found = objectAt(text, at);
+          object.closed = found && { end, call: callOf(found.value, offered) };
         }
-        const found = objectAt(text, at);
-        if (!found) return calls; // (`parse` looks further for a `{"name":`; nothing here is certain any more)
-        const call = callOf(found.value, offered);
-        if (call) calls.push(call);
-        at = end + 1;
+        if (object.closed === null) return calls; // (`parse` looks further for a `{"name":`; nothing here is certain any more)
+        if (object.closed.call) calls.push({ ...object.closed.call, closed: true });
+        at = object.closed.end + 1;
       }
       return calls;
     },
@@ -122,17 +132,23 @@ function callsReader(tools: readonly Tool[]): UnitReader {
 
 /**
  * The open object's call once its name is complete and offered: its "parameters" once they show a key (an empty
- * object gives way to "arguments"), else its "arguments" so far.
+ * object gives way to "arguments"), else its "arguments" so far; once one of them was taken, that one (so that the
+ * text only grows; a "parameters" after "arguments" makes the final call disagree, settled by streamed-calls.ts).
  */
-function openCall(prefix: JsonPrefix, offered: ReadonlySet<string>): ParsedToolCall | null {
-  const value = (member: PrefixMember | undefined): string | undefined => (member ? prefix.prefix.slice(member.from, member.to < 0 ? undefined : member.to) : undefined);
-  const member = (key: string) => prefix.members.find((entry) => entry.key === key);
+function openCall(object: ObjectRead, offered: ReadonlySet<string>): ParsedToolCall | null {
+  const { prefix } = object;
+  const member = (key: string): PrefixMember | undefined => prefix.members.find((entry) => entry.key === key);
+  const value = (entry: PrefixMember): string => prefix.prefix.slice(entry.from, entry.to < 0 ? undefined : entry.to);
   const nameMember = member("name");
   if (nameMember === undefined || nameMember.to < 0) return null;
-  const name = JSON.parse(value(nameMember)!) as unknown;
+  const name = JSON.parse(value(nameMember)) as unknown;
   if (typeof name !== "string" || !offered.has(name)) return null;
-  const parameters = member("parameters");
-  if (parameters !== undefined && value(parameters)!.startsWith('{"')) return { name, arguments: value(parameters)! };
-  if (parameters !== undefined && parameters.to < 0) return { name, arguments: "" }; // (empty or not: not known yet)
-  return { name, arguments: value(member("arguments")) ?? "" };
+  if (object.from === undefined) {
+    const parameters = member("parameters");
+    if (parameters !== undefined && value(parameters).startsWith('{"')) object.from = "parameters";
+    else if (parameters !== undefined && parameters.to < 0) return { name, arguments: "" }; // (empty or not: not known yet)
+    else if (member("arguments") !== undefined) object.from = "arguments";
+  }
+  const chosen = object.from && member(object.from);
+  return { name, arguments: chosen ? value(chosen) : "" };
 }

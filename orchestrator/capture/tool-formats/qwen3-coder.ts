@@ -6,7 +6,7 @@
 import type { Tool } from "../../../contracts/chat.ts";
 import { dumpPythonJson, type PythonJson } from "../../../lib/model/python-json.ts";
 import { ParameterPrefix, type ClosedParameter } from "./parameter-prefix.ts";
-import { endAfter, type ParsedToolCall, type ToolFormat, type UnitReader } from "./tool-format.ts";
+import { endAfter, type ParsedToolCall, type SeenToolCall, type ToolFormat, type UnitReader } from "./tool-format.ts";
 import { toolProperties } from "./schema-types.ts";
 import { coderValue } from "./value-conversion.ts";
 
@@ -15,26 +15,32 @@ const CLOSE = "</tool_call>";
 const FUNCTION_OPEN = "<function=";
 const FUNCTION_CLOSE = "</function>";
 const FUNCTION = /<function=([\s\S]*?)<\/function>|<function=([\s\S]*)$/g;
-const PARAMETER = /<parameter=([\s\S]*?)(?:<\/parameter>|(?=<parameter=)|(?=<\/function>)|$)/g;
+const PARAMETER_OPEN = "<parameter=";
+const PARAMETER_CLOSE = "</parameter>";
 
 /**
- * The parameters of a function's text after its name, in order. `closedOnly`: only those whose end has come (a
- * </parameter>, or the next <parameter= or </function>), not one that merely runs to the end of the text so far.
+ * The parameters of a function's text after its name, in order, as SGLang's pattern
+ * `<parameter=(.*?)(?:</parameter>|(?=<parameter=)|(?=</function>)|$)` finds them: each runs to the first of those
+ * (found with indexOf: the open function is read again on every piece, and the lazy pattern costs far more).
+ * `closedOnly`: only those whose end has come, not one that merely runs to the end of the text so far.
  */
 function parameters(text: string, properties: Record<string, unknown> | null, offset: number, closedOnly: boolean): ClosedParameter[] {
   const found: ClosedParameter[] = [];
-  for (const parameter of text.matchAll(PARAMETER)) {
-    const end = parameter.index + parameter[0].length;
-    const closed = parameter[0].endsWith("</parameter>") || text.startsWith("<parameter=", end) || text.startsWith(FUNCTION_CLOSE, end);
-    if (closedOnly && !closed) break;
-    const body = parameter[1]!;
+  for (let cursor = 0; ; ) {
+    const start = text.indexOf(PARAMETER_OPEN, cursor);
+    if (start < 0) return found;
+    const from = start + PARAMETER_OPEN.length;
+    const ends = [text.indexOf(PARAMETER_CLOSE, from), text.indexOf(PARAMETER_OPEN, from), text.indexOf(FUNCTION_CLOSE, from)].filter((at) => at >= 0);
+    if (closedOnly && ends.length === 0) return found;
+    const end = ends.length > 0 ? Math.min(...ends) : text.length;
+    cursor = text.startsWith(PARAMETER_CLOSE, end) ? end + PARAMETER_CLOSE.length : end;
+    const body = text.slice(from, end);
     const at = body.indexOf(">");
     if (at < 0) continue;
     const key = body.slice(0, at);
     const value = body.slice(at + 1).replace(/^\n/, "").replace(/\n$/, "");
-    found.push({ at: offset + parameter.index, key, value: (): PythonJson => coderValue(value, properties?.[key], properties !== null && Object.hasOwn(properties, key)) });
+    found.push({ at: offset + start, key, value: (): PythonJson => coderValue(value, properties?.[key], properties !== null && Object.hasOwn(properties, key)) });
   }
-  return found;
 }
 
 /** A function's text (after `<function=`, up to its </function>) as a call, or null without the `>` after its name. */
@@ -66,24 +72,26 @@ export const QWEN3_CODER: ToolFormat = {
 /** Reads an open unit: closed functions as `parse` reads them, then the open one's name and closed parameters. */
 function unitReader(tools: readonly Tool[]): UnitReader {
   const prefix = new ParameterPrefix();
+  const closed = new Map<number, ParsedToolCall | null>(); // by the function's offset: read once, not on every piece
   return {
     read(unit) {
-      const calls: ParsedToolCall[] = [];
+      const calls: SeenToolCall[] = [];
       for (let cursor = OPEN.length; ; ) {
         const start = unit.indexOf(FUNCTION_OPEN, cursor);
         if (start < 0) return calls;
         const from = start + FUNCTION_OPEN.length;
         const close = unit.indexOf(FUNCTION_CLOSE, from);
         if (close >= 0) {
-          const call = functionCall(unit.slice(from, close), tools);
-          if (call) calls.push(call);
+          const call = closed.has(from) ? closed.get(from)! : functionCall(unit.slice(from, close), tools);
+          closed.set(from, call);
+          if (call) calls.push({ ...call, closed: true });
           cursor = close + FUNCTION_CLOSE.length;
           continue;
         }
         const gt = unit.indexOf(">", from);
         if (gt < 0) return calls;
         const name = unit.slice(from, gt);
-        calls.push({ name, arguments: prefix.text(parameters(unit.slice(gt + 1), toolProperties(tools, name), gt + 1, true)) });
+        calls.push({ name, arguments: prefix.text(parameters(unit.slice(gt + 1), toolProperties(tools, name), gt + 1, true)), closed: false });
         return calls;
       }
     },

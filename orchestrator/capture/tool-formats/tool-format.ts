@@ -36,7 +36,17 @@ export interface ToolFormat {
  * markup closed). Calls to tools not offered are left out here as `parse` leaves them out.
  */
 export interface UnitReader {
-  read(unitSoFar: string): ParsedToolCall[];
+  read(unitSoFar: string): SeenToolCall[];
+}
+
+/** A call as a UnitReader sees it. */
+export interface SeenToolCall extends ParsedToolCall {
+  /**
+   * The call's markup has closed and `arguments` are what `parse` gives for it (which may disagree with the prefix
+   * read before, when the text was not well formed). Until then `arguments` only grow: each read returns the previous
+   * text plus more (so the stream need not compare them again on every piece).
+   */
+  closed: boolean;
 }
 
 /** The calls of a unit, and text the parser keeps as content after them (Llama 3's leftovers). */
