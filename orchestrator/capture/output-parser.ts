@@ -3,17 +3,14 @@
 // argument; other families' markup through their ToolFormat, name first and then arguments as its UnitReader finds
 // them certain, settled by streamed-calls.ts) and plain content, as OpenAI deltas. Ignores tokens, HTTP and SSE framing.
 import type { AssistantMessage, Tool, ToolCall } from "../../contracts/chat.ts";
+import type { OutputDelta } from "./output-delta.ts";
 import { newToolCallId, StreamedCalls } from "./streamed-calls.ts";
 import { holdBack } from "./tag-holdback.ts";
 import type { ToolFormat, UnitReader } from "./tool-formats/tool-format.ts";
 
 export { holdBack } from "./tag-holdback.ts";
+export type { OutputDelta } from "./output-delta.ts";
 
-export type OutputDelta =
-  | { kind: "reasoning"; text: string }
-  | { kind: "content"; text: string }
-  | { kind: "tool-call-start"; index: number; id: string; name: string }
-  | { kind: "tool-call-arguments"; index: number; text: string };
 
 export interface OutputParserOptions {
   reasoning: boolean; // a <think>…</think> reasoning parser on

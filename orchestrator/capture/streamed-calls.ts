@@ -8,7 +8,7 @@
 // markup is then not repeated as content. Final calls beyond the started ones are sent whole.
 import { randomBytes } from "node:crypto";
 import type { ToolCall } from "../../contracts/chat.ts";
-import type { OutputDelta } from "./output-parser.ts";
+import type { OutputDelta } from "./output-delta.ts";
 import type { ParsedToolCall, SeenToolCall } from "./tool-formats/tool-format.ts";
 
 export function newToolCallId(): string {
