@@ -40,9 +40,14 @@ function cut(random: SeededRandom, text: string, most: number): string[] {
   return pieces;
 }
 
-/** What the client assembles from the deltas equals the record, and every call's name came before its arguments. */
+/**
+ * What the client assembles from the deltas equals the record, every call's name came before its arguments, and a
+ * call's arguments all came before the next call started (the Responses and Messages APIs' items rely on it).
+ */
 function expectConsistent(streamed: Streamed, context: string): void {
   const calls = streamed.message.tool_calls ?? [];
+  const indexes = streamed.deltas.flatMap((delta) => (delta.kind === "tool-call-start" || delta.kind === "tool-call-arguments" ? [delta.index] : []));
+  expect(indexes, context).toEqual([...indexes].sort((left, right) => left - right));
   const starts = streamed.deltas.filter((delta) => delta.kind === "tool-call-start");
   expect(starts.map((delta) => [delta.index, delta.id, delta.name]), context).toEqual(calls.map((call, index) => [index, call.id, call.function.name]));
   for (const [index, call] of calls.entries()) {
