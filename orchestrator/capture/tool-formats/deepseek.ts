@@ -58,7 +58,7 @@ function sectionReader(markup: CallMarkup, offered: ReadonlySet<string>): UnitRe
         const from = begin + CALL_BEGIN.length;
         const end = unit.indexOf(CALL_END, from);
         if (end >= 0) {
-          const call = closed.get(from) ?? markup.read(unit.slice(from, end));
+          const call = closed.has(from) ? closed.get(from)! : markup.read(unit.slice(from, end));
           closed.set(from, call);
           if (call === null) return calls; // (the section will not parse: nothing more is certain)
           if (offered.has(call.name)) calls.push({ ...call, closed: true });
