@@ -247,7 +247,12 @@ const NAMED: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "
 
 /** ensure_ascii=False: only quotes, backslashes and control characters are escaped (lone surrogates stay as they are). */
 function quoteUnicode(text: string): string {
-  return `"${text.replace(/[\x00-\x1f"\\]/g, escapeCharacter)}"`;
+  return `"${escapePythonJsonText(text)}"`;
+}
+
+/** A string's characters as json.dumps(…, ensure_ascii=False) writes them between its quotes (for text streamed piece by piece). */
+export function escapePythonJsonText(text: string): string {
+  return text.replace(/[\x00-\x1f"\\]/g, escapeCharacter);
 }
 
 /** ensure_ascii=True: DEL and every non-ASCII UTF-16 unit as \uXXXX too (astral characters as their surrogate pair). */

@@ -1,10 +1,15 @@
 // gpt-oss's harmony output, parsed incrementally as SGLang's gpt-oss reasoning parser and tool detector read it
 // (tests/fixtures/sglang/parser-formats.md §7): messages `[<|start|>assistant]<|channel|>CHANNEL[ to=RECIPIENT]
 // [ <|constrain|>json]<|message|>BODY END`; analysis → reasoning, final and preambles (commentary without a
-// recipient) → content, commentary to=functions.NAME with <|constrain|>json ended by <|call|> → a tool call, sent
-// whole (SGLang sends each harmony call complete). The decoded text must keep the special tokens.
+// recipient) → content, commentary to=functions.NAME with <|constrain|>json ended by <|call|> → a tool call, started
+// once its header names a tool the request offers and its body shows a JSON object (a first key, or `{}`), then its
+// arguments streamed as json-prefix.ts finds them certain (SGLang sends each harmony call complete; streamed-calls.ts
+// settles the call at <|call|>). The decoded text must keep the special tokens.
 import type { AssistantMessage, Tool, ToolCall } from "../../contracts/chat.ts";
-import { answerMessage, holdBack, wholeToolCall, type OutputDelta } from "./output-parser.ts";
+import { answerMessage, type OutputDelta } from "./output-parser.ts";
+import { StreamedCalls } from "./streamed-calls.ts";
+import { holdBack } from "./tag-holdback.ts";
+import { JsonPrefix } from "./tool-formats/json-prefix.ts";
 import { pythonArguments } from "./tool-formats/tool-format.ts";
 
 const START = "<|start|>";
@@ -35,6 +40,9 @@ export class HarmonyParser {
   private contentText = "";
   private reasoningSeen = false;
   private readonly calls: ToolCall[] = [];
+  private readonly streamed = new StreamedCalls(this.calls);
+  /** The open message's tool call: the tool's name and its arguments read so far; null for other messages. */
+  private call: { name: string; body: JsonPrefix } | null = null;
 
   constructor(private readonly options: HarmonyParserOptions) {}
 
@@ -87,7 +95,16 @@ export class HarmonyParser {
     const recipient = RECIPIENT.exec(spec)?.[1] ?? RECIPIENT.exec(role)?.[1] ?? null;
     this.header = { channel: spec.trim().split(/[\s<]/)[0] ?? "", recipient, json: spec.includes("<|constrain|>json") };
     this.pending = this.pending.slice(message + MESSAGE.length);
+    const name = this.calledTool(this.header);
+    this.call = name === null ? null : { name, body: new JsonPrefix() };
     return [];
+  }
+
+  /** The tool a message calls, when it is a call this parser reads: JSON to a recipient whose last segment is an offered tool. */
+  private calledTool(header: Header): string | null {
+    if (!this.options.toolCalls || !header.json || header.recipient === null || streams(header)) return null;
+    const name = header.recipient.split(".").at(-1)!;
+    return (this.options.tools ?? []).some((tool) => tool.function.name === name) ? name : null;
   }
 
   private body(header: Header, final: boolean): OutputDelta[] {
@@ -97,9 +114,14 @@ export class HarmonyParser {
       const at = this.pending.indexOf(token);
       if (at >= 0 && (end < 0 || at < end)) [end, endToken] = [at, token];
     }
-    const streams = header.channel.startsWith("analysis") || header.channel.startsWith("final") || (header.channel.startsWith("commentary") && header.recipient === null);
     if (end < 0 && !final) {
-      if (!streams) return [];
+      if (this.call) {
+        // the call's arguments: what is certain of the body, short of what may start an end token
+        const body = this.pending.slice(0, this.pending.length - holdBack(this.pending, ENDS, false));
+        const args = this.call.body.extend(body);
+        return this.call.body.shown ? this.streamed.update([{ name: this.call.name, arguments: args, closed: false }]) : [];
+      }
+      if (!streams(header)) return [];
       // stream the body, holding back what could be the start of an end token
       const content = !header.channel.startsWith("analysis");
       const keep = Math.max(holdBack(this.pending, ENDS, false), content ? holdBack(this.pending, this.options.stop ?? [], false, true) : 0);
@@ -110,8 +132,8 @@ export class HarmonyParser {
     const text = end < 0 ? this.pending : this.pending.slice(0, end);
     this.pending = end < 0 ? "" : this.pending.slice(end + endToken.length);
     this.header = null;
-    if (streams) return this.emit(header, text);
-    return this.toolCall(header, text, endToken === "<|call|>" || end < 0);
+    if (streams(header)) return this.emit(header, text);
+    return this.toolCall(text, endToken === "<|call|>" || end < 0);
   }
 
   private emit(header: Header, text: string): OutputDelta[] {
@@ -125,13 +147,17 @@ export class HarmonyParser {
     return [{ kind: "content", text }];
   }
 
-  /** A commentary message to a recipient: a tool call when it is `functions.NAME` with a JSON body, else dropped. */
-  private toolCall(header: Header, body: string, called: boolean): OutputDelta[] {
-    if (!this.options.toolCalls || !called || !header.json || header.recipient === null) return [];
-    const name = header.recipient.split(".").at(-1)!;
-    if (!(this.options.tools ?? []).some((tool) => tool.function.name === name)) return [];
-    const args = body.trim().length === 0 ? "{}" : pythonArguments(body.trim());
-    if (args === null) return [];
-    return wholeToolCall(this.calls, name, args);
+  /** A message to a recipient, ended: a tool call when it is one this parser reads and ended by <|call|>, else dropped (unless started). */
+  private toolCall(body: string, called: boolean): OutputDelta[] {
+    const call = this.call;
+    this.call = null;
+    if (call === null) return [];
+    const args = !called ? null : body.trim().length === 0 ? "{}" : pythonArguments(body.trim());
+    return this.streamed.settle(args === null ? null : [{ name: call.name, arguments: args }]);
   }
+}
+
+/** Messages whose body streams as text: analysis (reasoning), final and preambles (content). */
+function streams(header: Header): boolean {
+  return header.channel.startsWith("analysis") || header.channel.startsWith("final") || (header.channel.startsWith("commentary") && header.recipient === null);
 }

@@ -1,16 +1,16 @@
 // Incremental parser of a model's decoded output: reasoning (<think>…</think>, as SGLang's qwen3, deepseek-r1 and
 // glm45 reasoning parsers read it), tool calls (Qwen 2.5's <tool_call>{json}</tool_call> streamed argument by
-// argument; other families' markup through their ToolFormat, call by call) and plain content, as OpenAI deltas.
-// Ignores tokens, HTTP and SSE framing.
-import { randomBytes } from "node:crypto";
+// argument; other families' markup through their ToolFormat, name first and then arguments as its UnitReader finds
+// them certain, settled by streamed-calls.ts) and plain content, as OpenAI deltas. Ignores tokens, HTTP and SSE framing.
 import type { AssistantMessage, Tool, ToolCall } from "../../contracts/chat.ts";
-import type { ToolFormat } from "./tool-formats/tool-format.ts";
+import type { OutputDelta } from "./output-delta.ts";
+import { newToolCallId, StreamedCalls } from "./streamed-calls.ts";
+import { holdBack } from "./tag-holdback.ts";
+import type { ToolFormat, UnitReader } from "./tool-formats/tool-format.ts";
 
-export type OutputDelta =
-  | { kind: "reasoning"; text: string }
-  | { kind: "content"; text: string }
-  | { kind: "tool-call-start"; index: number; id: string; name: string }
-  | { kind: "tool-call-arguments"; index: number; text: string };
+export { holdBack } from "./tag-holdback.ts";
+export type { OutputDelta } from "./output-delta.ts";
+
 
 export interface OutputParserOptions {
   reasoning: boolean; // a <think>…</think> reasoning parser on
@@ -45,18 +45,6 @@ export function answerMessage(content: string, reasoning: string | null, calls: 
   return message;
 }
 
-/** A tool call parsed whole: added to `calls`, and its deltas (the start, then all its arguments at once). */
-export function wholeToolCall(calls: ToolCall[], name: string, args: string): OutputDelta[] {
-  const index = calls.length;
-  const id = newToolCallId();
-  calls.push({ id, type: "function", function: { name, arguments: args } });
-  return [{ kind: "tool-call-start", index, id, name }, ...(args.length > 0 ? [{ kind: "tool-call-arguments" as const, index, text: args }] : [])];
-}
-
-export function newToolCallId(): string {
-  return `call_${randomBytes(12).toString("hex")}`;
-}
-
 export class OutputParser {
   private mode: "start" | "reasoning" | "content" | "tool" | "block";
   private pending = "";
@@ -69,6 +57,10 @@ export class OutputParser {
   /** The answer's first character has come (a format's startOpens count only before it). */
   private answerStarted = false;
   private readonly calls: ToolCall[] = [];
+  /** The family format's calls as sent (they append to `calls`). */
+  private readonly streamed = new StreamedCalls(this.calls);
+  /** The reader of the format's unit in progress, while one is open and the format streams. */
+  private unitReader: UnitReader | null = null;
 
   constructor(private readonly options: OutputParserOptions) {
     this.mode = options.reasoning && options.startInReasoning ? "reasoning" : "start";
@@ -207,18 +199,27 @@ export class OutputParser {
     return { deltas: this.emitContent(final ? text.replace(/\s+$/, "") : text, false), opened: false };
   }
 
-  /** One unit of a family's tool-call markup, once complete (or at the end of the output): its calls, or content. */
+  /**
+   * One unit of a family's tool-call markup: while it is incomplete, the calls its reader finds certain (names, then
+   * arguments); once complete (or at the end of the output), its calls settled against what was sent, or content.
+   */
   private stepBlock(format: ToolFormat, final: boolean): OutputDelta[] {
     const end = format.unitEnd(this.pending);
-    if (end < 0 && !final) return [];
+    if (end < 0 && !final) {
+      if (!format.openUnit) return [];
+      this.unitReader ??= format.openUnit(this.options.tools ?? []);
+      return this.streamed.update(this.unitReader.read(this.pending));
+    }
     const unit = end < 0 ? this.pending : this.pending.slice(0, end);
     this.pending = end < 0 ? "" : this.pending.slice(end);
     this.mode = "content";
     this.atContentStart = true;
+    this.unitReader = null;
     const parsed = format.parse(unit, this.options.tools ?? []);
-    if (parsed === null) return this.emitContent(unit, true); // (calls to tools not offered: dropped, as SGLang does)
-    const deltas = parsed.calls.flatMap((call) => wholeToolCall(this.calls, call.name, call.arguments));
-    if (parsed.after) deltas.push(...this.emitContent(parsed.after, false));
+    // (calls to tools not offered: dropped, as SGLang does; a unit whose calls were started is never content)
+    if (parsed === null && !this.streamed.unitStarted) return this.emitContent(unit, true);
+    const deltas = this.streamed.settle(parsed?.calls ?? null);
+    if (parsed?.after) deltas.push(...this.emitContent(parsed.after, false));
     return deltas;
   }
 
@@ -279,22 +280,4 @@ export class OutputParser {
     this.contentText += text;
     return [{ kind: "content", text }];
   }
-}
-
-/** Characters at the end of `text` to hold back: a proper prefix of a tag (`whole`: or all of it), or (optionally) trailing whitespace. */
-export function holdBack(text: string, tags: readonly string[], whitespace: boolean, whole = false): number {
-  let keep = 0;
-  for (const tag of tags) {
-    for (let length = Math.min(whole ? tag.length : tag.length - 1, text.length); length > keep; length--) {
-      if (text.endsWith(tag.slice(0, length))) {
-        keep = length;
-        break;
-      }
-    }
-  }
-  if (whitespace) {
-    const match = /\s+$/.exec(text.slice(0, text.length - keep));
-    if (match) keep += match[0].length;
-  }
-  return keep;
 }

@@ -1,16 +1,57 @@
 // Qwen3-Coder's and Qwen3.5's XML tool calls, as SGLang's qwen3_coder detector reads them at 4ad990ba
 // (tests/fixtures/sglang/parser-formats.md §5): <tool_call><function=NAME><parameter=KEY>\nVALUE\n</parameter>…
 // </function></tool_call>, values converted by the tool's schema types; a tool the request does not offer is kept,
-// its values strings.
+// its values strings. While it comes, a call starts at the `>` after its name, each parameter goes out once it has
+// closed (parameter-prefix.ts), and the arguments are complete at </function>.
+import type { Tool } from "../../../contracts/chat.ts";
 import { dumpPythonJson, type PythonJson } from "../../../lib/model/python-json.ts";
-import { endAfter, type ParsedToolCall, type ToolFormat } from "./tool-format.ts";
+import { ParameterPrefix, type ClosedParameter } from "./parameter-prefix.ts";
+import { endAfter, type ParsedToolCall, type SeenToolCall, type ToolFormat, type UnitReader } from "./tool-format.ts";
 import { toolProperties } from "./schema-types.ts";
 import { coderValue } from "./value-conversion.ts";
 
 const OPEN = "<tool_call>";
 const CLOSE = "</tool_call>";
+const FUNCTION_OPEN = "<function=";
+const FUNCTION_CLOSE = "</function>";
 const FUNCTION = /<function=([\s\S]*?)<\/function>|<function=([\s\S]*)$/g;
-const PARAMETER = /<parameter=([\s\S]*?)(?:<\/parameter>|(?=<parameter=)|(?=<\/function>)|$)/g;
+const PARAMETER_OPEN = "<parameter=";
+const PARAMETER_CLOSE = "</parameter>";
+
+/**
+ * The parameters of a function's text after its name, in order, as SGLang's pattern
+ * `<parameter=(.*?)(?:</parameter>|(?=<parameter=)|(?=</function>)|$)` finds them: each runs to the first of those
+ * (found with indexOf: the open function is read again on every piece, and the lazy pattern costs far more).
+ * `closedOnly`: only those whose end has come, not one that merely runs to the end of the text so far.
+ */
+function parameters(text: string, properties: Record<string, unknown> | null, offset: number, closedOnly: boolean): ClosedParameter[] {
+  const found: ClosedParameter[] = [];
+  for (let cursor = 0; ; ) {
+    const start = text.indexOf(PARAMETER_OPEN, cursor);
+    if (start < 0) return found;
+    const from = start + PARAMETER_OPEN.length;
+    const ends = [text.indexOf(PARAMETER_CLOSE, from), text.indexOf(PARAMETER_OPEN, from), text.indexOf(FUNCTION_CLOSE, from)].filter((at) => at >= 0);
+    if (closedOnly && ends.length === 0) return found;
+    const end = ends.length > 0 ? Math.min(...ends) : text.length;
+    cursor = text.startsWith(PARAMETER_CLOSE, end) ? end + PARAMETER_CLOSE.length : end;
+    const body = text.slice(from, end);
+    const at = body.indexOf(">");
+    if (at < 0) continue;
+    const key = body.slice(0, at);
+    const value = body.slice(at + 1).replace(/^\n/, "").replace(/\n$/, "");
+    found.push({ at: offset + start, key, value: (): PythonJson => coderValue(value, properties?.[key], properties !== null && Object.hasOwn(properties, key)) });
+  }
+}
+
+/** A function's text (after `<function=`, up to its </function>) as a call, or null without the `>` after its name. */
+function functionCall(inner: string, tools: readonly Tool[]): ParsedToolCall | null {
+  const gt = inner.indexOf(">");
+  if (gt < 0) return null;
+  const name = inner.slice(0, gt);
+  const args = new Map<string, PythonJson>();
+  for (const parameter of parameters(inner.slice(gt + 1), toolProperties(tools, name), 0, false)) args.set(parameter.key, parameter.value());
+  return { name, arguments: dumpPythonJson(args) };
+}
 
 export const QWEN3_CODER: ToolFormat = {
   sglangName: "qwen3_coder",
@@ -20,22 +61,39 @@ export const QWEN3_CODER: ToolFormat = {
     const body = unit.slice(OPEN.length, unit.endsWith(CLOSE) ? -CLOSE.length : undefined);
     const calls: ParsedToolCall[] = [];
     for (const match of body.matchAll(FUNCTION)) {
-      const inner = match[1] ?? match[2] ?? "";
-      const gt = inner.indexOf(">");
-      if (gt < 0) continue;
-      const name = inner.slice(0, gt);
-      const properties = toolProperties(tools, name);
-      const args = new Map<string, PythonJson>();
-      for (const parameter of inner.slice(gt + 1).matchAll(PARAMETER)) {
-        const text = parameter[1]!;
-        const at = text.indexOf(">");
-        if (at < 0) continue;
-        const key = text.slice(0, at);
-        const value = text.slice(at + 1).replace(/^\n/, "").replace(/\n$/, "");
-        args.set(key, coderValue(value, properties?.[key], properties !== null && Object.hasOwn(properties, key)));
-      }
-      calls.push({ name, arguments: dumpPythonJson(args) });
+      const call = functionCall(match[1] ?? match[2] ?? "", tools);
+      if (call) calls.push(call);
     }
     return calls.length > 0 ? { calls } : null;
   },
+  openUnit: (tools) => unitReader(tools),
 };
+
+/** Reads an open unit: closed functions as `parse` reads them, then the open one's name and closed parameters. */
+function unitReader(tools: readonly Tool[]): UnitReader {
+  const prefix = new ParameterPrefix();
+  const closed = new Map<number, ParsedToolCall | null>(); // by the function's offset: read once, not on every piece
+  return {
+    read(unit) {
+      const calls: SeenToolCall[] = [];
+      for (let cursor = OPEN.length; ; ) {
+        const start = unit.indexOf(FUNCTION_OPEN, cursor);
+        if (start < 0) return calls;
+        const from = start + FUNCTION_OPEN.length;
+        const close = unit.indexOf(FUNCTION_CLOSE, from);
+        if (close >= 0) {
+          const call = closed.has(from) ? closed.get(from)! : functionCall(unit.slice(from, close), tools);
+          closed.set(from, call);
+          if (call) calls.push({ ...call, closed: true });
+          cursor = close + FUNCTION_CLOSE.length;
+          continue;
+        }
+        const gt = unit.indexOf(">", from);
+        if (gt < 0) return calls;
+        const name = unit.slice(from, gt);
+        calls.push({ name, arguments: prefix.text(parameters(unit.slice(gt + 1), toolProperties(tools, name), gt + 1, true)), closed: false });
+        return calls;
+      }
+    },
+  };
+}

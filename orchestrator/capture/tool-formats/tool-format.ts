@@ -1,6 +1,7 @@
 // What a tool-call format is to the output parser: the text that opens its markup, where one complete unit of it
-// ends, and the calls in that unit. One file per family's format beside this one; the Qwen 2.5 format
-// (<tool_call>{json}</tool_call>) streams its arguments inside output-parser.ts and is not one of these.
+// ends, the calls in that unit, and what is already certain of them while the unit is still coming (so names and
+// arguments stream). One file per family's format beside this one; the Qwen 2.5 format (<tool_call>{json}</tool_call>)
+// streams its arguments inside output-parser.ts and is not one of these.
 import type { Tool } from "../../../contracts/chat.ts";
 import { decodePythonJson, dumpPythonJson, type PythonJson } from "../../../lib/model/python-json.ts";
 
@@ -24,6 +25,28 @@ export interface ToolFormat {
    * offer (SGLang drops those); null when it is no well-formed call: it then stays content.
    */
   parse(unit: string, tools: readonly Tool[]): ParsedUnit | null;
+  /** A reader of one unit while it is incomplete (one per unit: it may keep what it read); absent, calls go out whole. */
+  openUnit?(tools: readonly Tool[]): UnitReader;
+}
+
+/**
+ * Reads a unit as it grows. `read` is given the unit so far (a longer text each time) and returns the calls whose
+ * names are certain, in order, with the arguments text certain so far: for a well-formed unit, `parse` later gives
+ * the same calls in the same order, each with arguments that start with that text (and are that text once the call's
+ * markup closed). Calls to tools not offered are left out here as `parse` leaves them out.
+ */
+export interface UnitReader {
+  read(unitSoFar: string): SeenToolCall[];
+}
+
+/** A call as a UnitReader sees it. */
+export interface SeenToolCall extends ParsedToolCall {
+  /**
+   * The call's markup has closed and `arguments` are what `parse` gives for it (which may disagree with the prefix
+   * read before, when the text was not well formed). Until then `arguments` only grow: each read returns the previous
+   * text plus more (so the stream need not compare them again on every piece).
+   */
+  closed: boolean;
 }
 
 /** The calls of a unit, and text the parser keeps as content after them (Llama 3's leftovers). */
