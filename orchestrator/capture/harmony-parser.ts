@@ -8,6 +8,7 @@
 import type { AssistantMessage, Tool, ToolCall } from "../../contracts/chat.ts";
 import { answerMessage, type OutputDelta } from "./output-parser.ts";
 import { StreamedCalls } from "./streamed-calls.ts";
+import { GrowingText } from "./growing-text.ts";
 import { holdBack } from "./tag-holdback.ts";
 import { JsonPrefix } from "./tool-formats/json-prefix.ts";
 import { pythonArguments } from "./tool-formats/tool-format.ts";
@@ -43,6 +44,8 @@ export class HarmonyParser {
   private readonly streamed = new StreamedCalls(this.calls);
   /** The open message's tool call: the tool's name and its arguments read so far; null for other messages. */
   private call: { name: string; body: JsonPrefix } | null = null;
+  /** The open message's body while it does not stream as text (a call, or a message that is dropped). */
+  private gathered: GrowingText | null = null;
 
   constructor(private readonly options: HarmonyParserOptions) {}
 
@@ -53,6 +56,11 @@ export class HarmonyParser {
 
   /** End of output: flushes what was held back, without a client stop string the engine matched (sent because of no_stop_trim). */
   finish(matchedStop?: string | null): OutputDelta[] {
+    if (this.gathered) {
+      // the body in progress back into the pending text, where a matched stop string ends
+      this.pending = this.gathered.text() + this.pending;
+      this.gathered = null;
+    }
     if (matchedStop && this.pending.endsWith(matchedStop)) this.pending = this.pending.slice(0, -matchedStop.length);
     return this.drain(true);
   }
@@ -108,6 +116,7 @@ export class HarmonyParser {
   }
 
   private body(header: Header, final: boolean): OutputDelta[] {
+    if (!streams(header)) return this.gatheredBody(final);
     let end = -1;
     let endToken = "";
     for (const token of ENDS) {
@@ -115,13 +124,6 @@ export class HarmonyParser {
       if (at >= 0 && (end < 0 || at < end)) [end, endToken] = [at, token];
     }
     if (end < 0 && !final) {
-      if (this.call) {
-        // the call's arguments: what is certain of the body, short of what may start an end token
-        const body = this.pending.slice(0, this.pending.length - holdBack(this.pending, ENDS, false));
-        const args = this.call.body.extend(body);
-        return this.call.body.shown ? this.streamed.update([{ name: this.call.name, arguments: args, closed: false }]) : [];
-      }
-      if (!streams(header)) return [];
       // stream the body, holding back what could be the start of an end token
       const content = !header.channel.startsWith("analysis");
       const keep = Math.max(holdBack(this.pending, ENDS, false), content ? holdBack(this.pending, this.options.stop ?? [], false, true) : 0);
@@ -132,8 +134,28 @@ export class HarmonyParser {
     const text = end < 0 ? this.pending : this.pending.slice(0, end);
     this.pending = end < 0 ? "" : this.pending.slice(end + endToken.length);
     this.header = null;
-    if (streams(header)) return this.emit(header, text);
-    return this.toolCall(text, endToken === "<|call|>" || end < 0);
+    return this.emit(header, text);
+  }
+
+  /**
+   * A message whose body does not stream as text (a call, or one that is dropped), gathered up to its end token; a
+   * call's arguments stream meanwhile, what is certain of them short of what may start an end token.
+   */
+  private gatheredBody(final: boolean): OutputDelta[] {
+    this.gathered ??= new GrowingText(ENDS);
+    const end = this.gathered.append(this.pending);
+    this.pending = "";
+    if (end.index < 0 && !final) {
+      if (!this.call || !this.gathered.readDue()) return [];
+      const text = this.gathered.text();
+      const args = this.call.body.extend(text.slice(0, text.length - holdBack(text, ENDS, false)));
+      return this.call.body.shown ? this.streamed.update([{ name: this.call.name, arguments: args, closed: false }]) : [];
+    }
+    const whole = this.gathered.text();
+    this.gathered = null;
+    this.pending = end.index < 0 ? "" : whole.slice(end.index + end.tag.length);
+    this.header = null;
+    return this.toolCall(end.index < 0 ? whole : whole.slice(0, end.index), end.tag === "<|call|>" || end.index < 0);
   }
 
   private emit(header: Header, text: string): OutputDelta[] {

@@ -6,6 +6,7 @@ import type { AssistantMessage, Tool, ToolCall } from "../../contracts/chat.ts";
 import type { OutputDelta } from "./output-delta.ts";
 import { newToolCallId, StreamedCalls } from "./streamed-calls.ts";
 import { holdBack } from "./tag-holdback.ts";
+import { GrowingText } from "./growing-text.ts";
 import type { ToolFormat, UnitReader } from "./tool-formats/tool-format.ts";
 
 export { holdBack } from "./tag-holdback.ts";
@@ -33,8 +34,10 @@ interface OpenToolCall {
   index: number;
   id: string;
   name: string | null;
-  raw: string; // everything after <tool_call>
-  argumentsSent: number; // characters of the arguments text already emitted
+  /** Before the name: everything after <tool_call>. After it: the arguments text not sent yet (what may be the end). */
+  raw: string;
+  /** The arguments text already sent, in pieces (joined once, when the call closes). */
+  sent: string[];
 }
 
 /** An answer's parts as the assistant message: content null beside tool calls when there is none, reasoning when there was any. */
@@ -61,6 +64,8 @@ export class OutputParser {
   private readonly streamed = new StreamedCalls(this.calls);
   /** The reader of the format's unit in progress, while one is open and the format streams. */
   private unitReader: UnitReader | null = null;
+  /** The format's unit in progress (block mode): the text since its open. */
+  private block: GrowingText | null = null;
 
   constructor(private readonly options: OutputParserOptions) {
     this.mode = options.reasoning && options.startInReasoning ? "reasoning" : "start";
@@ -78,6 +83,11 @@ export class OutputParser {
 
   /** End of output: flushes what was held back (an unclosed tool call becomes content). */
   finish(matchedStop?: string | null): OutputDelta[] {
+    if (this.block) {
+      // the unit in progress back into the pending text, where a matched stop string ends
+      this.pending = this.block.text() + this.pending;
+      this.block = null;
+    }
     if (matchedStop && this.pending.endsWith(matchedStop)) this.pending = this.pending.slice(0, -matchedStop.length);
     const deltas = this.drain(true);
     if (this.mode === "tool" && this.openCall) {
@@ -152,7 +162,7 @@ export class OutputParser {
     if (opened) {
       this.pending = this.pending.slice(TOOL_OPEN.length);
       this.mode = "tool";
-      this.openCall = { index: this.calls.length, id: newToolCallId(), name: null, raw: "", argumentsSent: 0 };
+      this.openCall = { index: this.calls.length, id: newToolCallId(), name: null, raw: "", sent: [] };
     }
     return deltas;
   }
@@ -204,14 +214,19 @@ export class OutputParser {
    * arguments); once complete (or at the end of the output), its calls settled against what was sent, or content.
    */
   private stepBlock(format: ToolFormat, final: boolean): OutputDelta[] {
-    const end = format.unitEnd(this.pending);
-    if (end < 0 && !final) {
-      if (!format.openUnit) return [];
+    this.block ??= new GrowingText(format.close === null ? [] : [format.close]);
+    const close = this.block.append(this.pending);
+    this.pending = "";
+    if (close.index < 0 && !final) {
+      if (!format.openUnit || !this.block.readDue()) return [];
       this.unitReader ??= format.openUnit(this.options.tools ?? []);
-      return this.streamed.update(this.unitReader.read(this.pending));
+      return this.streamed.update(this.unitReader.read(this.block.text()));
     }
-    const unit = end < 0 ? this.pending : this.pending.slice(0, end);
-    this.pending = end < 0 ? "" : this.pending.slice(end);
+    const whole = this.block.text();
+    const end = close.index < 0 ? whole.length : close.index + close.tag.length;
+    const unit = whole.slice(0, end);
+    this.pending = whole.slice(end);
+    this.block = null;
     this.mode = "content";
     this.atContentStart = true;
     this.unitReader = null;
@@ -239,7 +254,7 @@ export class OutputParser {
         deltas.push({ kind: "tool-call-start", index: call.index, id: call.id, name: call.name });
       }
     }
-    if (call.name !== null && call.argumentsSent === 0) call.raw = call.raw.trimStart();
+    if (call.name !== null && call.sent.length === 0) call.raw = call.raw.trimStart();
     if (close >= 0) {
       this.openCall = null;
       this.mode = "content";
@@ -248,22 +263,25 @@ export class OutputParser {
       return [...deltas, ...this.closeToolCall(call, call.raw)];
     }
     if (call.name !== null && !final) {
-      // stream argument text, holding back the outer object's closing brace and trailing whitespace
+      // stream argument text, holding back the outer object's closing brace and trailing whitespace: `raw` keeps
+      // only what is held back, so each piece costs its own length however long the arguments grow
       const safe = call.raw.replace(/\s*\}?\s*$/, "").length;
-      if (safe > call.argumentsSent) {
-        deltas.push({ kind: "tool-call-arguments", index: call.index, text: call.raw.slice(call.argumentsSent, safe) });
-        call.argumentsSent = safe;
+      if (safe > 0) {
+        const text = call.raw.slice(0, safe);
+        deltas.push({ kind: "tool-call-arguments", index: call.index, text });
+        call.sent.push(text);
+        call.raw = call.raw.slice(safe);
       }
     }
     return deltas;
   }
 
+  /** The call's end (its </tool_call>, or the output's): the rest of its arguments, short of the outer object's brace. */
   private closeToolCall(call: OpenToolCall, raw: string): OutputDelta[] {
-    const argumentsText = raw.replace(/\s*\}\s*$/, "");
+    const rest = raw.replace(/\s*\}\s*$/, "");
     const deltas: OutputDelta[] = [];
-    if (argumentsText.length > call.argumentsSent) {
-      deltas.push({ kind: "tool-call-arguments", index: call.index, text: argumentsText.slice(call.argumentsSent) });
-    }
+    if (rest.length > 0) deltas.push({ kind: "tool-call-arguments", index: call.index, text: rest });
+    const argumentsText = call.sent.join("") + rest;
     this.calls.push({ id: call.id, type: "function", function: { name: call.name ?? "", arguments: argumentsText.trim() } });
     return deltas;
   }

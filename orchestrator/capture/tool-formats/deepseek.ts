@@ -9,7 +9,7 @@
 import type { Tool } from "../../../contracts/chat.ts";
 import { holdBack } from "../tag-holdback.ts";
 import { JsonPrefix } from "./json-prefix.ts";
-import { endAfter, pythonArguments, type ParsedToolCall, type ParsedUnit, type SeenToolCall, type ToolFormat, type UnitReader } from "./tool-format.ts";
+import { pythonArguments, type ParsedToolCall, type ParsedUnit, type SeenToolCall, type ToolFormat, type UnitReader } from "./tool-format.ts";
 
 const CALLS_BEGIN = "<｜tool▁calls▁begin｜>";
 const CALLS_END = "<｜tool▁calls▁end｜>";
@@ -29,7 +29,7 @@ function deepseekFormat(sglangName: string, markup: CallMarkup): ToolFormat {
   return {
     sglangName,
     opens: [CALLS_BEGIN],
-    unitEnd: endAfter(CALLS_END),
+    close: CALLS_END,
     parse: (unit: string, tools: readonly Tool[]): ParsedUnit | null => {
       const found: ParsedToolCall[] = [];
       for (const match of unit.matchAll(CALL)) {

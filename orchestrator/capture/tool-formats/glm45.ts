@@ -6,7 +6,7 @@
 import type { Tool } from "../../../contracts/chat.ts";
 import { dumpPythonJson, type PythonJson } from "../../../lib/model/python-json.ts";
 import { ParameterPrefix, type ClosedParameter } from "./parameter-prefix.ts";
-import { endAfter, type ToolFormat, type UnitReader } from "./tool-format.ts";
+import { type ToolFormat, type UnitReader } from "./tool-format.ts";
 import { schemaType, toolProperties } from "./schema-types.ts";
 import { glmValue } from "./value-conversion.ts";
 
@@ -28,7 +28,7 @@ function pairs(body: string, properties: Record<string, unknown>, offset = 0): (
 export const GLM45: ToolFormat = {
   sglangName: "glm45",
   opens: [OPEN],
-  unitEnd: endAfter(CLOSE),
+  close: CLOSE,
   parse: (unit, tools) => {
     const match = CALL.exec(unit);
     if (!match) return { calls: [] };

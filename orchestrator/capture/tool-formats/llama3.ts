@@ -63,7 +63,7 @@ export const LLAMA3: ToolFormat = {
   sglangName: "llama3",
   opens: [TAG],
   startOpens: ["{"],
-  unitEnd: () => -1,
+  close: null,
   parse: (unit, tools) => {
     const text = callsText(unit);
     const offered = new Set(tools.map((tool) => tool.function.name));

@@ -6,7 +6,7 @@
 import type { Tool } from "../../../contracts/chat.ts";
 import { dumpPythonJson, type PythonJson } from "../../../lib/model/python-json.ts";
 import { ParameterPrefix, type ClosedParameter } from "./parameter-prefix.ts";
-import { endAfter, type ParsedToolCall, type SeenToolCall, type ToolFormat, type UnitReader } from "./tool-format.ts";
+import { type ParsedToolCall, type SeenToolCall, type ToolFormat, type UnitReader } from "./tool-format.ts";
 import { toolProperties } from "./schema-types.ts";
 import { coderValue } from "./value-conversion.ts";
 
@@ -56,7 +56,7 @@ function functionCall(inner: string, tools: readonly Tool[]): ParsedToolCall | n
 export const QWEN3_CODER: ToolFormat = {
   sglangName: "qwen3_coder",
   opens: [OPEN],
-  unitEnd: endAfter(CLOSE),
+  close: CLOSE,
   parse: (unit, tools) => {
     const body = unit.slice(OPEN.length, unit.endsWith(CLOSE) ? -CLOSE.length : undefined);
     const calls: ParsedToolCall[] = [];

@@ -18,8 +18,8 @@ export interface ToolFormat {
   opens: readonly string[];
   /** Texts that open it only at the very start of the answer, before any whitespace (Llama 3's bare JSON call). */
   startOpens?: readonly string[];
-  /** The offset just after the first complete unit of markup in `text` (which starts with an open), or -1 while it is incomplete. */
-  unitEnd(text: string): number;
+  /** The text that ends one unit of markup (the unit runs up to and with its first occurrence); null: it runs to the end of the output. */
+  close: string | null;
   /**
    * The calls in one unit (the end of the output may cut it short), without calls to tools the request does not
    * offer (SGLang drops those); null when it is no well-formed call: it then stays content.
@@ -67,12 +67,4 @@ export function pythonArguments(text: string): string | null {
     return null;
   }
   return value instanceof Map ? dumpPythonJson(value) : null;
-}
-
-/** unitEnd for markup that a closing text ends: just after the first `close`, or -1. */
-export function endAfter(close: string): (text: string) => number {
-  return (text) => {
-    const end = text.indexOf(close);
-    return end < 0 ? -1 : end + close.length;
-  };
 }
