@@ -276,13 +276,15 @@ export class OutputParser {
     return deltas;
   }
 
-  /** The call's end (its </tool_call>, or the output's): the rest of its arguments, short of the outer object's brace. */
+  /**
+   * The call's end (its </tool_call>, or the output's): the rest of its arguments, short of the outer object's brace
+   * and trailing whitespace (the text sent never starts or ends with whitespace, so the record is exactly what was sent).
+   */
   private closeToolCall(call: OpenToolCall, raw: string): OutputDelta[] {
-    const rest = raw.replace(/\s*\}\s*$/, "");
+    const rest = raw.replace(/\s*\}\s*$/, "").trimEnd();
     const deltas: OutputDelta[] = [];
     if (rest.length > 0) deltas.push({ kind: "tool-call-arguments", index: call.index, text: rest });
-    const argumentsText = call.sent.join("") + rest;
-    this.calls.push({ id: call.id, type: "function", function: { name: call.name ?? "", arguments: argumentsText.trim() } });
+    this.calls.push({ id: call.id, type: "function", function: { name: call.name ?? "", arguments: call.sent.join("") + rest } });
     return deltas;
   }
 

@@ -65,6 +65,23 @@ describe("OutputParser", () => {
     expect(parser.hasToolCalls).toBe(true);
   });
 
+  it("Qwen 2.5: the argument deltas add up to the recorded arguments when the call ends without its brace (max tokens, a stop string, a closing tag after whitespace)", () => {
+    const cases: [string, string | null][] = [
+      ['<tool_call>\n{"name": "search", "arguments": {"q": 1,\n  ', null], // cut off at max tokens after whitespace
+      ['<tool_call>\n{"name": "search", "arguments": {\n  \n</tool_call>', null], // closed without the brace
+      ['<tool_call>\n{"name": "search", "arguments": {"q" : END', "END"], // the engine stopped at a client stop string
+    ];
+    for (const [text, stop] of cases) {
+      for (const pieces of [[text], chars(text)]) {
+        const parser = new OutputParser({ reasoning: false, startInReasoning: false, toolCalls: true, stop: stop ? [stop] : [] });
+        const deltas = [...pieces.flatMap((piece) => parser.push(piece)), ...parser.finish(stop)];
+        const sent = deltas.filter((delta) => delta.kind === "tool-call-arguments").map((delta) => (delta as { text: string }).text).join("");
+        expect(sent, JSON.stringify(pieces)).toBe(parser.message().tool_calls![0]!.function.arguments);
+        expect(sent).toBe(sent.trim());
+      }
+    }
+  });
+
   it("keeps tool-call markup as text when tool parsing is off (tool_choice none)", () => {
     const parser = new OutputParser({ reasoning: true, startInReasoning: false, toolCalls: false });
     const text = 'Sure <tool_call>\n{"name": "ls", "arguments": {}}\n</tool_call>';
