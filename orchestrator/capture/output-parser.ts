@@ -40,6 +40,15 @@ interface OpenToolCall {
   sent: string[];
 }
 
+/** The JSON string literal's body decoded, or null when it is none (a raw control character, a bad escape: no call). */
+function jsonString(body: string): string | null {
+  try {
+    return JSON.parse(`"${body}"`) as string;
+  } catch {
+    return null;
+  }
+}
+
 /** An answer's parts as the assistant message: content null beside tool calls when there is none, reasoning when there was any. */
 export function answerMessage(content: string, reasoning: string | null, calls: readonly ToolCall[]): AssistantMessage {
   const message: AssistantMessage = { role: "assistant", content: content.length > 0 || calls.length === 0 ? content : null };
@@ -248,8 +257,9 @@ export class OutputParser {
     const deltas: OutputDelta[] = [];
     if (call.name === null) {
       const head = TOOL_HEAD.exec(call.raw);
-      if (head) {
-        call.name = JSON.parse(`"${head[1]}"`) as string;
+      const name = head ? jsonString(head[1]!) : null;
+      if (head && name !== null) {
+        call.name = name;
         call.raw = call.raw.slice(head[0].length);
         deltas.push({ kind: "tool-call-start", index: call.index, id: call.id, name: call.name });
       }

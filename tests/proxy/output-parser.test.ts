@@ -82,6 +82,18 @@ describe("OutputParser", () => {
     }
   });
 
+  it("Qwen 2.5: a name that is no JSON string (a raw control character, a bad escape) is no call: the markup stays content, nothing throws", () => {
+    for (const name of ['"\nget_weather"', '"\\search"']) {
+      const text = `Sure.<tool_call>\n{"name": ${name}, "arguments": {"city": "Oslo"}}\n</tool_call>`;
+      for (const pieces of [[text], chars(text)]) {
+        const parser = new OutputParser({ reasoning: false, startInReasoning: false, toolCalls: true });
+        const deltas = feed(parser, pieces);
+        expect(parser.hasToolCalls).toBe(false);
+        expect(joined(deltas, "content")).toBe(text);
+      }
+    }
+  });
+
   it("keeps tool-call markup as text when tool parsing is off (tool_choice none)", () => {
     const parser = new OutputParser({ reasoning: true, startInReasoning: false, toolCalls: false });
     const text = 'Sure <tool_call>\n{"name": "ls", "arguments": {}}\n</tool_call>';
