@@ -148,7 +148,9 @@ export class HarmonyParser {
     if (end.index < 0 && !final) {
       if (!this.call || !this.gathered.readDue()) return [];
       const text = this.gathered.text();
-      const args = this.call.body.extend(text.slice(0, text.length - holdBack(text, ENDS, false)));
+      // (short of what may start an end token or be a client stop string: the engine ends there, finish() leaves it out)
+      const keep = Math.max(holdBack(text, ENDS, false), holdBack(text, this.options.stop ?? [], false, true));
+      const args = this.call.body.extend(text.slice(0, text.length - keep));
       return this.call.body.shown ? this.streamed.update([{ name: this.call.name, arguments: args, closed: false }]) : [];
     }
     const whole = this.gathered.text();

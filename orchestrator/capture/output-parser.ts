@@ -97,6 +97,11 @@ export class OutputParser {
       this.pending = this.block.text() + this.pending;
       this.block = null;
     }
+    if (this.mode === "tool" && this.openCall) {
+      // the open call's unsent text back into the pending text too (read again as it was)
+      this.pending = this.openCall.raw + this.pending;
+      this.openCall.raw = "";
+    }
     if (matchedStop && this.pending.endsWith(matchedStop)) this.pending = this.pending.slice(0, -matchedStop.length);
     const deltas = this.drain(true);
     if (this.mode === "tool" && this.openCall) {
@@ -229,7 +234,9 @@ export class OutputParser {
     if (close.index < 0 && !final) {
       if (!format.openUnit || !this.block.readDue()) return [];
       this.unitReader ??= format.openUnit(this.options.tools ?? []);
-      return this.streamed.update(this.unitReader.read(this.block.text()));
+      // (short of what may be a client stop string: the engine ends there, and finish() leaves it out)
+      const text = this.block.text();
+      return this.streamed.update(this.unitReader.read(text.slice(0, text.length - holdBack(text, this.options.stop ?? [], false, true))));
     }
     const whole = this.block.text();
     const end = close.index < 0 ? whole.length : close.index + close.tag.length;
@@ -275,7 +282,9 @@ export class OutputParser {
     if (call.name !== null && !final) {
       // stream argument text, holding back the outer object's closing brace and trailing whitespace: `raw` keeps
       // only what is held back, so each piece costs its own length however long the arguments grow
-      const safe = call.raw.replace(/\s*\}?\s*$/, "").length;
+      // (and what may be a client stop string, which may have begun in the text held back so far)
+      const stopKeep = holdBack(call.raw + this.pending, this.options.stop ?? [], false, true) - this.pending.length;
+      const safe = call.raw.slice(0, call.raw.length - Math.max(0, stopKeep)).replace(/\s*\}?\s*$/, "").length;
       if (safe > 0) {
         const text = call.raw.slice(0, safe);
         deltas.push({ kind: "tool-call-arguments", index: call.index, text });

@@ -149,3 +149,29 @@ describe("a started call is never taken back (streamed-calls.ts)", () => {
     expect(streamed(harmonyParser, "<|channel|>commentary to=functions.get_time <|constrain|>json<|message|>{oops<|call|>")).toEqual({ content: "", calls: [] });
   });
 });
+
+describe("a client stop string inside a call", () => {
+  // The engine ends the output at a client stop string (sent because of no_stop_trim) and finish() leaves it out; the
+  // arguments must not have streamed it already: it is held back while it may still match, as in content.
+  const STOP = "Oslo";
+  const CASES: [string, (stop: string[]) => Parser, string][] = [
+    ["deepseekv3", (stop) => new OutputParser({ reasoning: false, startInReasoning: false, toolCalls: true, toolFormat: DEEPSEEK_V3, tools: TOOLS, stop }), `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n\`\`\`json\n{"days": 2, "city": "Oslo`],
+    ["deepseekv31", (stop) => new OutputParser({ reasoning: false, startInReasoning: false, toolCalls: true, toolFormat: DEEPSEEK_V31, tools: TOOLS, stop }), `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"days": 2, "city": "Oslo`],
+    ["llama3", (stop) => new OutputParser({ reasoning: false, startInReasoning: false, toolCalls: true, toolFormat: LLAMA3, tools: TOOLS, stop }), '<|python_tag|>{"name": "get_weather", "parameters": {"days": 2, "city": "Oslo'],
+    ["qwen25", (stop) => new OutputParser({ reasoning: false, startInReasoning: false, toolCalls: true, tools: TOOLS, stop }), '<tool_call>\n{"name": "get_weather", "arguments": {"days": 2, "city": "Oslo'],
+    ["gpt-oss", (stop) => new HarmonyParser({ toolCalls: true, tools: TOOLS, stop }), '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"days": 2, "city": "Oslo'],
+  ];
+  for (const [family, make, text] of CASES) {
+    it(`${family}: the stop string is neither streamed nor recorded in the arguments`, () => {
+      for (const pieces of [[text], [...text], [text.slice(0, -2), text.slice(-2)]]) {
+        const parser = make([STOP]);
+        const deltas = [...pieces.flatMap((piece) => parser.push(piece)), ...parser.finish(STOP)];
+        const streamed = { deltas, message: parser.message() };
+        expectConsistent(streamed, JSON.stringify(pieces));
+        const args = (streamed.message.tool_calls ?? []).map((call) => call.function.arguments).join("");
+        expect(args, JSON.stringify(pieces)).not.toContain(STOP);
+        expect(args.startsWith('{"days": 2'), JSON.stringify(pieces)).toBe(true);
+      }
+    });
+  }
+});
