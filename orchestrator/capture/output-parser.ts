@@ -262,7 +262,9 @@ export class OutputParser {
     call.raw += chunk;
     this.pending = close >= 0 ? this.pending.slice(close + TOOL_CLOSE.length) : this.pending.slice(chunk.length);
     const deltas: OutputDelta[] = [];
-    if (call.name === null) {
+    // (the head is complete only with the `:` after "arguments": searched only when a piece brings a `:`, so that a
+    // name string that never closes is not searched again on every piece)
+    if (call.name === null && chunk.includes(":")) {
       const head = TOOL_HEAD.exec(call.raw);
       const name = head ? jsonString(head[1]!) : null;
       if (head && name !== null) {
