@@ -26,11 +26,17 @@ const PARAMETER_CLOSE = "</parameter>";
  */
 function parameters(text: string, properties: Record<string, unknown> | null, offset: number, closedOnly: boolean): ClosedParameter[] {
   const found: ClosedParameter[] = [];
+  // (the first </function> and </parameter> at or after `from`: each searched again only once passed, not for every
+  // parameter, which scanned an open function to its end once per parameter)
+  let functionClose = -2;
+  let parameterClose = -2;
   for (let cursor = 0; ; ) {
     const start = text.indexOf(PARAMETER_OPEN, cursor);
     if (start < 0) return found;
     const from = start + PARAMETER_OPEN.length;
-    const ends = [text.indexOf(PARAMETER_CLOSE, from), text.indexOf(PARAMETER_OPEN, from), text.indexOf(FUNCTION_CLOSE, from)].filter((at) => at >= 0);
+    if (functionClose === -2 || (functionClose >= 0 && functionClose < from)) functionClose = text.indexOf(FUNCTION_CLOSE, from);
+    if (parameterClose === -2 || (parameterClose >= 0 && parameterClose < from)) parameterClose = text.indexOf(PARAMETER_CLOSE, from);
+    const ends = [parameterClose, text.indexOf(PARAMETER_OPEN, from), functionClose].filter((at) => at >= 0);
     if (closedOnly && ends.length === 0) return found;
     const end = ends.length > 0 ? Math.min(...ends) : text.length;
     cursor = text.startsWith(PARAMETER_CLOSE, end) ? end + PARAMETER_CLOSE.length : end;
