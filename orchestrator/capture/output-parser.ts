@@ -28,6 +28,8 @@ const THINK_OPEN = "<think>";
 const THINK_CLOSE = "</think>";
 const TOOL_OPEN = "<tool_call>";
 const TOOL_CLOSE = "</tool_call>";
+/** Text after <tool_call> within which the call's head (`{"name": "…", "arguments": `) must be complete (names are short). */
+const MAX_CALL_HEAD = 1024;
 const TOOL_HEAD = /^\s*\{\s*"name"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"arguments"\s*:\s*/;
 
 interface OpenToolCall {
@@ -272,6 +274,14 @@ export class OutputParser {
         call.raw = call.raw.slice(head[0].length);
         deltas.push({ kind: "tool-call-start", index: call.index, id: call.id, name: call.name });
       }
+    }
+    if (call.name === null && close < 0 && call.raw.length > MAX_CALL_HEAD) {
+      // no name after this much text (a model looping inside it until max tokens): no call, and its markup is
+      // content, as it would be at </tool_call>; kept open, the call would be searched again at each `:`
+      this.openCall = null;
+      this.mode = "content";
+      this.atContentStart = false;
+      return [...deltas, ...this.emitContent(TOOL_OPEN + call.raw, true)];
     }
     if (call.name !== null && call.sent.length === 0) call.raw = call.raw.trimStart();
     if (close >= 0) {

@@ -82,30 +82,27 @@ describe("a 96 KB call streamed 4 characters at a time", () => {
     expect(parser.message().tool_calls?.[0]?.function).toEqual({ name: "write", arguments: args });
   });
 
-  it("looks for Qwen 2.5's call head only when a piece may complete it: a name string that never closes (a model looping until max tokens) costs linear time", () => {
-    // (each piece searched the whole text since <tool_call> again: 96 KB took 7.8 s of CPU, 390 KB 145 s)
+  it("keeps a Qwen 2.5 call whose name string never closes (a model looping until max tokens) as content", () => {
+    // (its cost, which was quadratic: 96 KB took 7.8 s of CPU, 390 KB 145 s, is in tool-call-stream-bench.ts)
     const looping = `<tool_call>\n{"name": "${"abcd".repeat(24_000)}`;
     const parser = new OutputParser({ reasoning: false, startInReasoning: false, toolCalls: true, tools });
-    const started = performance.now();
     const deltas: OutputDelta[] = [];
     for (let at = 0; at < looping.length; at += 4) deltas.push(...parser.push(looping.slice(at, at + 4)));
+    // given up as a call once 1 KB came without a complete head: the rest streams as content before the end
+    expect(deltas.length).toBeGreaterThan(1000);
     deltas.push(...parser.finish());
-    expect(performance.now() - started).toBeLessThan(1500);
     expect(parser.message()).toEqual({ role: "assistant", content: looping });
     expect(deltas.map((delta) => (delta as { text: string }).text).join("")).toBe(looping);
   });
 
-  it("reads an open Qwen3-Coder function with many parameters in time linear in its length", () => {
-    // (each read searched the open function to its end for </function> once per parameter: 408 KB of 10,000
-    // parameters took 3.8 s of CPU, 838 KB 14 s)
+  it("streams a Qwen3-Coder function with 10,000 parameters to exactly its arguments", () => {
+    // (its cost, which grew as parameters × length: 408 KB took 3.8 s of CPU, 838 KB 14 s, is in tool-call-stream-bench.ts)
     const parameters = Array.from({ length: 10_000 }, (_, index) => `<parameter=p${index}>\nvalue ${index}\n</parameter>\n`).join("");
     const coder = `<tool_call>\n<function=write>\n${parameters}</function>\n</tool_call>`;
     const parser = new OutputParser({ reasoning: false, startInReasoning: false, toolCalls: true, toolFormat: QWEN3_CODER, tools });
-    const started = performance.now();
     const deltas: OutputDelta[] = [];
     for (let at = 0; at < coder.length; at += 4) deltas.push(...parser.push(coder.slice(at, at + 4)));
     deltas.push(...parser.finish());
-    expect(performance.now() - started).toBeLessThan(2000);
     const args = parser.message().tool_calls![0]!.function.arguments;
     expect(Object.keys(JSON.parse(args) as object)).toHaveLength(10_000);
     expect(deltas.flatMap((delta) => (delta.kind === "tool-call-arguments" ? [delta.text] : [])).join("")).toBe(args);
