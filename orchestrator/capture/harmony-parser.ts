@@ -23,7 +23,7 @@ export interface HarmonyParserOptions {
   /** Tool calls parsed (tools sent, tool_choice not "none"); otherwise a call's body is dropped as SGLang drops unparsed tool blocks. */
   toolCalls: boolean;
   tools?: readonly Tool[];
-  /** Client stop strings: held back from content while they may still match (the engine stops at them). */
+  /** Client stop strings: held back from reasoning and content while they may still match (the engine stops at them). */
   stop?: readonly string[];
 }
 
@@ -124,9 +124,9 @@ export class HarmonyParser {
       if (at >= 0 && (end < 0 || at < end)) [end, endToken] = [at, token];
     }
     if (end < 0 && !final) {
-      // stream the body, holding back what could be the start of an end token
-      const content = !header.channel.startsWith("analysis");
-      const keep = Math.max(holdBack(this.pending, ENDS, false), content ? holdBack(this.pending, this.options.stop ?? [], false, true) : 0);
+      // stream the body, holding back what could be the start of an end token or a client stop string (reasoning
+      // too: the engine ends the output at one, and finish() leaves it out)
+      const keep = Math.max(holdBack(this.pending, ENDS, false), holdBack(this.pending, this.options.stop ?? [], false, true));
       const text = this.pending.slice(0, this.pending.length - keep);
       this.pending = this.pending.slice(text.length);
       return this.emit(header, text);

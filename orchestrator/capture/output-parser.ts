@@ -167,7 +167,7 @@ export class OutputParser {
       this.atContentStart = true;
       return this.emitReasoning(text);
     }
-    const keep = final ? 0 : holdBack(this.pending, [THINK_CLOSE], true);
+    const keep = final ? 0 : Math.max(holdBack(this.pending, [THINK_CLOSE], true), holdBack(this.pending, this.options.stop ?? [], true, true));
     const text = this.pending.slice(0, this.pending.length - keep);
     this.pending = this.pending.slice(text.length);
     return this.emitReasoning(final ? text.replace(/\s+$/, "") : text);

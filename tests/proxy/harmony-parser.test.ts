@@ -36,6 +36,13 @@ describe("HarmonyParser (SGLang's gpt-oss reasoning parser and tool detector)", 
     });
   });
 
+  it("holds a client stop string back from the analysis (reasoning) too: the engine stopped at it", () => {
+    const parser = new HarmonyParser({ toolCalls: false, stop: ["STOP"] });
+    const deltas = [...["<|channel|>analysis<|message|>thinking ST", "OP"].flatMap((piece) => parser.push(piece)), ...parser.finish("STOP")];
+    expect(deltas.map((delta) => (delta as { text: string }).text).join("")).toBe("thinking ");
+    expect(parser.message().reasoning_content).toBe("thinking ");
+  });
+
   it("final → content (to the end of the output: <|return|> was trimmed as the stop token)", () => {
     expectBoth("<|channel|>analysis<|message|>Simple.<|end|><|start|>assistant<|channel|>final<|message|>Hello there!", { reasoning: "Simple.", content: "Hello there!", calls: [] });
     expectBoth("<|channel|>analysis<|message|>Simple.<|end|><|start|>assistant<|channel|>final<|message|>Hello there!<|return|>", { reasoning: "Simple.", content: "Hello there!", calls: [] });

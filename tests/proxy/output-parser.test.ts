@@ -65,6 +65,15 @@ describe("OutputParser", () => {
     expect(parser.hasToolCalls).toBe(true);
   });
 
+  it("holds a client stop string back from the reasoning too: the engine stopped at it, and it is neither sent nor recorded", () => {
+    for (const pieces of [["<think>\nabc ST", "OP"], ["<think>\nabc STOP"], ["<think>\nab", "c S", "T", "OP"]]) {
+      const parser = new OutputParser({ reasoning: true, startInReasoning: false, toolCalls: false, stop: ["STOP"] });
+      const deltas = [...pieces.flatMap((piece) => parser.push(piece)), ...parser.finish("STOP")];
+      expect(deltas.map((delta) => (delta as { text: string }).text).join("")).toBe("abc");
+      expect(parser.message().reasoning_content).toBe("abc");
+    }
+  });
+
   it("Qwen 2.5: the argument deltas add up to the recorded arguments when the call ends without its brace (max tokens, a stop string, a closing tag after whitespace)", () => {
     const cases: [string, string | null][] = [
       ['<tool_call>\n{"name": "search", "arguments": {"q": 1,\n  ', null], // cut off at max tokens after whitespace
