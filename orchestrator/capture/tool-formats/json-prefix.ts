@@ -8,6 +8,7 @@
 // object members only with the next key. A repeated key stops the prefix where it starts (Python keeps the first
 // position and the last value, so what follows may differ), and so does text that cannot be valid JSON.
 import { decodePythonJson, dumpPythonJson, escapePythonJsonText } from "../../../lib/model/python-json.ts";
+import { jsonEscapeAt } from "./json-escape.ts";
 
 type Frame =
   | { kind: "object"; state: "first-key" | "key" | "colon" | "value" | "after-value"; keys: Set<string> }
@@ -20,7 +21,6 @@ export interface PrefixMember {
   to: number;
 }
 
-const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 const LITERALS: Record<string, string> = { t: "true", f: "false", n: "null" };
 const NUMBER_RUN = /[-+0-9.eE]*/y;
 
@@ -233,45 +233,17 @@ export class JsonPrefix {
       }
       piece += text.slice(start, this.at);
       start = this.at;
-      const escaped = this.escape();
+      const escaped = jsonEscapeAt(text, this.at);
       if (escaped === "wait") return (flush(), false);
       if (escaped === null) break;
-      piece += escaped;
+      piece += escaped.text;
+      this.at += escaped.length;
       start = this.at;
     }
     if (this.at >= text.length) return (flush(), false);
     flush();
     this.stop();
     return false;
-  }
-
-  /** The escape at `at` decoded (and stepped over), "wait" while it is incomplete, null when it is invalid. */
-  private escape(): string | "wait" | null {
-    const text = this.text;
-    const available = text.slice(this.at, this.at + 12);
-    if (available.length < 2) return "wait";
-    const kind = available[1]!;
-    if (kind !== "u") {
-      if (!(kind in ESCAPES)) return null;
-      this.at += 2;
-      return ESCAPES[kind]!;
-    }
-    if (!/^\\u[0-9a-fA-F]{0,4}$/.test(available.slice(0, 6))) return null;
-    if (available.length < 6) return "wait";
-    const unit = Number.parseInt(available.slice(2, 6), 16);
-    if (unit >= 0xdc00 && unit <= 0xdfff) return null;
-    if (unit < 0xd800 || unit > 0xdbff) {
-      this.at += 6;
-      return String.fromCharCode(unit);
-    }
-    // a high surrogate: Python combines it with the escaped low half that must follow
-    const rest = available.slice(6);
-    if (!"\\u".startsWith(rest.slice(0, 2)) || !/^[0-9a-fA-F]*$/.test(rest.slice(2))) return null;
-    if (rest.length < 6) return "wait";
-    const low = Number.parseInt(rest.slice(2), 16);
-    if (!(low >= 0xdc00 && low <= 0xdfff)) return null;
-    this.at += 12;
-    return String.fromCharCode(unit, low);
   }
 
   private keyEnded(key: string): void {
