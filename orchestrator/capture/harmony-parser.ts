@@ -6,7 +6,8 @@
 // arguments streamed as json-prefix.ts finds them certain (SGLang sends each harmony call complete; streamed-calls.ts
 // settles the call at <|call|>). The decoded text must keep the special tokens.
 import type { AssistantMessage, Tool, ToolCall } from "../../contracts/chat.ts";
-import { answerMessage, type OutputDelta } from "./output-parser.ts";
+import type { OutputDelta } from "./output-delta.ts";
+import { answerMessage } from "./output-parser.ts";
 import { StreamedCalls } from "./streamed-calls.ts";
 import { GrowingText } from "./growing-text.ts";
 import { holdBack } from "./tag-holdback.ts";

@@ -9,10 +9,6 @@ import { holdBack } from "./tag-holdback.ts";
 import { GrowingText } from "./growing-text.ts";
 import type { ToolFormat, UnitReader } from "./tool-formats/tool-format.ts";
 
-export { holdBack } from "./tag-holdback.ts";
-export type { OutputDelta } from "./output-delta.ts";
-
-
 export interface OutputParserOptions {
   reasoning: boolean; // a <think>…</think> reasoning parser on
   startInReasoning: boolean; // the generation prompt already opened <think> (or the parser takes the output to start inside it)

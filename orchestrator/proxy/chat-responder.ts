@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { ChatRequest } from "../../contracts/chat.ts";
 import type { OpenAiLogprob } from "../capture/openai-logprobs.ts";
-import type { OutputDelta } from "../capture/output-parser.ts";
+import type { OutputDelta } from "../capture/output-delta.ts";
 import { sendError, sendJson, type OpenAiError } from "./openai-errors.ts";
 import { ChunkWriter } from "./sse-writer.ts";
 import type { ApiDialect, ResponderOptions, TurnEnd, TurnResponder } from "./turn-responder.ts";

@@ -2,7 +2,7 @@
 // streaming (role chunk first, deltas, finish chunk, optional usage chunk, [DONE]). Ignores generation.
 import type { ServerResponse } from "node:http";
 import type { OpenAiLogprob } from "../capture/openai-logprobs.ts";
-import type { OutputDelta } from "../capture/output-parser.ts";
+import type { OutputDelta } from "../capture/output-delta.ts";
 import { errorBody, type OpenAiError } from "./openai-errors.ts";
 
 export interface Usage {

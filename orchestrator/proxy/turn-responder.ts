@@ -3,7 +3,7 @@
 import type { ServerResponse } from "node:http";
 import type { CapturedTurn } from "../../contracts/turn.ts";
 import type { OpenAiLogprob } from "../capture/openai-logprobs.ts";
-import type { OutputDelta } from "../capture/output-parser.ts";
+import type { OutputDelta } from "../capture/output-delta.ts";
 import type { OpenAiError } from "./openai-errors.ts";
 
 /** Token counts of a finished turn. */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { holdBack, OutputParser, type OutputDelta } from "../../orchestrator/capture/output-parser.ts";
+import type { OutputDelta } from "../../orchestrator/capture/output-delta.ts";
+import { OutputParser } from "../../orchestrator/capture/output-parser.ts";
+import { holdBack } from "../../orchestrator/capture/tag-holdback.ts";
 
 function feed(parser: OutputParser, pieces: string[]): OutputDelta[] {
   const deltas: OutputDelta[] = [];

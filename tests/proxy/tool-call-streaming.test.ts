@@ -4,7 +4,8 @@
 // deltas add up to exactly its recorded arguments. Then the rule for when the final parse disagrees with what was sent.
 import { describe, expect, it } from "vitest";
 import { HarmonyParser } from "../../orchestrator/capture/harmony-parser.ts";
-import { OutputParser, type OutputDelta } from "../../orchestrator/capture/output-parser.ts";
+import type { OutputDelta } from "../../orchestrator/capture/output-delta.ts";
+import { OutputParser } from "../../orchestrator/capture/output-parser.ts";
 import { DEEPSEEK_V3, DEEPSEEK_V31 } from "../../orchestrator/capture/tool-formats/deepseek.ts";
 import { GLM45 } from "../../orchestrator/capture/tool-formats/glm45.ts";
 import { LLAMA3 } from "../../orchestrator/capture/tool-formats/llama3.ts";
