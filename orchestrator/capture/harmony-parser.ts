@@ -10,7 +10,7 @@ import type { OutputDelta } from "./output-delta.ts";
 import { answerMessage } from "./output-parser.ts";
 import { StreamedCalls } from "./streamed-calls.ts";
 import { GrowingText } from "./growing-text.ts";
-import { holdBack } from "./tag-holdback.ts";
+import { holdBackTagsAndStops } from "./tag-holdback.ts";
 import { JsonPrefix } from "./tool-formats/json-prefix.ts";
 import { pythonArguments } from "./tool-formats/tool-format.ts";
 
@@ -127,7 +127,7 @@ export class HarmonyParser {
     if (end < 0 && !final) {
       // stream the body, holding back what could be the start of an end token or a client stop string (reasoning
       // too: the engine ends the output at one, and finish() leaves it out)
-      const keep = Math.max(holdBack(this.pending, ENDS, false), holdBack(this.pending, this.options.stop ?? [], false, true));
+      const keep = holdBackTagsAndStops(this.pending, ENDS, this.options.stop ?? [], false);
       const text = this.pending.slice(0, this.pending.length - keep);
       this.pending = this.pending.slice(text.length);
       return this.emit(header, text);
@@ -150,7 +150,7 @@ export class HarmonyParser {
       if (!this.call || !this.gathered.readDue()) return [];
       const text = this.gathered.text();
       // (short of what may start an end token or be a client stop string: the engine ends there, finish() leaves it out)
-      const keep = Math.max(holdBack(text, ENDS, false), holdBack(text, this.options.stop ?? [], false, true));
+      const keep = holdBackTagsAndStops(text, ENDS, this.options.stop ?? [], false);
       const args = this.call.body.extend(text.slice(0, text.length - keep));
       return this.call.body.shown ? this.streamed.update([{ name: this.call.name, arguments: args, closed: false }]) : [];
     }

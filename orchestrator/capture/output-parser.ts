@@ -5,7 +5,7 @@
 import type { AssistantMessage, Tool, ToolCall } from "../../contracts/chat.ts";
 import type { OutputDelta } from "./output-delta.ts";
 import { newToolCallId, StreamedCalls } from "./streamed-calls.ts";
-import { holdBack } from "./tag-holdback.ts";
+import { holdBack, holdBackTagsAndStops } from "./tag-holdback.ts";
 import { GrowingText } from "./growing-text.ts";
 import type { ToolFormat, UnitReader } from "./tool-formats/tool-format.ts";
 
@@ -163,7 +163,7 @@ export class OutputParser {
       this.atContentStart = true;
       return this.emitReasoning(text);
     }
-    const keep = final ? 0 : Math.max(holdBack(this.pending, [THINK_CLOSE], true), holdBack(this.pending, this.options.stop ?? [], true, true));
+    const keep = final ? 0 : holdBackTagsAndStops(this.pending, [THINK_CLOSE], this.options.stop ?? [], true);
     const text = this.pending.slice(0, this.pending.length - keep);
     this.pending = this.pending.slice(text.length);
     return this.emitReasoning(final ? text.replace(/\s+$/, "") : text);
@@ -215,7 +215,7 @@ export class OutputParser {
       this.pending = this.pending.slice(open);
       return { deltas: this.emitContent(text, false), opened: true };
     }
-    const keep = final ? 0 : Math.max(holdBack(this.pending, opens, true), holdBack(this.pending, this.options.stop ?? [], true, true));
+    const keep = final ? 0 : holdBackTagsAndStops(this.pending, opens, this.options.stop ?? [], true);
     const text = this.pending.slice(0, this.pending.length - keep);
     this.pending = this.pending.slice(text.length);
     return { deltas: this.emitContent(final ? text.replace(/\s+$/, "") : text, false), opened: false };

@@ -18,3 +18,11 @@ export function holdBack(text: string, tags: readonly string[], whitespace: bool
   }
   return keep;
 }
+
+/**
+ * What to hold back where a tag may be starting (its proper prefixes) or a client stop string may be (the whole of
+ * it too: the engine ends the output with a matched stop string, and finish() leaves it out).
+ */
+export function holdBackTagsAndStops(text: string, tags: readonly string[], stops: readonly string[], whitespace: boolean): number {
+  return Math.max(holdBack(text, tags, whitespace), holdBack(text, stops, whitespace, true));
+}
