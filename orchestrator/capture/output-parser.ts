@@ -260,9 +260,7 @@ export class OutputParser {
     call.raw += chunk;
     this.pending = close >= 0 ? this.pending.slice(close + TOOL_CLOSE.length) : this.pending.slice(chunk.length);
     const deltas: OutputDelta[] = [];
-    // (the head is complete only with the `:` after "arguments": searched only when a piece brings a `:`, so that a
-    // name string that never closes is not searched again on every piece)
-    if (call.name === null && chunk.includes(":")) {
+    if (call.name === null) {
       const head = TOOL_HEAD.exec(call.raw);
       const name = head ? jsonString(head[1]!) : null;
       if (head && name !== null) {
@@ -273,7 +271,7 @@ export class OutputParser {
     }
     if (call.name === null && close < 0 && call.raw.length > MAX_CALL_HEAD) {
       // no name after this much text (a model looping inside it until max tokens): no call, and its markup is
-      // content, as it would be at </tool_call>; kept open, the call would be searched again at each `:`
+      // content, as it would be at </tool_call>; the head is searched for in at most this much text on each piece
       this.openCall = null;
       this.mode = "content";
       this.atContentStart = false;
