@@ -230,7 +230,7 @@ export class OutputParser {
     const close = this.block.append(this.pending);
     this.pending = "";
     if (close.index < 0 && !final) {
-      if (!format.openUnit || !this.block.readDue()) return [];
+      if (!this.block.readDue()) return [];
       this.unitReader ??= format.openUnit(this.options.tools ?? []);
       // (short of what may be a client stop string: the engine ends there, and finish() leaves it out)
       const text = this.block.text();

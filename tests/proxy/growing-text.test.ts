@@ -51,7 +51,7 @@ describe("a 96 KB call streamed 4 characters at a time", () => {
     const counting: ToolFormat = {
       ...DEEPSEEK_V31,
       openUnit: (offered) => {
-        const reader = DEEPSEEK_V31.openUnit!(offered);
+        const reader = DEEPSEEK_V31.openUnit(offered);
         return { read: (unit) => ((read += unit.length), reader.read(unit)) };
       },
     };

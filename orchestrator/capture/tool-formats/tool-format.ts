@@ -25,8 +25,8 @@ export interface ToolFormat {
    * offer (SGLang drops those); null when it is no well-formed call: it then stays content.
    */
   parse(unit: string, tools: readonly Tool[]): ParsedUnit | null;
-  /** A reader of one unit while it is incomplete (one per unit: it may keep what it read); absent, calls go out whole. */
-  openUnit?(tools: readonly Tool[]): UnitReader;
+  /** A reader of one unit while it is incomplete (one per unit: it may keep what it read). */
+  openUnit(tools: readonly Tool[]): UnitReader;
 }
 
 /**
