@@ -2,15 +2,9 @@
 // the Thinking-2507 template (its generation prompt opens <think>, so the output starts inside the reasoning) and the
 // Instruct-2507 one (no reasoning), read from tests/fixtures/chat-templates; streamed reasoning and a tool call, and
 // the captured turn token-exact against Hugging Face's tokenizers.
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recipeSchema } from "../../contracts/recipe.ts";
-import { ChatTemplate } from "../../lib/model/chat-template.ts";
-import { familyOf, parserNames } from "../../lib/model/model-family.ts";
-import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
-import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import { hfTokenizer, type HfTokenizer } from "../lib/hf-tokenizer.ts";
-import { assemble, postChat, startHarness, streamChat, type Harness } from "./harness.ts";
+import { assemble, postChat, streamChat } from "./harness.ts";
+import { startTemplateCheckpoint, type TemplateCheckpoint } from "./template-checkpoint.ts";
 
 const TOOLS = [{ type: "function" as const, function: { name: "read", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } } } } }];
 const CALL = '<tool_call>\n{"name": "read", "arguments": {"path": "notes.txt"}}\n</tool_call>';
@@ -21,28 +15,14 @@ const SCRIPTS = {
   "Qwen3-Instruct-2507": (prompt: string) => (prompt.includes("<think>") ? "a <think> in the prompt" : `Let me read it.\n${CALL}`),
 };
 
-interface Checkpoint {
-  harness: Harness;
-  library: HfTokenizer;
-  eos: number;
-  parsers: { toolCallParser: string | null; reasoningParser: string | null };
-}
-
-async function startCheckpoint(name: keyof typeof SCRIPTS): Promise<Checkpoint> {
-  const qwen3 = await loadTokenizerFiles("builtin:qwen3");
-  const source = readFileSync(new URL(`../fixtures/chat-templates/${name}.jinja`, import.meta.url), "utf8");
-  const files = { ...qwen3, tokenizerConfig: { ...qwen3.tokenizerConfig, chat_template: source } };
-  const tokenizer = new ModelTokenizer(files);
-  const eos = tokenizer.tokenId("<|im_end|>")!;
-  const verdict = familyOf({ chatTemplate: source, architectures: [] });
-  expect(verdict.family?.name).toBe("qwen3");
-  const parsers = parserNames(recipeSchema.parse({}).model, verdict.sglang);
-  const harness = await startHarness({ script: SCRIPTS[name], model: { tokenizer, template: new ChatTemplate(files), eosTokenIds: [eos], parsers } });
-  return { harness, library: hfTokenizer(files.tokenizerJson), eos, parsers };
+async function startCheckpoint(name: keyof typeof SCRIPTS): Promise<TemplateCheckpoint> {
+  const checkpoint = await startTemplateCheckpoint(`${name}.jinja`, SCRIPTS[name]);
+  expect(checkpoint.family).toBe("qwen3");
+  return checkpoint;
 }
 
 describe("Qwen3-Thinking-2507 in tokens mode", () => {
-  let checkpoint: Checkpoint;
+  let checkpoint: TemplateCheckpoint;
   beforeAll(async () => {
     checkpoint = await startCheckpoint("Qwen3-Thinking-2507");
   });
@@ -72,7 +52,7 @@ describe("Qwen3-Thinking-2507 in tokens mode", () => {
 });
 
 describe("Qwen3-Instruct-2507 in tokens mode", () => {
-  let checkpoint: Checkpoint;
+  let checkpoint: TemplateCheckpoint;
   beforeAll(async () => {
     checkpoint = await startCheckpoint("Qwen3-Instruct-2507");
   });

@@ -3,15 +3,10 @@
 // templates, vLLM's copy), whose tool calls are XML: a streamed answer with a call whose values are typed by the tool's
 // schema, and a second turn whose prompt re-renders that call as XML, captured token-exactly against Hugging Face's
 // tokenizers.
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recipeSchema } from "../../contracts/recipe.ts";
-import { ChatTemplate } from "../../lib/model/chat-template.ts";
-import { familyOf, parserNames } from "../../lib/model/model-family.ts";
-import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
-import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import { hfTokenizer, type HfTokenizer } from "../lib/hf-tokenizer.ts";
-import { assemble, postChat, startHarness, streamChat, type Harness } from "./harness.ts";
+import type { HfTokenizer } from "../lib/hf-tokenizer.ts";
+import { assemble, postChat, streamChat, type Harness } from "./harness.ts";
+import { startTemplateCheckpoint } from "./template-checkpoint.ts";
 
 const TOOLS = [
   {
@@ -29,16 +24,9 @@ describe("Qwen3-Coder's template in tokens mode", () => {
   let eos: number;
   let parsers: { toolCallParser: string | null; reasoningParser: string | null };
   beforeAll(async () => {
-    const qwen3 = await loadTokenizerFiles("builtin:qwen3");
-    const source = readFileSync(new URL("../fixtures/chat-templates/Qwen3-Coder.jinja", import.meta.url), "utf8");
-    const files = { ...qwen3, tokenizerConfig: { ...qwen3.tokenizerConfig, chat_template: source } };
-    const tokenizer = new ModelTokenizer(files);
-    eos = tokenizer.tokenId("<|im_end|>")!;
-    const verdict = familyOf({ chatTemplate: source, architectures: [] });
-    expect(verdict.family?.name).toBe("qwen3-coder");
-    parsers = parserNames(recipeSchema.parse({}).model, verdict.sglang);
-    harness = await startHarness({ script, model: { tokenizer, template: new ChatTemplate(files), eosTokenIds: [eos], parsers } });
-    library = hfTokenizer(files.tokenizerJson);
+    const checkpoint = await startTemplateCheckpoint("Qwen3-Coder.jinja", script);
+    expect(checkpoint.family).toBe("qwen3-coder");
+    ({ harness, library, eos, parsers } = checkpoint);
   });
   afterAll(async () => harness?.close());
 
