@@ -25,12 +25,17 @@ async function policyState(policyUrl: string): Promise<Approaches> {
   return (await (await fetch(`${policyUrl}/standin/state`, { signal: AbortSignal.timeout(5000) })).json()) as Approaches;
 }
 
+/** An engine weight_version as a number: slime's are integer strings, "default" (before the first sync) is 0. */
+function versionNumber(version: string): number {
+  return version === "default" ? 0 : Number(version);
+}
+
 /** The share of "tool" among the approaches chosen with the weights of versions in [from, to]. */
 function toolShare(approaches: Approaches["responder"]["approaches"], from: number, to: number): { share: number; choices: number } {
   let tool = 0;
   let all = 0;
   for (const [version, counts] of Object.entries(approaches)) {
-    const number = version === "default" ? 0 : Number(version);
+    const number = versionNumber(version);
     if (number < from || number > to) continue;
     tool += counts.tool ?? 0;
     all += (counts.tool ?? 0) + (counts.memory ?? 0);
@@ -100,8 +105,9 @@ describe("rehearsal for agents (episodes in the built-in tool-call environment)"
       expect(run.status.episodes).toMatchObject({ finished: 96, failed: 0, running: 0 });
       // the outcome rate rises: the first episodes (default weights, mostly from memory) against the last versions'
       const byVersion = run.status.episodes.by_version as Record<string, { finished: number; outcome_rate: number }>;
-      const versions = Object.keys(byVersion).map(Number).sort((a, b) => a - b);
-      const late = versions.slice(-4).map((version) => byVersion[String(version)]!);
+      // keyed by the engine's weight_version strings: "default" (before the first sync) is version 0
+      const versions = Object.keys(byVersion).sort((a, b) => versionNumber(a) - versionNumber(b));
+      const late = versions.slice(-4).map((version) => byVersion[version]!);
       const lateRate = late.reduce((sum, entry) => sum + entry.outcome_rate * entry.finished, 0) / late.reduce((sum, entry) => sum + entry.finished, 0);
       const first = run.judgements.filter((record) => record.episode && record.episode.stepIndex === 0).slice(0, 12);
       const firstRate = first.filter((record) => record.episode.outcome === 1).length / first.length;
