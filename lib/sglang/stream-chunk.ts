@@ -31,9 +31,6 @@ export function parseStreamChunk(data: string, baseUrl: string, checked: StreamC
       throw new EngineStatusError(code, `engine error mid-stream: ${error.data.error.message}`, { path: baseUrl, reason: error.data.error.message });
     }
   }
-  const fail = (message: string): never => {
-    throw new OpenclawRlError("ENGINE_ERROR", `unexpected stream chunk from ${baseUrl}: ${message}`, { path: baseUrl });
-  };
   const raw = value as { output_ids?: unknown; meta_info?: { output_token_logprobs?: unknown; completion_tokens?: unknown } };
   const ids = raw?.output_ids;
   const entries = raw?.meta_info?.output_token_logprobs;
@@ -47,28 +44,33 @@ export function parseStreamChunk(data: string, baseUrl: string, checked: StreamC
       light = { ...raw, ...(Array.isArray(ids) ? { output_ids: [] } : {}), meta_info: { ...raw.meta_info, ...(Array.isArray(entries) ? { output_token_logprobs: [] } : {}) } };
     }
     const result = generateResponseSchema.safeParse(light);
-    if (!result.success) return fail(result.error.issues[0]?.message ?? "invalid");
+    if (!result.success) return fail(baseUrl, result.error.issues[0]?.message ?? "invalid");
     parsed = result;
   }
   if (Array.isArray(ids)) {
     const cumulative = ids.length === completion;
     for (let index = cumulative ? Math.min(checked.ids, ids.length) : 0; index < ids.length; index++) {
-      if (!Number.isInteger(ids[index])) fail(`output_ids.${index} is not a token id`);
+      if (!Number.isInteger(ids[index])) fail(baseUrl, `output_ids.${index} is not a token id`);
     }
     if (cumulative) checked.ids = ids.length;
     parsed.data.output_ids = ids as number[];
-  } else if (ids !== undefined) fail("output_ids is not an array");
+  } else if (ids !== undefined) fail(baseUrl, "output_ids is not an array");
   if (Array.isArray(entries)) {
     const cumulative = entries.length === completion;
     for (let index = cumulative ? Math.min(checked.logprobs, entries.length) : 0; index < entries.length; index++) {
       const entry = entries[index] as unknown[];
       const ok = Array.isArray(entry) && entry.length >= 3 && (entry[0] === null || typeof entry[0] === "number") && Number.isInteger(entry[1]) && (entry[2] === null || typeof entry[2] === "string");
-      if (!ok) fail(`meta_info.output_token_logprobs.${index} is not [logprob, token_id, text]`);
+      if (!ok) fail(baseUrl, `meta_info.output_token_logprobs.${index} is not [logprob, token_id, text]`);
     }
     if (cumulative) checked.logprobs = entries.length;
     parsed.data.meta_info.output_token_logprobs = entries as GenerateResponse["meta_info"]["output_token_logprobs"];
-  } else if (entries !== undefined) fail("meta_info.output_token_logprobs is not an array");
+  } else if (entries !== undefined) fail(baseUrl, "meta_info.output_token_logprobs is not an array");
   return parsed.data;
+}
+
+/** Module level, not a closure made per chunk: this runs once for every token the engine streams. */
+function fail(baseUrl: string, message: string): never {
+  throw new OpenclawRlError("ENGINE_ERROR", `unexpected stream chunk from ${baseUrl}: ${message}`, { path: baseUrl });
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);

@@ -168,11 +168,10 @@ export class Generation {
  */
 export function takeNewTokens(chunk: GenerateResponse, seen: number): { ids: number[]; logProbs: number[]; top: ([number, number][] | null)[]; taken: number } {
   const completion = chunk.meta_info.completion_tokens;
-  const newPart = <Item>(items: readonly Item[]): readonly Item[] => (holdsWholeAnswer(items.length, completion, seen) ? items.slice(seen) : items);
-  const idsNew = newPart(chunk.output_ids ?? []);
-  const entriesNew = newPart(chunk.meta_info.output_token_logprobs ?? []);
+  const idsNew = newPart(chunk.output_ids ?? [], completion, seen);
+  const entriesNew = newPart(chunk.meta_info.output_token_logprobs ?? [], completion, seen);
   const topsRaw = chunk.meta_info.output_top_logprobs ?? [];
-  const topsNew = newPart(topsRaw); // (the alternatives stream the way the entries do)
+  const topsNew = newPart(topsRaw, completion, seen); // (the alternatives stream the way the entries do)
   // ids fewer than entries: a lagging reader of the legacy form, whose ids are the newest chunk's only (the last ones)
   const idsOffset = idsNew.length < entriesNew.length ? entriesNew.length - idsNew.length : 0;
   const ids: number[] = [];
@@ -201,6 +200,11 @@ export function takeNewTokens(chunk: GenerateResponse, seen: number): { ids: num
     });
   }
   return { ids, logProbs, top, taken: ids.length };
+}
+
+/** What is new in a streamed array (a module-level function, not a closure per chunk: this runs for every chunk). */
+function newPart<Item>(items: readonly Item[], completion: number | undefined, seen: number): readonly Item[] {
+  return holdsWholeAnswer(items.length, completion, seen) ? items.slice(seen) : items;
 }
 
 /**
