@@ -4,7 +4,7 @@
 // continuing sessions; added latency at concurrency 1, throughput at 64, CPU per request of each process. Ratios only.
 // `--compare=<git revision>` adds the proxy at that revision (a worktree sharing node_modules) as a third column of
 // the same run: before and after a change, each against Portkey.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { createServer } from "node:net";
 import path from "node:path";
@@ -22,8 +22,25 @@ const REQUESTS_AT_64 = 640;
 const TOOLS = tools();
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 
-/** CPU time a process has used so far (user + system, ms), from /proc: the same measure for both processes. */
+/**
+ * CPU time a process has used so far (ms), the same measure for both processes: the sum over its threads of the
+ * scheduler's run time (/proc/<pid>/task/<tid>/schedstat, nanoseconds), where the kernel keeps it; else utime + stime
+ * from /proc/<pid>/stat, in 10 ms ticks, which a single request's window of about 170 ms cuts coarsely.
+ */
 function cpuMs(pid: number): number {
+  let total = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+      } catch {
+        // a thread that ended between the listing and the read
+      }
+    }
+  } catch {
+    total = 0;
+  }
+  if (total > 0) return total;
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
 }
@@ -123,13 +140,17 @@ async function main(): Promise<void> {
       // concurrency 1: both direct requests, then every target, in alternating order, for each request
       const ttft = new Map<string, number[]>([...targets.map((target) => [target.name, []] as [string, number[]]), ["direct:sglang", []], ["direct:free", []]]);
       const cpu = new Map<string, number>(targets.map((target) => [target.name, 0]));
+      /** The fake engine's CPU while each target's request ran: what the path asked of the engine (/generate or chat). */
+      const engineCpu = new Map<string, number>(targets.map((target) => [target.name, 0]));
       for (let index = 0; index < REQUESTS_AT_ONE; index++) {
         const request = requestOf(style, 0, index);
         for (const kind of index % 2 === 0 ? (["sglang", "free"] as const) : (["free", "sglang"] as const)) ttft.get(`direct:${kind}`)!.push(await firstToken(directs[kind], request, {}));
         for (const target of index % 2 === 0 ? targets : [...targets].reverse()) {
           const before = cpuMs(target.pid);
+          const engineBefore = cpuMs(engine.pid!);
           ttft.get(target.name)!.push(await firstToken(target.url, request, target.headers));
           cpu.set(target.name, cpu.get(target.name)! + cpuMs(target.pid) - before);
+          engineCpu.set(target.name, engineCpu.get(target.name)! + cpuMs(engine.pid!) - engineBefore);
         }
       }
       // concurrency 64: each target alone, 64 closed-loop clients, requests per second
@@ -146,12 +167,12 @@ async function main(): Promise<void> {
       const p50 = (name: string) => percentile(ttft.get(name)!, 0.5);
       /** Added at p50 and p90: the target's time to the first token minus the direct one of the same request. */
       const added = (name: string, direct: "sglang" | "free", at: number) => percentile(ttft.get(name)!.map((ms, index) => ms - ttft.get(`direct:${direct}`)![index]!), at);
-      rows.push(`| ${label} | direct: the engine's chat completions (SGLang's prompt work) | ${p50("direct:sglang").toFixed(2)} | – | – | – | – |`);
-      rows.push(`| ${label} | direct: a free chat endpoint | ${p50("direct:free").toFixed(2)} | – | – | – | – |`);
+      rows.push(`| ${label} | direct: the engine's chat completions (SGLang's prompt work) | ${p50("direct:sglang").toFixed(2)} | – | – | – | – | – |`);
+      rows.push(`| ${label} | direct: a free chat endpoint | ${p50("direct:free").toFixed(2)} | – | – | – | – | – |`);
       for (const target of targets) {
         const vsEngine = target.name === PORTKEY_FREE ? "–" : added(target.name, "sglang", 0.5).toFixed(2);
         const own = target.direct === "free" ? `${added(target.name, "free", 0.5).toFixed(2)} / ${added(target.name, "free", 0.9).toFixed(2)}` : "–";
-        rows.push(`| ${label} | ${target.name} | ${p50(target.name).toFixed(2)} | ${vsEngine} | ${own} | ${(cpu.get(target.name)! / REQUESTS_AT_ONE).toFixed(2)} | ${throughput.get(target.name)!.toFixed(1)} |`);
+        rows.push(`| ${label} | ${target.name} | ${p50(target.name).toFixed(2)} | ${vsEngine} | ${own} | ${(cpu.get(target.name)! / REQUESTS_AT_ONE).toFixed(2)} | ${(engineCpu.get(target.name)! / REQUESTS_AT_ONE).toFixed(2)} | ${throughput.get(target.name)!.toFixed(1)} |`);
       }
       const ratio = (a: number, b: number) => (a / b).toFixed(2);
       for (const [who, ours] of [["proxy", PROXY], ...(compareRev ? [[`proxy at ${compareRev}`, targets[3]!.name]] : [])] as [string, string][]) {
@@ -164,10 +185,10 @@ async function main(): Promise<void> {
       `Same fake engine, same OpenClaw-sized requests (48 KB system prompt, 12 tools, streamed), one run, ${REQUESTS_AT_ONE} requests at concurrency 1 per traffic style. ` +
         "Times to the first content token (ms, p50) at concurrency 1. The engine's chat completions first do what SGLang's serving_chat does with every request (jinja render, whole-prompt encode with Hugging Face's tokenizers); " +
         "the proxy sends /generate with the ids it built (cached), which skips that. Added = through the path minus direct, request by request: against the engine's chat completions (what a user of the gateway saves or pays), " +
-        "and against the free chat endpoint (the path's own cost, p50 / p90). CPU per request of the gateway's process at concurrency 1 (/proc, all threads; both Portkey rows are one process, and the ratio takes its mean over both). Throughput: 64 closed-loop clients against each alone.\n",
+        "and against the free chat endpoint (the path's own cost, p50 / p90). CPU per request of the gateway's process at concurrency 1 (/proc schedstat, all threads; both Portkey rows are one process, and the ratio takes its mean over both). The engine's CPU per request: the fake engine's process while that path's request ran (what the path asks of the engine). Throughput: 64 closed-loop clients against each alone.\n",
     );
-    console.log("| traffic | path | first token p50 (ms) | added p50 vs the engine's chat completions (ms) | added vs a free endpoint, p50 / p90 (ms) | CPU per request (ms) | requests/s at 64 |");
-    console.log("| --- | --- | --- | --- | --- | --- | --- |");
+    console.log("| traffic | path | first token p50 (ms) | added p50 vs the engine's chat completions (ms) | added vs a free endpoint, p50 / p90 (ms) | CPU per request (ms) | the engine's CPU per request (ms) | requests/s at 64 |");
+    console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for (const row of rows) console.log(row);
     console.log("\nRatios, proxy / Portkey, in this run:\n");
     console.log("| traffic | proxy | first token p50 (both to the engine's chat work: SGLang's path for Portkey, /generate for the proxy) | own added cost p50 / p90 (free endpoint) | CPU per request | requests/s at 64 (free endpoint) |");
