@@ -39,6 +39,7 @@ describe("turn records", () => {
       expect(lines.slice(1).map((line) => line.turn)).toEqual([3, 4]);
       expect(lines[1]).toMatchObject({ session_id: "s", prompt_length: 2, response_ids: [3], response_log_probs: [-0.5], weight_versions: [{ version: "7", start: 0, end: 1 }], next_state: { role: "user", text: "thanks" }, closed_by: "next-request" });
       expect((await stat(file)).mode & 0o777).toBe(0o600);
+      await records.close();
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
@@ -72,6 +73,7 @@ describe("turn records", () => {
       const lines = (await readFile(path.join(folder, "turns.jsonl"), "utf8")).split("\n");
       expect(lines.at(-1)).toBe("");
       expect(lines.slice(0, -1)).toEqual([JSON.stringify(turnRecord(long)), JSON.stringify(turnRecord({ ...long, turn: 4 })), JSON.stringify(turnRecord(turn))]);
+      await records.close();
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
