@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
+import { parseWeightVersion } from "../../orchestrator/weights/weight-version-tracker.ts";
 import { readJsonl } from "../support/jsonl.ts";
 import { freePort, until } from "../support/loopback.ts";
 
@@ -25,9 +26,9 @@ async function policyState(policyUrl: string): Promise<Approaches> {
   return (await (await fetch(`${policyUrl}/standin/state`, { signal: AbortSignal.timeout(5000) })).json()) as Approaches;
 }
 
-/** An engine weight_version as a number: slime's are integer strings, "default" (before the first sync) is 0. */
+/** An engine weight_version as a number ("default" is 0); one that is not slime's sorts before every version. */
 function versionNumber(version: string): number {
-  return version === "default" ? 0 : Number(version);
+  return parseWeightVersion(version) ?? -1;
 }
 
 /** The share of "tool" among the approaches chosen with the weights of versions in [from, to]. */
@@ -162,7 +163,7 @@ describe("rehearsal for agents (episodes in the built-in tool-call environment)"
     // 1..EARLY (printed above) says the same on average, but ~45 sampled choices a run make it too noisy to assert.
     const early = (run: typeof integrated) => [...Array(8).keys()].map((id) => run.toolByRollout.get(id));
     for (const run of [integrated, outcomeOnly]) expect(early(run).every((probability) => probability !== undefined)).toBe(true);
-    const area = (run: typeof integrated) => early(run).reduce((sum, probability) => sum! + probability!, 0)!;
+    const area = (run: typeof integrated) => early(run).reduce<number>((sum, probability) => sum + (probability ?? 0), 0);
     expect(area(integrated)).toBeGreaterThan(area(outcomeOnly));
   }, 600_000);
 });
