@@ -139,9 +139,12 @@ async function main(): Promise<void> {
       const label = style === "new" ? "new session every request" : "continuing sessions";
       // concurrency 1: both direct requests, then every target, in alternating order, for each request
       const ttft = new Map<string, number[]>([...targets.map((target) => [target.name, []] as [string, number[]]), ["direct:sglang", []], ["direct:free", []]]);
-      const cpu = new Map<string, number>(targets.map((target) => [target.name, 0]));
+      /** A sum per target, from 0. */
+      const perTarget = () => new Map<string, number>(targets.map((target) => [target.name, 0]));
+      const add = (sums: Map<string, number>, name: string, value: number) => sums.set(name, sums.get(name)! + value);
+      const cpu = perTarget();
       /** The fake engine's CPU while each target's request ran: what the path asked of the engine (/generate or chat). */
-      const engineCpu = new Map<string, number>(targets.map((target) => [target.name, 0]));
+      const engineCpu = perTarget();
       for (let index = 0; index < REQUESTS_AT_ONE; index++) {
         const request = requestOf(style, 0, index);
         for (const kind of index % 2 === 0 ? (["sglang", "free"] as const) : (["free", "sglang"] as const)) ttft.get(`direct:${kind}`)!.push(await firstToken(directs[kind], request, {}));
@@ -149,15 +152,15 @@ async function main(): Promise<void> {
           const before = cpuMs(target.pid);
           const engineBefore = cpuMs(engine.pid!);
           ttft.get(target.name)!.push(await firstToken(target.url, request, target.headers));
-          cpu.set(target.name, cpu.get(target.name)! + cpuMs(target.pid) - before);
-          engineCpu.set(target.name, engineCpu.get(target.name)! + cpuMs(engine.pid!) - engineBefore);
+          add(cpu, target.name, cpuMs(target.pid) - before);
+          add(engineCpu, target.name, cpuMs(engine.pid!) - engineBefore);
         }
       }
       // concurrency 64: each target alone, 64 closed-loop clients; two rounds of half the requests, the second in the
       // reverse order (the machine's drift over the minutes this takes then weighs on every target alike)
-      const elapsed = new Map<string, number>(targets.map((target) => [target.name, 0]));
-      const cpuAt64 = new Map<string, number>(targets.map((target) => [target.name, 0]));
-      const engineCpuAt64 = new Map<string, number>(targets.map((target) => [target.name, 0]));
+      const elapsed = perTarget();
+      const cpuAt64 = perTarget();
+      const engineCpuAt64 = perTarget();
       let failed = 0;
       for (const round of [targets, [...targets].reverse()]) {
         for (const target of round) {
@@ -173,9 +176,9 @@ async function main(): Promise<void> {
             }
           };
           await Promise.all(Array.from({ length: 64 }, (_, id) => client(id)));
-          elapsed.set(target.name, elapsed.get(target.name)! + performance.now() - started);
-          cpuAt64.set(target.name, cpuAt64.get(target.name)! + cpuMs(target.pid) - before);
-          engineCpuAt64.set(target.name, engineCpuAt64.get(target.name)! + cpuMs(engine.pid!) - engineBefore);
+          add(elapsed, target.name, performance.now() - started);
+          add(cpuAt64, target.name, cpuMs(target.pid) - before);
+          add(engineCpuAt64, target.name, cpuMs(engine.pid!) - engineBefore);
         }
       }
       if (failed > 0) throw new Error(`${failed} requests failed at concurrency 64 (${label}): the throughput would count them`);
