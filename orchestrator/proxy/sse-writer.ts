@@ -20,13 +20,20 @@ export class ChunkWriter {
   private heartbeat: NodeJS.Timeout | null = null;
   /** Log-prob entries not sent yet: they go out on the next chunk written (as SGLang does), else on the finish chunk. */
   private pendingLogprobs: OpenAiLogprob[] = [];
+  /**
+   * Every chunk's event up to its delta, made once: what JSON.stringify writes for the id, object, created and model
+   * fields, which no chunk changes (a token's event is then its delta's JSON and a fixed tail, not a whole object's).
+   */
+  private readonly chunkHead: string;
 
   constructor(
     private readonly response: ServerResponse,
     private readonly id: string,
     private readonly model: string,
     private readonly extraHeaders: Record<string, string>,
-  ) {}
+  ) {
+    this.chunkHead = `data: {"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${this.created},"model":${JSON.stringify(model)},"choices":[{"index":0,"delta":`;
+  }
 
   /** Sends the headers and the role chunk. */
   start(): void {
@@ -84,24 +91,24 @@ export class ChunkWriter {
     this.heartbeat = null;
   }
 
+  /** The event of one chunk: the same bytes as `data: ` + JSON.stringify of the whole chunk object, then a blank line. */
   private chunk(delta: Record<string, unknown>, finishReason: string | null, withLogprobs = true): void {
-    let logprobs: { content: OpenAiLogprob[] } | null = null;
+    let logprobs = "null";
     if (withLogprobs && this.pendingLogprobs.length > 0) {
-      logprobs = { content: this.pendingLogprobs };
+      logprobs = JSON.stringify({ content: this.pendingLogprobs });
       this.pendingLogprobs = [];
     }
-    this.write({
-      id: this.id,
-      object: "chat.completion.chunk",
-      created: this.created,
-      model: this.model,
-      choices: [{ index: 0, delta, logprobs, finish_reason: finishReason }],
-    });
+    const finish = finishReason === null ? "null" : JSON.stringify(finishReason);
+    this.send(`${this.chunkHead}${JSON.stringify(delta)},"logprobs":${logprobs},"finish_reason":${finish}}]}\n\n`);
   }
 
   private write(body: unknown): void {
+    this.send(`data: ${JSON.stringify(body)}\n\n`);
+  }
+
+  private send(event: string): void {
     if (this.response.writableEnded || this.response.destroyed) return;
-    this.response.write(`data: ${JSON.stringify(body)}\n\n`);
+    this.response.write(event);
     this.heartbeat?.refresh();
   }
 }
