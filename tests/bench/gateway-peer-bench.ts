@@ -4,7 +4,6 @@
 // continuing sessions; added latency at concurrency 1, throughput at 64, CPU per request of each process. Ratios only.
 // `--compare=<git revision>` adds the proxy at that revision (a worktree sharing node_modules) as a third column of
 // the same run: before and after a change, each against Portkey.
-import { readdirSync, readFileSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { createServer } from "node:net";
 import path from "node:path";
@@ -12,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { execa, type ResultPromise } from "execa";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import { firstLine, messagesFor, percentile, startRevisionProxy, tools } from "./proxy-bench.ts";
+import { cpuMs, firstLine, messagesFor, percentile, startRevisionProxy, tools } from "./proxy-bench.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, "../..");
@@ -24,29 +23,6 @@ const REQUESTS_AT_64 = 1280;
 const WARM_UP_AT_64 = 256;
 const TOOLS = tools();
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
-
-/**
- * CPU time a process has used so far (ms), the same measure for both processes: the sum over its threads of the
- * scheduler's run time (/proc/<pid>/task/<tid>/schedstat, nanoseconds), where the kernel keeps it; else utime + stime
- * from /proc/<pid>/stat, in 10 ms ticks, which a single request's window of about 170 ms cuts coarsely.
- */
-function cpuMs(pid: number): number {
-  let total = 0;
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
-      } catch {
-        // a thread that ended between the listing and the read
-      }
-    }
-  } catch {
-    total = 0;
-  }
-  if (total > 0) return total;
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
-}
 
 async function freePort(): Promise<number> {
   const server = createServer();
