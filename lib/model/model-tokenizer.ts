@@ -1,15 +1,12 @@
 // A model's tokenizer: Hugging Face's own (the Rust `tokenizers` library, loaded from tokenizer.json; it encodes
 // off the event loop) with a segment cache on top: text is split at added tokens, which the library splits at before
-// anything else, and each plain segment is encoded once, so a turn costs what its new messages cost. A short new
-// segment whose words the library encoded before is made here from their ids (word-cache.ts), without the round
-// trip to the library's thread. Decoding is synchronous (token-decoder.ts). Owns encode/decode; knows nothing of
-// chat templates.
+// anything else, and each plain segment is encoded once, so a turn costs what its new messages cost. Decoding is
+// synchronous (token-decoder.ts). Owns encode/decode; knows nothing of chat templates.
 import { Tokenizer } from "tokenizers";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { LruCache } from "../lru-cache.ts";
 import type { TokenizerFiles } from "./model-files.ts";
 import { TokenDecoder } from "./token-decoder.ts";
-import { WordCache } from "./word-cache.ts";
 
 interface AddedToken {
   id: number;
@@ -25,13 +22,6 @@ const MAX_TOKEN_TEXTS = 300_000;
 /** Segments longer than this are cached apart, at most LONG_SEGMENTS_KEPT of them (a 48 KB system prompt, tool results). */
 const LONG_SEGMENT_CHARS = 4096;
 const LONG_SEGMENTS_KEPT = 256;
-/**
- * Segments up to this long are encoded on the event loop from cached words when every word of theirs is known (a new
- * user message, mostly), which spares the round trip to the library's thread; longer ones always go to the library.
- */
-const WORD_SEGMENT_CHARS = 2048;
-/** Words whose ids are kept (a word's ids are the same wherever it stands). */
-const WORDS_KEPT = 32_768;
 
 /** A prompt's ids, and their JSON as cached parts (joined by commas: the ids joined by commas). Shared: read only. */
 export interface EncodedPrompt {
@@ -70,10 +60,6 @@ export class ModelTokenizer {
   private readonly segmentJson = new WeakMap<readonly number[], string>();
   /** A text's split at added tokens up to the end of one is the same whatever follows (no added token contains another). */
   private readonly prefixReusable: boolean;
-  /** Words the library encoded, for short segments whose words are all known; null where ids are not words' ids. */
-  private readonly words: WordCache | null;
-  /** Segments encoded here from their words' ids so far (the others went to the library). */
-  segmentsFromWords = 0;
 
   constructor(files: TokenizerFiles, cacheSegments = 4096) {
     try {
@@ -95,7 +81,6 @@ export class ModelTokenizer {
     this.segments = new LruCache(cacheSegments);
     this.longSegments = new LruCache(Math.min(cacheSegments, LONG_SEGMENTS_KEPT));
     this.prefixReusable = this.splitter !== null && sorted.every((token) => sorted.every((other) => other === token || !token.includes(other)));
-    this.words = this.splitter ? WordCache.of(this.rust, files.tokenizerJson, WORDS_KEPT) : null;
   }
 
   /** Same ids as tokenizer(text, add_special_tokens=False).input_ids in transformers. */
@@ -212,42 +197,19 @@ export class ModelTokenizer {
     return [...missing];
   }
 
-  /**
-   * Encodes the missing segments among `pieces`, caches them and returns them: a short one whose words are all known
-   * from its words' ids, here; the others in one call to the library, whose encodings then teach the words of the
-   * short ones among them.
-   */
+  /** Encodes the missing segments among `pieces` in one call to the library, caches them and returns them. */
   private async encodeMissing(pieces: readonly string[]): Promise<Map<string, readonly number[]>> {
     const fresh = new Map<string, readonly number[]>();
-    const missing: string[] = [];
-    /** The words of each short segment left to the library (learned from its encoding), by its index in `missing`. */
-    const wordsOf = new Map<number, string[]>();
-    for (const segment of this.missingSegments(pieces)) {
-      if (this.words && segment.length <= WORD_SEGMENT_CHARS) {
-        const words = this.words.wordsOf(segment);
-        const ids = this.words.idsOf(words);
-        if (ids) {
-          this.segmentsFromWords++;
-          this.cacheOf(segment).set(ownCopy(segment), ids);
-          fresh.set(segment, ids);
-          continue;
-        }
-        wordsOf.set(missing.length, words);
-      }
-      missing.push(segment);
-    }
+    const missing = this.missingSegments(pieces);
     if (missing.length === 0) return fresh;
-    const encodings = this.rust.encodeBatch(missing, { addSpecialTokens: false });
-    const batch = encodings.then((all) => all.map((encoding) => encoding.getIds()));
+    const batch = this.encodeBatch(missing);
     // (a failed batch fails this call; a request waiting on one of its segments encodes it again: no rejection unheard)
     missing.forEach((segment, index) => this.encoding.set(segment, batch.then((all) => all[index]!, () => undefined)));
     try {
-      const [all, ids] = await Promise.all([encodings, batch]);
+      const all = await batch;
       missing.forEach((segment, index) => {
-        const words = wordsOf.get(index);
-        if (words) this.words!.learn(words, all[index]!, ids[index]!);
-        this.cacheOf(segment).set(ownCopy(segment), ids[index]!);
-        fresh.set(segment, ids[index]!);
+        this.cacheOf(segment).set(ownCopy(segment), all[index]!);
+        fresh.set(segment, all[index]!);
       });
     } finally {
       for (const segment of missing) this.encoding.delete(segment);
