@@ -532,7 +532,7 @@ async function main(): Promise<void> {
   await fetch(`${engineUrl}/bench/delays`, { method: "POST", body: JSON.stringify({ prefillMs: 0, tokenMs: 0 }) });
   const cpuByTurn = new Map<number, number[]>();
   const mainByTurn = new Map<number, number[]>();
-  const cpuSessions = 24;
+  const cpuSessions = 48;
   for (let index = 0; index < cpuSessions; index++) {
     for (let turn = 1; turn <= TURNS; turn++) {
       const body = proxyBody(`cpu-${index}`, turn, true);
