@@ -151,8 +151,8 @@ async function main(): Promise<void> {
       // concurrency 1 again, each gateway alone (as it is deployed: no other gateway's requests between its own), in
       // two blocks, the second in reverse order; each request follows the same request straight to the free endpoint
       // (its own added cost); CPU per request over each block
-      const alone = new Map(targets.filter((target) => target.direct === "free").map((target) => [target.name, { added: [] as number[], cpu: 0 }]));
-      const aloneTargets = targets.filter((target) => alone.has(target.name));
+      const aloneTargets = targets.filter((target) => target.direct === "free");
+      const alone = new Map(aloneTargets.map((target) => [target.name, { added: [] as number[], cpu: 0 }]));
       for (const [round, block] of [aloneTargets, [...aloneTargets].reverse()].entries()) {
         for (const target of block) {
           const entry = alone.get(target.name)!;

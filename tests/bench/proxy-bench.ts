@@ -30,9 +30,9 @@ const SELF = fileURLToPath(import.meta.url);
 
 // ---------- shared request material ----------
 /**
- * CPU time a process has used so far (ms), the same measure for every process a bench compares: the sum over its
- * threads of the scheduler's run time (/proc/<pid>/task/<tid>/schedstat, nanoseconds), where the kernel keeps it; else utime + stime
- * from /proc/<pid>/stat, in 10 ms ticks, which a single request's window of about 170 ms cuts coarsely.
+ * CPU time a process has used so far (ms), read from outside it, the same measure for every process a bench compares:
+ * the sum over its threads of the scheduler's run time (/proc/<pid>/task/<tid>/schedstat, nanoseconds), where the
+ * kernel keeps it; else utime + stime from /proc/<pid>/stat, in 10 ms ticks, which a short window cuts coarsely.
  */
 export function cpuMs(pid: number): number {
   let total = 0;
@@ -242,8 +242,9 @@ async function runProxy(engineUrl: string, judging?: { method: string; judgeUrl:
         .then(() => process.exit(0));
       return;
     }
+    const cpu = process.cpuUsage();
     const loop = eventLoop.eventLoopUtilization();
-    response.end(JSON.stringify({ cpuMs: cpuMs(process.pid), mainMs: loop.active, closed, samples, judged: judge ? judged : null, stats: proxy.stats() }));
+    response.end(JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, mainMs: loop.active, closed, samples, judged: judge ? judged : null, stats: proxy.stats() }));
   });
   probe.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ port, probePort: (probe.address() as { port: number }).port })));
 }
@@ -536,10 +537,13 @@ async function main(): Promise<void> {
   for (let index = 0; index < cpuSessions; index++) {
     for (let turn = 1; turn <= TURNS; turn++) {
       const body = proxyBody(`cpu-${index}`, turn, true);
+      // (the CPU read from here, between the probes: the probes' own work in the proxy is not in the turn's window)
       const before = await probe();
+      const cpuBefore = cpuMs(proxyChild.pid!);
       await timed(proxyUrl, body, true);
+      const cpuAfter = cpuMs(proxyChild.pid!);
       const after = await probe();
-      cpuByTurn.set(turn, [...(cpuByTurn.get(turn) ?? []), after.cpuMs - before.cpuMs]);
+      cpuByTurn.set(turn, [...(cpuByTurn.get(turn) ?? []), cpuAfter - cpuBefore]);
       mainByTurn.set(turn, [...(mainByTurn.get(turn) ?? []), after.mainMs - before.mainMs]);
     }
   }
