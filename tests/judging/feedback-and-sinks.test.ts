@@ -140,7 +140,7 @@ describe("sinks, records and drain", () => {
     expect((await harness.stats()).pending).toBe(1);
     const started = Date.now();
     await harness.pipeline.drain(200);
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(15_000); // the hung judgement's own timeout is 30 s
     expect((await harness.stats()).pending).toBe(0);
     expect(harness.sink.samples).toHaveLength(0);
     expect(await harness.records()).toEqual([expect.objectContaining({ sample: null, skipped: expect.stringContaining("shutdown before the judge answered") })]);

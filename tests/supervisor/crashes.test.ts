@@ -18,7 +18,7 @@ afterEach(async () => {
 async function startStack(options: { restartOnCrash?: boolean; only?: string[]; hungAfterMs?: { judge?: number; slimeJob?: number } } = {}) {
   const harness = new Harness();
   mkdirSync(harness.runDir, { recursive: true });
-  const recipe = slimeRecipe({ rayPort: await freePort(), dashboardPort: await freePort(), judgePort: await freePort(), runDir: harness.runDir, restartOnCrash: options.restartOnCrash });
+  const recipe = slimeRecipe({ rayPort: await freePort(), dashboardPort: await freePort(), judgePort: await freePort(), proxyPort: await freePort(), adminPort: await freePort(), runDir: harness.runDir, restartOnCrash: options.restartOnCrash });
   const processes = slimeProcesses(recipe, harness.root).filter((spec) => !options.only || options.only.includes(spec.name));
   const plan: LaunchPlan = { method: "binary", engine: "slime", placement: null, processes, notes: [] };
   const terminal: string[] = [];

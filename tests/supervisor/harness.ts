@@ -62,9 +62,12 @@ export class Harness {
 
 export { freePort } from "../support/loopback.ts";
 
-export function slimeRecipe(overrides: { rayPort: number; dashboardPort: number; judgePort: number; restartOnCrash?: boolean; nodes?: number; runDir: string }): Recipe {
+/** A slime recipe whose every listening port is one the caller chose free: no test may depend on the defaults (a `start`
+ * on this machine holds 30000/30001). */
+export function slimeRecipe(overrides: { rayPort: number; dashboardPort: number; judgePort: number; proxyPort: number; adminPort: number; restartOnCrash?: boolean; nodes?: number; runDir: string }): Recipe {
   const input: RecipeInput = {
     method: "binary",
+    proxy: { port: overrides.proxyPort, admin_port: overrides.adminPort },
     cluster: { ray_port: overrides.rayPort, dashboard_port: overrides.dashboardPort, nodes: overrides.nodes ?? 1, gpus_per_node: 8 },
     judge: { launch: "standalone", port: overrides.judgePort },
     training: { restart_on_crash: overrides.restartOnCrash ?? false },

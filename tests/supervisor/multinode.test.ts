@@ -24,7 +24,7 @@ describe("multi-node", () => {
   it("the Ray head is ready only once every planned node has joined", async () => {
     const harness = new Harness();
     mkdirSync(harness.runDir, { recursive: true });
-    const recipe = slimeRecipe({ rayPort: await freePort(), dashboardPort: await freePort(), judgePort: await freePort(), runDir: harness.runDir, nodes: 2 });
+    const recipe = slimeRecipe({ rayPort: await freePort(), dashboardPort: await freePort(), judgePort: await freePort(), proxyPort: await freePort(), adminPort: await freePort(), runDir: harness.runDir, nodes: 2 });
     const plan: LaunchPlan = { method: "binary", engine: "slime", placement: null, processes: slimeProcesses(recipe, harness.root).filter((spec) => spec.name === "ray-head"), notes: [] };
     const supervisor = new Supervisor({ runDir: harness.runDir, baseEnvironment: harness.environment, stopGraceMs: 1000 });
     supervisors.push(supervisor);

@@ -18,7 +18,7 @@ describe("supervising a slime stack", () => {
   let judgePid: number;
 
   beforeAll(async () => {
-    const recipe = slimeRecipe({ rayPort: await freePort(), dashboardPort: await freePort(), judgePort: await freePort(), runDir: harness.runDir });
+    const recipe = slimeRecipe({ rayPort: await freePort(), dashboardPort: await freePort(), judgePort: await freePort(), proxyPort: await freePort(), adminPort: await freePort(), runDir: harness.runDir });
     mkdirSync(harness.runDir, { recursive: true });
     const plan: LaunchPlan = { method: "binary", engine: "slime", placement: null, processes: slimeProcesses(recipe, harness.root), notes: [] };
     supervisor = new Supervisor({

@@ -12,7 +12,7 @@ import { eventually, freePort, Harness, slimeProcesses, slimeRecipe } from "./ha
 
 async function stack(harness: Harness, judgeIgnoresSigterm: boolean) {
   mkdirSync(harness.runDir, { recursive: true });
-  const recipe = slimeRecipe({ rayPort: await freePort(), dashboardPort: await freePort(), judgePort: await freePort(), runDir: harness.runDir });
+  const recipe = slimeRecipe({ rayPort: await freePort(), dashboardPort: await freePort(), judgePort: await freePort(), proxyPort: await freePort(), adminPort: await freePort(), runDir: harness.runDir });
   const processes = slimeProcesses(recipe, harness.root).map((spec) => (spec.name === "judge" && judgeIgnoresSigterm ? { ...spec, env: { ...spec.env, FAKE_IGNORE_SIGTERM: "1" } } : spec));
   const plan: LaunchPlan = { method: "binary", engine: "slime", placement: null, processes, notes: [] };
   return { recipe, plan };
@@ -36,14 +36,15 @@ describe("stopping", () => {
   it("a forced stop skips ray job stop, runs ray stop --force and SIGKILLs at once", async () => {
     const harness = new Harness();
     const { recipe, plan } = await stack(harness, true);
-    const supervisor = new Supervisor({ runDir: harness.runDir, baseEnvironment: harness.environment, stopGraceMs: 5000 });
+    // a grace far longer than the bound: the forced stop is told from a graceful one by an order of magnitude, not by speed
+    const supervisor = new Supervisor({ runDir: harness.runDir, baseEnvironment: harness.environment, stopGraceMs: 120_000 });
     await supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => harness.hello(), baseEnvironment: harness.environment, recheckMs: 200 }));
     expect(await supervisor.waitAllReady(20_000)).toBe(true);
     const graceful = supervisor.stop();
     const started = Date.now();
     const report = await supervisor.stop({ force: true });
     await graceful;
-    expect(Date.now() - started).toBeLessThan(4000);
+    expect(Date.now() - started).toBeLessThan(30_000);
     expect(report.forced).toBe(true);
     const rayCalls = harness.events().filter((event) => event.who === "ray").map((event) => event.argv!.slice(0, 2).join(" "));
     expect(rayCalls).toContain("stop --force");
