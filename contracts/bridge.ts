@@ -1,7 +1,7 @@
 // The bridge between the orchestrator and slime's rollout function: versioned JSON messages over loopback HTTP
 // and the binary frame that carries token / log-prob arrays. Transport and storage live elsewhere.
 import { z } from "zod";
-import type { SampleEpisodeStep } from "./sample.ts";
+import type { Sample, SampleEpisodeStep } from "./sample.ts";
 
 export const BRIDGE_VERSION = 1 as const;
 
@@ -170,6 +170,8 @@ export interface SampleFrameHeader {
   advantage?: number;
   /** An episode step: which one, and its reward's parts. */
   episode?: SampleEpisodeStep;
+  /** The sampling the response was drawn with (the trainer's metadata["sampling"]). */
+  sampling?: Sample["sampling"];
   topk: number; // K of the top-K blocks, 0 when absent
   prompt?: string;
   response?: string;

@@ -26,6 +26,7 @@ export const SKIP_CATEGORIES = [
   "stale",
   "backlog-full",
   // the sample gate (orchestrator/samples/sample-gate.ts)
+  "off-policy",
   "truncated",
   "near-empty",
   "repetition",
@@ -47,6 +48,12 @@ export type RunEvent = EventBase &
         totalMs: number;
         weightVersions: string[];
         continuedAfterAbort: number;
+        /** The client, by its User-Agent's product name (orchestrator/proxy/client-label.ts). */
+        client?: string;
+        /** A main turn's sampling settings its client asked for and did not get (sampling.client_settings: trainer). */
+        samplingAsked?: Record<string, number>;
+        /** Drawn with the client's settings, off the trainer's distribution (sampling.client_settings: honor): not trained. */
+        offPolicy?: boolean;
       }
     | { type: "turn-closed"; sessionId: string; turn: number; closedBy: string; nextStateRole: "user" | "tool" | null }
     | { type: "judge-vote"; sessionId: string; turn: number; purpose: "eval" | "hint"; vote: number | null; ok: boolean; error?: string }

@@ -48,9 +48,27 @@ export const modelSchema = z
 
 export const samplingSchema = z
   .object({
-    temperature: z.number().min(0).max(2).default(0.6).describe("Sampling temperature when the client sends none (the reference serves at 0.6)."),
-    top_p: z.number().gt(0).max(1).default(1.0).describe("Nucleus sampling when the client sends none."),
-    top_k: z.number().int().default(-1).describe("Top-k sampling (-1 = off)."),
+    temperature: z
+      .number()
+      .min(0)
+      .max(2)
+      .default(0.6)
+      .describe(
+        "The rollout temperature (slime's --rollout-temperature, the reference serves at 0.6): every main turn is sampled at it whatever the client sends, since slime recomputes the trained log-probs at it; side turns use the client's temperature, this one when it sends none.",
+      ),
+    top_p: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(1.0)
+      .describe("Nucleus sampling of main turns. 1 only: neither slime flavour's trainer applies a top-p filter to the log-probs it recomputes (upstream replays one only with its patched SGLang's kept-token sets), so a filtered main turn would be trained off-policy. Side turns use the client's top_p."),
+    top_k: z.number().int().default(-1).describe("Top-k sampling of main turns. -1 (off) only, for the reason top_p gives. Side turns use the client's top_k."),
+    client_settings: z
+      .enum(["trainer", "honor"])
+      .default("trainer")
+      .describe(
+        "What a client's own sampling settings (temperature, top_p, top_k, min_p, penalties) do on main turns. trainer: main turns are drawn from the distribution slime trains (sampling.temperature, no filter, no penalty) and the client's values are counted in status, per client; honor: main turns use the client's values, and a turn drawn with anything else than the trainer's distribution is recorded as off-policy and not trained (an importance ratio against a penalised or filtered distribution is not one slime computes). Side turns always use the client's values.",
+      ),
   })
   .strict()
   .prefault({});
@@ -452,6 +470,12 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
       ["opd", "teacher_temperature"],
       `sampling.temperature is ${recipe.sampling.temperature} (greedy or nearly), which gives the teacher no temperature to score at; set opd.teacher_temperature (at least 0.01)`,
     );
+  }
+  if (recipe.sampling.top_p !== 1) {
+    issue(["sampling", "top_p"], `is ${recipe.sampling.top_p}: main turns are trained on log-probs slime recomputes with no top-p filter (the fork's and upstream's get_responses apply only --rollout-temperature; upstream's top-p replay needs its patched SGLang), so they must be sampled with none; set sampling.top_p: 1`);
+  }
+  if (recipe.sampling.top_k !== -1) {
+    issue(["sampling", "top_k"], `is ${recipe.sampling.top_k}: main turns are trained on log-probs slime recomputes with no top-k filter, so they must be sampled with none; set sampling.top_k: -1`);
   }
   if (recipe.method === "combine" && recipe.combine.w_rl === 0 && recipe.combine.w_opd === 0) {
     issue(["combine"], "combine.w_rl and combine.w_opd are both 0: nothing would be learned");

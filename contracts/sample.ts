@@ -24,6 +24,8 @@ export interface Sample {
   status: SampleStatus;
   why: string; // which rule kept it, e.g. "binary: majority +1 of 3 votes"
   approximate: boolean;
+  /** The sampling the response was drawn with (the rollout temperature, no filter, no penalty for a trained turn). */
+  sampling?: { temperature: number; top_p: number; top_k: number };
   createdAt: number; // ms epoch
   /** For metrics (rollout/prm_eval_score): the turn's evaluation score, when one was computed. */
   evalScore?: number | null;

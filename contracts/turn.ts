@@ -28,6 +28,28 @@ export interface EpisodeRef {
   groupId: string;
 }
 
+/**
+ * The sampling a turn was drawn with, and whether that is the trainer's distribution. Main turns are drawn at the
+ * rollout temperature with no filter and no penalty (what slime recomputes log-probs with), whatever the client sends,
+ * unless the recipe honours the client's settings (sampling.client_settings: honor); side turns use the client's own.
+ */
+export interface TurnSampling {
+  temperature: number;
+  top_p: number;
+  top_k: number;
+  /** Set only where a client's value was used (side turns, or honour): min_p and the penalties. */
+  min_p?: number;
+  presence_penalty?: number;
+  frequency_penalty?: number;
+  repetition_penalty?: number;
+  /** The client's min_tokens (vLLM's name; SGLang's min_new_tokens masks the end of text until then). */
+  min_tokens?: number;
+  /** The distribution slime trains with: rollout temperature, no filter, no penalty. */
+  onPolicy: boolean;
+  /** What the client asked for that this turn was not drawn with (main turns), e.g. { temperature: 1 }. */
+  clientAsked: Record<string, number>;
+}
+
 export interface CapturedTurn {
   version: typeof TURN_RECORD_VERSION;
   sessionId: string;
@@ -57,6 +79,8 @@ export interface CapturedTurn {
    * 0 placeholder and samples leave them out of the loss.
    */
   missingLogProbs?: number[];
+  /** The sampling it was drawn with (absent in records written before it was recorded). */
+  sampling?: TurnSampling;
   startedAt: number; // ms epoch
   firstTokenAt: number | null;
   endedAt: number;

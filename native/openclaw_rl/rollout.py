@@ -178,6 +178,9 @@ def build_samples(batch: DecodedBatch, step_wise: bool = False) -> list:
         episode = header.get("episode")
         if episode is not None:
             sample.metadata["episode"] = episode
+        sampling = header.get("sampling")
+        if sampling is not None:
+            sample.metadata["sampling"] = sampling
         if step_wise:
             step_score = episode.get("stepScore") if episode is not None else None
             sample.metadata["step_wise"] = {

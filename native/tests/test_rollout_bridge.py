@@ -177,6 +177,8 @@ class RolloutBridgeTest(unittest.TestCase):
             self.assertNotIn("step_wise", sample.metadata)
             self.assertNotIn("episode", sample.metadata)
             self.assertEqual(sample.reward["score"], sample.metadata["raw_reward"])
+            # the sampling the response was drawn with travels with it
+            self.assertEqual(sample.metadata["sampling"], {"temperature": 0.6, "top_p": 1, "top_k": -1})
 
     def test_topk_fields(self):
         self.start("--samples", "2", "--teacher", "topk", "--topk", "5", "--response-length", "7")

@@ -7,6 +7,7 @@ import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { CapturedTurn } from "../../contracts/turn.ts";
 import { sseEvents } from "../../lib/http/sse-events.ts";
 import { assistantText } from "../capture/assistant-text.ts";
+import { turnSampling } from "../capture/sampling-params.ts";
 import { enginesNotReady, openAiError, sendError, toOpenAiError } from "./openai-errors.ts";
 import type { ClientSignals } from "../sessions/turn-decision.ts";
 import { beginTurn, emitTurnEnd, finishTurn, prepareTurn, requestSignal, turnFinishReason, turnOrigin } from "./turn-lifecycle.ts";
@@ -31,7 +32,11 @@ export async function servePassthroughTurn(context: ProxyContext, request: Incom
     return sendError(response, enginesNotReady(readiness));
   }
   const { session_id: _session, turn_type: _type, session_done: _done, ...forwarded } = body;
-  const upstreamBody = { ...forwarded, model: body.model ?? deps.recipe.model.served_name, logprobs: true };
+  // the engine's chat endpoint is handed the sampling the turn is drawn with (main turns: the trainer's), nothing else
+  const sampling = turnSampling(body, deps.recipe, decision.turnType);
+  const { temperature: _t, top_p: _p, top_k: _k, min_p: _m, presence_penalty: _pp, frequency_penalty: _fp, repetition_penalty: _rp, min_tokens: _mt, ...unsampled } = forwarded;
+  const { onPolicy: _onPolicy, clientAsked: _clientAsked, ...drawn } = sampling;
+  const upstreamBody = { ...unsampled, ...drawn, model: body.model ?? deps.recipe.model.served_name, logprobs: true };
   const startedAt = Date.now();
   let upstream: AsyncIterable<string>;
   try {
@@ -71,8 +76,8 @@ export async function servePassthroughTurn(context: ProxyContext, request: Incom
     else response.end();
   }
   if (collected.weightVersion) context.deps.versions?.observe(collected.weightVersion);
-  const captured = await approximateTurn(context, body, decision, turn, collected, failed, startedAt, firstTokenAt);
-  emitTurnEnd(context, decision, captured, { weightVersions: collected.weightVersion ? [collected.weightVersion] : [], continuedAfterAbort: 0 });
+  const captured = { ...(await approximateTurn(context, body, decision, turn, collected, failed, startedAt, firstTokenAt)), sampling };
+  emitTurnEnd(context, decision, captured, { weightVersions: collected.weightVersion ? [collected.weightVersion] : [], continuedAfterAbort: 0 }, request.headers["user-agent"]);
   finishTurn(context, prepared, captured);
 }
 

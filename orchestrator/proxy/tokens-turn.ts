@@ -67,7 +67,7 @@ export async function serveTokensTurn(
   const reasoning = parsers.reasoningParser === null ? null : reasoningFor(parsers.reasoningParser);
   const parseTools = toolFormat !== null && (body.tools?.length ?? 0) > 0 && body.tool_choice !== "none";
   const prompt = await context.prompts.buildRequest(body, raw, decision.sessionId);
-  const sampling = mapSampling(body, recipe, prompt.ids.length);
+  const sampling = mapSampling(body, recipe, prompt.ids.length, decision.turnType);
   const readiness = deps.readiness();
   if (!readiness.ready) {
     api.sendError(response, enginesNotReady(readiness));
@@ -137,6 +137,7 @@ export async function serveTokensTurn(
     finishReason: failure ? "abort" : finishReason,
     weightVersions: generation.weightVersions,
     approximate: false,
+    sampling: sampling.sampling,
     startedAt,
     firstTokenAt,
     endedAt,
@@ -145,7 +146,7 @@ export async function serveTokensTurn(
     emitTurnEnd(context, decision, captured, {
       weightVersions: [...new Set(generation.weightVersions.map((span) => span.version))],
       continuedAfterAbort: generation.continuedAfterAbort,
-    });
+    }, request.headers["user-agent"]);
     finishTurn(context, prepared, captured);
   };
 

@@ -1,6 +1,7 @@
 // The life of one proxied turn, whatever generates it: session and turn decision, the request signal that ends with the
 // client, the turn number, the captured turn's origin, the turn-end event and handing the turn to its session.
 // Ignores how the answer is generated (tokens-turn.ts, passthrough-turn.ts).
+import { clientLabel } from "./client-label.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ChatRequest } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
@@ -100,7 +101,8 @@ export function turnOrigin(decision: Decision, turn: number, body: ChatRequest):
 }
 
 /** Announces the end of a turn from what it captured, with what only the engine side knows. */
-export function emitTurnEnd(context: ProxyContext, decision: Decision, captured: CapturedTurn, engine: { weightVersions: string[]; continuedAfterAbort: number }): void {
+export function emitTurnEnd(context: ProxyContext, decision: Decision, captured: CapturedTurn, engine: { weightVersions: string[]; continuedAfterAbort: number }, userAgent: string | undefined): void {
+  const asked = captured.sampling?.clientAsked ?? {};
   context.deps.bus.emit({
     type: "turn-end",
     sessionId: decision.sessionId,
@@ -112,6 +114,9 @@ export function emitTurnEnd(context: ProxyContext, decision: Decision, captured:
     ttftMs: captured.firstTokenAt === null ? null : captured.firstTokenAt - captured.startedAt,
     totalMs: captured.endedAt - captured.startedAt,
     ...engine,
+    client: clientLabel(userAgent),
+    ...(Object.keys(asked).length > 0 ? { samplingAsked: asked } : {}),
+    ...(captured.sampling && !captured.sampling.onPolicy ? { offPolicy: true } : {}),
   });
 }
 

@@ -38,6 +38,8 @@ export interface TurnRecord {
   weight_versions: CapturedTurn["weightVersions"];
   decided_by: CapturedTurn["decidedBy"];
   approximate: boolean;
+  /** The sampling the response was drawn with, and what the client asked for otherwise (main turns). */
+  sampling?: CapturedTurn["sampling"];
   started_at: number;
   first_token_at: number | null;
   ended_at: number;
@@ -63,6 +65,7 @@ export function turnRecord(turn: CapturedTurn & { nextState?: ClosedTurn["nextSt
     weight_versions: turn.weightVersions,
     decided_by: turn.decidedBy,
     approximate: turn.approximate,
+    ...(turn.sampling ? { sampling: turn.sampling } : {}),
     started_at: turn.startedAt,
     first_token_at: turn.firstTokenAt,
     ended_at: turn.endedAt,

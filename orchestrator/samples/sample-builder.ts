@@ -79,6 +79,7 @@ export function buildSample({ turn, decision, teacher, evalScore, now }: BuildIn
     status: turn.finishReason === "length" ? "truncated" : "completed",
     why: decision.why,
     approximate: turn.approximate,
+    ...(turn.sampling ? { sampling: { temperature: turn.sampling.temperature, top_p: turn.sampling.top_p, top_k: turn.sampling.top_k } } : {}),
     createdAt: now,
     evalScore,
   };

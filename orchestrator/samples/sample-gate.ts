@@ -1,16 +1,26 @@
-// The sample gate: whether a closed turn's response is fit to train on at all, before anyone judges it. Cut at the
-// token limit, empty or near-empty, stuck in a repetition loop: no sample, with a reason. Pure; aborted turns that
-// were never continued are refused by sample-builder's unusableTurnReason whatever the gate says.
+// The sample gate: whether a closed turn's response is fit to train on at all, before anyone judges it. Drawn
+// off-policy, cut at the token limit, empty or near-empty, stuck in a repetition loop: no sample, with a reason. Pure;
+// aborted turns that were never continued are refused by sample-builder's unusableTurnReason whatever the gate says.
 import type { SampleGateSettings } from "../../contracts/recipe.ts";
 import type { AssistantMessage } from "../../contracts/chat.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 
-export type GateCategory = "truncated" | "near-empty" | "repetition";
+export type GateCategory = "off-policy" | "truncated" | "near-empty" | "repetition";
 
 export type GateVerdict = { pass: true } | { pass: false; category: GateCategory; reason: string };
 
-/** The gate's decision on one turn; `settings.enabled: false` passes everything. */
-export function gateTurn(turn: Pick<ClosedTurn, "finishReason" | "responseIds" | "response">, settings: SampleGateSettings): GateVerdict {
+/**
+ * The gate's decision on one turn. A turn drawn with another distribution than the trainer's (the client's settings,
+ * honoured) is never trained; `settings.enabled: false` passes everything else.
+ */
+export function gateTurn(turn: Pick<ClosedTurn, "finishReason" | "responseIds" | "response" | "sampling">, settings: SampleGateSettings): GateVerdict {
+  if (turn.sampling && !turn.sampling.onPolicy) {
+    const drawn = Object.entries(turn.sampling)
+      .filter(([key]) => key !== "onPolicy" && key !== "clientAsked")
+      .map(([key, value]) => `${key} ${String(value)}`)
+      .join(", ");
+    return { pass: false, category: "off-policy", reason: `drawn off-policy with the client's sampling (${drawn}; sampling.client_settings: honor): slime trains the rollout temperature with no filter or penalty` };
+  }
   if (!settings.enabled) return { pass: true };
   if (settings.drop_truncated && turn.finishReason === "length") {
     return { pass: false, category: "truncated", reason: `cut at the token limit (finish reason length, ${turn.responseIds.length} tokens; training.sample_gate.drop_truncated)` };

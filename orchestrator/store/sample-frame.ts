@@ -132,6 +132,7 @@ export function encodeSample(sample: StorableSample, seq: number): Buffer {
     weightVersions: runLengths(sample.weightVersions),
     ...(sample.advantage === undefined ? {} : { advantage: sample.advantage }),
     ...(sample.episode === undefined ? {} : { episode: sample.episode }),
+    ...(sample.sampling === undefined ? {} : { sampling: sample.sampling }),
     topk,
     ...(sample.prompt === undefined ? {} : { prompt: sample.prompt }),
     ...(sample.response === undefined ? {} : { response: sample.response }),
@@ -171,6 +172,7 @@ export function decodeSample(frame: Buffer): { sample: StorableSample; seq: numb
   };
   if (header.advantage !== undefined) sample.advantage = header.advantage;
   if (header.episode !== undefined) sample.episode = header.episode;
+  if (header.sampling !== undefined) sample.sampling = header.sampling;
   const teacher = block("teacherLogProbs");
   if (teacher) sample.teacherLogProbs = teacher;
   const topkLogProbs = block("teacherTopkLogProbs");

@@ -35,6 +35,7 @@ export function makeSample(index: number, shape: SampleShape = {}): Sample & { p
     status: index % 5 === 4 ? "truncated" : "completed",
     why: `test sample ${index}`,
     approximate: false,
+    sampling: { temperature: 0.6, top_p: 1, top_k: -1 },
     createdAt: 1_700_000_000_000 + index,
     evalScore: shape.evalScore === undefined ? [1, 0, -1][index % 3]! : shape.evalScore,
     prompt: `prompt ${index}`,

@@ -1,35 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { assemble, postChat, qwen3, startHarness, streamChat, waitFor, type Harness } from "./harness.ts";
-
-interface GenerateBody {
-  input_ids: number[];
-  sampling_params: { max_new_tokens: number };
-}
-
-/** A raw /generate engine whose behaviour per call is scripted; records what it was asked. */
-function scriptedEngine(handlers: ((body: GenerateBody, response: ServerResponse) => void)[]): { server: Server; calls: GenerateBody[]; start(): Promise<string> } {
-  const calls: GenerateBody[] = [];
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    let text = "";
-    request.on("data", (chunk: Buffer) => (text += chunk.toString()));
-    request.on("end", () => {
-      const body = JSON.parse(text) as GenerateBody;
-      calls.push(body);
-      const handler = handlers[Math.min(calls.length - 1, handlers.length - 1)]!;
-      handler(body, response);
-    });
-  });
-  return {
-    server,
-    calls,
-    start: () => new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`))),
-  };
-}
-
-function sse(response: ServerResponse, ids: number[], version: string, finish: unknown, logProb = -0.5): void {
-  response.write(`data: ${JSON.stringify({ text: "", output_ids: ids, meta_info: { id: "r", finish_reason: finish, weight_version: version, completion_tokens: ids.length, output_token_logprobs: ids.map((id) => [logProb, id, null]) } })}\n\n`);
-}
+import { scriptedEngine, sse } from "./scripted-engine.ts";
 
 describe("continuing generations the engine could not finish", () => {
   let harness: Harness | null = null;

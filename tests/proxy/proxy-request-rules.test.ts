@@ -85,17 +85,17 @@ describe("request rules", () => {
     }
   });
 
-  it("maps min_p, repetition_penalty and min_tokens (as SGLang's min_new_tokens, at most max_new_tokens) to sampling params", () => {
+  it("maps a side turn's min_p, repetition_penalty and min_tokens (as SGLang's min_new_tokens, at most max_new_tokens) to sampling params", () => {
     const recipe = testRecipe();
     const request = (fields: Record<string, unknown>) => parseChatRequest({ messages: [user("x")], ...fields }) as ChatRequest;
-    const mapped = mapSampling(request({ min_p: 0.05, repetition_penalty: 1.1, min_tokens: 3, max_tokens: 20 }), recipe, 10);
+    const mapped = mapSampling(request({ min_p: 0.05, repetition_penalty: 1.1, min_tokens: 3, max_tokens: 20 }), recipe, 10, "side");
     expect(mapped.params).toMatchObject({ min_p: 0.05, repetition_penalty: 1.1, min_new_tokens: 3 });
     expect(mapped.params).not.toHaveProperty("min_tokens");
     // a context with room for 4 tokens: min_new_tokens never above what SGLang gets as max_new_tokens
-    const tight = mapSampling(request({ min_tokens: 8 }), recipe, recipe.model.context_length - 4);
+    const tight = mapSampling(request({ min_tokens: 8 }), recipe, recipe.model.context_length - 4, "side");
     expect(tight.maxNewTokens).toBe(4);
     expect(tight.params.min_new_tokens).toBe(4);
-    expect(mapSampling(request({}), recipe, 10).params).not.toHaveProperty("min_new_tokens");
+    expect(mapSampling(request({}), recipe, 10, "side").params).not.toHaveProperty("min_new_tokens");
   });
 
   it("serves HEAD where it serves GET, and answers 405 with Allow for a method a route does not serve", async () => {
