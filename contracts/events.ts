@@ -100,7 +100,8 @@ export type RunEvent = EventBase &
     /**
      * One training step as slime's trainer logged it (native/openclaw_rl/trainer_metrics.py → POST /v1/metrics). step:
      * slime's train/step; logprobDiff: train_rollout_logprob_abs_diff, the mean |train − rollout| log-prob of the
-     * step's tokens; lr: the first parameter group's; metrics: every number of the step, by slime's key.
+     * step's tokens; lr: the first parameter group's; metrics: every number of the step, by slime's key; entropy: the
+     * policy's, labelled with who computed it (absent from events recorded before it existed).
      */
     | {
         type: "trainer-metrics";
@@ -110,6 +111,7 @@ export type RunEvent = EventBase &
         logprobDiff: number | null;
         lr: number | null;
         metrics: Record<string, number>;
+        entropy?: PolicyEntropy | null;
       }
     /** A checkpoint iteration slime finished saving in training.save_dir (the tracker names it or a later one). */
     | { type: "checkpoint-saved"; iteration: number; folder: string; bytes: number; savedAt: number }
@@ -118,6 +120,18 @@ export type RunEvent = EventBase &
     | { type: "engine-state"; name: string; state: EngineState; detail: string }
     | { type: "error"; source: string; code: string; message: string; hint?: string }
   );
+
+/**
+ * The policy's mean entropy per response token in a training step, and who computed it: openclaw_rl's losses
+ * (native/openclaw_rl/losses.py, `openclaw_rl_entropy`), or slime's own `entropy_loss`, which is wrong on the fork
+ * without an entropy term (docs/native.md) and is shown only where no loss of ours reported one.
+ */
+export interface PolicyEntropy {
+  value: number;
+  source: EntropySource;
+}
+export const ENTROPY_SOURCES = ["openclaw_rl", "slime"] as const;
+export type EntropySource = (typeof ENTROPY_SOURCES)[number];
 
 /** Omit `at` from a union member while keeping the union distributed. */
 export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "at"> : never) : never;

@@ -1,7 +1,7 @@
 // The JSON shape of GET /status (versioned): what `openclaw-rl status` prints and `--json` emits. The zod
 // schema is the edge check of the CLI that reads it over HTTP; orchestrator/status/status-tracker.ts fills it.
 import { z } from "zod";
-import { ENGINE_STATES, SKIP_CATEGORIES } from "./events.ts";
+import { ENGINE_STATES, ENTROPY_SOURCES, SKIP_CATEGORIES } from "./events.ts";
 
 export const STATUS_VERSION = 1 as const;
 
@@ -80,8 +80,13 @@ export const statusSnapshotSchema = z.object({
       last_progress_at: z.number().nullable().describe("The last step, batch delivered or acknowledged, or trainer restart."),
       stalled: z.boolean().describe("TRAINER_STALLED: a full batch waited longer than training.stall_after_s with no progress."),
       stalled_since: z.number().nullable(),
+      entropy: z
+        .object({ value: z.number(), source: z.enum(ENTROPY_SOURCES) })
+        .nullable()
+        .default(null)
+        .describe("The policy's mean entropy per response token at the last step, and who computed it: openclaw_rl (our losses), or slime's own entropy_loss where none of ours ran (wrong on the fork without an entropy term)."),
     })
-    .default({ step: null, loss: null, grad_norm: null, logprob_diff: null, lr: null, last_step_at: null, last_progress_at: null, stalled: false, stalled_since: null })
+    .default({ step: null, loss: null, grad_norm: null, logprob_diff: null, lr: null, last_step_at: null, last_progress_at: null, stalled: false, stalled_since: null, entropy: null })
     .describe("The trainer's last logged step and its progress."),
   checkpoints: z
     .array(

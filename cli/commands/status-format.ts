@@ -59,7 +59,7 @@ function trainerLines(trainer: StatusSnapshot["trainer"]): string[] {
   if (trainer.step === null) return [`trainer     no training step logged yet${trainer.last_progress_at ? ` · last progress ${ago(trainer.last_progress_at)}` : ""}`, ...stalled];
   const value = (number: number | null, digits = 4) => (number === null ? "–" : Math.abs(number) < 1e-3 && number !== 0 ? number.toExponential(2) : number.toFixed(digits));
   return [
-    `trainer     step ${trainer.step} · loss ${value(trainer.loss)} · grad norm ${value(trainer.grad_norm)} · lr ${value(trainer.lr)} · train/rollout log-prob diff ${value(trainer.logprob_diff)}${trainer.last_step_at ? ` · ${ago(trainer.last_step_at)}` : ""}`,
+    `trainer     step ${trainer.step} · loss ${value(trainer.loss)} · grad norm ${value(trainer.grad_norm)} · lr ${value(trainer.lr)} · train/rollout log-prob diff ${value(trainer.logprob_diff)}${trainer.entropy ? ` · entropy ${value(trainer.entropy.value)} (from ${trainer.entropy.source})` : ""}${trainer.last_step_at ? ` · ${ago(trainer.last_step_at)}` : ""}`,
     ...stalled,
   ];
 }

@@ -5,6 +5,7 @@ import { episodesOn, trainingBackend, type Recipe } from "../../contracts/recipe
 /** Loss functions of native/openclaw_rl that slime imports by dotted path (fixed names). */
 export const COMBINE_LOSS_PATH = "openclaw_rl.losses.combine_loss_function";
 export const TOPK_LOSS_PATH = "openclaw_rl.losses.topk_distillation_loss_function";
+export const POLICY_LOSS_PATH = "openclaw_rl.losses.policy_loss_function";
 
 export function algorithmArgs(recipe: Recipe): string[] {
   const training = recipe.training;
@@ -12,7 +13,7 @@ export function algorithmArgs(recipe: Recipe): string[] {
   const clip = ["--entropy-coef", String(training.entropy_coef), "--eps-clip", String(training.eps_clip), "--eps-clip-high", String(training.eps_clip_high)];
   switch (recipe.method) {
     case "binary":
-      return ["--advantage-estimator", stepWise(recipe) ? "step_wise" : "grpo", "--disable-rewards-normalization", ...kl, ...clip];
+      return ["--advantage-estimator", stepWise(recipe) ? "step_wise" : "grpo", "--disable-rewards-normalization", ...truePolicyEntropy(recipe), ...kl, ...clip];
     case "combine":
       return ["--advantage-estimator", "grpo", "--disable-rewards-normalization", "--loss-type", "custom_loss", "--custom-loss-function-path", COMBINE_LOSS_PATH, ...kl, ...clip];
     case "opd":
@@ -23,8 +24,18 @@ export function algorithmArgs(recipe: Recipe): string[] {
         // refuses training.kl_coef > 0 here).
         return ["--loss-type", "custom_loss", "--custom-loss-function-path", TOPK_LOSS_PATH, "--disable-compute-advantages-and-returns", "--disable-rewards-normalization", ...clip];
       }
-      return [...tokenLevelDistillationArgs(recipe), ...kl, ...clip];
+      return [...tokenLevelDistillationArgs(recipe), ...truePolicyEntropy(recipe), ...kl, ...clip];
   }
+}
+
+/**
+ * slime's own policy loss, through openclaw_rl.losses.policy_loss_function, which calls it unchanged and reports the
+ * policy's true entropy beside it: on the fork slime's entropy_loss is the entropy of the softmax Megatron's cross
+ * entropy wrote into the logits (docs/native.md). Upstream's is right, and the FSDP backend sends no step metrics.
+ */
+function truePolicyEntropy(recipe: Recipe): string[] {
+  if (recipe.engine.slime.flavor !== "fork" || trainingBackend(recipe) !== "megatron") return [];
+  return ["--loss-type", "custom_loss", "--custom-loss-function-path", POLICY_LOSS_PATH];
 }
 
 /**

@@ -4,7 +4,9 @@ Adapters only: they pull tensors out of slime's micro-batch, call the math in lo
 tensors. Weights and K come from args (slime's --custom-config-path YAML sets openclaw_rl_w_rl,
 openclaw_rl_w_opd, openclaw_rl_topk), never from the environment. slime's helpers are bound by slime_api when this
 module is imported (slime imports it through load_function), so a slime with unknown helper signatures fails here,
-naming the helper, before any tensor is touched.
+naming the helper, before any tensor is touched. policy_loss_function is slime's own policy loss, called as it is,
+with the policy's true entropy added (the fork's own entropy_loss is wrong there). Every loss reports that entropy as
+openclaw_rl_entropy.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from . import loss_math
 from .slime_api import bind_slime_api
 
 SLIME = bind_slime_api()
+# The policy's entropy as openclaw_rl computed it (mean per sample, like entropy_loss): the orchestrator shows it as
+# the run's entropy, labelled openclaw_rl, in place of slime's entropy_loss (orchestrator/bridge/trainer-metrics-event.ts)
+TRUE_ENTROPY_KEY = "openclaw_rl_entropy"
 
 
 def _weight(args: Namespace, name: str) -> float:
@@ -49,6 +54,33 @@ def _metric_entropy(args, batch, logits) -> list[torch.Tensor]:
     return [values.detach() for values in entropy]
 
 
+def _true_entropy(args, batch, logits, sum_of_sample_mean) -> torch.Tensor:
+    return sum_of_sample_mean(torch.cat(_metric_entropy(args, batch, logits), dim=0)).clone().detach()
+
+
+def policy_loss_function(
+    args: Namespace, batch: dict, logits: torch.Tensor, sum_of_sample_mean: Callable[[torch.Tensor], torch.Tensor]
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """slime's own policy loss (binary and token-level OPD on the fork), unchanged, with the policy's true entropy
+    beside its numbers.
+
+    Without an entropy term the fork's policy_loss_function takes its monitoring entropy under no_grad
+    (slime/slime/backends/megatron_utils/loss.py:726-737), where _compute_logprob_entropy_chunked skips the clone
+    (slime/slime/utils/ppo_utils.py:655-686) and Megatron's fused cross entropy has already turned each float32 chunk
+    into its softmax: its entropy_loss is the entropy of that softmax (4.73 for a true 1.94), and at rollout
+    temperature 1 the model's logits are overwritten. Ours is taken first, on the untouched logits, and reported as
+    openclaw_rl_entropy; slime's loss, gradient and numbers stay as slime computed them. With an entropy term slime
+    takes the entropy with grad, which is right, and nothing is added.
+    """
+    slime_policy_loss = SLIME.require_policy_loss()
+    entropy_coef = float(getattr(args, "entropy_coef", 0.0) or 0.0)
+    true_entropy = _true_entropy(args, batch, logits, sum_of_sample_mean) if entropy_coef == 0.0 else None
+    loss, reported = slime_policy_loss(args, batch, logits, sum_of_sample_mean)
+    if true_entropy is not None:
+        reported = {**reported, TRUE_ENTROPY_KEY: true_entropy}
+    return loss, reported
+
+
 def combine_loss_function(
     args: Namespace, batch: dict, logits: torch.Tensor, sum_of_sample_mean: Callable[[torch.Tensor], torch.Tensor]
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
@@ -78,6 +110,7 @@ def combine_loss_function(
     loss = pg_loss - entropy_coef * entropy_loss
 
     reported = {"pg_loss": pg_loss, "entropy_loss": entropy_loss, "pg_clipfrac": sum_of_sample_mean(clipped), "ppo_kl": sum_of_sample_mean(ppo_kl)}
+    reported[TRUE_ENTROPY_KEY] = entropy_loss  # taken with grad, or by _metric_entropy: the policy's true entropy either way
     if getattr(args, "use_kl_loss", False) and batch.get("ref_log_probs") is not None:
         ref = torch.cat(batch["ref_log_probs"], dim=0).to(new_log_probs.device)
         kl_loss = sum_of_sample_mean(loss_math.approx_kl(new_log_probs, ref, args.kl_loss_type))
@@ -128,4 +161,6 @@ def topk_distillation_loss_function(
         loss = loss - entropy_coef * entropy_loss
     if student_topk.numel() == 0:
         loss = loss + 0 * logits.sum()
-    return loss, {"loss": loss.clone().detach(), "kl_loss": kl_loss.clone().detach(), "entropy_loss": entropy_loss.clone().detach()}
+    # entropy_loss is the top-K bins' entropy (0 without an entropy term); the policy's entropy is over the vocabulary
+    true_entropy = _true_entropy(args, batch, logits, sum_of_sample_mean)
+    return loss, {"loss": loss.clone().detach(), "kl_loss": kl_loss.clone().detach(), "entropy_loss": entropy_loss.clone().detach(), TRUE_ENTROPY_KEY: true_entropy}

@@ -1,7 +1,7 @@
 """How openclaw_rl's losses call slime's helpers, decided once from the parameters the installed slime declares.
 
-Owns: importing get_log_probs_and_entropy and get_responses (slime.backends.megatron_utils.loss) and
-compute_log_probs (slime.utils.ppo_utils), checking each signature against the shapes the two known slimes have, and
+Owns: importing get_log_probs_and_entropy, get_responses and policy_loss_function (slime.backends.megatron_utils.loss)
+and compute_log_probs (slime.utils.ppo_utils), checking each signature against the shapes the two known slimes have, and
 calling them with the keyword arguments that shape takes. Ignores the loss math and the recipe's flavour name: only
 what the installed slime offers decides. The shapes are recorded, file:line, in
 native/tests/fixtures/slime_signatures.json (fork: Gen-Verse/OpenClaw-RL 0d034dd; upstream: THUDM/slime 624b824).
@@ -23,6 +23,7 @@ PPO_UTILS_MODULE = "slime.utils.ppo_utils"
 FORK = "OpenClaw-RL fork (Gen-Verse/OpenClaw-RL 0d034dd)"
 UPSTREAM = "upstream slime (THUDM/slime 624b824)"
 RESPONSE_KEYWORDS = ("args", "unconcat_tokens", "total_lengths", "response_lengths")
+POLICY_LOSS_PARAMETERS = ("args", "batch", "logits", "sum_of_sample_mean")
 
 EXPECTED = {
     "get_log_probs_and_entropy": (
@@ -35,6 +36,10 @@ EXPECTED = {
         "get_responses(logits, *, args, unconcat_tokens, total_lengths, response_lengths, max_seq_lens=None), which always "
         f"divides by rollout_temperature, as in the {FORK}, slime/slime/backends/megatron_utils/loss.py:36, or "
         f"get_responses(..., apply_temperature=True) as in {UPSTREAM}, slime/backends/megatron_utils/loss.py:97"
+    ),
+    "policy_loss_function": (
+        f"policy_loss_function(args, batch, logits, sum_of_sample_mean) returning (loss, dict of 0-d tensors), as in the {FORK}, "
+        "slime/slime/backends/megatron_utils/loss.py:562"
     ),
     "compute_log_probs": (
         f"compute_log_probs(logits, tokens, process_group) returning [T, 1] log-probs, as in the {FORK}, "
@@ -144,14 +149,28 @@ def _bind_token_log_probs(module) -> tuple[Callable | None, str]:
     return function, location
 
 
+def _bind_policy_loss(module) -> Callable | None:
+    name, location = "policy_loss_function", _location(module)
+    function = getattr(module, name, None)
+    if function is None:
+        return None
+    names = [p.name for p in _parameters(function).values()]
+    if names != list(POLICY_LOSS_PARAMETERS):
+        raise SlimeApiMismatch(name, location, f"its parameters are {names}, not {list(POLICY_LOSS_PARAMETERS)}")
+    return function
+
+
 @dataclass(frozen=True)
 class SlimeApi:
-    """slime's helpers as the losses use them. compute_log_probs is None where slime has none (upstream)."""
+    """slime's helpers as the losses use them. compute_log_probs is None where slime has none (upstream);
+    policy_loss (slime's own PPO loss) where the loss module has none."""
 
     log_probs: BoundHelper
     responses: BoundHelper
     compute_log_probs: Callable | None
     compute_log_probs_location: str
+    policy_loss: Callable | None = None
+    policy_loss_location: str = LOSS_MODULE
 
     def response_log_probs(self, logits: torch.Tensor, args, batch: dict, with_entropy: bool) -> dict[str, list[torch.Tensor]]:
         """{"log_probs": [R] per sample, "entropy": [R] per sample when with_entropy}, at rollout_temperature."""
@@ -174,9 +193,15 @@ class SlimeApi:
             )
         return self.compute_log_probs
 
+    def require_policy_loss(self) -> Callable:
+        if self.policy_loss is None:
+            raise SlimeApiMismatch("policy_loss_function", self.policy_loss_location, "the module has no such function, which openclaw_rl.losses.policy_loss_function wraps")
+        return self.policy_loss
+
     def describe(self) -> str:
         token = f"compute_log_probs ({self.compute_log_probs_location}): " + ("present" if self.compute_log_probs else "absent, the top-K loss refuses to run")
-        return "\n".join([self.log_probs.describe(), self.responses.describe(), token])
+        policy = f"policy_loss_function ({self.policy_loss_location}): " + ("present" if self.policy_loss else "absent, openclaw_rl.losses.policy_loss_function refuses to run")
+        return "\n".join([self.log_probs.describe(), self.responses.describe(), token, policy])
 
 
 def bind_slime_api() -> SlimeApi:
@@ -185,7 +210,9 @@ def bind_slime_api() -> SlimeApi:
     loss_module = _import(LOSS_MODULE, "get_log_probs_and_entropy")
     ppo_utils = _import(PPO_UTILS_MODULE, "compute_log_probs")
     compute_log_probs, compute_log_probs_location = _bind_token_log_probs(ppo_utils)
-    return SlimeApi(_bind_log_probs(loss_module), _bind_responses(loss_module), compute_log_probs, compute_log_probs_location)
+    return SlimeApi(
+        _bind_log_probs(loss_module), _bind_responses(loss_module), compute_log_probs, compute_log_probs_location, _bind_policy_loss(loss_module), _location(loss_module)
+    )
 
 
 if __name__ == "__main__":

@@ -101,7 +101,7 @@ class LossAdapterTest(unittest.TestCase):
                     loss, reported = import_losses().topk_distillation_loss_function(args, batch, logits, reducer)
                     reference_logits = loss_reference.reference_logits(logits)
                     want = loss_reference.topk(reference_logits, batch, layout, args, 4)
-                    self.assertEqual(set(reported), {"loss", "kl_loss", "entropy_loss"})
+                    self.assertEqual(set(reported), {"loss", "kl_loss", "entropy_loss", "openclaw_rl_entropy"})
                     for metric in ("loss", "kl_loss", "entropy_loss"):
                         self.assertClose(reported[metric], want[metric], f"top-K {layout}: {metric}")
                     loss.backward()

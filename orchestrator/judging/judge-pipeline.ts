@@ -1,33 +1,27 @@
-// Turns closed main turns into samples: explicit feedback or judge votes (binary / opd / combine), teacher scoring,
-// the sample put into the sink, one judgement record per turn and events. Owns the judging life cycle of
-// a turn (held feedback, bounded retries of failed judgements, re-judging); HTTP routing is the proxy's.
+// Turns closed main turns into samples, and owns their judging life cycle: which turn is judged when (judging slots,
+// the bounded backlog, stale turns skipped), held feedback and re-judging, the record written and the event emitted
+// for each, and draining at shutdown. How one turn is decided: turn-judge.ts; episode steps: episode-step-judge.ts.
 import { setMaxListeners } from "node:events";
-import type { SkipCategory } from "../../contracts/events.ts";
 import { teacherTemperature, type Recipe } from "../../contracts/recipe.ts";
-import type { Sample } from "../../contracts/sample.ts";
 import type { SampleSink } from "../../contracts/sample-sink.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
-import type { SglangClient } from "../../lib/sglang/sglang-client.ts";
-import type { EventBus } from "../event-bus.ts";
-import { CallLimiter } from "./call-limiter.ts";
-import { JudgeClient } from "./judge-client.ts";
-import { chooseHint, describeTally, tallyEvalVotes, type Vote } from "./vote-tally.ts";
-import { JudgementRecords, JUDGEMENT_RECORD_VERSION, type JudgementRecord, type RecordedVote } from "../records/judgement-records.ts";
 import type { ChatTemplate } from "../../lib/model/chat-template.ts";
 import type { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
+import type { SglangClient } from "../../lib/sglang/sglang-client.ts";
+import type { EventBus } from "../event-bus.ts";
+import { JudgementRecords, type JudgementRecord } from "../records/judgement-records.ts";
 import { StalenessPolicy } from "../weights/staleness-policy.ts";
 import { followVersionEvent } from "../weights/version-events.ts";
 import { WeightVersionTracker } from "../weights/weight-version-tracker.ts";
-import { detectExplicitScore, type ExplicitFeedback } from "./explicit-feedback.ts";
+import { CallLimiter } from "./call-limiter.ts";
+import { EpisodeStepJudge, isEpisodeStep } from "./episode-step-judge.ts";
 import { handleFeedbackRequest, type FeedbackHeaders, type FeedbackReply } from "./feedback-endpoint.ts";
-import { decideSample, METHOD_NEEDS, type JudgedSignals } from "../samples/sample-decision.ts";
-import { buildSample, unusableTurnReason } from "../samples/sample-builder.ts";
-import { gateTurn } from "../samples/sample-gate.ts";
-import { TeacherScorer, type TeacherOutcome } from "./teacher-scorer.ts";
+import { JudgeClient } from "./judge-client.ts";
+import { newJudgementRecord, type JudgingOutcome } from "./judgement-outcome.ts";
+import { TeacherScorer } from "./teacher-scorer.ts";
+import { TurnJudge } from "./turn-judge.ts";
 import { TurnLedger } from "./turn-ledger.ts";
 import { TurnVoter } from "./turn-voter.ts";
-import { EpisodeBook, type SettledGroup, type SettledStep } from "../episodes/episode-book.ts";
-import { stepScoreOf } from "../episodes/step-rewards.ts";
 
 export interface JudgePipelineDeps {
   recipe: Recipe;
@@ -49,17 +43,9 @@ export interface JudgePipelineDeps {
   currentVersion?: number;
 }
 
-
-interface Outcome {
-  sample: Sample | null;
-  skipped: string | null;
-  category: SkipCategory | null;
-}
-
 export class JudgePipeline {
   private readonly recipe: Recipe;
-  private readonly voter: TurnVoter;
-  private readonly teacher: TeacherScorer;
+  private readonly turns: TurnJudge;
   private readonly records: JudgementRecords;
   private readonly ledger: TurnLedger;
   private readonly inflight = new Set<Promise<void>>();
@@ -79,8 +65,7 @@ export class JudgePipeline {
   private readonly shutdown = new AbortController();
   private readonly unsubscribe: () => void;
   /** Steps of general-agent episodes, held until their episode's outcome and their task group are complete. */
-  private readonly episodes: EpisodeBook<JudgementRecord>;
-  private readonly episodeSweep: NodeJS.Timeout;
+  private readonly steps: EpisodeStepJudge;
   private closed = false;
 
   constructor(private readonly deps: JudgePipelineDeps) {
@@ -99,14 +84,14 @@ export class JudgePipeline {
       backoffMs: deps.retryBackoffMs ?? 1000,
     };
     const client = new JudgeClient({ engine: deps.judge, template: deps.judgeTemplate, limiter, settings, signal: this.shutdown.signal });
-    this.voter = new TurnVoter({
+    const voter = new TurnVoter({
       client,
       bus: deps.bus,
       signal: this.shutdown.signal,
       turnRetries: deps.turnRetries ?? 1,
       turnRetryDelayMs: deps.turnRetryDelayMs ?? 30_000,
     });
-    this.teacher = new TeacherScorer({
+    const teacher = new TeacherScorer({
       engine: deps.judge,
       template: deps.policyTemplate,
       tokenizer: deps.policyTokenizer,
@@ -120,21 +105,24 @@ export class JudgePipeline {
     this.records = new JudgementRecords(deps.recordsDir);
     this.ledger = new TurnLedger(deps.recipe.proxy.max_sessions);
     this.maxJudging = 2 * judge.concurrency;
-    const episodes = deps.recipe.episodes;
-    this.episodes = new EpisodeBook({
-      samplesPerTask: episodes.samples_per_task,
-      prmStepCoef: episodes.prm_step_coef,
-      groupTimeoutMs: episodes.group_timeout_s * 1000,
-      onGroup: (group) => this.track(this.storeGroup(group)),
+    const reportError = this.reportError.bind(this);
+    this.turns = new TurnJudge({ recipe: deps.recipe, voter, teacher, ledger: this.ledger, sink: deps.sink, signal: this.shutdown.signal, reportError });
+    this.steps = new EpisodeStepJudge({
+      recipe: deps.recipe,
+      voter,
+      ledger: this.ledger,
+      sink: deps.sink,
+      refusal: (turn, record) => this.turns.refusal(turn, record),
+      settle: (turn, record, outcome) => this.settle(turn, record, outcome),
+      track: (work) => this.track(work),
+      reportError,
     });
-    this.episodeSweep = setInterval(() => this.episodes.sweep(), Math.min(60_000, episodes.group_timeout_s * 250));
-    this.episodeSweep.unref();
     this.unsubscribe = deps.bus.subscribe((event) => {
       if (event.type === "turn-end" && event.turnType === "main") {
         if (event.finishReason === "abort") this.ledger.noteAborted(event.sessionId, event.turn);
         else this.ledger.noteOpen(event.sessionId, event.turn);
       }
-      if (event.type === "episode-end") this.episodes.ended({ episodeId: event.episodeId, groupId: event.groupId, score: event.score, failure: event.failure, steps: event.steps });
+      if (event.type === "episode-end") this.steps.ended({ episodeId: event.episodeId, groupId: event.groupId, score: event.score, failure: event.failure, steps: event.steps });
       followVersionEvent(this.versions, event); // (a reset: slime restarted, its versions count from 0 again)
     });
   }
@@ -145,7 +133,7 @@ export class JudgePipeline {
       if (this.closed) return;
       const entry = this.ledger.entry(turn.sessionId, turn.turn);
       if (entry && entry.state !== "open") return; // closed twice: judged once
-      if (isStep(turn)) this.episodes.stepClosed(turn);
+      if (isEpisodeStep(turn)) this.steps.stepClosed(turn);
       this.launch(turn);
     } catch (error) {
       this.reportError("INTERNAL", `cannot start judging ${turn?.sessionId}:${turn?.turn}: ${(error as Error).message}`);
@@ -168,8 +156,7 @@ export class JudgePipeline {
       await settleWithin([...this.inflight], deadline - Date.now());
     }
     this.closed = true;
-    clearInterval(this.episodeSweep);
-    this.episodes.flush(); // (finished episodes of incomplete groups are trained as they are; see EpisodeBook.flush)
+    this.steps.flush(); // (finished episodes of incomplete groups are trained as they are; see EpisodeBook.flush)
     await settleWithin([...this.inflight], Math.max(0, deadline - Date.now()));
     if (this.inflight.size > 0) {
       this.shutdown.abort(); // (waiting turns then start and end at once: "shutdown before the judge answered")
@@ -202,7 +189,7 @@ export class JudgePipeline {
    * feedback held for it (the session's last turn at an idle timeout or at shutdown, when many close at once).
    */
   private needsJudge(turn: ClosedTurn): boolean {
-    if (this.refusal(turn) !== null) return false;
+    if (this.turns.refusal(turn) !== null) return false;
     return turn.nextState !== null || Boolean(this.ledger.entry(turn.sessionId, turn.turn)?.held);
   }
 
@@ -215,9 +202,9 @@ export class JudgePipeline {
   }
 
   /** Judges a turn now, or records it with `outcome` (a turn not to judge). */
-  private start(turn: ClosedTurn, outcome: Outcome | null): void {
+  private start(turn: ClosedTurn, outcome: JudgingOutcome | null): void {
     this.judging++;
-    const judged = isStep(turn) ? this.judgeStep(turn, outcome) : this.judgeTurn(turn, outcome);
+    const judged = isEpisodeStep(turn) ? this.steps.judge(turn, outcome) : this.judgeTurn(turn, outcome);
     this.track(
       judged
         .catch((error: unknown) => {
@@ -240,7 +227,7 @@ export class JudgePipeline {
   }
 
   /** A turn whose oldest token is already more than training.max_staleness versions behind: its sample would never be delivered. */
-  private staleOutcome(turn: ClosedTurn): Outcome | null {
+  private staleOutcome(turn: ClosedTurn): JudgingOutcome | null {
     const reason = this.staleness.staleReason(turn.weightVersions.map((span) => span.version));
     if (reason === null) return null;
     return {
@@ -250,38 +237,18 @@ export class JudgePipeline {
     };
   }
 
-  private newRecord(turn: ClosedTurn, explicit: ExplicitFeedback | null): JudgementRecord {
-    return {
-      version: JUDGEMENT_RECORD_VERSION,
-      at: Date.now(),
-      sessionId: turn.sessionId,
-      turn: turn.turn,
-      method: this.recipe.method,
-      attempt: 1,
-      closedBy: turn.closedBy,
-      nextStateRole: turn.nextState?.role ?? null,
-      explicit,
-      evaluation: null,
-      hint: null,
-      teacher: null,
-      evalScore: null,
-      sample: null,
-      skipped: null,
-    };
-  }
-
   /**
    * The turn's judgement record written and announced, with the sample it made or why none; the ledger told first
    * (a step's was told when it was judged), so that feedback following the announcement finds the turn judged.
    */
-  private async settle(turn: ClosedTurn, record: JudgementRecord, outcome: Outcome): Promise<void> {
+  private async settle(turn: ClosedTurn, record: JudgementRecord, outcome: JudgingOutcome): Promise<void> {
     record.at = Date.now();
     record.sample = outcome.sample
       ? { id: outcome.sample.id, kind: outcome.sample.kind, reward: outcome.sample.reward, why: outcome.sample.why, masked: outcome.sample.lossMask.every((bit) => bit === 0) }
       : null;
     record.skipped = outcome.skipped;
     await this.records.write(record).catch((error: unknown) => this.reportError("INTERNAL", `cannot write the judgement record: ${(error as Error).message}`));
-    if (!isStep(turn)) this.ledger.noteJudged(turn, outcome.sample?.id ?? null);
+    if (!isEpisodeStep(turn)) this.ledger.noteJudged(turn, outcome.sample?.id ?? null);
     this.deps.bus.emit({
       type: "turn-judged",
       sessionId: turn.sessionId,
@@ -295,196 +262,20 @@ export class JudgePipeline {
     });
   }
 
-  /**
-   * A step of an episode: its step score (the mean of the judge's valid votes on it, from its next state), held in the
-   * episode book; its sample is made when its task group is settled (storeGroup).
-   */
-  private async judgeStep(turn: ClosedTurn & { episode: NonNullable<ClosedTurn["episode"]> }, decided: Outcome | null): Promise<void> {
-    const record = this.newRecord(turn, null);
-    const unusable = (decided ?? this.refusal(turn, record))?.skipped ?? null;
-    let stepScore: number | null = null;
-    if (unusable === null && turn.nextState !== null) {
-      const { evalVotes, attempts } = await this.voter.collect(turn, true, false);
-      record.attempt = attempts;
-      if (evalVotes) {
-        const tally = tallyEvalVotes(evalVotes);
-        stepScore = stepScoreOf(evalVotes.map((vote) => vote.score));
-        record.evaluation = { votes: evalVotes.map((vote) => recordVote(vote, false)), score: stepScore, valid: tally.valid, failed: tally.failed, counts: tally.counts };
-      }
-    }
-    record.evalScore = stepScore;
-    this.ledger.noteJudged(turn, null);
-    this.episodes.stepJudged({ turn, stepScore, unusable, carried: record });
-  }
-
-  /** A settled task group: one sample per trainable step (reward r_t, the standardised advantage), records, events. */
-  private async storeGroup(group: SettledGroup<JudgementRecord>): Promise<void> {
-    for (const step of group.steps) {
-      const record = step.carried;
-      record.episode = {
-        id: step.turn.episode.id,
-        groupId: group.groupId,
-        stepIndex: step.stepIndex,
-        stepScore: step.stepScore,
-        ...(step.trainable ? { outcome: step.outcome, reward: step.reward, advantage: step.advantage, trained: step.trained } : { outcome: null, reward: null, advantage: null, trained: false }),
-        ...(group.partial ? { partialGroup: group.partial } : {}),
-      };
-      const category = (record.gate?.category as SkipCategory | undefined) ?? "invalid-turn";
-      await this.settle(step.turn, record, step.trainable ? await this.storeStep(step) : { sample: null, skipped: step.reason, category });
-    }
-  }
-
-  private async storeStep(step: Extract<SettledStep<JudgementRecord>, { trainable: true }>): Promise<Outcome> {
-    const score = (value: number | null) => (value === null ? "none" : value.toFixed(3));
-    const why = `episode step ${step.stepIndex}: outcome ${score(step.outcome)} + ${this.recipe.episodes.prm_step_coef}·step score ${score(step.stepScore)} = ${score(step.reward)}, advantage ${score(step.advantage)}${step.trained ? "" : " (constant bucket: masked)"}`;
-    const built = buildSample({
-      turn: step.turn,
-      decision: { make: true, kind: "rl", reward: step.reward, teacher: "none", masked: !step.trained, promoted: false, why },
-      teacher: null,
-      evalScore: step.stepScore,
-      now: Date.now(),
-    });
-    if (!built.ok) return { sample: null, skipped: built.reason, category: "invalid-turn" };
-    const sample = built.sample;
-    sample.advantage = step.advantage;
-    sample.episode = { episodeId: step.turn.episode.id, groupId: step.turn.episode.groupId, stepIndex: step.stepIndex, stepScore: step.stepScore, outcome: step.outcome };
-    try {
-      await this.deps.sink.put(sample);
-    } catch (error) {
-      this.reportError("INTERNAL", `sample ${sample.id} was not stored: ${(error as Error).message}`);
-      return { sample: null, skipped: `the sink did not store the sample: ${(error as Error).message}`, category: "sink-failed" };
-    }
-    return { sample, skipped: null, category: null };
-  }
-
-  private async judgeTurn(turn: ClosedTurn, decided: Outcome | null): Promise<void> {
-    const explicit = this.explicitFeedback(turn);
-    const record = this.newRecord(turn, explicit);
-    const outcome = decided ?? (await this.decideAndBuild(turn, explicit, record));
+  /** A chat turn decided (turn-judge.ts) or recorded with the outcome it was given, then settled. */
+  private async judgeTurn(turn: ClosedTurn, decided: JudgingOutcome | null): Promise<void> {
+    const explicit = this.turns.explicitFeedback(turn);
+    const record = newJudgementRecord(turn, this.recipe.method, explicit);
+    const outcome = decided ?? (await this.turns.decide(turn, explicit, record));
     await this.settle(turn, record, outcome);
     // Feedback that arrived while this turn was being judged: use it now if no sample was made.
     const entry = this.ledger.entry(turn.sessionId, turn.turn);
     if (!outcome.sample && entry?.held && !this.closed) this.launch(turn);
   }
 
-  /**
-   * Why a turn can never be trained, as the outcome to record (null when it can): it is unusable (aborted, empty, its
-   * log-probs or versions do not fit), or the sample gate refuses it (then `record`, when given, says why).
-   */
-  private refusal(turn: ClosedTurn, record?: JudgementRecord): Outcome | null {
-    const unusable = unusableTurnReason(turn);
-    if (unusable) return { sample: null, skipped: unusable, category: turn.finishReason === "abort" ? "aborted" : turn.responseIds.length === 0 ? "empty-response" : "invalid-turn" };
-    const gate = gateTurn(turn, this.recipe.training.sample_gate);
-    if (gate.pass) return null;
-    if (record) record.gate = { category: gate.category, reason: gate.reason };
-    return { sample: null, skipped: `sample gate: ${gate.reason}`, category: gate.category };
-  }
-
-  private async decideAndBuild(turn: ClosedTurn, explicit: ExplicitFeedback | null, record: JudgementRecord): Promise<Outcome> {
-    const refused = this.refusal(turn, record);
-    if (refused) return refused;
-
-    const method = this.recipe.method;
-    const hasNextState = turn.nextState !== null;
-    const needEval = METHOD_NEEDS[method].evaluation && explicit?.score == null && hasNextState;
-    const needHint = METHOD_NEEDS[method].hint && explicit?.hint == null && hasNextState;
-    const { evalVotes, hintVotes, attempts } = await this.voter.collect(turn, needEval, needHint);
-    record.attempt = attempts;
-
-    const tally = evalVotes ? tallyEvalVotes(evalVotes) : null;
-    const choice = hintVotes ? chooseHint(hintVotes, this.recipe.opd.min_hint_chars) : null;
-    if (tally) record.evaluation = { votes: evalVotes!.map((vote) => recordVote(vote, false)), score: tally.allFailed ? null : tally.score, valid: tally.valid, failed: tally.failed, counts: tally.counts };
-    if (choice) record.hint = { votes: hintVotes!.map((vote) => recordVote(vote, true)), kept: choice.hint, fromVote: choice.fromVote, reason: choice.reason };
-    const evalScore = explicit?.score ?? (tally && !tally.allFailed ? tally.score : null);
-    record.evalScore = evalScore;
-
-    const signals: JudgedSignals = {
-      method,
-      hasNextState,
-      evalScore,
-      evalSource: explicit?.score != null ? "explicit" : tally && !tally.allFailed ? "votes" : null,
-      evalFailed: tally?.allFailed ?? false,
-      evalDetail: tally ? describeTally(tally, evalVotes!.length) : "",
-      hint: explicit?.hint ?? choice?.hint ?? null,
-      hintSource: explicit?.hint ? "explicit" : choice?.hint ? "votes" : null,
-      hintFailed: choice?.allFailed ?? false,
-      hintReason: choice?.reason ?? null,
-      sessionHasEffectiveSample: this.ledger.hasEffectiveSample(turn.sessionId),
-    };
-    const decision = decideSample(signals);
-    if (!decision.make) {
-      const judgeFailed = decision.category === "judge-failed";
-      if (judgeFailed && this.shutdown.signal.aborted) return { sample: null, skipped: `shutdown before the judge answered (${decision.reason})`, category: "judge-failed" };
-      if (judgeFailed) this.reportError("JUDGE_FAILED", `${turn.sessionId}:${turn.turn}: ${decision.reason} after ${attempts} attempt(s); no sample (never trained as neutral)`);
-      return { sample: null, skipped: decision.reason, category: decision.category };
-    }
-    // (counted now, so that a turn of the session judged meanwhile sees it; taken back below if no sample is stored)
-    const effective = METHOD_NEEDS[method].firstTurnGuarantee && !decision.masked;
-    if (effective) this.ledger.markEffective(turn.sessionId);
-
-    let teacher: TeacherOutcome | null = null;
-    if (decision.teacher === "engine") {
-      teacher = await this.teacher.score(
-        { messages: turn.messages, tools: turn.tools, templateKwargs: turn.templateKwargs, promptIds: turn.promptIds, responseIds: turn.responseIds },
-        signals.hint!,
-      );
-      record.teacher = {
-        ok: teacher.ok,
-        reason: teacher.ok ? null : teacher.reason,
-        promptLength: teacher.promptLength,
-        logprobStartLen: teacher.logprobStartLen,
-        topk: this.teacher.topk,
-        promptReproduced: teacher.ok ? teacher.promptReproduced : null,
-        temperature: teacher.temperature,
-        scoring: teacher.scoring,
-        requests: teacher.requests,
-      };
-      if (!teacher.ok) {
-        this.reportError("JUDGE_FAILED", `${turn.sessionId}:${turn.turn}: teacher scoring rejected: ${teacher.reason}`);
-        return { sample: null, skipped: `teacher scoring rejected: ${teacher.reason}`, category: "teacher-failed" };
-      }
-    }
-    const built = buildSample({ turn, decision, teacher: teacher?.ok ? teacher.values : null, evalScore, now: Date.now() });
-    if (!built.ok) {
-      if (effective) this.ledger.unmarkEffective(turn.sessionId);
-      return { sample: null, skipped: built.reason, category: "invalid-turn" };
-    }
-    try {
-      await this.deps.sink.put(built.sample);
-    } catch (error) {
-      if (effective) this.ledger.unmarkEffective(turn.sessionId);
-      this.reportError("INTERNAL", `sample ${built.sample.id} was not stored: ${(error as Error).message}`);
-      return { sample: null, skipped: `the sink did not store the sample: ${(error as Error).message}`, category: "sink-failed" };
-    }
-    return { sample: built.sample, skipped: null, category: null };
-  }
-
-  /** Endpoint feedback held for the turn, else a next state that is plainly 👍 / 👎. */
-  private explicitFeedback(turn: ClosedTurn): ExplicitFeedback | null {
-    const held = this.ledger.takeHeld(turn.sessionId, turn.turn);
-    if (held && (held.score !== null || held.hint !== null)) {
-      if (held.score === null && turn.nextState?.role === "user") {
-        const detected = detectExplicitScore(turn.nextState.text);
-        if (detected !== null) return { ...held, score: detected };
-      }
-      return held;
-    }
-    if (turn.nextState?.role !== "user") return null;
-    const score = detectExplicitScore(turn.nextState.text);
-    return score === null ? null : { score, hint: null, source: "message" };
-  }
-
   private reportError(code: "INTERNAL" | "JUDGE_FAILED", message: string): void {
     this.deps.bus.emit({ type: "error", source: "judge", code, message });
   }
-}
-
-function isStep(turn: ClosedTurn): turn is ClosedTurn & { episode: NonNullable<ClosedTurn["episode"]> } {
-  return turn.episode !== undefined;
-}
-
-function recordVote(vote: Vote, withHint: boolean): RecordedVote {
-  return { index: vote.index, score: vote.score, ...(withHint ? { hint: vote.hint } : {}), raw: vote.raw, error: vote.error, attempts: vote.attempts, ms: vote.ms };
 }
 
 /** Waits for the promises to settle, at most `ms`; clears its timer either way. */

@@ -1,7 +1,7 @@
 // The one fold of a run's events into counts, states and versions (turns, sessions, judging, samples toward the next
 // batch, batches delivered and trained, rewards, drops, the weight version, engines, errors): status and the dashboard
 // both read it. Ignores series over time (the dashboard's own) and live counters from the proxy or the store (status').
-import type { EngineState, RunEvent, SkipCategory } from "../../contracts/events.ts";
+import type { EngineState, PolicyEntropy, RunEvent, SkipCategory } from "../../contracts/events.ts";
 import { isTrainerProgress, TRAINER_STALLED } from "./trainer-watchdog.ts";
 
 export interface RunTallyLimits {
@@ -44,6 +44,7 @@ export interface TrainerCounts {
   gradNorm: number | null;
   logprobDiff: number | null;
   lr: number | null;
+  entropy: PolicyEntropy | null;
   lastStepAt: number | null;
   /** A step, a batch delivered or acknowledged, a new trainer. */
   lastProgressAt: number | null;
@@ -128,7 +129,7 @@ export class RunTally {
   private readonly engines = new Map<string, RunCounts["engines"][number]>();
   private errorCount = 0;
   private recentErrors: RunError[] = [];
-  private readonly trainer: TrainerCounts = { step: null, loss: null, gradNorm: null, logprobDiff: null, lr: null, lastStepAt: null, lastProgressAt: null, stalledSince: null };
+  private readonly trainer: TrainerCounts = { step: null, loss: null, gradNorm: null, logprobDiff: null, lr: null, entropy: null, lastStepAt: null, lastProgressAt: null, stalledSince: null };
   /** By iteration. */
   private readonly checkpoints = new Map<number, CheckpointCount>();
   /** Episodes begun and not ended (ids; bounded like the sessions). */
@@ -226,7 +227,7 @@ export class RunTally {
         if (event.code === TRAINER_STALLED) this.trainer.stalledSince = event.at;
         return;
       case "trainer-metrics":
-        Object.assign(this.trainer, { step: event.step, loss: event.loss, gradNorm: event.gradNorm, logprobDiff: event.logprobDiff, lr: event.lr, lastStepAt: event.at });
+        Object.assign(this.trainer, { step: event.step, loss: event.loss, gradNorm: event.gradNorm, logprobDiff: event.logprobDiff, lr: event.lr, entropy: event.entropy ?? null, lastStepAt: event.at });
         return;
       case "checkpoint-saved":
         this.checkpoints.set(event.iteration, { iteration: event.iteration, folder: event.folder, bytes: event.bytes, savedAt: event.savedAt });

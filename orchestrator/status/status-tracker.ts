@@ -104,5 +104,6 @@ function trainerStatus(trainer: TrainerCounts): StatusSnapshot["trainer"] {
     last_progress_at: trainer.lastProgressAt,
     stalled: trainer.stalledSince !== null,
     stalled_since: trainer.stalledSince,
+    entropy: trainer.entropy,
   };
 }

@@ -1,6 +1,9 @@
 // The durable sample store: samples on disk (segments) before they count as ready, batches handed out (recorded
 // before they leave, so a restart neither loses nor repeats them), acknowledged or given back, stale samples dropped,
 // finished segments deleted. Knows nothing of HTTP.
+// One file on purpose, just over 400 lines: it is one state machine (ready → delivered → acknowledged / dropped, and
+// back to ready) whose ordering rules (on disk before counted, recorded before handed out) must be read together; the
+// file formats, the ack log and batch composition already live beside it (segment-log, ack-log, batch-composition).
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";

@@ -107,13 +107,18 @@ const EXPLICIT_CLIP = {
   "--eps-clip-high": { ours: "0.2", why: "the script passes none; slime then uses eps_clip (0.2), stated explicitly" },
 };
 
+const TRUE_ENTROPY = {
+  "--loss-type": { ours: "custom_loss", why: "slime's own policy loss through openclaw_rl.losses.policy_loss_function, which adds the policy's true entropy (the fork's entropy_loss is the entropy of the softmax its cross entropy wrote into the logits)" },
+  "--custom-loss-function-path": { ours: "openclaw_rl.losses.policy_loss_function", why: "calls slime's policy_loss_function unchanged and reports openclaw_rl_entropy beside it" },
+};
+
 const EARLY_CHECKPOINT = {
   "--save-interval": { ours: "5", why: "the reference's 100 left runs ~20 weight updates without a checkpoint; slime saves only every N steps, so N is when the first one comes (training.keep_checkpoints bounds the disk)" },
 };
 
 export const INTENTIONAL_DIFFERENCES: Record<keyof typeof REFERENCE_FLAGS, Record<string, Difference>> = {
-  "qwen3-4b-binary": { ...COMMON, ...EARLY_CHECKPOINT },
-  "qwen3-4b-opd": { ...COMMON, ...EXPLICIT_CLIP, ...EARLY_CHECKPOINT },
+  "qwen3-4b-binary": { ...COMMON, ...EARLY_CHECKPOINT, ...TRUE_ENTROPY },
+  "qwen3-4b-opd": { ...COMMON, ...EXPLICIT_CLIP, ...EARLY_CHECKPOINT, ...TRUE_ENTROPY },
   "qwen3-4b-opd-topk": {
     ...COMMON,
     ...EXPLICIT_CLIP,

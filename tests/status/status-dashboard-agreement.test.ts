@@ -31,7 +31,7 @@ function fromStatus(status: StatusSnapshot) {
     errors: status.errors.length,
     episodes: { running: status.episodes.running, finished: status.episodes.finished, failed: status.episodes.failed, rate: status.episodes.outcome_rate },
     episodeVersions: Object.entries(status.episodes.by_version).map(([version, entry]) => ({ version, finished: entry.finished, rate: entry.outcome_rate })),
-    trainer: { step: status.trainer.step, loss: status.trainer.loss, gradNorm: status.trainer.grad_norm, logprobDiff: status.trainer.logprob_diff, stalled: status.trainer.stalled },
+    trainer: { step: status.trainer.step, loss: status.trainer.loss, gradNorm: status.trainer.grad_norm, logprobDiff: status.trainer.logprob_diff, entropy: status.trainer.entropy, stalled: status.trainer.stalled },
     checkpoints: { kept: status.checkpoints.length, latestIteration: status.checkpoints[0]?.iteration ?? null },
   };
 }
@@ -90,7 +90,7 @@ const sequence: RunEventInput[] = [
   { type: "error", source: "bridge", code: "BRIDGE_CLOSED", message: "the trainer went away" },
   { type: "checkpoint-saved", iteration: 4, folder: "/run/checkpoints/iter_0000004", bytes: 10, savedAt: 1 },
   { type: "error", source: "trainer", code: "TRAINER_STALLED", message: "no progress for 1800s", hint: "training.stall_after_s" },
-  { type: "trainer-metrics", step: 3, loss: 0.5, gradNorm: 1.25, logprobDiff: 0.01, lr: 1e-6, metrics: { loss: 0.5 } },
+  { type: "trainer-metrics", step: 3, loss: 0.5, gradNorm: 1.25, logprobDiff: 0.01, lr: 1e-6, metrics: { loss: 0.5, openclaw_rl_entropy: 1.94 }, entropy: { value: 1.94, source: "openclaw_rl" } },
   { type: "checkpoint-saved", iteration: 9, folder: "/run/checkpoints/iter_0000009", bytes: 10, savedAt: 2 },
   { type: "checkpoint-pruned", iteration: 4, folder: "/run/checkpoints/iter_0000004" },
   { type: "weights-version-reset", fromVersion: "3", reason: "slime restarted" },

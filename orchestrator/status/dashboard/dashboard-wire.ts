@@ -1,6 +1,6 @@
 // The JSON the dashboard page receives: a bounded snapshot, then deltas on the live stream. Versioned;
 // the page (page/*.js) reads exactly these shapes. Knows nothing of HTTP or of how they are computed.
-import type { EngineState } from "../../../contracts/events.ts";
+import type { EngineState, PolicyEntropy } from "../../../contracts/events.ts";
 
 export const DASHBOARD_VERSION = 1 as const;
 
@@ -111,8 +111,8 @@ export interface Totals {
   weightVersion: string | null;
   /** General-agent episodes: running, finished, failed, and the outcome rate overall and per weight version (the recent ones). */
   episodes: { running: number; finished: number; failed: number; rate: number | null; byVersion: Array<{ version: string; finished: number; rate: number | null }> };
-  /** The trainer's last logged step (null before one), the train/rollout log-prob difference, and TRAINER_STALLED. */
-  trainer: { step: number | null; loss: number | null; gradNorm: number | null; logprobDiff: number | null; stalled: boolean };
+  /** The trainer's last logged step (null before one), the train/rollout log-prob difference, the policy's entropy and who computed it, and TRAINER_STALLED. */
+  trainer: { step: number | null; loss: number | null; gradNorm: number | null; logprobDiff: number | null; entropy: PolicyEntropy | null; stalled: boolean };
   /** Checkpoints kept in training.save_dir, and the newest one's iteration. */
   checkpoints: { kept: number; latestIteration: number | null };
 }

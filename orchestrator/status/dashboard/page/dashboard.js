@@ -117,6 +117,7 @@ function drawFacts() {
     const number = (value) => (value === null ? "–" : Math.abs(value) < 1e-3 && value !== 0 ? value.toExponential(2) : value.toFixed(4));
     facts.push(["trainer", `${trainer.stalled ? "STALLED · " : ""}step ${trainer.step ?? "–"} · loss ${number(trainer.loss)} · grad norm ${number(trainer.gradNorm)}`]);
     facts.push(["train/rollout log-prob diff", number(trainer.logprobDiff)]);
+    if (trainer.entropy) facts.push(["policy entropy", `${number(trainer.entropy.value)} (from ${trainer.entropy.source})`]);
   }
   if (totals.checkpoints) facts.push(["checkpoints", totals.checkpoints.kept === 0 ? "none yet" : `${totals.checkpoints.kept} kept · latest iter ${totals.checkpoints.latestIteration}`]);
   document.getElementById("totals").replaceChildren(...facts.flatMap(([name, value]) => [element("dt", "", name), element("dd", "", value)]));

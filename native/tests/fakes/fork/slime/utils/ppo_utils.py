@@ -1,6 +1,6 @@
 """Fake of the fork's slime.utils.ppo_utils (Gen-Verse/OpenClaw-RL 0d034dd, slime/slime/utils/ppo_utils.py:151, :689).
 
-Owns compute_log_probs and calculate_log_probs_and_entropy at TP = 1 with the fork's quirks: compute_log_probs is
+Owns compute_log_probs, calculate_log_probs_and_entropy and compute_policy_loss at TP = 1 with the fork's quirks: compute_log_probs is
 Megatron's fused cross entropy, which turns a float32 input into its softmax in place; calculate_log_probs_and_entropy
 clones each chunk only while grad is enabled (ppo_utils.py:661-664), then takes the entropy of the same chunks.
 """
@@ -34,6 +34,13 @@ class _CrossEntropyIntoLogits(torch.autograd.Function):
         grad = softmax.clone()
         grad.scatter_add_(-1, target.unsqueeze(-1), -torch.ones_like(target, dtype=grad.dtype).unsqueeze(-1))
         return (grad * grad_loss.unsqueeze(-1)).to(ctx.input_dtype), None
+
+
+def compute_policy_loss(ppo_kl: torch.Tensor, advantages: torch.Tensor, eps_clip: float, eps_clip_high: float):
+    """PPO's clipped surrogate per token and where the clip won (ppo_utils.py compute_policy_loss, no dual clip)."""
+    ratio = (-ppo_kl).exp()
+    unclipped, clipped = -ratio * advantages, -ratio.clamp(1 - eps_clip, 1 + eps_clip_high) * advantages
+    return torch.maximum(unclipped, clipped), torch.gt(clipped, unclipped).float()
 
 
 def compute_log_probs(logits: torch.Tensor, tokens: torch.Tensor, process_group: dist.ProcessGroup | None):
