@@ -2,6 +2,7 @@
 // config.toml (a model provider speaking the Responses API), Claude Code's settings.json env, Qwen Code's .env.
 // Ignores the command line (agent-config.ts).
 import type { Recipe } from "../../contracts/recipe.ts";
+import { utilityModelName } from "../../lib/model/model-names.ts";
 import { parseJsonConfig } from "../config-file.ts";
 import { PROVIDER_ID, providerBaseUrl } from "./openclaw-config.ts";
 
@@ -20,11 +21,6 @@ export interface AgentClient {
   print(recipe: Recipe, target: AgentTarget): string;
   /** The file's new text with our entries merged in; everything else in it stays. */
   merge(text: string | null, file: string, recipe: Recipe, target: AgentTarget): string;
-}
-
-/** The model name Claude Code uses for its small utility requests: the recipe's first utility model, else one of ours. */
-export function utilityModelName(recipe: Recipe): string {
-  return recipe.proxy.utility_models[0] ?? `${recipe.model.served_name}-utility`;
 }
 
 interface CodexLines {
@@ -97,6 +93,9 @@ function claudeCodeEnv(recipe: Recipe, target: AgentTarget): Record<string, stri
     ANTHROPIC_BASE_URL: base,
     ...(target.apiKey === null ? {} : { ANTHROPIC_AUTH_TOKEN: target.apiKey }),
     ANTHROPIC_MODEL: recipe.model.served_name,
+    // every model name Claude Code can pick (its subagents' sonnet / opus / haiku too) is one the proxy serves
+    ANTHROPIC_DEFAULT_SONNET_MODEL: recipe.model.served_name,
+    ANTHROPIC_DEFAULT_OPUS_MODEL: recipe.model.served_name,
     ANTHROPIC_SMALL_FAST_MODEL: utilityModelName(recipe),
     ANTHROPIC_DEFAULT_HAIKU_MODEL: utilityModelName(recipe),
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
