@@ -62,9 +62,10 @@ export class Harness {
 
 export { freePort } from "../support/loopback.ts";
 
-export function slimeRecipe(overrides: { rayPort: number; dashboardPort: number; judgePort: number; restartOnCrash?: boolean; nodes?: number; runDir: string }): Recipe {
+export function slimeRecipe(overrides: { rayPort: number; dashboardPort: number; judgePort: number; restartOnCrash?: boolean; nodes?: number; runDir: string; proxyPorts?: [number, number] }): Recipe {
   const input: RecipeInput = {
     method: "binary",
+    ...(overrides.proxyPorts ? { proxy: { port: overrides.proxyPorts[0], admin_port: overrides.proxyPorts[1] } } : {}),
     cluster: { ray_port: overrides.rayPort, dashboard_port: overrides.dashboardPort, nodes: overrides.nodes ?? 1, gpus_per_node: 8 },
     judge: { launch: "standalone", port: overrides.judgePort },
     training: { restart_on_crash: overrides.restartOnCrash ?? false },

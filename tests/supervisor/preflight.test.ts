@@ -36,7 +36,7 @@ describe("preflight", () => {
   it("refuses when a Ray cluster is already running, and leaves it running", async () => {
     const harness = new Harness();
     mkdirSync(harness.runDir, { recursive: true });
-    const recipe = await withForkInstalled(slimeRecipe({ rayPort: await freePort(), dashboardPort: await freePort(), judgePort: await freePort(), runDir: harness.runDir }), path.join(harness.root, "install"));
+    const recipe = await withForkInstalled(slimeRecipe({ rayPort: await freePort(), dashboardPort: await freePort(), judgePort: await freePort(), runDir: harness.runDir, proxyPorts: [await freePort(), await freePort()] }), path.join(harness.root, "install"));
     const env = { ...harness.environment } as Record<string, string>;
     await execa("ray", ["start", "--head", "--port", String(await freePort()), "--dashboard-port", String(await freePort())], { env, extendEnv: false });
     cleanups.push(() => execa("ray", ["stop", "--force"], { env, extendEnv: false, reject: false }));
@@ -65,7 +65,7 @@ describe("preflight", () => {
     ]);
     expect(report.problems[0]!.hint).toContain(`--set proxy.port=<port>`);
 
-    const slime = await withForkInstalled(slimeRecipe({ rayPort: await freePort(), dashboardPort, judgePort: await freePort(), runDir: harness.runDir }), path.join(harness.root, "install"));
+    const slime = await withForkInstalled(slimeRecipe({ rayPort: await freePort(), dashboardPort, judgePort: await freePort(), runDir: harness.runDir, proxyPorts: [await freePort(), await freePort()] }), path.join(harness.root, "install"));
     const slimeReport = await runPreflight({ recipe: slime, plan: { ...plan, engine: "slime" }, runDir: harness.runDir, environment: harness.environment, packageRoot: PACKAGE_ROOT });
     expect(slimeReport.problems.map((problem) => [problem.code, problem.path])).toEqual([["RAY_RUNNING", "cluster.dashboard_port"]]);
   });
