@@ -8,7 +8,7 @@ import { bindProblem, isLoopback } from "../../lib/bind-rule.ts";
 import { buildLaunchPlan } from "../launch-plan.ts";
 import { rayRunningProblems } from "../preflight/ray-running-check.ts";
 import { runningStartProblem, type RunningStart } from "../preflight/running-start.ts";
-import { failed, passed, type CheckResult } from "./doctor-check.ts";
+import { failed, passed, skipped, type CheckResult } from "./doctor-check.ts";
 
 export interface StartRefusalInput {
   runDir: string;
@@ -32,6 +32,8 @@ export async function checkStartRefusals(recipe: Recipe, input: StartRefusalInpu
     }
   } catch (error) {
     const problem = error as Error & { path?: string; hint?: string };
+    // (the model-args file is the slime checks' own "model-args" result: said once)
+    if (problem.path === "engine.slime.model_args" && recipe.engine.kind === "slime") return [...results, skipped("plan", "start's launch plan needs the model-args file: see model-args")];
     results.push(failed("plan", `${problem.path ? `${problem.path}: ` : ""}${problem.message}`, problem.hint ?? "see `npx openclaw-rl plan` for the launch plan"));
   }
   return results;
