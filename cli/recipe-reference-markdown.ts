@@ -22,7 +22,7 @@ export function renderRecipeReference(): string {
   const lines = [
     "# Recipe reference",
     "",
-    "Generated from the zod schema in `contracts/recipe.ts` by `openclaw-rl recipe-reference`; do not edit by hand.",
+    "Generated from the zod schema in `contracts/recipe.ts` by `npx openclaw-rl recipe-reference`; do not edit by hand.",
     "Every key is optional: what you leave out takes the default. Unknown keys are errors that name their YAML path.",
     "",
   ];
@@ -44,7 +44,7 @@ export function renderRecipeReference(): string {
     "LoRA needs the fsdp backend, and the fsdp backend trains `method: binary` only (slime's FSDP actor ignores custom losses and",
     "teacher fields). With `engine.kind: slime`, `engine.slime.flavor: upstream` refuses LoRA / the fsdp backend, `opd.topk` > 0 and",
     "`judge.launch: slime`, and `flavor: fork` refuses `--sglang-incremental-streaming-output`, each naming what to use instead.",
-    "GPU placement is checked by `openclaw-rl plan`.",
+    "GPU placement is checked by `npx openclaw-rl plan`.",
     "",
   );
   return lines.join("\n");

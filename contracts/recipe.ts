@@ -28,6 +28,12 @@ export const modelSchema = z
       .optional()
       .describe("Folder holding tokenizer.json and tokenizer_config.json when it differs from model.path; `builtin:qwen3` uses the Qwen3 files shipped with openclaw-rl."),
     served_name: z.string().default("qwen3-4b").describe("Model id the proxy answers to and lists in /v1/models."),
+    aliases: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        "Other model ids the proxy answers to as the served model (and lists in /v1/models), e.g. a name a client insists on sending. Any id that is not served_name, an alias or a proxy.utility_models entry gets 404 model_not_found, as OpenAI's and Anthropic's APIs answer.",
+      ),
     family: z
       .enum(["auto", ...MODEL_FAMILIES])
       .default("auto")
@@ -101,7 +107,7 @@ export const judgeSchema = z
 
 export const clusterSchema = z
   .object({
-    nodes: positiveInt.default(1).describe("Number of nodes (the head plus workers that `openclaw-rl join`)."),
+    nodes: positiveInt.default(1).describe("Number of nodes (the head plus workers that `npx openclaw-rl join`)."),
     gpus_per_node: positiveInt.default(8).describe("GPUs on each node."),
     actor_gpus: positiveInt.default(4).describe("GPUs for the Megatron/FSDP trainer (in total, across nodes)."),
     rollout_gpus: positiveInt.default(2).describe("GPUs for the policy SGLang engines."),
@@ -263,7 +269,12 @@ export const proxySchema = z
     request_timeout_s: z.number().positive().default(900).describe("Longest time one chat request may take end to end."),
     session_idle_timeout_s: z.number().positive().default(1800).describe("A session's last turn is closed (with no next state) after this long without a request."),
     max_sessions: positiveInt.default(10000).describe("Sessions kept in memory; the least recently used are closed beyond this."),
-    utility_models: z.array(z.string()).default([]).describe("Model ids whose requests are side requests (OpenClaw's agents.defaults.utilityModel)."),
+    utility_models: z
+      .array(z.string())
+      .default([])
+      .describe(
+        "Model ids whose requests are side requests (OpenClaw's agents.defaults.utilityModel; Claude Code's small/fast model). Empty: <model.served_name>-utility, the name agent-config gives Claude Code, is the one utility model.",
+      ),
     side_system_prefixes: z
       .array(z.string())
       .default(["You are a context summarization assistant", "Write an Activity recap"])

@@ -2,6 +2,8 @@
 // config.toml (a model provider speaking the Responses API), Claude Code's settings.json env, Qwen Code's .env.
 // Ignores the command line (agent-config.ts).
 import type { Recipe } from "../../contracts/recipe.ts";
+import { utilityModelName } from "../../lib/model/model-names.ts";
+import { flattenDotenv, flattenJson, flattenToml } from "../config-changes.ts";
 import { parseJsonConfig } from "../config-file.ts";
 import { PROVIDER_ID, providerBaseUrl } from "./openclaw-config.ts";
 
@@ -20,11 +22,8 @@ export interface AgentClient {
   print(recipe: Recipe, target: AgentTarget): string;
   /** The file's new text with our entries merged in; everything else in it stays. */
   merge(text: string | null, file: string, recipe: Recipe, target: AgentTarget): string;
-}
-
-/** The model name Claude Code uses for its small utility requests: the recipe's first utility model, else one of ours. */
-export function utilityModelName(recipe: Recipe): string {
-  return recipe.proxy.utility_models[0] ?? `${recipe.model.served_name}-utility`;
+  /** The file's keys as text, by path, for saying what a merge changed. */
+  keys(text: string | null): Record<string, string>;
 }
 
 interface CodexLines {
@@ -97,6 +96,9 @@ function claudeCodeEnv(recipe: Recipe, target: AgentTarget): Record<string, stri
     ANTHROPIC_BASE_URL: base,
     ...(target.apiKey === null ? {} : { ANTHROPIC_AUTH_TOKEN: target.apiKey }),
     ANTHROPIC_MODEL: recipe.model.served_name,
+    // every model name Claude Code can pick (its subagents' sonnet / opus / haiku too) is one the proxy serves
+    ANTHROPIC_DEFAULT_SONNET_MODEL: recipe.model.served_name,
+    ANTHROPIC_DEFAULT_OPUS_MODEL: recipe.model.served_name,
     ANTHROPIC_SMALL_FAST_MODEL: utilityModelName(recipe),
     ANTHROPIC_DEFAULT_HAIKU_MODEL: utilityModelName(recipe),
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
@@ -140,6 +142,7 @@ export const AGENT_CLIENTS: Record<AgentName, AgentClient> = {
       return `# ~/.codex/config.toml\n${note}${mergeCodexToml(null, lines)}`;
     },
     merge: (text, _file, recipe, target) => mergeCodexToml(text, codexLines(recipe, target)),
+    keys: flattenToml,
   },
   "claude-code": {
     defaultFile: ".claude/settings.json",
@@ -149,10 +152,12 @@ export const AGENT_CLIENTS: Record<AgentName, AgentClient> = {
       const env = typeof settings.env === "object" && settings.env !== null && !Array.isArray(settings.env) ? settings.env : {};
       return `${JSON.stringify({ ...settings, env: { ...env, ...claudeCodeEnv(recipe, target) } }, null, 2)}\n`;
     },
+    keys: (text) => flattenJson(text === null || text.trim() === "" ? {} : JSON.parse(text)),
   },
   "qwen-code": {
     defaultFile: ".qwen/.env",
     print: (recipe, target) => shellExports(qwenCodeEnv(recipe, target), target.apiKey === null ? "OPENAI_API_KEY" : null, recipe.proxy.api_key_env),
     merge: (text, _file, recipe, target) => mergeDotenv(text, qwenCodeEnv(recipe, target)),
+    keys: flattenDotenv,
   },
 };

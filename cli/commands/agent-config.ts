@@ -1,11 +1,13 @@
 // `openclaw-rl agent-config codex|claude-code|qwen-code [--host H] [--write [FILE]] [--with-key]`: what a coding agent
 // needs to use this proxy (Codex: the Responses API; Claude Code: the Messages API; Qwen Code: chat completions),
-// printed, or merged into the agent's own config file without losing what is there.
+// printed, or merged into the agent's own config file without losing what is there (the old file kept beside it,
+// each changed key printed).
 import { homedir } from "node:os";
 import path from "node:path";
 import type { Command } from "commander";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
+import { formatRewrite } from "../config-changes.ts";
 import { rewriteConfigFile } from "../config-file.ts";
 import { AGENT_CLIENTS, type AgentName } from "./agent-clients.ts";
 import { resolveApiKey } from "./openclaw-config.ts";
@@ -37,8 +39,8 @@ export function registerAgentConfigCommand(program: Command): void {
         return;
       }
       const file = path.resolve(options.write === true ? path.join(homedir(), client.defaultFile) : options.write);
-      await rewriteConfigFile(file, (text) => client.merge(text, file, recipe, target));
-      process.stdout.write(`wrote the ${agent} settings for the proxy into ${file}\n`);
+      const rewrite = await rewriteConfigFile(file, (text) => client.merge(text, file, recipe, target));
+      process.stdout.write(formatRewrite(rewrite, client.keys));
       if (apiKey === null && agent !== "codex") {
         process.stdout.write(`export the key before starting ${agent}: ${agent === "claude-code" ? "ANTHROPIC_AUTH_TOKEN" : "OPENAI_API_KEY"}="$${recipe.proxy.api_key_env}" (or write it with --with-key)\n`);
       }

@@ -27,8 +27,8 @@ export function registerDemoCommand(program: Command): void {
       }
       const proxyUrl = (options.proxyUrl ?? `http://127.0.0.1:${recipe.proxy.port}`).replace(/\/+$/, "");
       const policyUrl = `http://127.0.0.1:${recipe.engine.rehearsal.policy_port}`;
-      await expectReachable(`${proxyUrl}/v1/models`, "the proxy", "run `openclaw-rl start` with the same recipe first");
-      await expectReachable(`${policyUrl}/health`, "the stand-in policy", "run `openclaw-rl start` with the same recipe first");
+      await expectReachable(`${proxyUrl}/v1/models`, "the proxy", "run `npx openclaw-rl start` with the same recipe first");
+      await expectReachable(`${policyUrl}/health`, "the stand-in policy", "run `npx openclaw-rl start` with the same recipe first");
       process.stdout.write(`demo: method ${recipe.method} (the running start must use the same), ${turns} judged turns through ${proxyUrl}; the model is a stand-in\n`);
       const user = new ScriptedUser({ proxyUrl, policyUrl, model: recipe.model.served_name, apiKey: process.env[recipe.proxy.api_key_env], stream: options.stream });
       let current: string | null = null;

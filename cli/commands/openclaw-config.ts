@@ -1,11 +1,13 @@
 // `openclaw-rl openclaw-config [--host H] [--write FILE] [--with-key]`: the OpenClaw provider entry that points
-// stock OpenClaw at this proxy; printed, or merged into an openclaw.json without losing its other content.
+// stock OpenClaw at this proxy; printed, or merged into an openclaw.json (read as JSON5, as OpenClaw reads it) without
+// losing its other content, the old file kept beside it and each changed key printed.
 import path from "node:path";
 import type { Command } from "commander";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
-import { parseJsonConfig, rewriteConfigFile } from "../config-file.ts";
+import { flattenJson, formatRewrite } from "../config-changes.ts";
+import { parseJsonConfig, rewriteConfigFile, type ConfigRewrite } from "../config-file.ts";
 
 export const PROVIDER_ID = "rl";
 /** Names OpenClaw's `${VAR}` substitution in config values matches. */
@@ -37,8 +39,8 @@ export function registerOpenclawConfigCommand(program: Command): void {
         return;
       }
       const file = path.resolve(options.write);
-      await mergeIntoFile(file, entry);
-      process.stdout.write(`wrote provider "${PROVIDER_ID}" (${providerBaseUrl(recipe, options.host)}) and agents.defaults.model.primary into ${file}\n`);
+      const rewrite = await mergeIntoFile(file, entry);
+      process.stdout.write(formatRewrite(rewrite, (text) => flattenJson(parseJsonConfig(file, text, "", "json5")), plainJsonNote(rewrite.before)));
     });
 }
 
@@ -109,9 +111,21 @@ export function mergeOpenclawConfig(existing: JsonObject, entry: JsonObject): Js
   };
 }
 
-async function mergeIntoFile(file: string, entry: JsonObject): Promise<void> {
-  const hint = "fix the file (openclaw.json must be plain JSON here: no comments or trailing commas), or print the entry without --write and merge it by hand";
-  await rewriteConfigFile(file, (text) => `${JSON.stringify(mergeOpenclawConfig(parseJsonConfig(file, text, hint), entry), null, 2)}\n`);
+/** OpenClaw reads openclaw.json as JSON5; it is written back as plain JSON (itself JSON5), the old file kept beside it. */
+async function mergeIntoFile(file: string, entry: JsonObject): Promise<ConfigRewrite> {
+  const hint = "fix the file where it says (OpenClaw reads it as JSON5), or print the entry without --write and merge it by hand";
+  return rewriteConfigFile(file, (text) => `${JSON.stringify(mergeOpenclawConfig(parseJsonConfig(file, text, hint, "json5"), entry), null, 2)}\n`);
+}
+
+/** Said when the old file was JSON5 beyond JSON (comments, trailing commas…): the new one is plain JSON. */
+function plainJsonNote(before: string | null): string | undefined {
+  if (before === null || before.trim() === "") return undefined;
+  try {
+    JSON.parse(before);
+    return undefined;
+  } catch {
+    return "it is written as plain JSON now: its comments and JSON5 formatting are in the backup only";
+  }
 }
 
 function asObject(value: unknown): JsonObject {

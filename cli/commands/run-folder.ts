@@ -6,12 +6,9 @@ import path from "node:path";
 import { stringify } from "yaml";
 import { OpenclawRlError, osReason } from "../../contracts/errors.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
+import { resolvedRecipePath } from "../../launchers/resolved-recipe.ts";
 
-export const RESOLVED_RECIPE_FILE = "recipe.resolved.yaml";
-
-export function resolvedRecipePath(runDir: string): string {
-  return path.join(runDir, RESOLVED_RECIPE_FILE);
-}
+export { resolvedRecipePath };
 
 /** Creates the folder; a folder the OS refuses (a path through a file, no permission) is a typed error naming records.dir. */
 export function createRunFolder(runDir: string, recipe: Recipe): void {

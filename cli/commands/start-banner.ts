@@ -4,6 +4,7 @@
 import path from "node:path";
 import type { Recipe } from "../../contracts/recipe.ts";
 import type { ChildStatus } from "../../launchers/supervisor/child-definition.ts";
+import { cliCommand, pastablePath } from "../../lib/cli-command.ts";
 import { versionLabels } from "../../orchestrator/weights/version-labels.ts";
 import { resolvedRecipePath } from "./run-folder.ts";
 
@@ -20,7 +21,7 @@ export interface BannerInput {
 export function formatBanner(input: BannerInput): string {
   const { recipe } = input;
   const relativeRecipe = path.relative(process.cwd(), input.recipeFile) || input.recipeFile;
-  const resolvedRecipe = shellWord(shortPath(resolvedRecipePath(input.runDir)));
+  const resolvedRecipe = pastablePath(resolvedRecipePath(input.runDir));
   const keyVariable = recipe.proxy.api_key_env;
   const warming = input.engines.filter((engine) => engine.state !== "ready");
   const rule = "─".repeat(78);
@@ -36,8 +37,8 @@ export function formatBanner(input: BannerInput): string {
   lines.push(
     `  OpenClaw endpoint  ${input.urls.proxy}`,
     `  API key            $${keyVariable} ${input.apiKeySet ? "(set: clients must send it as Bearer)" : "(not set: no auth on loopback)"}`,
-    `  OpenClaw config    openclaw-rl openclaw-config --recipe ${resolvedRecipe} --write ~/.openclaw/openclaw.json`,
-    `  Status             openclaw-rl status --run ${input.runDir}   (or --json, --watch)`,
+    `  OpenClaw config    ${cliCommand(`openclaw-config --recipe ${resolvedRecipe} --write ~/.openclaw/openclaw.json`)}`,
+    `  Status             ${cliCommand(`status --run ${pastablePath(input.runDir)}`)}   (or --json, --watch)`,
     `  Dashboard          ${input.urls.dashboard}`,
     `  Logs               ${path.join(input.runDir, "logs")}/<engine>.log`,
     `  Engines            ${input.engines.map((engine) => `${engine.name} ${engine.state}`).join(", ") || "none supervised"}`,
@@ -47,15 +48,4 @@ export function formatBanner(input: BannerInput): string {
   for (const note of input.notes) lines.push(`  Note               ${note}`);
   lines.push("  Stop               Ctrl-C (twice to force)", rule);
   return lines.join("\n") + "\n";
-}
-
-/** Relative to the working folder when inside it, else absolute. */
-function shortPath(file: string): string {
-  const relative = path.relative(process.cwd(), file);
-  return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : file;
-}
-
-/** A path as one shell word: as is when plain, else single-quoted. */
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }

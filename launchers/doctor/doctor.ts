@@ -1,6 +1,8 @@
-// `doctor`: runs the checks that apply to the recipe's engine and returns their results in a fixed order.
-// Ignores printing and exit codes (the CLI's job); a failed check never throws.
+// `doctor`: runs the checks that apply to the recipe's engine and returns their results in a fixed order; it fails
+// whatever `start` would refuse (the same rules as start's preflight). Ignores printing and exit codes; never throws.
+import path from "node:path";
 import type { Recipe } from "../../contracts/recipe.ts";
+import { findRunningStart } from "../preflight/running-start.ts";
 import { placementProblems } from "../placement.ts";
 import { slimePythonPath } from "../slime/slime-job.ts";
 import { checkCheckpoints } from "./checkpoint-check.ts";
@@ -13,6 +15,7 @@ import { checkPythonImports, checkRay } from "./python-check.ts";
 import { checkRecordsDir } from "./records-check.ts";
 import { checkInstallation } from "./installation-check.ts";
 import { checkModelArgs } from "./model-args-check.ts";
+import { checkStartRefusals } from "./start-refusal-check.ts";
 
 export interface DoctorOptions {
   cwd: string;
@@ -29,7 +32,16 @@ export interface DoctorReport {
 }
 
 export async function runDoctor(recipe: Recipe, options: DoctorOptions): Promise<DoctorReport> {
-  const common = [checkCheckpoints(recipe), checkFamily(recipe).then((result) => [result]), checkPorts(recipe), checkDisk(recipe, options.cwd).then((result) => [checkRecordsDir(recipe, options.cwd), result])];
+  const runDir = path.resolve(options.cwd, recipe.records.dir);
+  const running = findRunningStart(runDir);
+  const environment = options.environment ?? process.env;
+  const common = [
+    checkStartRefusals(recipe, { runDir, running, packageRoot: options.packageRoot, environment }),
+    checkCheckpoints(recipe),
+    checkFamily(recipe).then((result) => [result]),
+    checkPorts(recipe, running),
+    checkDisk(recipe, options.cwd).then((result) => [checkRecordsDir(recipe, options.cwd), result]),
+  ];
   const engineChecks = recipe.engine.kind === "slime" ? [slimeChecks(recipe, options)] : [];
   const results = (await Promise.all([...engineChecks, ...common])).flat();
   const notApplicable = recipe.engine.kind === "slime" ? [] : [`engine ${recipe.engine.kind} starts no GPU engine: GPU, placement, Python, Ray and slime checks do not apply`];

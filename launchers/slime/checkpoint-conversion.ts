@@ -63,7 +63,7 @@ export function planCheckpointConversion(recipe: Recipe, request: ConversionRequ
     missing.push(
       new OpenclawRlError("CHECKPOINT_MISSING", iteration === null ? `no complete checkpoint in ${saveDir} yet` : `no checkpoint ${inputDir}`, {
         path: "training.save_dir",
-        hint: "openclaw-rl status lists the checkpoints of a run; pass --iteration with one of them, or --run with the run's folder",
+        hint: "`npx openclaw-rl status` lists the checkpoints of a run; pass --iteration with one of them, or --run with the run's folder",
       }),
     );
   }

@@ -45,7 +45,7 @@ export async function slimePlan(recipe: Recipe, context: PlanContext, options: S
   }
   if (recipe.cluster.nodes > 1) {
     notes.push(
-      `multi-node: run each ray-worker-N command on node N (\`openclaw-rl join\`); slime's rollout manager may land on any node, so the bridge listens on the head address (${context.bridgeUrl}, bearer token per run): open its port to the other nodes`,
+      `multi-node: run each ray-worker-N command on node N (\`npx openclaw-rl join\`); slime's rollout manager may land on any node, so the bridge listens on the head address (${context.bridgeUrl}, bearer token per run): open its port to the other nodes`,
     );
   }
   const files = [{ path: path.join(context.runDir, CUSTOM_CONFIG_FILE), content: stringify(customConfig(recipe)) }];

@@ -110,7 +110,7 @@ function rayHead(spec: ProcessSpec, recipe: Recipe, ray: RayControl, hooks: Defi
     if (!(await ray.dashboardAnswers())) return { ready: false, detail: `Ray dashboard ${ray.options.dashboardUrl} not answering` };
     if (nodes <= 1) return { ready: true, detail: "Ray head answers" };
     const status = await ray.status();
-    if (status.nodes < nodes) return { ready: false, detail: `${status.nodes}/${nodes} nodes joined; run \`openclaw-rl join --head ${recipe.cluster.head_address}\` on each worker` };
+    if (status.nodes < nodes) return { ready: false, detail: `${status.nodes}/${nodes} nodes joined; run \`npx openclaw-rl join --head ${recipe.cluster.head_address}\` on each worker` };
     return { ready: true, detail: `Ray head answers, ${status.nodes}/${nodes} nodes joined` };
   };
   return {

@@ -101,7 +101,7 @@ function bind(server: Server, host: string, port: number): Promise<void> {
       error.code === "EADDRNOTAVAIL"
         ? new OpenclawRlError("RECIPE_INVALID", `the bridge cannot listen on ${host}: no network interface of this machine has that address`, {
             path: "cluster.head_address",
-            hint: "run `openclaw-rl start` on the head node, and set cluster.head_address to its IP as the other nodes reach it",
+            hint: "run `npx openclaw-rl start` on the head node, and set cluster.head_address to its IP as the other nodes reach it",
             cause: error,
           })
         : undefined,

@@ -3,6 +3,7 @@
 // token-exactly, judged from its next state like any turn), tool calls go to /exec_tool, heartbeats keep the lease,
 // and the outcome (/evaluate's score, or the failure) is reported to POST /v1/episodes/{id}/outcome. The lease is
 // closed always: on errors and at stop too. Rewards and samples are judging's (episode-book.ts).
+import { setMaxListeners } from "node:events";
 import { z } from "zod";
 import { toolCallSchema, toolSchema, type ChatMessage, type Tool } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
@@ -81,6 +82,10 @@ export class EpisodeDriver {
         for (let sample = 0; sample < samplesPerTask; sample++) queue.push({ task, group: epoch * tasks.length + index, sample });
       });
     }
+    // Each worker holds at most one listener on the stop signal at a time (its readiness wait, its request to the
+    // proxy, or the environment's capacity back-off): a fan-out of `concurrency`, by design and bounded, above
+    // Node's warning level of 10 at the default 16; the 10 stay for anything else that shares the signal.
+    setMaxListeners(concurrency + 10, signal);
     const results: EpisodeResult[] = [];
     const worker = async (): Promise<void> => {
       while (!signal.aborted) {

@@ -23,6 +23,8 @@ import { chatCompletionsApi } from "./chat-responder.ts";
 import { qwenCodeSignals } from "./apis/client-signals.ts";
 import { openAiError, sendError, sendJson, toOpenAiError } from "./openai-errors.ts";
 import { servePassthroughTurn } from "./passthrough-turn.ts";
+import { unknownModel } from "./unknown-model.ts";
+import { acceptedModelNames } from "../../lib/model/model-names.ts";
 import type { ProxyContext, ProxyDeps } from "./proxy-context.ts";
 import { isOpenAiError, parseChatRequest, parseJson, readBody } from "./request-body.ts";
 import { listen } from "../../lib/http/listen.ts";
@@ -193,8 +195,7 @@ async function route(context: ProxyContext, auth: BearerAuth, accepting: boolean
   if (denied) return sendError(response, openAiError(401, denied, { code: "invalid_api_key" }));
 
   if (path === "/v1/models") {
-    const recipe = context.deps.recipe;
-    const ids = [recipe.model.served_name, ...recipe.proxy.utility_models.filter((id) => id !== recipe.model.served_name)];
+    const ids = acceptedModelNames(context.deps.recipe);
     return sendJson(response, 200, { object: "list", data: ids.map((id) => ({ id, object: "model", created: 0, owned_by: "openclaw-rl" })) });
   }
   const raw = await readBody(request, context.deps.recipe.proxy.max_body_bytes);
@@ -224,6 +225,8 @@ async function route(context: ProxyContext, auth: BearerAuth, accepting: boolean
   if (path === "/v1/messages") return serveMessages(context, request, response, json);
   const body = parseChatRequest(json);
   if (isOpenAiError(body)) return sendError(response, body);
+  const notServed = unknownModel(context.deps.recipe, body.model);
+  if (notServed) return sendError(response, notServed);
   const client = qwenCodeSignals(request.headers, body);
   if (context.deps.recipe.proxy.mode === "passthrough") return servePassthroughTurn(context, request, response, body, client);
   return serveTokensTurn(context, request, response, body, raw, { api: chatCompletionsApi(body), client });

@@ -1,6 +1,6 @@
 // `openclaw-rl agent-config codex|claude-code|qwen-code` (through main() in this process): what each agent is told,
 // and --write merging into its own config file without losing what is there.
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -44,7 +44,9 @@ describe("openclaw-rl agent-config", () => {
       '# my settings\nmodel = "gpt-5"\napproval_policy = "on-request"\n\n[model_providers.rl]\nbase_url = "http://old/v1"\n\n[features]\nmulti_agent = true\nshell_tool = true\n\n[model_providers.other]\nbase_url = "http://x/v1"\n\n[profiles.fast]\nmodel = "o4-mini"\n',
       { mode: 0o640 },
     );
-    expect((await runCliInProcess(["agent-config", "codex", ...RECIPE, "--write", file])).exitCode).toBe(0);
+    const written = await runCliInProcess(["agent-config", "codex", ...RECIPE, "--write", file]);
+    expect(written.exitCode).toBe(0);
+    expect(written.stdout.split("\n")).toEqual(expect.arrayContaining(['  model: "gpt-5" → "qwen3-4b"', '  features.multi_agent: true → false', '  model_providers.rl.base_url: "http://old/v1" → "http://127.0.0.1:30000/v1"']));
     const text = readFileSync(file, "utf8");
     expect(text).toBe(
       'model = "qwen3-4b"\nmodel_provider = "rl"\nweb_search = "disabled"\n# my settings\napproval_policy = "on-request"\n\n[features]\nmulti_agent = false\nshell_tool = true\n\n[model_providers.other]\nbase_url = "http://x/v1"\n\n[profiles.fast]\nmodel = "o4-mini"\n\n[model_providers.rl]\nname = "openclaw-rl proxy"\nbase_url = "http://127.0.0.1:30000/v1"\nwire_api = "responses"\nenv_key = "OPENCLAW_RL_API_KEY"\n',
@@ -63,12 +65,17 @@ describe("openclaw-rl agent-config", () => {
     const merged = JSON.parse(readFileSync(settings, "utf8"));
     expect(merged.permissions).toEqual({ allow: ["Bash(ls)"] });
     expect(merged.env).toMatchObject({ MY_VAR: "1", ANTHROPIC_MODEL: "qwen3-4b", ANTHROPIC_BASE_URL: "http://127.0.0.1:30000", ANTHROPIC_SMALL_FAST_MODEL: "qwen3-4b-utility" });
+    const backup = readdirSync(scratch).find((name) => name.startsWith("settings.json.bak-"))!;
+    expect(JSON.parse(readFileSync(path.join(scratch, backup), "utf8")).env.ANTHROPIC_MODEL).toBe("old");
+    expect(written.stdout.split("\n")).toEqual(expect.arrayContaining([`wrote ${settings} (the previous file is kept as ${path.join(scratch, backup)})`, '  env.ANTHROPIC_MODEL: "old" → "qwen3-4b"', '  env.ANTHROPIC_BASE_URL: (none) → "http://127.0.0.1:30000"']));
 
     const dotenv = path.join(scratch, "qwen", ".env");
     await runCliInProcess(["agent-config", "qwen-code", ...RECIPE, "--write", dotenv]);
     expect(statSync(dotenv).mode & 0o777).toBe(0o600);
     writeFileSync(dotenv, `# keep me\nOTHER=1\n${readFileSync(dotenv, "utf8")}`);
-    await runCliInProcess(["agent-config", "qwen-code", ...RECIPE, "--write", dotenv, "--host", "10.0.0.5"]);
+    const moved = await runCliInProcess(["agent-config", "qwen-code", ...RECIPE, "--write", dotenv, "--host", "10.0.0.5"]);
+    expect(moved.stdout.split("\n")[1]).toBe('  OPENAI_BASE_URL: "http://127.0.0.1:30000/v1" → "http://10.0.0.5:30000/v1"');
+    expect(moved.stdout).not.toContain("OPENAI_MODEL"); // (unchanged keys are not listed)
     expect(readFileSync(dotenv, "utf8")).toBe('# keep me\nOTHER=1\nOPENAI_BASE_URL="http://10.0.0.5:30000/v1"\nOPENAI_MODEL="qwen3-4b"\n');
 
     const broken = path.join(scratch, "broken.json");

@@ -1,6 +1,6 @@
 // `openclaw-rl doctor` on the rehearsal recipe (a real process) and on a slime recipe, and
 // `openclaw-rl openclaw-config` (through main() in this process).
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -70,12 +70,43 @@ describe("openclaw-rl openclaw-config (process)", () => {
     expect(JSON.parse(readFileSync(created, "utf8")).models.providers.rl.baseUrl).toBe("http://127.0.0.1:30000/v1");
   });
 
-  it("--write refuses a file that is not JSON and leaves it untouched", async () => {
+  it("--write refuses a file that is not JSON5, saying where, and leaves it untouched", async () => {
     const broken = path.join(scratch, "broken.json");
     writeFileSync(broken, "{ not json");
     const result = await runCliInProcess(["openclaw-config", "--write", broken]);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain("is not valid JSON");
+    expect(result.stderr).toContain(`${broken} is not valid JSON5 (expected ":" after the key "not" at line 1, column 7); nothing was written`);
     expect(readFileSync(broken, "utf8")).toBe("{ not json");
+    expect(readdirSync(scratch).filter((name) => name.startsWith("broken.json.bak-"))).toEqual([]);
+  });
+
+  it("--write reads a JSON5 openclaw.json (comments, trailing commas, unquoted keys) as OpenClaw does, keeps the old file beside it and prints each change", async () => {
+    const folder = mkdtempSync(path.join(scratch, "json5-"));
+    const file = path.join(folder, "openclaw.json");
+    const original = `// my OpenClaw config
+{
+  gateway: { mode: 'local', },  /* the local gateway */
+  agents: { defaults: { model: { primary: "anthropic/claude-opus-4", fallbacks: ["openai/gpt-5"] }, workspace: "/w" } },
+}
+`;
+    writeFileSync(file, original, { mode: 0o640 });
+    const result = await runCliInProcess(["openclaw-config", "--write", file]);
+    expect(result.exitCode).toBe(0);
+    const backups = readdirSync(folder).filter((name) => name.startsWith("openclaw.json.bak-"));
+    expect(backups).toEqual([expect.stringMatching(/^openclaw\.json\.bak-\d{8}-\d{6}$/)]);
+    expect(readFileSync(path.join(folder, backups[0]!), "utf8")).toBe(original);
+    const merged = JSON.parse(readFileSync(file, "utf8"));
+    expect(merged.gateway).toEqual({ mode: "local" });
+    expect(merged.agents.defaults).toEqual({ workspace: "/w", model: { primary: "rl/qwen3-4b", fallbacks: ["openai/gpt-5"] } });
+    expect(statSync(file).mode & 0o777).toBe(0o640);
+    const lines = result.stdout.split("\n");
+    expect(lines[0]).toBe(`wrote ${file} (the previous file is kept as ${path.join(folder, backups[0]!)}); it is written as plain JSON now: its comments and JSON5 formatting are in the backup only`);
+    expect(lines).toContain('  agents.defaults.model.primary: "anthropic/claude-opus-4" → "rl/qwen3-4b"');
+    expect(lines).toContain('  models.providers.rl.baseUrl: (none) → "http://127.0.0.1:30000/v1"');
+    expect(lines.filter((line) => line.includes("gateway") || line.includes("fallbacks") || line.includes("workspace"))).toEqual([]);
+
+    const again = await runCliInProcess(["openclaw-config", "--write", file]);
+    expect(again.stdout).toBe(`${file} already holds these settings; nothing was written\n`);
+    expect(readdirSync(folder).filter((name) => name.startsWith("openclaw.json.bak-"))).toHaveLength(1);
   });
 });

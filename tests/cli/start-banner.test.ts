@@ -18,7 +18,8 @@ describe("start banner", () => {
     createRunFolder(runDir, recipe);
     const banner = formatBanner({ recipe, recipeFile: file, runDir, urls: { proxy: "http://127.0.0.1:40110/v1", admin: "http://127.0.0.1:40111", dashboard: "http://127.0.0.1:40111/dashboard/", bridge: null }, apiKeySet: false, engines: [], notes: [] });
     const line = banner.split("\n").find((text) => text.includes("OpenClaw config"))!;
-    expect(line).toContain(`openclaw-rl openclaw-config --recipe '${runDir}/recipe.resolved.yaml' --write ~/.openclaw/openclaw.json`);
+    expect(line).toContain(`npx openclaw-rl openclaw-config --recipe '${runDir}/recipe.resolved.yaml' --write ~/.openclaw/openclaw.json`);
+    expect(banner).toContain(`Status             npx openclaw-rl status --run '${runDir}'   (or --json, --watch)`);
 
     const printedRecipe = /--recipe (.+) --write/.exec(line)![1]!.replace(/^'(.*)'$/, "$1");
     const target = path.join(scratch, "openclaw.json");

@@ -44,9 +44,10 @@ describe("doctor checks", () => {
 
   it("ports: one in use fails naming its key; two roles on one port fail", async () => {
     const inUse = await checkPorts(parseRecipe({ engine: { kind: "rehearsal" }, proxy: { port: busyPort } }));
-    expect(inUse.find((result) => result.detail.includes("proxy.port"))).toMatchObject({ status: "fail", detail: `${busyPort} (proxy.port) is in use` });
-    const twins = await checkPorts(parseRecipe({ proxy: { port: 30555, admin_port: 30555 } }));
-    expect(twins.filter((result) => result.status === "fail").map((result) => result.detail)).toContain("proxy.port and proxy.admin_port are both 30555");
+    expect(inUse.find((result) => result.detail.includes("proxy.port"))).toMatchObject({ status: "fail", detail: `proxy.port: port ${busyPort} for the proxy is already in use` });
+    const twinPort = await freePort();
+    const twins = await checkPorts(parseRecipe({ proxy: { port: twinPort, admin_port: twinPort } }));
+    expect(twins.filter((result) => result.status === "fail").map((result) => result.detail)).toContain(`proxy.admin_port: port ${twinPort} is given to both the proxy and the status API`);
   });
 
   it("tokenizer: needs tokenizer.json and a chat_template; weights need config.json", async () => {
@@ -86,12 +87,12 @@ describe("doctor checks", () => {
     expect(missing).toEqual([expect.objectContaining({ status: "fail", detail: "engine.slime.python (/nonexistent/python3) was not found" })]);
   });
 
-  it("rehearsal: only tokenizer, model family, ports, records.dir and disk apply", async () => {
+  it("rehearsal: start's own refusals (bind rule, a running start, the plan), tokenizer, model family, ports, records.dir and disk apply", async () => {
     const folder = checkpoint({ "tokenizer.json": "{}", "tokenizer_config.json": JSON.stringify({ chat_template: "t" }) });
     const [policy, judge, proxy, admin] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
     const rehearsal = parseRecipe({ engine: { kind: "rehearsal", rehearsal: { policy_port: policy, judge_port: judge } }, proxy: { port: proxy, admin_port: admin }, model: { path: folder }, records: { dir: scratch } });
     const report = await runDoctor(rehearsal, { cwd: scratch, packageRoot: "/x" });
-    expect([...new Set(report.results.map((result) => result.topic))]).toEqual(["tokenizer", "model-family", "port", "records", "disk"]);
+    expect([...new Set(report.results.map((result) => result.topic))]).toEqual(["proxy", "run", "plan", "tokenizer", "model-family", "port", "records", "disk"]);
     expect(report.results.find((result) => result.topic === "model-family")).toMatchObject({ status: "warn" }); // template "t": no family known
     expect(report.ok).toBe(true);
     expect(report.notApplicable[0]).toContain("do not apply");

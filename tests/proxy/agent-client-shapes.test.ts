@@ -38,7 +38,7 @@ describe("the agents' own signals", () => {
     const body = messagesRequestSchema.parse({ model: "qwen3-4b", max_tokens: 32000, tools: [{ name: "Read", input_schema: { type: "object" } }], metadata: { user_id: '{"device_id":"d","session_id":"8c72970b"}' }, messages: [{ role: "user", content }] });
     const chat = messagesToChat(body);
     if (isOpenAiError(chat)) throw new Error(chat.message);
-    return claudeCodeSignals(body, chat, "qwen3-4b");
+    return claudeCodeSignals(body, chat, ["qwen3-4b"]);
   };
 
   it("reads Claude Code 2.1's compaction prompt as a side request, alone or appended to the user's last words", () => {

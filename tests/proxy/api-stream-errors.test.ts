@@ -31,7 +31,7 @@ describe("engine failures on the Responses and Messages routes", () => {
 
   it("ends a Responses stream with response.failed carrying the error, and a whole answer with a 502", async () => {
     const client = new OpenAI({ baseURL: `${harness.url}/v1`, apiKey: "any", maxRetries: 0 });
-    const stream = await client.responses.create({ model: "policy", input: "hi", stream: true });
+    const stream = await client.responses.create({ model: "qwen3-4b", input: "hi", stream: true });
     const types: string[] = [];
     let failed: OpenAI.Responses.ResponseFailedEvent | null = null;
     for await (const event of stream) {
@@ -40,14 +40,14 @@ describe("engine failures on the Responses and Messages routes", () => {
     }
     expect(types).toEqual(["response.created", "response.in_progress", "response.failed"]);
     expect(failed?.response).toMatchObject({ status: "failed", error: { code: "engine_error", message: expect.stringMatching(/CUDA out of memory/) } });
-    await expect(client.responses.create({ model: "policy", input: "hi" })).rejects.toMatchObject({ status: 502, code: "engine_error" });
+    await expect(client.responses.create({ model: "qwen3-4b", input: "hi" })).rejects.toMatchObject({ status: 502, code: "engine_error" });
   });
 
   it("ends a Messages stream with an error event the SDK throws as an APIError, and a whole answer with a 500 api_error", async () => {
     const client = new Anthropic({ baseURL: harness.url, apiKey: "any", maxRetries: 0 });
-    const stream = client.messages.stream({ model: "policy", max_tokens: 16, messages: [{ role: "user", content: "hi" }] });
+    const stream = client.messages.stream({ model: "qwen3-4b", max_tokens: 16, messages: [{ role: "user", content: "hi" }] });
     await expect(stream.finalMessage()).rejects.toMatchObject({ error: { type: "error", error: { type: "api_error", message: expect.stringMatching(/CUDA out of memory/) } } });
-    const whole = client.messages.create({ model: "policy", max_tokens: 16, messages: [{ role: "user", content: "hi" }] });
+    const whole = client.messages.create({ model: "qwen3-4b", max_tokens: 16, messages: [{ role: "user", content: "hi" }] });
     await expect(whole).rejects.toBeInstanceOf(Anthropic.InternalServerError);
     await expect(whole).rejects.toMatchObject({ status: 500, error: { error: { type: "api_error" } } });
     expect(harness.closed).toEqual([]);

@@ -35,7 +35,7 @@ describe("the Messages API through the official @anthropic-ai/sdk client", () =>
   it("streams thinking and a tool_use; the tool_result of the next request closes the turn token-exactly", async () => {
     const system = [{ type: "text" as const, text: "You are Claude Code." }];
     const first: Anthropic.MessageParam = { role: "user", content: [{ type: "text", text: "List the files here" }] };
-    const stream = client.messages.stream({ model: "policy", max_tokens: 512, system, messages: [first], tools: [lsTool], metadata });
+    const stream = client.messages.stream({ model: "qwen3-4b", max_tokens: 512, system, messages: [first], tools: [lsTool], metadata });
     const types: string[] = [];
     stream.on("streamEvent", (event) => types.push(event.type === "content_block_delta" ? `${event.type}:${event.delta.type}` : event.type));
     const message = await stream.finalMessage();
@@ -53,7 +53,7 @@ describe("the Messages API through the official @anthropic-ai/sdk client", () =>
 
     const toolUse = message.content[1] as Anthropic.ToolUseBlock;
     const next = await client.messages.create({
-      model: "policy",
+      model: "qwen3-4b",
       max_tokens: 512,
       system,
       metadata,
@@ -79,7 +79,7 @@ describe("the Messages API through the official @anthropic-ai/sdk client", () =>
   });
 
   it("streams text with create({stream: true}) incrementally, and answers whole with thinking first", async () => {
-    const stream = await client.messages.create({ model: "policy", max_tokens: 256, messages: [{ role: "user", content: "Hi there" }], stream: true });
+    const stream = await client.messages.create({ model: "qwen3-4b", max_tokens: 256, messages: [{ role: "user", content: "Hi there" }], stream: true });
     const deltas: string[] = [];
     let stop: string | null = null;
     for await (const event of stream) {
@@ -90,7 +90,7 @@ describe("the Messages API through the official @anthropic-ai/sdk client", () =>
     expect(deltas.join("")).toBe("Hello from the stand-in.");
     expect(stop).toBe("end_turn");
 
-    const whole = await client.messages.create({ model: "policy", max_tokens: 256, messages: [{ role: "user", content: "Hi there" }] });
+    const whole = await client.messages.create({ model: "qwen3-4b", max_tokens: 256, messages: [{ role: "user", content: "Hi there" }] });
     expect(whole.content).toEqual([
       { type: "thinking", thinking: "A greeting.", signature: "" },
       { type: "text", text: "Hello from the stand-in." },
@@ -98,27 +98,27 @@ describe("the Messages API through the official @anthropic-ai/sdk client", () =>
   });
 
   it("says max_tokens and stop_sequence as Anthropic does", async () => {
-    const cut = await client.messages.create({ model: "policy", max_tokens: 4, messages: [{ role: "user", content: "Count to fifty" }] });
+    const cut = await client.messages.create({ model: "qwen3-4b", max_tokens: 4, messages: [{ role: "user", content: "Count to fifty" }] });
     expect(cut).toMatchObject({ stop_reason: "max_tokens", usage: { output_tokens: 4 } });
-    const stopped = await client.messages.create({ model: "policy", max_tokens: 64, stop_sequences: ["STOP"], messages: [{ role: "user", content: "Say stop" }] });
+    const stopped = await client.messages.create({ model: "qwen3-4b", max_tokens: 64, stop_sequences: ["STOP"], messages: [{ role: "user", content: "Say stop" }] });
     expect(stopped).toMatchObject({ stop_reason: "stop_sequence", stop_sequence: "STOP", content: [{ type: "text", text: "Before" }] }); // (the answer ends trimmed, as on the chat route)
   });
 
   it("takes the key as x-api-key or Bearer, and answers errors in Anthropic's shape as the SDK's classes, changing no state", async () => {
     const bearer = new Anthropic({ baseURL: harness.url, authToken: "KEY", apiKey: null, maxRetries: 0 });
-    await expect(bearer.messages.create({ model: "policy", max_tokens: 16, messages: [{ role: "user", content: "Hi there" }] })).resolves.toMatchObject({ type: "message" });
+    await expect(bearer.messages.create({ model: "qwen3-4b", max_tokens: 16, messages: [{ role: "user", content: "Hi there" }] })).resolves.toMatchObject({ type: "message" });
 
     const stats = harness.proxy.stats();
     const events = harness.events.length;
-    const wrong = new Anthropic({ baseURL: harness.url, apiKey: "WRONG", maxRetries: 0 }).messages.create({ model: "policy", max_tokens: 16, messages: [{ role: "user", content: "Hi" }] });
+    const wrong = new Anthropic({ baseURL: harness.url, apiKey: "WRONG", maxRetries: 0 }).messages.create({ model: "qwen3-4b", max_tokens: 16, messages: [{ role: "user", content: "Hi" }] });
     await expect(wrong).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
     await expect(wrong).rejects.toMatchObject({ status: 401, error: { type: "error", error: { type: "authentication_error" } } });
-    const noMax = client.messages.create({ model: "policy", messages: [{ role: "user", content: "Hi" }] } as unknown as Anthropic.MessageCreateParamsNonStreaming);
+    const noMax = client.messages.create({ model: "qwen3-4b", messages: [{ role: "user", content: "Hi" }] } as unknown as Anthropic.MessageCreateParamsNonStreaming);
     await expect(noMax).rejects.toBeInstanceOf(Anthropic.BadRequestError);
     await expect(noMax).rejects.toMatchObject({ status: 400, error: { type: "error", error: { type: "invalid_request_error", message: expect.stringContaining("max_tokens") } } });
-    const image = client.messages.create({ model: "policy", max_tokens: 16, messages: [{ role: "user", content: [{ type: "image", source: { type: "url", url: "https://example.invalid/a.png" } }] }] });
+    const image = client.messages.create({ model: "qwen3-4b", max_tokens: 16, messages: [{ role: "user", content: [{ type: "image", source: { type: "url", url: "https://example.invalid/a.png" } }] }] });
     await expect(image).rejects.toMatchObject({ status: 400, error: { error: { message: expect.stringContaining("messages.0.content.0") } } });
-    const count = client.messages.countTokens({ model: "policy", messages: [{ role: "user", content: "Hi" }] });
+    const count = client.messages.countTokens({ model: "qwen3-4b", messages: [{ role: "user", content: "Hi" }] });
     await expect(count).rejects.toBeInstanceOf(Anthropic.NotFoundError); // (not served: Claude Code estimates instead)
     await expect(count).rejects.toMatchObject({ error: { type: "error", error: { type: "not_found_error" } } });
     expect(harness.proxy.stats()).toEqual(stats);
@@ -128,7 +128,7 @@ describe("the Messages API through the official @anthropic-ai/sdk client", () =>
   it("answers 529 overloaded_error while the engines are not ready", async () => {
     const gated = await startHarness({ script, ready: () => false });
     try {
-      const waiting = new Anthropic({ baseURL: gated.url, apiKey: "any", maxRetries: 0 }).messages.create({ model: "policy", max_tokens: 16, messages: [{ role: "user", content: "Hi" }] });
+      const waiting = new Anthropic({ baseURL: gated.url, apiKey: "any", maxRetries: 0 }).messages.create({ model: "qwen3-4b", max_tokens: 16, messages: [{ role: "user", content: "Hi" }] });
       await expect(waiting).rejects.toBeInstanceOf(Anthropic.APIError);
       await expect(waiting).rejects.toMatchObject({ status: 529, error: { error: { type: "overloaded_error" } } });
     } finally {
@@ -137,9 +137,9 @@ describe("the Messages API through the official @anthropic-ai/sdk client", () =>
   });
 
   it("records Claude Code's side requests as side turns, and says why", async () => {
-    await client.messages.create({ model: "claude-3-5-haiku-20241022", max_tokens: 512, metadata, system: "Analyze if this message indicates a new conversation topic.", messages: [{ role: "user", content: "Hi there" }] });
+    await client.messages.create({ model: "qwen3-4b-utility", max_tokens: 512, metadata, system: "Analyze if this message indicates a new conversation topic.", messages: [{ role: "user", content: "Hi there" }] });
     await client.messages.create({
-      model: "policy",
+      model: "qwen3-4b",
       max_tokens: 512,
       metadata,
       tools: [lsTool],

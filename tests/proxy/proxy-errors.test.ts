@@ -74,7 +74,7 @@ describe("bad input, auth and engine failures", () => {
     expect((wrong.body.error as { type: string }).type).toBe("authentication_error");
     expect((await fetch(`${harness.url}/v1/models`)).status).toBe(401);
     const models = (await (await fetch(`${harness.url}/v1/models`, { headers: auth })).json()) as { data: { id: string }[] };
-    expect(models.data.map((model) => model.id)).toEqual(["qwen3-4b"]);
+    expect(models.data.map((model) => model.id)).toEqual(["qwen3-4b", "qwen3-4b-utility"]);
     expect((await fetch(`${harness.url}/healthz`)).status).toBe(200);
     const ok = await postChat(harness.url, body, auth);
     expect(ok.status).toBe(200);

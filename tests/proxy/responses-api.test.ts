@@ -31,7 +31,7 @@ describe("the Responses API through the official openai client", () => {
   it("streams a tool call with its reasoning; the function_call_output of the next request closes the turn token-exactly", async () => {
     const headers = { session_id: "codex-conversation-1" };
     const input: OpenAI.Responses.ResponseInputItem[] = [{ role: "user", content: [{ type: "input_text", text: "List the files here" }] }];
-    const stream = client.responses.stream({ model: "policy", instructions: "You are Codex.", input, tools: [lsTool], store: false }, { headers });
+    const stream = client.responses.stream({ model: "qwen3-4b", instructions: "You are Codex.", input, tools: [lsTool], store: false }, { headers });
     const types: string[] = [];
     stream.on("event", (event) => types.push(event.type));
     const final = await stream.finalResponse();
@@ -60,7 +60,7 @@ describe("the Responses API through the official openai client", () => {
     // Codex (store: false) sends the whole input again, with the model's items and the tool's output
     const next = await client.responses.create(
       {
-        model: "policy",
+        model: "qwen3-4b",
         instructions: "You are Codex.",
         input: [...input, reasoning as OpenAI.Responses.ResponseInputItem, call, { type: "function_call_output", call_id: call.call_id, output: "a.txt\nb.txt" }],
         tools: [lsTool],
@@ -89,7 +89,7 @@ describe("the Responses API through the official openai client", () => {
   });
 
   it("streams text with create({stream: true}): ordered sequence numbers, item ids and indexes as the SDK types them", async () => {
-    const stream = await client.responses.create({ model: "policy", input: "Hi there", stream: true });
+    const stream = await client.responses.create({ model: "qwen3-4b", input: "Hi there", stream: true });
     const events: OpenAI.Responses.ResponseStreamEvent[] = [];
     for await (const event of stream) events.push(event);
     expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
@@ -104,18 +104,18 @@ describe("the Responses API through the official openai client", () => {
   });
 
   it("answers whole, goes on from previous_response_id, and refuses an unknown one as OpenAI does without changing state", async () => {
-    const first = await client.responses.create({ model: "policy", input: "Hi there" });
+    const first = await client.responses.create({ model: "qwen3-4b", input: "Hi there" });
     expect(first).toMatchObject({ object: "response", status: "completed", output_text: "Hello from the stand-in." });
     expect(first.output.map((item) => item.type)).toEqual(["reasoning", "message"]);
     const closedBefore = harness.closed.length;
-    const second = await client.responses.create({ model: "policy", previous_response_id: first.id, input: "Thanks!" });
+    const second = await client.responses.create({ model: "qwen3-4b", previous_response_id: first.id, input: "Thanks!" });
     expect(second.previous_response_id).toBe(first.id);
     expect(harness.closed).toHaveLength(closedBefore + 1);
     expect(harness.closed.at(-1)).toMatchObject({ closedBy: "next-request", nextState: { role: "user", text: "Thanks!" } });
 
     const stats = harness.proxy.stats();
     const events = harness.events.length;
-    const unknown = client.responses.create({ model: "policy", previous_response_id: "resp_unknown", input: "Hello?" });
+    const unknown = client.responses.create({ model: "qwen3-4b", previous_response_id: "resp_unknown", input: "Hello?" });
     await expect(unknown).rejects.toBeInstanceOf(OpenAI.BadRequestError);
     await expect(unknown).rejects.toMatchObject({ status: 400, code: "previous_response_not_found", param: "previous_response_id" });
     expect(harness.proxy.stats()).toEqual(stats);
@@ -125,25 +125,25 @@ describe("the Responses API through the official openai client", () => {
   it("refuses a bad body with a 400 naming the field, and a wrong key with a 401, changing no state", async () => {
     const stats = harness.proxy.stats();
     const events = harness.events.length;
-    const bad = client.responses.create({ model: "policy", input: [{ type: "function_call_output", output: "x" } as unknown as OpenAI.Responses.ResponseInputItem] });
+    const bad = client.responses.create({ model: "qwen3-4b", input: [{ type: "function_call_output", output: "x" } as unknown as OpenAI.Responses.ResponseInputItem] });
     await expect(bad).rejects.toBeInstanceOf(OpenAI.BadRequestError);
     await expect(bad).rejects.toMatchObject({ status: 400, param: "input.0.call_id" });
-    const image = client.responses.create({ model: "policy", input: [{ role: "user", content: [{ type: "input_image", image_url: "data:,", detail: "auto" }] }] });
+    const image = client.responses.create({ model: "qwen3-4b", input: [{ role: "user", content: [{ type: "input_image", image_url: "data:,", detail: "auto" }] }] });
     await expect(image).rejects.toMatchObject({ status: 400, param: "input.0.content.0", code: "unsupported_content" });
-    const wrongKey = new OpenAI({ baseURL: `${harness.url}/v1`, apiKey: "WRONG", maxRetries: 0 }).responses.create({ model: "policy", input: "Hi" });
+    const wrongKey = new OpenAI({ baseURL: `${harness.url}/v1`, apiKey: "WRONG", maxRetries: 0 }).responses.create({ model: "qwen3-4b", input: "Hi" });
     await expect(wrongKey).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
     expect(harness.proxy.stats()).toEqual(stats);
     expect(harness.events.length).toBe(events);
   });
 
   it("ends a response cut at max_output_tokens as incomplete", async () => {
-    const response = await client.responses.create({ model: "policy", input: "Count to fifty", max_output_tokens: 4 });
+    const response = await client.responses.create({ model: "qwen3-4b", input: "Count to fifty", max_output_tokens: 4 });
     expect(response).toMatchObject({ status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, usage: { output_tokens: 4 } });
   });
 
   it("records Codex's compaction request as a side turn of its conversation, and says why", async () => {
     const response = await client.responses.create(
-      { model: "policy", input: [{ role: "user", content: [{ type: "input_text", text: "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary." }] }], tools: [lsTool], store: false },
+      { model: "qwen3-4b", input: [{ role: "user", content: [{ type: "input_text", text: "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary." }] }], tools: [lsTool], store: false },
       { headers: { session_id: "codex-conversation-1" } },
     );
     expect(response.output_text).toBe("Summary: files were listed.");
@@ -157,9 +157,9 @@ describe("the Responses and Messages APIs in passthrough mode", () => {
   it("are refused with a 400 naming proxy.mode (the engine's own chat endpoint is relayed there), in each API's shape", async () => {
     const harness = await startHarness({ script, recipe: { proxy: { mode: "passthrough" } } });
     try {
-      const responses = new OpenAI({ baseURL: `${harness.url}/v1`, apiKey: "any", maxRetries: 0 }).responses.create({ model: "policy", input: "Hi" });
+      const responses = new OpenAI({ baseURL: `${harness.url}/v1`, apiKey: "any", maxRetries: 0 }).responses.create({ model: "qwen3-4b", input: "Hi" });
       await expect(responses).rejects.toMatchObject({ status: 400, param: "proxy.mode", code: "unsupported_in_passthrough" });
-      const answer = await fetch(`${harness.url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "policy", max_tokens: 8, messages: [{ role: "user", content: "Hi" }] }) });
+      const answer = await fetch(`${harness.url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "qwen3-4b", max_tokens: 8, messages: [{ role: "user", content: "Hi" }] }) });
       expect(answer.status).toBe(400);
       expect(await answer.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error", message: expect.stringContaining("proxy.mode tokens") } });
       expect(harness.proxy.stats().turns).toEqual({ main: 0, side: 0 });

@@ -40,7 +40,7 @@ export function codexSignals(headers: Headers, body: ResponsesRequest, chat: Cha
  * Claude Code names its session in metadata.user_id (`…_session_<uuid>`, or JSON with session_id); its side requests
  * are the small/fast model's (not the served model, no tools), probes of max_tokens 1, and its utility prompts.
  */
-export function claudeCodeSignals(body: MessagesRequest, chat: ChatRequest, servedModel: string): ClientSignals {
+export function claudeCodeSignals(body: MessagesRequest, chat: ChatRequest, mainModels: readonly string[]): ClientSignals {
   const userId = body.metadata?.user_id ?? "";
   const sessionId = /_session_([0-9A-Za-z-]+)$/.exec(userId)?.[1] ?? jsonSessionId(userId);
   const conversation = sessionId ? { id: sessionId, from: "Claude Code's metadata.user_id" } : undefined;
@@ -50,8 +50,8 @@ export function claudeCodeSignals(body: MessagesRequest, chat: ChatRequest, serv
   const sideRequest =
     body.max_tokens <= 1
       ? "max_tokens 1 (a probe, such as Claude Code's quota check)"
-      : !hasTools && body.model !== servedModel
-        ? `model ${body.model} is not the served model ${servedModel} and the request has no tools (a client's small/fast model)`
+      : !hasTools && !mainModels.includes(body.model)
+        ? `model ${body.model} is not the served model ${mainModels.join(" / ")} and the request has no tools (a client's small/fast model)`
         : opening
           ? `opens with Claude Code's side prompt "${opening}"`
           : undefined;

@@ -10,13 +10,17 @@ import { claudeCodeSignals } from "./client-signals.ts";
 import { messagesToChat } from "./messages-request.ts";
 import { messagesApi } from "./messages-stream.ts";
 import { tokensModeOnly } from "./responses-endpoint.ts";
+import { unknownModel } from "../unknown-model.ts";
+import { mainModelNames } from "../../../lib/model/model-names.ts";
 
 export async function serveMessages(context: ProxyContext, request: IncomingMessage, response: ServerResponse, json: unknown): Promise<void> {
   const body = parseBody(messagesRequestSchema, json);
   if (isOpenAiError(body)) return sendAnthropicError(response, body);
+  const notServed = unknownModel(context.deps.recipe, body.model);
+  if (notServed) return sendAnthropicError(response, notServed);
   if (context.deps.recipe.proxy.mode !== "tokens") return sendAnthropicError(response, tokensModeOnly("/v1/messages"));
   const chat = messagesToChat(body);
   if (isOpenAiError(chat)) return sendAnthropicError(response, chat);
-  const client = claudeCodeSignals(body, chat, context.deps.recipe.model.served_name);
+  const client = claudeCodeSignals(body, chat, mainModelNames(context.deps.recipe));
   return serveTokensTurn(context, request, response, chat, null, { api: messagesApi, client });
 }

@@ -10,10 +10,13 @@ import { serveTokensTurn } from "../tokens-turn.ts";
 import { codexSignals } from "./client-signals.ts";
 import { responsesToChat } from "./responses-request.ts";
 import { responsesApi } from "./responses-stream.ts";
+import { unknownModel } from "../unknown-model.ts";
 
 export async function serveResponses(context: ProxyContext, request: IncomingMessage, response: ServerResponse, json: unknown): Promise<void> {
   const body = parseBody(responsesRequestSchema, json);
   if (isOpenAiError(body)) return sendError(response, body);
+  const notServed = unknownModel(context.deps.recipe, body.model);
+  if (notServed) return sendError(response, notServed);
   if (context.deps.recipe.proxy.mode !== "tokens") return sendError(response, tokensModeOnly("/v1/responses"));
   let previous: readonly ChatMessage[] = [];
   if (body.previous_response_id) {
