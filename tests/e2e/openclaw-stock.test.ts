@@ -59,6 +59,14 @@ describe("stock OpenClaw end to end (rehearsal engine)", () => {
     gateway = await startGateway({ proxyUrl: `http://127.0.0.1:${proxyPort}/v1`, apiKey: API_KEY, model: "qwen3-4b", utilityModel: "qwen3-util", port: await freePort(), token: "e2e-gateway-token" });
 
     for (let round = 0; round < 3; round++) {
+      // the first rounds' turns, closed by the second round's messages, are judged and trained on: the last round is
+      // served by newer weights however slow the machine (waited for, not raced)
+      if (round === 2) {
+        await until("a weight update after the first two rounds", async () => {
+          const body = (await (await fetch(`http://127.0.0.1:${policyPort}/get_weight_version`)).json()) as { weight_version: string };
+          return Number(body.weight_version) > Number(versionBefore) ? body.weight_version : null;
+        }, 300_000);
+      }
       for (const [session, messages] of Object.entries(CONVERSATIONS)) {
         const message = messages[round]!;
         const reply = await gateway.chat(session, message);
