@@ -183,6 +183,14 @@ export const trainingSchema = z
     lr: z.number().positive().default(1e-5).describe("Adam learning rate."),
     eps_clip: z.number().positive().default(0.2).describe("PPO clip epsilon (low side)."),
     eps_clip_high: z.number().positive().default(0.28).describe("PPO clip epsilon (high side)."),
+    mismatch_correction: z
+      .enum(["tis", "none"])
+      .default("tis")
+      .describe(
+        "Correction of the train/inference mismatch: SGLang samples a token with one log-prob and Megatron recomputes another (kernels, precision; the reference's users report 0.2–0.4 apart, its issue #69), so the PPO ratio is taken against a distribution that did not sample. tis: truncated importance sampling (slime's --use-tis, both flavours' vanilla_tis_function): each token's policy loss is weighed by min(exp(old − rollout), training.tis_clip), bounded, unbiased up to the clip; our combine loss applies the same weights. none: no weights. Either way status shows the mismatch per batch (train_rollout_logprob_abs_diff). Not applied by the top-K distillation loss (no importance ratio) nor by slime's FSDP backend (training.lora), which has no TIS.",
+      ),
+    tis_clip: z.number().positive().default(2.0).describe("Upper clip C of the truncated importance weights (--tis-clip; slime's default 2)."),
+    tis_clip_low: z.number().min(0).default(0.0).describe("Lower clip of the truncated importance weights (--tis-clip-low; slime's default 0)."),
     kl_coef: z
       .number()
       .min(0)

@@ -11,11 +11,12 @@ export function algorithmArgs(recipe: Recipe): string[] {
   const training = recipe.training;
   const kl = training.use_kl_loss ? ["--use-kl-loss", "--kl-loss-coef", String(training.kl_coef), "--kl-loss-type", training.kl_loss_type] : [];
   const clip = ["--entropy-coef", String(training.entropy_coef), "--eps-clip", String(training.eps_clip), "--eps-clip-high", String(training.eps_clip_high)];
+  const tis = mismatchArgs(recipe);
   switch (recipe.method) {
     case "binary":
-      return ["--advantage-estimator", stepWise(recipe) ? "step_wise" : "grpo", "--disable-rewards-normalization", ...truePolicyEntropy(recipe), ...kl, ...clip];
+      return ["--advantage-estimator", stepWise(recipe) ? "step_wise" : "grpo", "--disable-rewards-normalization", ...truePolicyEntropy(recipe), ...kl, ...clip, ...tis];
     case "combine":
-      return ["--advantage-estimator", "grpo", "--disable-rewards-normalization", "--loss-type", "custom_loss", "--custom-loss-function-path", COMBINE_LOSS_PATH, ...kl, ...clip];
+      return ["--advantage-estimator", "grpo", "--disable-rewards-normalization", "--loss-type", "custom_loss", "--custom-loss-function-path", COMBINE_LOSS_PATH, ...kl, ...clip, ...tis];
     case "opd":
       if (recipe.opd.topk > 0) {
         // The reference omits --disable-rewards-normalization here, so GRPO's constant-group drop discards samples.
@@ -24,8 +25,20 @@ export function algorithmArgs(recipe: Recipe): string[] {
         // refuses training.kl_coef > 0 here).
         return ["--loss-type", "custom_loss", "--custom-loss-function-path", TOPK_LOSS_PATH, "--disable-compute-advantages-and-returns", "--disable-rewards-normalization", ...clip];
       }
-      return [...tokenLevelDistillationArgs(recipe), ...truePolicyEntropy(recipe), ...kl, ...clip];
+      return [...tokenLevelDistillationArgs(recipe), ...truePolicyEntropy(recipe), ...kl, ...clip, ...tis];
   }
+}
+
+/**
+ * Truncated importance sampling against the train/inference mismatch (training.mismatch_correction): both flavours'
+ * policy loss weighs each token by clamp(exp(old − rollout), tis_clip_low, tis_clip) under --use-tis (fork
+ * megatron_utils/loss.py:512-533,662-690; upstream 884-905,1050-1080), and our combine loss does the same. The top-K
+ * loss has no importance ratio and the FSDP backend no TIS: none is asked of them.
+ */
+function mismatchArgs(recipe: Recipe): string[] {
+  const training = recipe.training;
+  if (training.mismatch_correction !== "tis" || trainingBackend(recipe) !== "megatron") return [];
+  return ["--use-tis", "--tis-clip", String(training.tis_clip), "--tis-clip-low", String(training.tis_clip_low)];
 }
 
 /**

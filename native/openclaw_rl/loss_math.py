@@ -24,6 +24,17 @@ def policy_loss(ppo_kl: torch.Tensor, advantages: torch.Tensor, eps_clip: float,
     return torch.maximum(unclipped, clipped), (clipped > unclipped).float()
 
 
+def truncated_importance_weights(old_log_probs: torch.Tensor, rollout_log_probs: torch.Tensor, clip_low: float, clip: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Truncated importance sampling against the train/inference mismatch, as slime's vanilla_tis_function.
+
+    Returns (weights, ratio, clipped): ratio = exp(old - rollout) (trainer's over the engine's probability of the
+    sampled token), weights = clamp(ratio, clip_low, clip), clipped = 1.0 where the clamp changed it.
+    """
+    ratio = torch.exp(old_log_probs - rollout_log_probs)
+    weights = torch.clamp(ratio, min=clip_low, max=clip)
+    return weights, ratio, (weights != ratio).float()
+
+
 def combined_advantages(
     reward_advantages: torch.Tensor,
     teacher_log_probs: torch.Tensor | None,

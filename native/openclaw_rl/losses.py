@@ -102,6 +102,16 @@ def combine_loss_function(
 
     ppo_kl = old_log_probs.to(new_log_probs.device) - new_log_probs
     pg, clipped = loss_math.policy_loss(ppo_kl, advantages, args.eps_clip, args.eps_clip_high)
+    tis_metrics = {}
+    if getattr(args, "use_tis", False):
+        # slime's --use-tis, as its policy loss applies it: each token's loss weighed by the truncated ratio of the
+        # trainer's to the engine's probability of the sampled token (training.mismatch_correction: tis)
+        if not batch.get("rollout_log_probs"):
+            raise ValueError("--use-tis needs the batch's rollout_log_probs")
+        rollout_for_tis = torch.cat(batch["rollout_log_probs"], dim=0).to(new_log_probs.device)
+        weights, ratio, tis_clipped = loss_math.truncated_importance_weights(old_log_probs.to(new_log_probs.device), rollout_for_tis, args.tis_clip_low, args.tis_clip)
+        pg = pg * weights
+        tis_metrics = {"tis": sum_of_sample_mean(ratio), "tis_clipfrac": sum_of_sample_mean(tis_clipped), "tis_abs": sum_of_sample_mean((ratio - 1).abs())}
     pg_loss = sum_of_sample_mean(pg)
     if entropy_coef != 0.0:
         entropy_loss = sum_of_sample_mean(torch.cat(result["entropy"], dim=0))
@@ -109,7 +119,7 @@ def combine_loss_function(
         entropy_loss = sum_of_sample_mean(torch.cat(_metric_entropy(args, batch, logits), dim=0))
     loss = pg_loss - entropy_coef * entropy_loss
 
-    reported = {"pg_loss": pg_loss, "entropy_loss": entropy_loss, "pg_clipfrac": sum_of_sample_mean(clipped), "ppo_kl": sum_of_sample_mean(ppo_kl)}
+    reported = {"pg_loss": pg_loss, "entropy_loss": entropy_loss, "pg_clipfrac": sum_of_sample_mean(clipped), "ppo_kl": sum_of_sample_mean(ppo_kl), **tis_metrics}
     reported[TRUE_ENTROPY_KEY] = entropy_loss  # taken with grad, or by _metric_entropy: the policy's true entropy either way
     if getattr(args, "use_kl_loss", False) and batch.get("ref_log_probs") is not None:
         ref = torch.cat(batch["ref_log_probs"], dim=0).to(new_log_probs.device)

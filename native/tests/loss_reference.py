@@ -47,11 +47,19 @@ def combine(logits: torch.Tensor, batch: dict, layout: str, args) -> dict[str, t
     teacher = torch.cat(_cpu(batch["teacher_log_probs"])) if batch.get("teacher_log_probs") is not None else None
     advantages = loss_math.combined_advantages(torch.cat(_cpu(batch["advantages"])), teacher, old, args.openclaw_rl_w_opd, args.openclaw_rl_w_rl)
     per_token, clipped = loss_math.policy_loss(old - new, advantages, args.eps_clip, args.eps_clip_high)
+    tis = {}
+    if getattr(args, "use_tis", False):
+        # slime's vanilla_tis_function (fork megatron_utils/loss.py:512-533), written out here independently
+        rollout = torch.cat(_cpu(batch["rollout_log_probs"]))
+        ratio = (old - rollout).exp()
+        weights = ratio.clamp(min=args.tis_clip_low, max=args.tis_clip)
+        per_token = per_token * weights
+        tis = {"tis": reduce(ratio), "tis_clipfrac": reduce((weights != ratio).double()), "tis_abs": reduce((ratio - 1).abs())}
     with torch.no_grad():
         entropy = torch.cat([loss_math.softmax_entropy(rows, args.rollout_temperature) for rows in _student_rows(logits, batch, layout)])
     if args.entropy_coef:
         entropy = torch.cat([loss_math.softmax_entropy(rows, args.rollout_temperature) for rows in _student_rows(logits, batch, layout)])
-    result = {"pg_loss": reduce(per_token), "entropy_loss": reduce(entropy), "pg_clipfrac": reduce(clipped), "ppo_kl": reduce(old - new)}
+    result = {"pg_loss": reduce(per_token), "entropy_loss": reduce(entropy), "pg_clipfrac": reduce(clipped), "ppo_kl": reduce(old - new), **tis}
     result["loss"] = result["pg_loss"] - args.entropy_coef * result["entropy_loss"]
     if args.use_kl_loss:
         result["kl_loss"] = reduce(loss_math.approx_kl(new, torch.cat(_cpu(batch["ref_log_probs"])), args.kl_loss_type))

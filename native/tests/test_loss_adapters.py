@@ -80,6 +80,25 @@ class LossAdapterTest(unittest.TestCase):
                         # the third sample's mask is all zero: its response rows get no gradient
                         self.assertEqual(response_rows(logits.grad, batch, layout)[2].abs().sum().item(), 0.0)
 
+    def test_truncated_importance_sampling_matches_slimes_on_each_slime(self):
+        """--use-tis (training.mismatch_correction: tis): the combine loss weighs each token as slime's policy loss does."""
+        for flavour in FLAVOURS:
+            for layout in LAYOUTS[flavour]:
+                with self.subTest(flavour=flavour, layout=layout), fake_slime(flavour):
+                    # a clip that cuts some tokens and not others: the prepared log-probs are 0 to 3 nats from the rollout's
+                    extra = dict(use_tis=True, tis_clip=1.5, tis_clip_low=0.2)
+                    _, logits, loss, reported, reference_logits, want = self.run_combine(flavour, layout, **extra)
+                    for metric in ("loss", "pg_loss", "tis", "tis_clipfrac", "tis_abs"):
+                        self.assertClose(reported[metric], want[metric], f"{flavour}/{layout}: {metric}")
+                    # a sum of per-sample means over the three samples with trained tokens: 3 only if every token were clipped
+                    self.assertGreater(want["tis_clipfrac"].item(), 0.0, "some weights are clipped")
+                    self.assertLess(want["tis_clipfrac"].item(), 3.0, "some weights are not")
+                    _, _, _, plain, _, _ = self.run_combine(flavour, layout)
+                    self.assertNotAlmostEqual(plain["pg_loss"].item(), reported["pg_loss"].item(), places=4)
+                    loss.backward()
+                    want["loss"].backward()
+                    self.assertGradientClose(logits, reference_logits, f"{flavour}/{layout} with TIS")
+
     def test_entropy_and_kl_terms_match_the_reference_on_each_slime(self):
         for flavour in FLAVOURS:
             layout = LAYOUTS[flavour][-1]

@@ -112,13 +112,19 @@ const TRUE_ENTROPY = {
   "--custom-loss-function-path": { ours: "openclaw_rl.losses.policy_loss_function", why: "calls slime's policy_loss_function unchanged and reports openclaw_rl_entropy beside it" },
 };
 
+const MISMATCH_CORRECTION = {
+  "--use-tis": { ours: null, why: "training.mismatch_correction: tis — truncated importance sampling against the train/inference mismatch (the reference's users report 0.2–0.4 log-prob gaps, its #69); the scripts train on the biased ratio" },
+  "--tis-clip": { ours: "2", why: "slime's default clip, stated explicitly (training.tis_clip)" },
+  "--tis-clip-low": { ours: "0", why: "slime's default lower clip, stated explicitly (training.tis_clip_low)" },
+};
+
 const EARLY_CHECKPOINT = {
   "--save-interval": { ours: "5", why: "the reference's 100 left runs ~20 weight updates without a checkpoint; slime saves only every N steps, so N is when the first one comes (training.keep_checkpoints bounds the disk)" },
 };
 
 export const INTENTIONAL_DIFFERENCES: Record<keyof typeof REFERENCE_FLAGS, Record<string, Difference>> = {
-  "qwen3-4b-binary": { ...COMMON, ...EARLY_CHECKPOINT, ...TRUE_ENTROPY },
-  "qwen3-4b-opd": { ...COMMON, ...EXPLICIT_CLIP, ...EARLY_CHECKPOINT, ...TRUE_ENTROPY },
+  "qwen3-4b-binary": { ...COMMON, ...EARLY_CHECKPOINT, ...TRUE_ENTROPY, ...MISMATCH_CORRECTION },
+  "qwen3-4b-opd": { ...COMMON, ...EXPLICIT_CLIP, ...EARLY_CHECKPOINT, ...TRUE_ENTROPY, ...MISMATCH_CORRECTION },
   "qwen3-4b-opd-topk": {
     ...COMMON,
     ...EXPLICIT_CLIP,
@@ -129,6 +135,7 @@ export const INTENTIONAL_DIFFERENCES: Record<keyof typeof REFERENCE_FLAGS, Recor
   "qwen3-4b-combine": {
     ...COMMON,
     ...EARLY_CHECKPOINT,
+    ...MISMATCH_CORRECTION,
     "--custom-loss-function-path": { ours: "openclaw_rl.losses.combine_loss_function", why: "our combine loss" },
   },
 };
