@@ -6,9 +6,7 @@ import type { CapturedTurn, FinishReason } from "../../contracts/turn.ts";
 import { Generation } from "../capture/generation.ts";
 import { OpenAiLogprobs } from "../capture/openai-logprobs.ts";
 import { parserNames } from "../../lib/model/model-family.ts";
-import { reasoningFor, toolFormatFor } from "../capture/tool-formats/tool-formats.ts";
-import { HarmonyParser } from "../capture/harmony-parser.ts";
-import { OutputParser } from "../capture/output-parser.ts";
+import { createAnswerParser } from "../capture/answer-parser.ts";
 import { mapSampling } from "../capture/sampling-params.ts";
 import { TokenTextStream } from "../capture/token-text-stream.ts";
 import type { ClientSignals } from "../sessions/turn-decision.ts";
@@ -63,9 +61,6 @@ export async function serveTokensTurn(
   const prepared = prepareTurn(context, body, request.headers, client);
   const { decision } = prepared;
   const parsers = deps.parsers ?? parserNames(recipe.model, null);
-  const toolFormat = parsers.toolCallParser === null ? null : toolFormatFor(parsers.toolCallParser);
-  const reasoning = parsers.reasoningParser === null ? null : reasoningFor(parsers.reasoningParser);
-  const parseTools = toolFormat !== null && (body.tools?.length ?? 0) > 0 && body.tool_choice !== "none";
   const prompt = await context.prompts.buildRequest(body, raw, decision.sessionId);
   const sampling = mapSampling(body, recipe, prompt.ids.length);
   const readiness = deps.readiness();
@@ -80,17 +75,8 @@ export async function serveTokensTurn(
 
   const model = body.model ?? recipe.model.served_name;
   const responder = api.responder({ response, model, sessionId: decision.sessionId, stream: body.stream === true, startedAt, promptTokens: prompt.ids.length });
-  // gpt-oss writes harmony channels in special tokens: its own parser, and text that keeps them
-  const harmony = toolFormat === "harmony" || parsers.reasoningParser === "gpt-oss";
-  const parser = harmony
-    ? new HarmonyParser({ toolCalls: parseTools, tools: body.tools ?? [], stop: sampling.stop })
-    : new OutputParser({
-        reasoning: reasoning !== null,
-        startInReasoning: prompt.startsInReasoning || reasoning?.forced === true,
-        toolCalls: parseTools,
-        ...(typeof toolFormat === "object" && toolFormat !== null ? { toolFormat, tools: body.tools ?? [] } : {}),
-        stop: sampling.stop,
-      });
+  // (gpt-oss's harmony parser reads text that keeps the special tokens)
+  const { parser, harmony } = createAnswerParser({ parsers, tools: body.tools ?? [], toolChoice: body.tool_choice, stop: sampling.stop, startsInReasoning: prompt.startsInReasoning });
   const text = new TokenTextStream(deps.tokenizer, { keepSpecialTokens: harmony });
   const logprobs = body.logprobs === true ? new OpenAiLogprobs(deps.tokenizer) : null;
   const generation = new Generation(deps.policy, {

@@ -1,0 +1,38 @@
+// Which parser reads a turn's decoded output: from SGLang's parser names (the recipe's or the family's), the request's
+// tools and tool_choice, and whether the prompt opened the reasoning. Ignores tokens and how the deltas are sent.
+import type { Tool } from "../../contracts/chat.ts";
+import { HarmonyParser } from "./harmony-parser.ts";
+import { OutputParser } from "./output-parser.ts";
+import { reasoningFor, toolFormatFor } from "./tool-formats/tool-formats.ts";
+
+export interface AnswerParserSettings {
+  /** SGLang's --tool-call-parser and --reasoning-parser names (null: none). */
+  parsers: { toolCallParser: string | null; reasoningParser: string | null };
+  tools: readonly Tool[];
+  /** Tool calls are parsed unless tool_choice is "none". */
+  toolChoice?: unknown;
+  stop?: readonly string[];
+  /** The generation prompt already opened <think>. */
+  startsInReasoning: boolean;
+}
+
+export type AnswerParser = OutputParser | HarmonyParser;
+
+/** The parser for one turn, and whether it reads harmony (gpt-oss: the decoded text must keep special tokens). */
+export function createAnswerParser(settings: AnswerParserSettings): { parser: AnswerParser; harmony: boolean } {
+  const { parsers, tools, stop } = settings;
+  const toolFormat = parsers.toolCallParser === null ? null : toolFormatFor(parsers.toolCallParser);
+  const reasoning = parsers.reasoningParser === null ? null : reasoningFor(parsers.reasoningParser);
+  const toolCalls = toolFormat !== null && tools.length > 0 && settings.toolChoice !== "none";
+  // gpt-oss writes harmony channels in special tokens: its own parser
+  const harmony = toolFormat === "harmony" || parsers.reasoningParser === "gpt-oss";
+  if (harmony) return { parser: new HarmonyParser({ toolCalls, tools, stop }), harmony };
+  const parser = new OutputParser({
+    reasoning: reasoning !== null,
+    startInReasoning: settings.startsInReasoning || reasoning?.forced === true,
+    toolCalls,
+    ...(typeof toolFormat === "object" && toolFormat !== null ? { toolFormat, tools } : {}),
+    stop,
+  });
+  return { parser, harmony };
+}

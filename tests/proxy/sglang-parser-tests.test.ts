@@ -1,0 +1,159 @@
+// SGLang's own parser unit tests (tests/fixtures/sglang-parser-tests/, each case citing file:line@commit) run through
+// the proxy's answer parsers: the whole output at once, in the test's own chunks, and one character at a time. A case
+// passes every way, or fails exactly the ways its known difference names (with the reason docs/proxy.md gives).
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Tool } from "../../contracts/chat.ts";
+import { createAnswerParser } from "../../orchestrator/capture/answer-parser.ts";
+import type { OutputDelta } from "../../orchestrator/capture/output-delta.ts";
+
+const folder = path.join(import.meta.dirname, "../fixtures/sglang-parser-tests");
+
+interface Check {
+  path: string;
+  at?: "pushed";
+  equals?: unknown;
+  contains?: string;
+  notContains?: string;
+  startsWith?: string;
+  trimmedStartsWith?: string;
+}
+
+interface Case {
+  id: string;
+  source: string;
+  parsers: { toolCall: string | null; reasoning: string | null; forceReasoning: boolean };
+  tools?: string;
+  text?: string;
+  chunks?: string[];
+  expect: Check[];
+}
+
+interface FamilyFile {
+  family: string;
+  commit: string;
+  tools: Record<string, { source: string; tools: Tool[] }>;
+  cases: Case[];
+}
+
+interface KnownDifference {
+  id: string;
+  /** The ways that fail (whole, chunks, chars). */
+  ways: Way[];
+  reason: string;
+}
+
+type Way = "whole" | "chunks" | "chars";
+
+const families = readdirSync(folder)
+  .filter((name) => name.endsWith(".json") && !["known-differences.json", "not-applicable.json"].includes(name))
+  .map((name) => JSON.parse(readFileSync(path.join(folder, name), "utf8")) as FamilyFile);
+const known = new Map(
+  (JSON.parse(readFileSync(path.join(folder, "known-differences.json"), "utf8")) as { differences: KnownDifference[] }).differences.map((difference) => [difference.id, difference]),
+);
+
+/** What a run gave: the text of each kind and the calls, as the deltas built them. */
+function summarize(deltas: readonly OutputDelta[]): Record<string, unknown> {
+  const calls: { name: string; argumentsText: string; arguments?: unknown }[] = [];
+  let content = "";
+  let reasoning = "";
+  for (const delta of deltas) {
+    if (delta.kind === "content") content += delta.text;
+    else if (delta.kind === "reasoning") reasoning += delta.text;
+    else if (delta.kind === "tool-call-start") calls[delta.index] = { name: delta.name, argumentsText: "" };
+    else calls[delta.index]!.argumentsText += delta.text;
+  }
+  for (const call of calls) {
+    try {
+      call.arguments = JSON.parse(call.argumentsText);
+    } catch {
+      // not JSON (yet): a check on arguments fails
+    }
+  }
+  return { content, reasoning, calls };
+}
+
+function run(family: FamilyFile, testCase: Case, pieces: readonly string[]): { pushed: Record<string, unknown>; finished: Record<string, unknown> } {
+  const tools = testCase.tools ? family.tools[testCase.tools]!.tools : [];
+  const { parser } = createAnswerParser({
+    parsers: { toolCallParser: testCase.parsers.toolCall, reasoningParser: testCase.parsers.reasoning },
+    tools,
+    startsInReasoning: testCase.parsers.forceReasoning,
+  });
+  const deltas: OutputDelta[] = [];
+  for (const piece of pieces) deltas.push(...parser.push(piece));
+  const pushed = summarize(deltas);
+  deltas.push(...parser.finish());
+  return { pushed, finished: summarize(deltas) };
+}
+
+function valueAt(result: Record<string, unknown>, dotted: string): unknown {
+  let value: unknown = result;
+  for (const key of dotted.split(".")) value = value === null || value === undefined ? undefined : (value as Record<string, unknown>)[key];
+  return value;
+}
+
+/** The checks a result fails, in words (none: it passes). */
+function failures(result: { pushed: Record<string, unknown>; finished: Record<string, unknown> }, checks: readonly Check[]): string[] {
+  const failed: string[] = [];
+  for (const check of checks) {
+    const value = valueAt(check.at === "pushed" ? result.pushed : result.finished, check.path);
+    const text = typeof value === "string" ? value : null;
+    const ok =
+      "equals" in check
+        ? JSON.stringify(value) === JSON.stringify(check.equals)
+        : check.contains !== undefined
+          ? text !== null && text.includes(check.contains)
+          : check.notContains !== undefined
+            ? text !== null && !text.includes(check.notContains)
+            : check.startsWith !== undefined
+              ? text !== null && text.startsWith(check.startsWith)
+              : text !== null && text.trim().startsWith(check.trimmedStartsWith!);
+    if (!ok) failed.push(`${check.at ?? "finished"} ${check.path}: ${JSON.stringify(value)} against ${JSON.stringify(check)}`);
+  }
+  return failed;
+}
+
+/** Each way a case is run, with the pieces it is fed in. */
+function ways(testCase: Case): [Way, string[]][] {
+  const text = testCase.text ?? testCase.chunks!.join("");
+  return [["whole", [text]], ...(testCase.chunks ? [["chunks", testCase.chunks] as [Way, string[]]] : []), ["chars", [...text]]];
+}
+
+/** Every case's outcome, written to $SGLANG_PARSER_REPORT when it is set (the per-family counts docs/proxy.md gives). */
+const outcomes: { family: string; id: string; failing: Way[]; why: string[] }[] = [];
+
+describe("SGLang's parser tests", () => {
+  afterAll(() => {
+    if (process.env.SGLANG_PARSER_REPORT) writeFileSync(process.env.SGLANG_PARSER_REPORT, JSON.stringify(outcomes, null, 1));
+  });
+
+  for (const family of families) {
+    describe(family.family, () => {
+      for (const testCase of family.cases) {
+        it(`${testCase.id} (${testCase.source})`, () => {
+          const failing: Way[] = [];
+          const why: string[] = [];
+          for (const [way, pieces] of ways(testCase)) {
+            const failed = failures(run(family, testCase, pieces), testCase.expect);
+            if (failed.length > 0) {
+              failing.push(way);
+              why.push(`${way}: ${failed.join("; ")}`);
+            }
+          }
+          outcomes.push({ family: family.family, id: testCase.id, failing, why });
+          expect({ failing, why: failing.length > 0 && !known.has(testCase.id) ? why : [] }).toEqual({ failing: known.get(testCase.id)?.ways ?? [], why: [] });
+        });
+      }
+    });
+  }
+
+  it("names only cases that exist in its known differences, each with a reason", () => {
+    const ids = new Set(families.flatMap((family) => family.cases.map((testCase) => testCase.id)));
+    for (const [id, difference] of known) {
+      expect(ids.has(id), id).toBe(true);
+      expect(difference.reason.length).toBeGreaterThan(20);
+    }
+  });
+});
