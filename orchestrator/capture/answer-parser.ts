@@ -1,5 +1,6 @@
 // Which parser reads a turn's decoded output: from SGLang's parser names (the recipe's or the family's), the request's
-// tools and tool_choice, and whether the prompt opened the reasoning. Ignores tokens and how the deltas are sent.
+// tools and tool_choice, whether the prompt opened the reasoning, and which SGLang's parsing the plan's slime flavour
+// has (fork: dce8b060, upstream: 4ad990ba's). Ignores tokens and how the deltas are sent.
 import type { Tool } from "../../contracts/chat.ts";
 import { HarmonyParser } from "./harmony-parser.ts";
 import { OutputParser } from "./output-parser.ts";
@@ -14,6 +15,12 @@ export interface AnswerParserSettings {
   stop?: readonly string[];
   /** The generation prompt already opened <think>. */
   startsInReasoning: boolean;
+  /**
+   * engine.slime.flavor: whose SGLang the proxy parses like. fork (SGLang dce8b060): reasoning runs to </think> and
+   * the edges of reasoning and content are trimmed; upstream (4ad990ba): a <tool_call> ends the reasoning too, and
+   * whitespace is kept as the model wrote it.
+   */
+  flavor: "fork" | "upstream";
 }
 
 export type AnswerParser = OutputParser | HarmonyParser;
@@ -31,6 +38,8 @@ export function createAnswerParser(settings: AnswerParserSettings): { parser: An
     reasoning: reasoning !== null,
     startInReasoning: settings.startsInReasoning || reasoning?.forced === true,
     toolCalls,
+    toolCallEndsReasoning: settings.flavor === "upstream" && reasoning?.toolCallEnds === true,
+    edges: settings.flavor === "upstream" ? "kept" : "trimmed",
     ...(typeof toolFormat === "object" && toolFormat !== null ? { toolFormat, tools } : {}),
     stop,
   });

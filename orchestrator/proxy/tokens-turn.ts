@@ -76,7 +76,7 @@ export async function serveTokensTurn(
   const model = body.model ?? recipe.model.served_name;
   const responder = api.responder({ response, model, sessionId: decision.sessionId, stream: body.stream === true, startedAt, promptTokens: prompt.ids.length });
   // (gpt-oss's harmony parser reads text that keeps the special tokens)
-  const { parser, harmony } = createAnswerParser({ parsers, tools: body.tools ?? [], toolChoice: body.tool_choice, stop: sampling.stop, startsInReasoning: prompt.startsInReasoning });
+  const { parser, harmony } = createAnswerParser({ parsers, tools: body.tools ?? [], toolChoice: body.tool_choice, stop: sampling.stop, startsInReasoning: prompt.startsInReasoning, flavor: recipe.engine.slime.flavor });
   const text = new TokenTextStream(deps.tokenizer, { keepSpecialTokens: harmony });
   const logprobs = body.logprobs === true ? new OpenAiLogprobs(deps.tokenizer) : null;
   const generation = new Generation(deps.policy, {

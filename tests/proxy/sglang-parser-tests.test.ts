@@ -1,6 +1,7 @@
 // SGLang's own parser unit tests (tests/fixtures/sglang-parser-tests/, each case citing file:line@commit) run through
-// the proxy's answer parsers: the whole output at once, in the test's own chunks, and one character at a time. A case
-// passes every way, or fails exactly the ways its known difference names (with the reason docs/proxy.md gives).
+// the proxy's answer parsers: the whole output at once, in the test's own chunks, and one character at a time, under
+// each slime flavour. A case passes every way, or fails exactly the ways its known difference for that flavour names
+// (upstream parses as SGLang 4ad990ba, the tests' own commit; fork as dce8b060, which differs where the reason says).
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -49,9 +50,10 @@ type Way = "whole" | "chunks" | "chars";
 const families = readdirSync(folder)
   .filter((name) => name.endsWith(".json") && !["known-differences.json", "not-applicable.json"].includes(name))
   .map((name) => JSON.parse(readFileSync(path.join(folder, name), "utf8")) as FamilyFile);
-const known = new Map(
-  (JSON.parse(readFileSync(path.join(folder, "known-differences.json"), "utf8")) as { differences: KnownDifference[] }).differences.map((difference) => [difference.id, difference]),
-);
+const knownFile = JSON.parse(readFileSync(path.join(folder, "known-differences.json"), "utf8")) as Record<Flavor, KnownDifference[]>;
+const flavors = ["upstream", "fork"] as const;
+type Flavor = (typeof flavors)[number];
+const known = Object.fromEntries(flavors.map((flavor) => [flavor, new Map(knownFile[flavor].map((difference) => [difference.id, difference]))])) as Record<Flavor, Map<string, KnownDifference>>;
 
 /** What a run gave: the text of each kind and the calls, as the deltas built them. */
 function summarize(deltas: readonly OutputDelta[]): Record<string, unknown> {
@@ -74,12 +76,13 @@ function summarize(deltas: readonly OutputDelta[]): Record<string, unknown> {
   return { content, reasoning, calls };
 }
 
-function run(family: FamilyFile, testCase: Case, pieces: readonly string[]): { pushed: Record<string, unknown>; finished: Record<string, unknown> } {
+function run(family: FamilyFile, testCase: Case, pieces: readonly string[], flavor: Flavor): { pushed: Record<string, unknown>; finished: Record<string, unknown> } {
   const tools = testCase.tools ? family.tools[testCase.tools]!.tools : [];
   const { parser } = createAnswerParser({
     parsers: { toolCallParser: testCase.parsers.toolCall, reasoningParser: testCase.parsers.reasoning },
     tools,
     startsInReasoning: testCase.parsers.forceReasoning,
+    flavor,
   });
   const deltas: OutputDelta[] = [];
   for (const piece of pieces) deltas.push(...parser.push(piece));
@@ -122,38 +125,43 @@ function ways(testCase: Case): [Way, string[]][] {
 }
 
 /** Every case's outcome, written to $SGLANG_PARSER_REPORT when it is set (the per-family counts docs/proxy.md gives). */
-const outcomes: { family: string; id: string; failing: Way[]; why: string[] }[] = [];
+const outcomes: { flavor: Flavor; family: string; id: string; failing: Way[]; why: string[] }[] = [];
 
 describe("SGLang's parser tests", () => {
   afterAll(() => {
     if (process.env.SGLANG_PARSER_REPORT) writeFileSync(process.env.SGLANG_PARSER_REPORT, JSON.stringify(outcomes, null, 1));
   });
 
-  for (const family of families) {
-    describe(family.family, () => {
-      for (const testCase of family.cases) {
-        it(`${testCase.id} (${testCase.source})`, () => {
-          const failing: Way[] = [];
-          const why: string[] = [];
-          for (const [way, pieces] of ways(testCase)) {
-            const failed = failures(run(family, testCase, pieces), testCase.expect);
-            if (failed.length > 0) {
-              failing.push(way);
-              why.push(`${way}: ${failed.join("; ")}`);
+  for (const flavor of flavors) {
+    for (const family of families) {
+      describe(`${flavor}: ${family.family}`, () => {
+        for (const testCase of family.cases) {
+          it(`${testCase.id} (${testCase.source})`, () => {
+            const failing: Way[] = [];
+            const why: string[] = [];
+            for (const [way, pieces] of ways(testCase)) {
+              const failed = failures(run(family, testCase, pieces, flavor), testCase.expect);
+              if (failed.length > 0) {
+                failing.push(way);
+                why.push(`${way}: ${failed.join("; ")}`);
+              }
             }
-          }
-          outcomes.push({ family: family.family, id: testCase.id, failing, why });
-          expect({ failing, why: failing.length > 0 && !known.has(testCase.id) ? why : [] }).toEqual({ failing: known.get(testCase.id)?.ways ?? [], why: [] });
-        });
-      }
-    });
+            outcomes.push({ flavor, family: family.family, id: testCase.id, failing, why });
+            const difference = known[flavor].get(testCase.id);
+            expect({ failing, why: failing.length > 0 && !difference ? why : [] }).toEqual({ failing: difference?.ways ?? [], why: [] });
+          });
+        }
+      });
+    }
   }
 
   it("names only cases that exist in its known differences, each with a reason", () => {
     const ids = new Set(families.flatMap((family) => family.cases.map((testCase) => testCase.id)));
-    for (const [id, difference] of known) {
-      expect(ids.has(id), id).toBe(true);
-      expect(difference.reason.length).toBeGreaterThan(20);
+    for (const flavor of flavors) {
+      for (const [id, difference] of known[flavor]) {
+        expect(ids.has(id), id).toBe(true);
+        expect(difference.reason.length).toBeGreaterThan(20);
+      }
     }
   });
 });
