@@ -7,6 +7,7 @@ import { Generation } from "../capture/generation.ts";
 import { OpenAiLogprobs } from "../capture/openai-logprobs.ts";
 import { parserNames } from "../../lib/model/model-family.ts";
 import { createAnswerParser } from "../capture/answer-parser.ts";
+import { toolChoiceConstraint } from "../capture/tool-choice-constraint.ts";
 import { mapSampling } from "../capture/sampling-params.ts";
 import { TokenTextStream } from "../capture/token-text-stream.ts";
 import type { ClientSignals } from "../sessions/turn-decision.ts";
@@ -24,10 +25,6 @@ export function unsupportedInTokensMode(body: ChatRequest): OpenAiError | null {
     for (const [position, part] of message.content.entries()) {
       if (part.type !== "text") return refuse(`messages.${index}.content.${position}`, `${JSON.stringify(part.type)} parts are not supported: the prompt is rendered as text`, "unsupported_content");
     }
-  }
-  const choice = body.tool_choice;
-  if (choice === "required" || (typeof choice === "object" && choice !== null)) {
-    return refuse("tool_choice", `${choice === "required" ? '"required"' : "a named function"} is not supported: the proxy does not force a tool call; send "auto" and the model calls tools when it decides to`, "unsupported_tool_choice");
   }
   const format = body.response_format?.type;
   if (format === "json_object" || format === "json_schema") {
@@ -63,6 +60,9 @@ export async function serveTokensTurn(
   const parsers = deps.parsers ?? parserNames(recipe.model, null);
   const prompt = await context.prompts.buildRequest(body, raw, decision.sessionId);
   const sampling = mapSampling(body, recipe, prompt.ids.length);
+  // tool_choice "required" / a named function: the JSON schema SGLang constrains the output with
+  const constraint = toolChoiceConstraint(body, parsers.reasoningParser, recipe.engine.slime.flavor);
+  if (constraint) sampling.params.json_schema = constraint.jsonSchema;
   const readiness = deps.readiness();
   if (!readiness.ready) {
     api.sendError(response, enginesNotReady(readiness));
@@ -89,6 +89,7 @@ export async function serveTokensTurn(
     // sync); a refused connection before that still gets a 503
     onAccepted: () => responder.start(),
     topLogprobs: logprobs ? (body.top_logprobs ?? 0) : 0,
+    ...(constraint ? { requireReasoning: constraint.requireReasoning } : {}),
   });
 
   let firstTokenAt: number | null = null;

@@ -1,45 +1,9 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
-import { assemble, postChat, qwen3, startHarness, streamChat, waitFor, type Harness } from "./harness.ts";
-
-interface GenerateBody {
-  input_ids: number[];
-  sampling_params: { max_new_tokens: number };
-}
-
-/** A raw /generate engine whose behaviour per call is scripted; records what it was asked. */
-function scriptedEngine(handlers: ((body: GenerateBody, response: ServerResponse) => void)[]): { server: Server; calls: GenerateBody[]; start(): Promise<string> } {
-  const calls: GenerateBody[] = [];
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    let text = "";
-    request.on("data", (chunk: Buffer) => (text += chunk.toString()));
-    request.on("end", () => {
-      const body = JSON.parse(text) as GenerateBody;
-      calls.push(body);
-      const handler = handlers[Math.min(calls.length - 1, handlers.length - 1)]!;
-      handler(body, response);
-    });
-  });
-  return {
-    server,
-    calls,
-    start: () => new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`))),
-  };
-}
-
-function sse(response: ServerResponse, ids: number[], version: string, finish: unknown, logProb = -0.5): void {
-  response.write(`data: ${JSON.stringify({ text: "", output_ids: ids, meta_info: { id: "r", finish_reason: finish, weight_version: version, completion_tokens: ids.length, output_token_logprobs: ids.map((id) => [logProb, id, null]) } })}\n\n`);
-}
+import { describe, expect, it } from "vitest";
+import { assemble, postChat, qwen3, startHarness, streamChat, waitFor } from "./harness.ts";
+import { closedAfterEach, scriptedEngine, sse } from "./scripted-engine.ts";
 
 describe("continuing generations the engine could not finish", () => {
-  let harness: Harness | null = null;
-  let engine: Server | null = null;
-  afterEach(async () => {
-    await harness?.close();
-    engine?.closeAllConnections();
-    engine?.close();
-    harness = engine = null;
-  });
+  const slots = closedAfterEach();
 
   it("continues after a 499 error chunk and after a connection cut mid-stream, with prompt + tokens so far", async () => {
     const { tokenizer } = await qwen3();
@@ -62,8 +26,8 @@ describe("continuing generations the engine could not finish", () => {
         response.end("data: [DONE]\n\n");
       },
     ]);
-    engine = fake.server;
-    harness = await startHarness({ script: () => "unused", policyUrl: await fake.start() });
+    slots.engine = fake.server;
+    const harness = (slots.harness = await startHarness({ script: () => "unused", policyUrl: await fake.start() }));
     const answer = await streamChat(harness.url, { stream: true, max_tokens: 100, messages: [{ role: "user", content: "letters" }] }, { "x-session-id": "cont" });
     expect(assemble(answer.events)).toMatchObject({ content: "Alpha beta gamma delta epsilon zeta eta theta.", finish: "stop" });
 
@@ -87,7 +51,7 @@ describe("continuing generations the engine could not finish", () => {
   });
 
   it("links a plain client's turns by history alone (no headers, no markers)", async () => {
-    harness = await startHarness({ script: (prompt) => (prompt.includes("second question") ? "Second answer." : "First answer.") });
+    const harness = (slots.harness = await startHarness({ script: (prompt) => (prompt.includes("second question") ? "Second answer." : "First answer.") }));
     const first = [{ role: "system", content: "You are terse." }, { role: "user", content: "first question" }];
     const one = await postChat(harness.url, { messages: first });
     const sessionId = one.headers.get("x-session-id");
