@@ -1,7 +1,8 @@
 // Incremental parser of a model's decoded output: reasoning (<think>…</think>, as SGLang's qwen3, deepseek-r1 and
-// glm45 reasoning parsers read it, with the edges and the <tool_call> that ends it as the plan's SGLang does), tool calls (Qwen 2.5's <tool_call>{json}</tool_call> streamed argument by
-// argument; other families' markup through their ToolFormat, name first and then arguments as its UnitReader finds
-// them certain, settled by streamed-calls.ts) and plain content, as OpenAI deltas. Ignores tokens, HTTP and SSE framing.
+// glm45 reasoning parsers read it, its edges and a <tool_call> that ends it as the plan's SGLang reads them), tool
+// calls (Qwen 2.5's <tool_call>{json}</tool_call> streamed argument by argument; other families' markup through their
+// ToolFormat, name first and then arguments as its UnitReader finds them certain, settled by streamed-calls.ts) and
+// plain content, as OpenAI deltas. Ignores tokens, HTTP and SSE framing.
 import type { AssistantMessage, Tool, ToolCall } from "../../contracts/chat.ts";
 import type { OutputDelta } from "./output-delta.ts";
 import { newToolCallId, StreamedCalls } from "./streamed-calls.ts";
@@ -235,7 +236,6 @@ export class OutputParser {
       if (this.pending.length === 0) return { deltas: [], opened: false };
       this.atContentStart = false;
     }
-
     let open = -1;
     for (const tag of opens) {
       const at = this.pending.indexOf(tag);
