@@ -78,6 +78,12 @@ describe("request rules", () => {
       const fine = await postChat(harness.url, { messages: [user([{ type: "text", text: "hi" }])], tools, tool_choice: "auto", response_format: { type: "text" }, stream: null });
       expect(fine.status, JSON.stringify(fine.body)).toBe(200);
       expect((await postChat(harness.url, { messages: [user("hi")], tools, tool_choice: "none" })).status).toBe(200);
+      // a forced call goes to the engine constrained (the stand-in ignores the constraint: its "fine" stays content)
+      for (const tool_choice of ["required", { type: "function", function: { name: "read" } }]) {
+        const forced = await postChat(harness.url, { messages: [user("hi")], tools, tool_choice });
+        expect(forced.status, JSON.stringify(forced.body)).toBe(200);
+        expect((forced.body as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe("fine");
+      }
     } finally {
       await harness.close();
     }
