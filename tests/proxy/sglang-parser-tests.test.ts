@@ -18,6 +18,7 @@ interface Check {
   contains?: string;
   notContains?: string;
   startsWith?: string;
+  notEndsWith?: string;
   trimmedStartsWith?: string;
 }
 
@@ -114,7 +115,9 @@ function failures(result: { pushed: Record<string, unknown>; finished: Record<st
             ? text !== null && !text.includes(check.notContains)
             : check.startsWith !== undefined
               ? text !== null && text.startsWith(check.startsWith)
-              : text !== null && text.trim().startsWith(check.trimmedStartsWith!);
+              : check.notEndsWith !== undefined
+                ? text !== null && !text.endsWith(check.notEndsWith)
+                : text !== null && text.trim().startsWith(check.trimmedStartsWith!);
     if (!ok) failed.push(`${check.at ?? "finished"} ${check.path}: ${JSON.stringify(value)} against ${JSON.stringify(check)}`);
   }
   return failed;
