@@ -3,6 +3,7 @@
 // sampling_params.json_schema, and whether the grammar waits for the reasoning to end (require_reasoning). Ignores
 // how the constrained output is read (json-array-calls.ts).
 import type { ChatRequest, Tool } from "../../contracts/chat.ts";
+import { OpenclawRlError } from "../../contracts/errors.ts";
 
 export type ToolChoice = ChatRequest["tool_choice"];
 
@@ -39,7 +40,12 @@ function mergedDefinitions(tools: readonly Tool[]): Record<string, unknown> {
   for (const tool of tools) {
     const definitions = ((tool.function.parameters ?? {}) as { $defs?: Record<string, unknown> }).$defs ?? {};
     for (const [name, schema] of Object.entries(definitions)) {
-      if (name in merged && JSON.stringify(merged[name]) !== JSON.stringify(schema)) throw new Error(`Tool definition '${name}' has multiple schemas, which is not supported.`);
+      if (name in merged && JSON.stringify(merged[name]) !== JSON.stringify(schema)) {
+        throw new OpenclawRlError("BAD_REQUEST", `Tool definition '${name}' has multiple schemas, which is not supported.`, {
+          path: "tools",
+          hint: "give the tools' $defs distinct names (tool_choice required merges them into one schema, as SGLang does)",
+        });
+      }
       merged[name] = schema;
     }
   }

@@ -132,4 +132,16 @@ describe("tool_choice required / named in tokens mode, through the proxy", () =>
     expect(fake.calls[1]!.sampling_params).not.toHaveProperty("json_schema");
     expect(fake.calls[1]!.input_ids.slice(-4)).toEqual(output.slice(0, 4));
   });
+
+  it("refuses tools whose $defs clash under tool_choice required (SGLang refuses them too), before the engine sees anything", async () => {
+    const harness = (slots.harness = await startHarness({ script: () => "fine" }));
+    const clashing = [
+      { type: "function", function: { name: "a", parameters: { type: "object", $defs: { File: { type: "string" } } } } },
+      { type: "function", function: { name: "b", parameters: { type: "object", $defs: { File: { type: "number" } } } } },
+    ];
+    const answer = await postChat(harness.url, { messages: [{ role: "user", content: "x" }], tools: clashing, tool_choice: "required" });
+    expect(answer.status).toBe(400);
+    expect((answer.body.error as { message: string }).message).toMatch(/multiple schemas/);
+    expect(harness.standin.state.counters.requests).toBe(0);
+  });
 });
