@@ -44,8 +44,10 @@ export interface TurnSampling {
   repetition_penalty?: number;
   /** The client's min_tokens (vLLM's name; SGLang's min_new_tokens masks the end of text until then). */
   min_tokens?: number;
-  /** The distribution slime trains with: rollout temperature, no filter, no penalty. */
+  /** The distribution slime trains with: rollout temperature, no filter, no penalty, no grammar. */
   onPolicy: boolean;
+  /** Why the output was constrained by a grammar (tool_choice required / a named function), if it was. */
+  constrained?: string;
   /** What the client asked for that this turn was not drawn with (main turns), e.g. { temperature: 1 }. */
   clientAsked: Record<string, number>;
 }

@@ -1,7 +1,9 @@
 // gpt-oss's harmony output, parsed incrementally as SGLang's gpt-oss reasoning parser and tool detector read it
 // (tests/fixtures/sglang/parser-formats.md §7): messages `[<|start|>assistant]<|channel|>CHANNEL[ to=RECIPIENT]
 // [ <|constrain|>json]<|message|>BODY END`; analysis → reasoning, final and preambles (commentary without a
-// recipient) → content, commentary to=functions.NAME with <|constrain|>json ended by <|call|> → a tool call, started
+// recipient) and messages without a channel (a tool's answer) → content, text outside messages → content (as SGLang's
+// canonical strategy keeps it, less a "commentary" filler after <|call|> and stray structural tokens), commentary
+// to=functions.NAME with <|constrain|>json ended by <|call|> → a tool call, started
 // once its header names a tool the request offers and its body shows a JSON object (a first key, or `{}`), then its
 // arguments streamed as json-prefix.ts finds them certain (SGLang sends each harmony call complete; streamed-calls.ts
 // settles the call at <|call|>). The decoded text must keep the special tokens.
@@ -18,6 +20,9 @@ const START = "<|start|>";
 const CHANNEL = "<|channel|>";
 const MESSAGE = "<|message|>";
 const ENDS = ["<|end|>", "<|call|>", "<|return|>"] as const;
+/** The tokens SGLang's canonical strategy reads as structure (held back while one may be starting; dropped when stray). */
+const GUARDS = [START, CHANNEL, MESSAGE, "<|constrain|>", ...ENDS];
+const STRAY_GUARD = /<\|(?:start|channel|message|constrain|end|call|return)\|>/g;
 const RECIPIENT = /to=([a-zA-Z_][a-zA-Z0-9_.-]*)/;
 
 export interface HarmonyParserOptions {
@@ -47,6 +52,8 @@ export class HarmonyParser {
   private call: { name: string; body: JsonPrefix } | null = null;
   /** The open message's body while it does not stream as text (a call, or a message that is dropped). */
   private gathered: GrowingText | null = null;
+  /** The last message ended with <|call|> (a "commentary" filler the model may write next is no content). */
+  private afterCall = false;
 
   constructor(private readonly options: HarmonyParserOptions) {}
 
@@ -85,28 +92,49 @@ export class HarmonyParser {
     return deltas;
   }
 
-  /** Between messages: up to a header's <|message|> (text outside messages is dropped, as SGLang's parser drops it). */
+  /**
+   * Between messages: the text before the next header (content, as SGLang's canonical strategy keeps it), then the
+   * header up to its <|message|>. The role header (`<|start|>assistant to=…`) before the channel may name the
+   * recipient too; a message without a channel (`<|start|>functions.NAME to=assistant<|message|>`) is content.
+   */
   private head(final: boolean): OutputDelta[] {
-    const channel = this.pending.indexOf(CHANNEL);
-    if (channel < 0) {
-      if (final) this.pending = "";
-      return [];
-    }
-    const message = this.pending.indexOf(MESSAGE, channel);
+    const starts = [this.pending.indexOf(START), this.pending.indexOf(CHANNEL)].filter((at) => at >= 0);
+    const open = starts.length > 0 ? Math.min(...starts) : -1;
+    if (open !== 0) return this.outside(open < 0 ? this.pending.length : open, open < 0 && !final);
+    const message = this.pending.indexOf(MESSAGE);
     if (message < 0) {
-      if (final) this.pending = "";
+      if (final) this.pending = ""; // (a header cut short: no message)
       return [];
     }
-    // the role header (`<|start|>assistant to=…`) before the channel may name the recipient too
-    const roleStart = this.pending.lastIndexOf(START, channel);
-    const role = roleStart >= 0 ? this.pending.slice(roleStart, channel) : "";
-    const spec = this.pending.slice(channel + CHANNEL.length, message);
+    const header = this.pending.slice(0, message);
+    const channel = header.indexOf(CHANNEL);
+    const role = channel < 0 ? header : header.slice(0, channel);
+    const spec = channel < 0 ? "" : header.slice(channel + CHANNEL.length);
     const recipient = RECIPIENT.exec(spec)?.[1] ?? RECIPIENT.exec(role)?.[1] ?? null;
-    this.header = { channel: spec.trim().split(/[\s<]/)[0] ?? "", recipient, json: spec.includes("<|constrain|>json") };
+    this.header = { channel: channel < 0 ? "" : (spec.trim().split(/[\s<]/)[0] ?? ""), recipient, json: spec.includes("<|constrain|>json") };
     this.pending = this.pending.slice(message + MESSAGE.length);
+    this.afterCall = false;
     const name = this.calledTool(this.header);
     this.call = name === null ? null : { name, body: new JsonPrefix() };
     return [];
+  }
+
+  /**
+   * Text outside messages, up to `end`: content, without stray structural tokens and without a "commentary" filler
+   * right after <|call|> (held back whole until what follows shows it); `streaming`: hold back what may start a token.
+   */
+  private outside(end: number, streaming: boolean): OutputDelta[] {
+    let keep = streaming ? holdBackTagsAndStops(this.pending.slice(0, end), GUARDS, this.options.stop ?? [], false) : 0;
+    if (streaming && this.afterCall) keep = end; // (what follows a call shows whether it is the filler)
+    const text = this.pending.slice(0, end - keep);
+    this.pending = this.pending.slice(text.length);
+    if (text.length === 0) return [];
+    const filler = this.afterCall && text.trim().toLowerCase() === "commentary";
+    this.afterCall = false;
+    const content = filler ? "" : text.replace(STRAY_GUARD, "");
+    if (content.length === 0) return [];
+    this.contentText += content;
+    return [{ kind: "content", text: content }];
   }
 
   /** The tool a message calls, when it is a call this parser reads: JSON to a recipient whose last segment is an offered tool. */
@@ -135,6 +163,7 @@ export class HarmonyParser {
     const text = end < 0 ? this.pending : this.pending.slice(0, end);
     this.pending = end < 0 ? "" : this.pending.slice(end + endToken.length);
     this.header = null;
+    this.afterCall = endToken === "<|call|>";
     return this.emit(header, text);
   }
 
@@ -158,6 +187,7 @@ export class HarmonyParser {
     this.gathered = null;
     this.pending = end.index < 0 ? "" : whole.slice(end.index + end.tag.length);
     this.header = null;
+    this.afterCall = end.tag === "<|call|>";
     return this.toolCall(end.index < 0 ? whole : whole.slice(0, end.index), end.tag === "<|call|>" || end.index < 0);
   }
 
@@ -182,7 +212,7 @@ export class HarmonyParser {
   }
 }
 
-/** Messages whose body streams as text: analysis (reasoning), final and preambles (content). */
+/** Messages whose body streams as text: analysis (reasoning), final, preambles and channel-less messages (content). */
 function streams(header: Header): boolean {
-  return header.channel.startsWith("analysis") || header.channel.startsWith("final") || (header.channel.startsWith("commentary") && header.recipient === null);
+  return header.channel === "" || header.channel.startsWith("analysis") || header.channel.startsWith("final") || (header.channel.startsWith("commentary") && header.recipient === null);
 }

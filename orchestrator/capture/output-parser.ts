@@ -1,7 +1,8 @@
 // Incremental parser of a model's decoded output: reasoning (<think>…</think>, as SGLang's qwen3, deepseek-r1 and
-// glm45 reasoning parsers read it), tool calls (Qwen 2.5's <tool_call>{json}</tool_call> streamed argument by
-// argument; other families' markup through their ToolFormat, name first and then arguments as its UnitReader finds
-// them certain, settled by streamed-calls.ts) and plain content, as OpenAI deltas. Ignores tokens, HTTP and SSE framing.
+// glm45 reasoning parsers read it, its edges and a <tool_call> that ends it as the plan's SGLang reads them), tool
+// calls (Qwen 2.5's <tool_call>{json}</tool_call> streamed argument by argument; other families' markup through their
+// ToolFormat, name first and then arguments as its UnitReader finds them certain, settled by streamed-calls.ts) and
+// plain content, as OpenAI deltas. Ignores tokens, HTTP and SSE framing.
 import type { AssistantMessage, Tool, ToolCall } from "../../contracts/chat.ts";
 import type { OutputDelta } from "./output-delta.ts";
 import { newToolCallId, StreamedCalls } from "./streamed-calls.ts";
@@ -13,6 +14,17 @@ export interface OutputParserOptions {
   reasoning: boolean; // a <think>…</think> reasoning parser on
   startInReasoning: boolean; // the generation prompt already opened <think> (or the parser takes the output to start inside it)
   toolCalls: boolean; // a tool-call parser on (tools sent and tool_choice is not "none")
+  /**
+   * A <tool_call> inside unclosed reasoning ends it there (SGLang 4ad990ba's qwen3 and glm45 reasoning parsers: Qwen3
+   * and GLM-4.5/4.6 open a call without closing </think>); the text from it on is the answer's. Default false.
+   */
+  toolCallEndsReasoning?: boolean;
+  /**
+   * Whitespace at the edges of reasoning and content: "kept" as the model wrote it (SGLang 4ad990ba), or "trimmed"
+   * (the fork's SGLang dce8b060 strips it). Either way the text before a tool call loses its trailing whitespace where
+   * the format's SGLang detector strips it, and whitespace after a call is no content. Default "trimmed".
+   */
+  edges?: "kept" | "trimmed";
   /** The family's tool-call markup; absent: Qwen 2.5's <tool_call>{json}</tool_call>, streamed argument by argument. */
   toolFormat?: ToolFormat;
   /** The request's tools (formats that type parameter values by the tool's JSON schema read them). */
@@ -63,6 +75,12 @@ export class OutputParser {
   private reasoningSeen = false;
   private atReasoningStart = false;
   private atContentStart = true;
+  /** Edges trimmed (the fork's SGLang), else kept as written. */
+  private readonly trim: boolean;
+  /** The content now starting loses its leading whitespace (trimmed edges, or the text after a tool call). */
+  private trimContentStart: boolean;
+  /** The tags that end reasoning: </think>, and <tool_call> where it ends it too. */
+  private readonly reasoningEnds: readonly string[];
   private openCall: OpenToolCall | null = null;
   /** The answer's first character has come (a format's startOpens count only before it). */
   private answerStarted = false;
@@ -75,6 +93,9 @@ export class OutputParser {
   private block: GrowingText | null = null;
 
   constructor(private readonly options: OutputParserOptions) {
+    this.trim = options.edges !== "kept";
+    this.trimContentStart = this.trim;
+    this.reasoningEnds = options.toolCallEndsReasoning ? [THINK_CLOSE, TOOL_OPEN] : [THINK_CLOSE];
     this.mode = options.reasoning && options.startInReasoning ? "reasoning" : "start";
     if (this.mode === "reasoning") {
       this.reasoningSeen = true;
@@ -151,26 +172,35 @@ export class OutputParser {
 
   private stepReasoning(final: boolean): OutputDelta[] {
     if (this.atReasoningStart) {
-      this.pending = this.pending.replace(/^\n+/, "");
-      if (this.pending.length === 0) return [];
+      // a <think> the model writes itself where the output starts inside reasoning, and repeated ones: markers, not reasoning
+      this.pending = this.pending.replace(this.trim ? /^(?:\s*<think>)*\s*/ : /^(?:<think>)*/, "");
+      if (!final && (this.pending.length === 0 || THINK_OPEN.startsWith(this.pending))) return [];
       this.atReasoningStart = false;
     }
-    const close = this.pending.indexOf(THINK_CLOSE);
-    if (close >= 0) {
-      const text = this.pending.slice(0, close).replace(/\s+$/, "");
-      this.pending = this.pending.slice(close + THINK_CLOSE.length);
+    let end = -1;
+    let endTag = "";
+    for (const tag of this.reasoningEnds) {
+      const at = this.pending.indexOf(tag);
+      if (at >= 0 && (end < 0 || at < end)) [end, endTag] = [at, tag];
+    }
+    if (end >= 0) {
+      const text = this.pending.slice(0, end);
+      // (</think> is dropped; a <tool_call> that ends the reasoning opens the answer)
+      this.pending = this.pending.slice(endTag === THINK_CLOSE ? end + THINK_CLOSE.length : end);
       this.mode = "content";
       this.atContentStart = true;
-      return this.emitReasoning(text);
+      this.trimContentStart = this.trim;
+      return this.emitReasoning(this.trim ? text.replace(/\s+$/, "") : text);
     }
-    const keep = final ? 0 : holdBackTagsAndStops(this.pending, [THINK_CLOSE], this.options.stop ?? [], true);
+    // at the end, the start of a tag that never came is dropped (an incomplete token, as SGLang's finish() drops it)
+    const keep = final ? holdBack(this.pending, this.reasoningEnds, false) : holdBackTagsAndStops(this.pending, this.reasoningEnds, this.options.stop ?? [], this.trim);
     const text = this.pending.slice(0, this.pending.length - keep);
-    this.pending = this.pending.slice(text.length);
-    return this.emitReasoning(final ? text.replace(/\s+$/, "") : text);
+    this.pending = final ? "" : this.pending.slice(text.length);
+    return this.emitReasoning(final && this.trim ? text.replace(/\s+$/, "") : text);
   }
 
   private stepContent(final: boolean): OutputDelta[] {
-    const { deltas, opened } = this.scanContent(this.options.toolCalls ? [TOOL_OPEN] : [], final);
+    const { deltas, opened } = this.scanContent(this.options.toolCalls ? [TOOL_OPEN] : [], true, final);
     if (opened) {
       this.pending = this.pending.slice(TOOL_OPEN.length);
       this.mode = "tool";
@@ -189,19 +219,20 @@ export class OutputParser {
     }
     if (!final && startOpens.some((tag) => tag.startsWith(this.pending))) return []; // maybe the start of one
     if (this.pending.length > 0) this.answerStarted = true;
-    const { deltas, opened } = this.scanContent(format.opens, final);
+    const { deltas, opened } = this.scanContent(format.opens, format.trimsTextBeforeCall, final);
     if (opened) this.mode = "block";
     return deltas;
   }
 
   /**
-   * Content up to the first of `opens`: the text before it (its trailing whitespace dropped) is emitted and the
-   * pending text then starts at the tag (`opened`); without one, the text that cannot start a tag or a stop string.
-   * The content's leading whitespace is dropped.
+   * Content up to the first of `opens`: the text before it is emitted (its trailing whitespace dropped where
+   * `trimBeforeOpen`: the format's SGLang detector strips it) and the pending text then starts at the tag (`opened`);
+   * without one, the text that cannot start a tag or a stop string (nor be trailing whitespace that may still be
+   * dropped). Leading whitespace is dropped where trimContentStart says, trailing at the end where edges are trimmed.
    */
-  private scanContent(opens: readonly string[], final: boolean): { deltas: OutputDelta[]; opened: boolean } {
+  private scanContent(opens: readonly string[], trimBeforeOpen: boolean, final: boolean): { deltas: OutputDelta[]; opened: boolean } {
     if (this.atContentStart) {
-      this.pending = this.pending.replace(/^\s+/, "");
+      if (this.trimContentStart) this.pending = this.pending.replace(/^\s+/, "");
       if (this.pending.length === 0) return { deltas: [], opened: false };
       this.atContentStart = false;
     }
@@ -211,14 +242,14 @@ export class OutputParser {
       if (at >= 0 && (open < 0 || at < open)) open = at;
     }
     if (open >= 0) {
-      const text = this.pending.slice(0, open).replace(/\s+$/, "");
+      const before = this.pending.slice(0, open);
       this.pending = this.pending.slice(open);
-      return { deltas: this.emitContent(text, false), opened: true };
+      return { deltas: this.emitContent(trimBeforeOpen ? before.replace(/\s+$/, "") : before, false), opened: true };
     }
-    const keep = final ? 0 : holdBackTagsAndStops(this.pending, opens, this.options.stop ?? [], true);
+    const keep = final ? 0 : holdBackTagsAndStops(this.pending, opens, this.options.stop ?? [], this.trim || (trimBeforeOpen && opens.length > 0));
     const text = this.pending.slice(0, this.pending.length - keep);
     this.pending = this.pending.slice(text.length);
-    return { deltas: this.emitContent(final ? text.replace(/\s+$/, "") : text, false), opened: false };
+    return { deltas: this.emitContent(final && this.trim ? text.replace(/\s+$/, "") : text, false), opened: false };
   }
 
   /**
@@ -243,6 +274,7 @@ export class OutputParser {
     this.block = null;
     this.mode = "content";
     this.atContentStart = true;
+    this.trimContentStart = true;
     this.unitReader = null;
     const parsed = format.parse(unit, this.options.tools ?? []);
     // (calls to tools not offered: dropped, as SGLang does; a unit whose calls were started is never content)
@@ -282,6 +314,7 @@ export class OutputParser {
       this.openCall = null;
       this.mode = "content";
       this.atContentStart = true;
+      this.trimContentStart = true;
       if (call.name === null) return [...deltas, ...this.emitContent(TOOL_OPEN + call.raw + TOOL_CLOSE, true)];
       return [...deltas, ...this.closeToolCall(call, call.raw)];
     }

@@ -1,6 +1,7 @@
 // Request → prompt ids: renders the chat template with tools and chat_template_kwargs (an interpreted template in
 // the prompt pool's workers when they run, off the event loop), then tokenizes it with the session's memo and the
 // segment cache (the library encodes off the event loop). Ignores generation.
+import { namedFunction, toolsToRender } from "./tool-choice-constraint.ts";
 import type { AssistantMessage, ChatMessage, ChatRequest, Tool } from "../../contracts/chat.ts";
 import { isOpenclawRlError } from "../../contracts/errors.ts";
 import type { ChatTemplate } from "../../lib/model/chat-template.ts";
@@ -33,12 +34,13 @@ export class PromptBuilder {
    */
   async buildRequest(request: ChatRequest, raw: Buffer | null, routeKey: string): Promise<BuiltPrompt> {
     const extra = request.chat_template_kwargs ?? undefined;
-    if (!this.template.isCompiled && raw && this.pool) {
+    // (a named tool_choice renders only that tool, as SGLang does: not the body's list)
+    if (!this.template.isCompiled && raw && this.pool && namedFunction(request.tool_choice) === null) {
       const body = ownedArrayBuffer(raw);
       const text = await this.inPool(() => this.pool!.buildFromBody(routeKey, body));
       if (text !== null) return this.tokenize(text, routeKey);
     }
-    return this.build(request.messages, request.tools ?? null, extra, routeKey);
+    return this.build(request.messages, toolsToRender(request.tools, request.tool_choice), extra, routeKey);
   }
 
   /** `routeKey` (the session id) keys the session's memo and sends its renders to the same worker. */

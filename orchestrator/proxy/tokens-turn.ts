@@ -6,9 +6,8 @@ import type { CapturedTurn, FinishReason } from "../../contracts/turn.ts";
 import { Generation } from "../capture/generation.ts";
 import { OpenAiLogprobs } from "../capture/openai-logprobs.ts";
 import { parserNames } from "../../lib/model/model-family.ts";
-import { reasoningFor, toolFormatFor } from "../capture/tool-formats/tool-formats.ts";
-import { HarmonyParser } from "../capture/harmony-parser.ts";
-import { OutputParser } from "../capture/output-parser.ts";
+import { createAnswerParser } from "../capture/answer-parser.ts";
+import { toolChoiceConstraint } from "../capture/tool-choice-constraint.ts";
 import { mapSampling } from "../capture/sampling-params.ts";
 import { TokenTextStream } from "../capture/token-text-stream.ts";
 import type { ClientSignals } from "../sessions/turn-decision.ts";
@@ -26,10 +25,6 @@ export function unsupportedInTokensMode(body: ChatRequest): OpenAiError | null {
     for (const [position, part] of message.content.entries()) {
       if (part.type !== "text") return refuse(`messages.${index}.content.${position}`, `${JSON.stringify(part.type)} parts are not supported: the prompt is rendered as text`, "unsupported_content");
     }
-  }
-  const choice = body.tool_choice;
-  if (choice === "required" || (typeof choice === "object" && choice !== null)) {
-    return refuse("tool_choice", `${choice === "required" ? '"required"' : "a named function"} is not supported: the proxy does not force a tool call; send "auto" and the model calls tools when it decides to`, "unsupported_tool_choice");
   }
   const format = body.response_format?.type;
   if (format === "json_object" || format === "json_schema") {
@@ -63,11 +58,15 @@ export async function serveTokensTurn(
   const prepared = prepareTurn(context, body, request.headers, client);
   const { decision } = prepared;
   const parsers = deps.parsers ?? parserNames(recipe.model, null);
-  const toolFormat = parsers.toolCallParser === null ? null : toolFormatFor(parsers.toolCallParser);
-  const reasoning = parsers.reasoningParser === null ? null : reasoningFor(parsers.reasoningParser);
-  const parseTools = toolFormat !== null && (body.tools?.length ?? 0) > 0 && body.tool_choice !== "none";
   const prompt = await context.prompts.buildRequest(body, raw, decision.sessionId);
   const sampling = mapSampling(body, recipe, prompt.ids.length, decision.turnType);
+  // tool_choice "required" / a named function: the JSON schema SGLang constrains the output with
+  const constraint = toolChoiceConstraint(body, parsers.reasoningParser, recipe.engine.slime.flavor);
+  if (constraint) {
+    sampling.params.json_schema = constraint.jsonSchema;
+    // the grammar masks tokens slime's recomputed log-probs do not: such a turn is not the trainer's distribution
+    sampling.sampling = { ...sampling.sampling, onPolicy: false, constrained: `tool_choice ${typeof body.tool_choice === "string" ? body.tool_choice : "named function"}` };
+  }
   const readiness = deps.readiness();
   if (!readiness.ready) {
     api.sendError(response, enginesNotReady(readiness));
@@ -80,17 +79,8 @@ export async function serveTokensTurn(
 
   const model = body.model ?? recipe.model.served_name;
   const responder = api.responder({ response, model, sessionId: decision.sessionId, stream: body.stream === true, startedAt, promptTokens: prompt.ids.length });
-  // gpt-oss writes harmony channels in special tokens: its own parser, and text that keeps them
-  const harmony = toolFormat === "harmony" || parsers.reasoningParser === "gpt-oss";
-  const parser = harmony
-    ? new HarmonyParser({ toolCalls: parseTools, tools: body.tools ?? [], stop: sampling.stop })
-    : new OutputParser({
-        reasoning: reasoning !== null,
-        startInReasoning: prompt.startsInReasoning || reasoning?.forced === true,
-        toolCalls: parseTools,
-        ...(typeof toolFormat === "object" && toolFormat !== null ? { toolFormat, tools: body.tools ?? [] } : {}),
-        stop: sampling.stop,
-      });
+  // (gpt-oss's harmony parser reads text that keeps the special tokens)
+  const { parser, harmony } = createAnswerParser({ parsers, tools: body.tools ?? [], toolChoice: body.tool_choice, stop: sampling.stop, startsInReasoning: prompt.startsInReasoning, flavor: recipe.engine.slime.flavor });
   const text = new TokenTextStream(deps.tokenizer, { keepSpecialTokens: harmony });
   const logprobs = body.logprobs === true ? new OpenAiLogprobs(deps.tokenizer) : null;
   const generation = new Generation(deps.policy, {
@@ -103,6 +93,7 @@ export async function serveTokensTurn(
     // sync); a refused connection before that still gets a 503
     onAccepted: () => responder.start(),
     topLogprobs: logprobs ? (body.top_logprobs ?? 0) : 0,
+    ...(constraint ? { requireReasoning: constraint.requireReasoning } : {}),
   });
 
   let firstTokenAt: number | null = null;

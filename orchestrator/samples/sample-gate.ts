@@ -19,7 +19,10 @@ export function gateTurn(turn: Pick<ClosedTurn, "finishReason" | "responseIds" |
       .filter(([key]) => key !== "onPolicy" && key !== "clientAsked")
       .map(([key, value]) => `${key} ${String(value)}`)
       .join(", ");
-    return { pass: false, category: "off-policy", reason: `drawn off-policy with the client's sampling (${drawn}; sampling.client_settings: honor): slime trains the rollout temperature with no filter or penalty` };
+    const why = turn.sampling.constrained
+      ? `drawn under a grammar (${turn.sampling.constrained}), which masks tokens slime's recomputed log-probs do not`
+      : `drawn off-policy with the client's sampling (${drawn}; sampling.client_settings: honor): slime trains the rollout temperature with no filter or penalty`;
+    return { pass: false, category: "off-policy", reason: why };
   }
   if (!settings.enabled) return { pass: true };
   if (settings.drop_truncated && turn.finishReason === "length") {

@@ -37,7 +37,7 @@ describe("Qwen3-Coder's template in tokens mode", () => {
   it("streams the content and the XML call as OpenAI tool calls, values typed by the tool's schema", async () => {
     const messages = [{ role: "user", content: "Please read notes.txt" }];
     const streamed = assemble((await streamChat(harness.url, { messages, tools: TOOLS, stream: true }, { "x-session-id": "coder-1" })).events);
-    expect(streamed).toMatchObject({ content: "Let me read it.", finish: "tool_calls", toolCalls: [{ name: "read", arguments: '{"path": "notes.txt", "limit": 5}' }] });
+    expect(streamed).toMatchObject({ content: "Let me read it.\n", finish: "tool_calls", toolCalls: [{ name: "read", arguments: '{"path": "notes.txt", "limit": 5}' }] });
   });
 
   it("captures both turns token-exactly, the second prompt re-rendering the call as XML", async () => {
@@ -45,7 +45,7 @@ describe("Qwen3-Coder's template in tokens mode", () => {
     const answer = await postChat(harness.url, { messages: first, tools: TOOLS }, { "x-session-id": "coder-2" });
     expect(answer.status).toBe(200);
     const message = (answer.body as { choices: { message: { tool_calls: { id: string }[] } }[] }).choices[0]!.message;
-    expect(message).toMatchObject({ content: "Let me read it.", tool_calls: [{ function: { name: "read", arguments: '{"path": "notes.txt", "limit": 5}' } }] });
+    expect(message).toMatchObject({ content: "Let me read it.\n", tool_calls: [{ function: { name: "read", arguments: '{"path": "notes.txt", "limit": 5}' } }] });
     const second = [...first, message, { role: "tool", tool_call_id: message.tool_calls[0]!.id, content: "buy milk" }];
     await postChat(harness.url, { messages: second, tools: TOOLS }, { "x-session-id": "coder-2", "x-session-done": "1" });
     const turns = harness.closed.filter((entry) => entry.sessionId === "coder-2");

@@ -1,16 +1,15 @@
 // Main turns are sampled from the distribution slime trains (the rollout temperature, no filter, no penalty), whatever
 // the client sends; side turns use the client's values; with sampling.client_settings: honor a main turn drawn with
 // the client's values is recorded off-policy and never trained. What the engine was asked is read at the engine.
-import type { Server } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ChatRequest } from "../../contracts/chat.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
 import { mapSampling } from "../../orchestrator/capture/sampling-params.ts";
 import { clientLabel } from "../../orchestrator/proxy/client-label.ts";
 import { gateTurn } from "../../orchestrator/samples/sample-gate.ts";
 import { testRecipe } from "./fixtures.ts";
-import { postChat, qwen3, startHarness, waitFor, type Harness } from "./harness.ts";
-import { scriptedEngine, sse } from "./scripted-engine.ts";
+import { postChat, qwen3, startHarness, waitFor } from "./harness.ts";
+import { closedAfterEach, oneChunk, scriptedEngine } from "./scripted-engine.ts";
 
 const CLIENT = { temperature: 1, top_p: 0.95, top_k: 40, min_p: 0.05, presence_penalty: 0.5, frequency_penalty: 0.2, repetition_penalty: 1.1, min_tokens: 2 };
 const request = (fields: Record<string, unknown>) => ({ messages: [{ role: "user", content: "x" }], ...fields }) as ChatRequest;
@@ -76,27 +75,14 @@ describe("the sampling a turn is drawn with", () => {
 });
 
 describe("through the proxy, at the engine", () => {
-  let harness: Harness | null = null;
-  let engine: Server | null = null;
-  afterEach(async () => {
-    await harness?.close();
-    engine?.closeAllConnections();
-    engine?.close();
-    harness = engine = null;
-  });
+  const slots = closedAfterEach();
 
   async function start(recipe: Record<string, unknown> = {}) {
     const { tokenizer } = await qwen3();
-    const reply = [...(await tokenizer.encode("Fine.")), tokenizer.tokenId("<|im_end|>")!];
-    const fake = scriptedEngine([
-      (_body, response) => {
-        response.writeHead(200, { "content-type": "text/event-stream" });
-        sse(response, reply, "v1", { type: "stop", matched: reply.at(-1) });
-        response.end("data: [DONE]\n\n");
-      },
-    ]);
-    engine = fake.server;
-    harness = await startHarness({ script: () => "unused", policyUrl: await fake.start(), recipe });
+    const fake = scriptedEngine([oneChunk([...(await tokenizer.encode("Fine.")), tokenizer.tokenId("<|im_end|>")!], "v1", "stop")]);
+    slots.engine = fake.server;
+    const harness = await startHarness({ script: () => "unused", policyUrl: await fake.start(), recipe });
+    slots.harness = harness;
     return { fake, harness };
   }
 

@@ -1,17 +1,9 @@
-import type { Server } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
-import { assemble, postChat, qwen3, startHarness, streamChat, waitFor, type Harness } from "./harness.ts";
-import { scriptedEngine, sse } from "./scripted-engine.ts";
+import { describe, expect, it } from "vitest";
+import { assemble, postChat, qwen3, startHarness, streamChat, waitFor } from "./harness.ts";
+import { closedAfterEach, scriptedEngine, sse } from "./scripted-engine.ts";
 
 describe("continuing generations the engine could not finish", () => {
-  let harness: Harness | null = null;
-  let engine: Server | null = null;
-  afterEach(async () => {
-    await harness?.close();
-    engine?.closeAllConnections();
-    engine?.close();
-    harness = engine = null;
-  });
+  const slots = closedAfterEach();
 
   it("continues after a 499 error chunk and after a connection cut mid-stream, with prompt + tokens so far", async () => {
     const { tokenizer } = await qwen3();
@@ -34,8 +26,8 @@ describe("continuing generations the engine could not finish", () => {
         response.end("data: [DONE]\n\n");
       },
     ]);
-    engine = fake.server;
-    harness = await startHarness({ script: () => "unused", policyUrl: await fake.start() });
+    slots.engine = fake.server;
+    const harness = (slots.harness = await startHarness({ script: () => "unused", policyUrl: await fake.start() }));
     const answer = await streamChat(harness.url, { stream: true, max_tokens: 100, messages: [{ role: "user", content: "letters" }] }, { "x-session-id": "cont" });
     expect(assemble(answer.events)).toMatchObject({ content: "Alpha beta gamma delta epsilon zeta eta theta.", finish: "stop" });
 
@@ -59,7 +51,7 @@ describe("continuing generations the engine could not finish", () => {
   });
 
   it("links a plain client's turns by history alone (no headers, no markers)", async () => {
-    harness = await startHarness({ script: (prompt) => (prompt.includes("second question") ? "Second answer." : "First answer.") });
+    const harness = (slots.harness = await startHarness({ script: (prompt) => (prompt.includes("second question") ? "Second answer." : "First answer.") }));
     const first = [{ role: "system", content: "You are terse." }, { role: "user", content: "first question" }];
     const one = await postChat(harness.url, { messages: first });
     const sessionId = one.headers.get("x-session-id");

@@ -28,6 +28,7 @@ interface CallMarkup {
 function deepseekFormat(sglangName: string, markup: CallMarkup): ToolFormat {
   return {
     sglangName,
+    trimsTextBeforeCall: true,
     opens: [CALLS_BEGIN],
     close: CALLS_END,
     parse: (unit: string, tools: readonly Tool[]): ParsedUnit | null => {

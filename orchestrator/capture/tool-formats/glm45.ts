@@ -27,6 +27,7 @@ function pairs(body: string, properties: Record<string, unknown>, offset = 0): (
 
 export const GLM45: ToolFormat = {
   sglangName: "glm45",
+  trimsTextBeforeCall: true,
   opens: [OPEN],
   close: CLOSE,
   parse: (unit, tools) => {

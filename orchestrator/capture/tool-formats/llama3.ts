@@ -61,6 +61,7 @@ const callsText = (unit: string): string => (unit.startsWith(TAG) ? unit.slice(T
 
 export const LLAMA3: ToolFormat = {
   sglangName: "llama3",
+  trimsTextBeforeCall: false,
   opens: [TAG],
   startOpens: ["{"],
   close: null,

@@ -61,6 +61,7 @@ function functionCall(inner: string, tools: readonly Tool[]): ParsedToolCall | n
 
 export const QWEN3_CODER: ToolFormat = {
   sglangName: "qwen3_coder",
+  trimsTextBeforeCall: false,
   opens: [OPEN],
   close: CLOSE,
   parse: (unit, tools) => {

@@ -18,6 +18,11 @@ export interface ToolFormat {
   opens: readonly string[];
   /** Texts that open it only at the very start of the answer, before any whitespace (Llama 3's bare JSON call). */
   startOpens?: readonly string[];
+  /**
+   * SGLang's whole-output parse strips the text before the first call (`text[:idx].strip()`: qwen25, hermes,
+   * deepseekv3/v31, glm45); llama3 and qwen3_coder keep it as written.
+   */
+  trimsTextBeforeCall: boolean;
   /** The text that ends one unit of markup (the unit runs up to and with its first occurrence); null: it runs to the end of the output. */
   close: string | null;
   /**

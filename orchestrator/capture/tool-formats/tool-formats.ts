@@ -21,20 +21,23 @@ export function toolFormatFor(sglangName: string): ToolFormat | "qwen" | "harmon
 
 /**
  * How an SGLang reasoning parser reads the output: all of these split at <think>…</think>; `forced` ones take the
- * output to start inside reasoning even without <think> (the chat template opened it, or the model leaves it out).
- * Null for a parser name not read here.
+ * output to start inside reasoning even without <think> (the chat template opened it, or the model leaves it out);
+ * `toolCallEnds`: in SGLang 4ad990ba a <tool_call> ends the reasoning too (its Qwen3Detector, which qwen3,
+ * qwen3-thinking and deepseek-v3 use, and Glm45Detector; dce8b060's have no such token). Null for a parser name not
+ * read here.
  */
-export function reasoningFor(sglangName: string): { forced: boolean } | null {
+export function reasoningFor(sglangName: string): { forced: boolean; toolCallEnds: boolean } | null {
   switch (sglangName) {
     case "qwen3":
     case "glm45":
     case "deepseek-v3":
-      return { forced: false };
+      return { forced: false, toolCallEnds: true };
     case "qwen3-thinking":
+      return { forced: true, toolCallEnds: true };
     case "deepseek-r1":
-      return { forced: true };
+      return { forced: true, toolCallEnds: false };
     case "gpt-oss": // (channels, not tags: harmony-parser.ts)
-      return { forced: false };
+      return { forced: false, toolCallEnds: false };
     default:
       return null;
   }

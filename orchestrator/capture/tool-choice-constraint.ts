@@ -1,0 +1,102 @@
+// What SGLang constrains a generation with when tool_choice is "required" or a named function: a JSON schema of an
+// array of {"name", "parameters"} objects (function_call/utils.py get_json_schema_constraint), sent as /generate's
+// sampling_params.json_schema, and whether the grammar waits for the reasoning to end (require_reasoning). Ignores
+// how the constrained output is read (json-array-calls.ts).
+import type { ChatRequest, Tool } from "../../contracts/chat.ts";
+import { OpenclawRlError } from "../../contracts/errors.ts";
+
+export type ToolChoice = ChatRequest["tool_choice"];
+
+/** The function tool_choice names, or null for "none", "auto", "required" or none. */
+export function namedFunction(choice: ToolChoice): string | null {
+  return typeof choice === "object" && choice !== null ? choice.function.name : null;
+}
+
+/** tool_choice "required" or a named function: the answer must be tool calls. */
+export function forcesToolCall(choice: ToolChoice): boolean {
+  return choice === "required" || namedFunction(choice) !== null;
+}
+
+/** The tools the chat template is given: only the named one for a named tool_choice, as SGLang renders them. */
+export function toolsToRender(tools: readonly Tool[] | null | undefined, choice: ToolChoice): readonly Tool[] | null {
+  const named = namedFunction(choice);
+  if (!tools || named === null) return tools ?? null;
+  const kept = tools.filter((tool) => tool.function.name === named);
+  return kept.length > 0 ? kept : null;
+}
+
+/** One tool's item schema (utils.py _get_tool_schema). */
+function toolItemSchema(tool: Tool): Record<string, unknown> {
+  const parameters = tool.function.parameters as Record<string, unknown> | null | undefined;
+  return {
+    properties: { name: { type: "string", enum: [tool.function.name] }, parameters: parameters ? parameters : { type: "object", properties: {} } },
+    required: ["name", "parameters"],
+  };
+}
+
+/** The tools' `$defs` merged (utils.py _get_tool_schema_defs; SGLang refuses one name with two schemas, and so does this). */
+function mergedDefinitions(tools: readonly Tool[]): Record<string, unknown> {
+  const merged: Record<string, unknown> = {};
+  for (const tool of tools) {
+    const definitions = ((tool.function.parameters ?? {}) as { $defs?: Record<string, unknown> }).$defs ?? {};
+    for (const [name, schema] of Object.entries(definitions)) {
+      if (name in merged && JSON.stringify(merged[name]) !== JSON.stringify(schema)) {
+        throw new OpenclawRlError("BAD_REQUEST", `Tool definition '${name}' has multiple schemas, which is not supported.`, {
+          path: "tools",
+          hint: "give the tools' $defs distinct names (tool_choice required merges them into one schema, as SGLang does)",
+        });
+      }
+      merged[name] = schema;
+    }
+  }
+  return merged;
+}
+
+/**
+ * The JSON schema SGLang constrains "required" / a named function with, or null when the choice forces no call (or
+ * names no offered tool). fork (SGLang dce8b060): a named function gives exactly one call; upstream (4ad990ba): one
+ * call only when parallel_tool_calls is false, for either choice.
+ */
+export function toolChoiceSchema(tools: readonly Tool[], choice: ToolChoice, options: { flavor: "fork" | "upstream"; parallelToolCalls: boolean }): Record<string, unknown> | null {
+  const single = options.flavor === "upstream" && !options.parallelToolCalls;
+  const named = namedFunction(choice);
+  if (named !== null) {
+    const tool = tools.find((candidate) => candidate.function.name === named);
+    if (!tool) return null;
+    return { type: "array", minItems: 1, ...(options.flavor === "fork" || single ? { maxItems: 1 } : {}), items: toolItemSchema(tool) };
+  }
+  if (choice !== "required" || tools.length === 0) return null;
+  const definitions = mergedDefinitions(tools);
+  return {
+    type: "array",
+    minItems: 1,
+    ...(single ? { maxItems: 1 } : {}),
+    items: { type: "object", anyOf: tools.map(toolItemSchema) },
+    ...(Object.keys(definitions).length > 0 ? { $defs: definitions } : {}),
+  };
+}
+
+/**
+ * Whether SGLang's grammar lets the model reason first (/generate's require_reasoning: the constraint starts after
+ * the reasoning parser's end token), as serving_chat decides it (dce8b060 _get_reasoning_from_request): never without
+ * a reasoning parser; deepseek-v3 only when asked (chat_template_kwargs.thinking); qwen3 and glm45 unless
+ * enable_thinking is false; the others always.
+ */
+export function requiresReasoning(reasoningParser: string | null, chatTemplateKwargs: Record<string, unknown> | null | undefined): boolean {
+  if (reasoningParser === null) return false;
+  if (reasoningParser === "deepseek-v3") return chatTemplateKwargs?.thinking === true;
+  if (reasoningParser === "qwen3" || reasoningParser === "glm45") return !chatTemplateKwargs || Object.keys(chatTemplateKwargs).length === 0 || (chatTemplateKwargs.enable_thinking ?? true) === true;
+  return true;
+}
+
+/**
+ * What a request's tool_choice adds to its /generate request: sampling_params.json_schema (the schema as text) and
+ * require_reasoning; null when it forces no call. SGLang sends nothing either when the request already asks for
+ * another constraint (the proxy refuses response_format json_* in tokens mode, so none comes).
+ */
+export function toolChoiceConstraint(request: ChatRequest, reasoningParser: string | null, flavor: "fork" | "upstream"): { jsonSchema: string; requireReasoning: boolean } | null {
+  const parallelToolCalls = (request as { parallel_tool_calls?: unknown }).parallel_tool_calls !== false;
+  const schema = toolChoiceSchema(request.tools ?? [], request.tool_choice, { flavor, parallelToolCalls });
+  if (schema === null) return null;
+  return { jsonSchema: JSON.stringify(schema), requireReasoning: requiresReasoning(reasoningParser, request.chat_template_kwargs) };
+}

@@ -1,0 +1,152 @@
+import { describe, expect, it } from "vitest";
+import type { Tool } from "../../contracts/chat.ts";
+import { createAnswerParser } from "../../orchestrator/capture/answer-parser.ts";
+import { requiresReasoning, toolChoiceSchema, toolsToRender } from "../../orchestrator/capture/tool-choice-constraint.ts";
+import { postChat, qwen3, startHarness, waitFor } from "./harness.ts";
+import { closedAfterEach, oneChunk, scriptedEngine } from "./scripted-engine.ts";
+
+const READ: Tool = { type: "function", function: { name: "read", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } };
+const LIST: Tool = { type: "function", function: { name: "list_files" } };
+const TOOLS = [READ, LIST];
+
+describe("tool_choice required / a named function: SGLang's constraint (function_call/utils.py get_json_schema_constraint)", () => {
+  it("named: one item of that tool's schema; fork (dce8b060) always one call, upstream (4ad990ba) only without parallel calls", () => {
+    const named = { type: "function" as const, function: { name: "read" } };
+    const item = { properties: { name: { type: "string", enum: ["read"] }, parameters: READ.function.parameters }, required: ["name", "parameters"] };
+    expect(toolChoiceSchema(TOOLS, named, { flavor: "fork", parallelToolCalls: true })).toEqual({ type: "array", minItems: 1, maxItems: 1, items: item });
+    expect(toolChoiceSchema(TOOLS, named, { flavor: "upstream", parallelToolCalls: true })).toEqual({ type: "array", minItems: 1, items: item });
+    expect(toolChoiceSchema(TOOLS, named, { flavor: "upstream", parallelToolCalls: false })).toEqual({ type: "array", minItems: 1, maxItems: 1, items: item });
+    expect(toolChoiceSchema(TOOLS, { type: "function", function: { name: "absent" } }, { flavor: "fork", parallelToolCalls: true })).toBeNull();
+  });
+
+  it("required: any offered tool (parameters-less tools get an empty object), the tools' $defs merged", () => {
+    const withDefinitions: Tool = { type: "function", function: { name: "write", parameters: { type: "object", properties: { file: { $ref: "#/$defs/File" } }, $defs: { File: { type: "string" } } } } };
+    expect(toolChoiceSchema([READ, LIST, withDefinitions], "required", { flavor: "fork", parallelToolCalls: true })).toEqual({
+      type: "array",
+      minItems: 1,
+      items: {
+        type: "object",
+        anyOf: [
+          { properties: { name: { type: "string", enum: ["read"] }, parameters: READ.function.parameters }, required: ["name", "parameters"] },
+          { properties: { name: { type: "string", enum: ["list_files"] }, parameters: { type: "object", properties: {} } }, required: ["name", "parameters"] },
+          { properties: { name: { type: "string", enum: ["write"] }, parameters: withDefinitions.function.parameters }, required: ["name", "parameters"] },
+        ],
+      },
+      $defs: { File: { type: "string" } },
+    });
+    expect(toolChoiceSchema(TOOLS, "required", { flavor: "upstream", parallelToolCalls: false })).toMatchObject({ maxItems: 1 });
+    expect(toolChoiceSchema(TOOLS, "auto", { flavor: "fork", parallelToolCalls: true })).toBeNull();
+    const clash: Tool = { type: "function", function: { name: "other", parameters: { $defs: { File: { type: "number" } } } } };
+    expect(() => toolChoiceSchema([withDefinitions, clash], "required", { flavor: "fork", parallelToolCalls: true })).toThrow(/multiple schemas/);
+  });
+
+  it("lets the model reason first where serving_chat does (require_reasoning), and renders only a named tool", () => {
+    expect(requiresReasoning(null, undefined)).toBe(false);
+    expect(requiresReasoning("qwen3", undefined)).toBe(true);
+    expect(requiresReasoning("qwen3", { enable_thinking: false })).toBe(false);
+    expect(requiresReasoning("glm45", {})).toBe(true);
+    expect(requiresReasoning("deepseek-v3", undefined)).toBe(false);
+    expect(requiresReasoning("deepseek-v3", { thinking: true })).toBe(true);
+    expect(requiresReasoning("deepseek-r1", { enable_thinking: false })).toBe(true);
+    expect(toolsToRender(TOOLS, { type: "function", function: { name: "list_files" } })).toEqual([LIST]);
+    expect(toolsToRender(TOOLS, "required")).toEqual(TOOLS);
+  });
+
+  it("reads the constrained output: reasoning, then the JSON array's calls with json.dumps arguments; anything else stays content", () => {
+    const read = (text: string, reasoningParser: string | null = "qwen3") => {
+      const results = [[text], [...text]].map((pieces) => {
+        const { parser } = createAnswerParser({ parsers: { toolCallParser: "qwen", reasoningParser }, tools: TOOLS, toolChoice: "required", startsInReasoning: false, flavor: "upstream" });
+        const deltas = pieces.flatMap((piece) => parser.push(piece));
+        deltas.push(...parser.finish());
+        const message = parser.message();
+        return { deltas: deltas.map((delta) => ("id" in delta ? { ...delta, id: "x" } : delta)), message: { ...message, tool_calls: message.tool_calls?.map((call) => call.function) }, calls: parser.hasToolCalls };
+      });
+      // (reasoning arrives in as many pieces as it was fed)
+      expect(results[1]!.message).toEqual(results[0]!.message);
+      expect(results[1]!.deltas.filter((delta) => delta.kind !== "reasoning")).toEqual(results[0]!.deltas.filter((delta) => delta.kind !== "reasoning"));
+      return results[0]!;
+    };
+    const constrained = read('<think>\nThe path is a.txt.\n</think>\n\n[{"name": "read", "parameters": {"path":"a.txt"}}, {"name":"list_files","parameters":{}}]');
+    expect(constrained.calls).toBe(true);
+    expect(constrained.message.reasoning_content).toBe("\nThe path is a.txt.\n");
+    expect(constrained.message.content).toBeNull();
+    expect(constrained.message.tool_calls).toEqual([
+      { name: "read", arguments: '{"path": "a.txt"}' },
+      { name: "list_files", arguments: "{}" },
+    ]);
+    expect(constrained.deltas.filter((delta) => delta.kind !== "reasoning")).toEqual([
+      { kind: "tool-call-start", index: 0, id: "x", name: "read" },
+      { kind: "tool-call-arguments", index: 0, text: '{"path": "a.txt"}' },
+      { kind: "tool-call-start", index: 1, id: "x", name: "list_files" },
+      { kind: "tool-call-arguments", index: 1, text: "{}" },
+    ]);
+    // no reasoning parser: the array is the whole output; floats stay floats, non-ASCII as written
+    expect(read('[{"name": "read", "parameters": {"path": "é.txt", "size": 1.0}}]', null).message.tool_calls?.[0]?.arguments).toBe('{"path": "é.txt", "size": 1.0}');
+    // cut short (max tokens) or not calls: content, no call (SGLang keeps the text)
+    expect(read('[{"name": "read", "parameters": {"pa', null).message).toEqual({ role: "assistant", content: '[{"name": "read", "parameters": {"pa' });
+    expect(read('{"name": "read"}', null).message).toEqual({ role: "assistant", content: '{"name": "read"}' });
+  });
+});
+
+describe("tool_choice required / named in tokens mode, through the proxy", () => {
+  const slots = closedAfterEach();
+
+  it("sends SGLang's json_schema and require_reasoning to /generate, renders only a named tool, and answers with the calls", async () => {
+    const { tokenizer } = await qwen3();
+    const output = [...(await tokenizer.encode('<think>\nread it\n</think>\n\n[{"name": "read", "parameters": {"path": "a.txt"}}]')), tokenizer.tokenId("<|im_end|>")!];
+    const fake = scriptedEngine([oneChunk(output, "v1", "stop")]);
+    slots.engine = fake.server;
+    const harness = (slots.harness = await startHarness({ script: () => "unused", policyUrl: await fake.start() }));
+    const named = { type: "function" as const, function: { name: "read" } };
+    for (const [index, choice] of (["required", named] as const).entries()) {
+      const answer = await postChat(harness.url, { messages: [{ role: "user", content: "open a.txt" }], tools: TOOLS, tool_choice: choice }, { "x-session-id": `choice-${index}` });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      const choiceBody = (answer.body as { choices: { finish_reason: string; message: { content: string | null; tool_calls: { function: unknown }[] } }[] }).choices[0]!;
+      expect(choiceBody.finish_reason).toBe("tool_calls");
+      expect(choiceBody.message.tool_calls.map((call) => call.function)).toEqual([{ name: "read", arguments: '{"path": "a.txt"}' }]);
+      const sent = fake.calls[index]!;
+      expect(JSON.parse(sent.sampling_params.json_schema as string)).toEqual(toolChoiceSchema(TOOLS, choice, { flavor: "fork", parallelToolCalls: true }));
+      expect(sent.require_reasoning).toBe(true);
+      const prompt = await tokenizer.decode(sent.input_ids);
+      expect(prompt).toContain('"name": "read"');
+      if (choice === named) expect(prompt).not.toContain("list_files");
+      else expect(prompt).toContain("list_files");
+    }
+    // "auto" sends no constraint
+    await postChat(harness.url, { messages: [{ role: "user", content: "hi" }], tools: TOOLS, tool_choice: "auto" }, { "x-session-id": "auto" });
+    expect(fake.calls[2]!.sampling_params).not.toHaveProperty("json_schema");
+    expect(fake.calls[2]).not.toHaveProperty("require_reasoning");
+  });
+
+  it("continues a constrained generation cut by the engine (a weight update) without the grammar, which cannot resume mid-way", async () => {
+    const { tokenizer } = await qwen3();
+    const output = [...(await tokenizer.encode('[{"name": "read", "parameters": {"path": "a.txt"}}]')), tokenizer.tokenId("<|im_end|>")!];
+    const fake = scriptedEngine([oneChunk(output.slice(0, 4), "v1", "aborted"), oneChunk(output.slice(4), "v2", "stop")]);
+    slots.engine = fake.server;
+    const harness = (slots.harness = await startHarness({ script: () => "unused", policyUrl: await fake.start(), recipe: { model: { reasoning_parser: "none" } } }));
+    const answer = await postChat(harness.url, { messages: [{ role: "user", content: "open a.txt" }], tools: TOOLS, tool_choice: "required" }, { "x-session-id": "cut" });
+    expect((answer.body as { choices: { message: { tool_calls: { function: unknown }[] } }[] }).choices[0]!.message.tool_calls.map((call) => call.function)).toEqual([{ name: "read", arguments: '{"path": "a.txt"}' }]);
+    expect(fake.calls).toHaveLength(2);
+    expect(fake.calls[0]!.sampling_params).toHaveProperty("json_schema");
+    expect(fake.calls[0]).not.toHaveProperty("require_reasoning"); // (no reasoning parser)
+    expect(fake.calls[1]!.sampling_params).not.toHaveProperty("json_schema");
+    expect(fake.calls[1]!.input_ids.slice(-4)).toEqual(output.slice(0, 4));
+    // drawn under a grammar slime's recomputed log-probs know nothing of: recorded, and never trained
+    expect(harness.events.find((event) => event.type === "turn-end")).toMatchObject({ offPolicy: true });
+    await postChat(harness.url, { messages: [{ role: "user", content: "open a.txt" }, { role: "assistant", content: "ok" }, { role: "user", content: "next" }], tools: TOOLS }, { "x-session-id": "cut" });
+    await waitFor(() => harness.closed.length >= 1);
+    expect(harness.closed[0]!.sampling).toMatchObject({ onPolicy: false, constrained: "tool_choice required" });
+  });
+
+  it("refuses tools whose $defs clash under tool_choice required (SGLang refuses them too), before the engine sees anything", async () => {
+    const harness = (slots.harness = await startHarness({ script: () => "fine" }));
+    const clashing = [
+      { type: "function", function: { name: "a", parameters: { type: "object", $defs: { File: { type: "string" } } } } },
+      { type: "function", function: { name: "b", parameters: { type: "object", $defs: { File: { type: "number" } } } } },
+    ];
+    const answer = await postChat(harness.url, { messages: [{ role: "user", content: "x" }], tools: clashing, tool_choice: "required" });
+    expect(answer.status).toBe(400);
+    expect((answer.body.error as { message: string }).message).toMatch(/multiple schemas/);
+    expect(harness.standin.state.counters.requests).toBe(0);
+  });
+});
