@@ -117,10 +117,16 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium${skipNote}`, () =>
     expect(pageErrors).toEqual([]);
   });
 
-  it("says so when the token is wrong", async () => {
+  it("without its token, or with a wrong one, shows a page that says how to open it", async () => {
     const other = await browser.context.newPage();
-    await other.goto(`${harness.baseUrl}/dashboard?token=not-the-token-000000`);
-    expect(await other.textContent("body")).toContain("missing or wrong admin token");
+    const wrong = await other.goto(`${harness.baseUrl}/dashboard?token=not-the-token-000000`);
+    expect(wrong?.status()).toBe(401);
+    expect(await other.textContent("body")).toContain("The admin token in this link was refused");
+    const none = await other.goto(`${harness.baseUrl}/dashboard/`);
+    expect(none?.headers()["content-type"]).toMatch(/^text\/html/);
+    const text = (await other.textContent("body"))!;
+    expect(text).toContain("does not carry");
+    expect(text).toContain(`npx openclaw-rl status --run ${harness.recordsDir}`);
     await other.close();
   });
 });
