@@ -46,6 +46,9 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium${skipNote}`, () =>
     expect(page.url()).toBe(`${harness.baseUrl}/dashboard`);
     expect(await page.textContent("#engines")).toContain("policy");
     expect(await page.textContent("#method")).toBe("combine");
+    expect(await page.textContent("#run-id")).toMatch(/^\d{8}-\d{6}$/);
+    expect(await page.textContent("#progress")).toMatch(/^weight version \d+ · \d+ batches trained · no end planned/);
+    expect(await page.textContent("#open-batch")).toMatch(/^since the last batch: \d+ turns judged: \d+ good · \d+ neutral · \d+ bad · hints: \d+ accepted, \d+ rejected$/);
     expect(await chartPoints(page, "chart-reward")).toBe(run.rolloutId);
     expect(await page.$$eval("#turn-rows tr", (rows) => rows.length)).toBe(10); // one page of the 12
     expect(await page.$eval("#older-page", (button) => (button as HTMLButtonElement).disabled)).toBe(false);
