@@ -88,6 +88,8 @@ export type RunEvent = EventBase &
     | { type: "batch-acknowledged"; rolloutId: number; batchId: string }
     | { type: "weights-update-start"; fromVersion: string }
     | { type: "weights-update-end"; toVersion: string; durationMs: number }
+    /** The engines' weight version as the run first saw it (no update: the version they started with). */
+    | { type: "weights-version-seen"; version: string }
     /**
      * slime started again (a new rollout-function session said hello on the bridge): its weight-version counter starts
      * again at 0, so the tracked version drops to 0 and counts up from the new engines' versions.

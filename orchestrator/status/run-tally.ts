@@ -246,6 +246,9 @@ export class RunTally {
       case "weights-update-start":
         this.weights.updating = true;
         return;
+      case "weights-version-seen":
+        this.servedVersion(event.version);
+        return;
       case "weights-update-end":
         this.weights.updating = false;
         this.weights.version = event.toVersion;
