@@ -78,6 +78,12 @@ export type RunEvent = EventBase &
         /** The store's samples toward the next batch once this one left. */
         ready?: number;
       }
+    /**
+     * The trainer asked for a batch and waited in vain though `ready` ≥ `size`: no batch can be made within the
+     * per-session share (training.fair_batch) until more sessions' samples come or the held-back ones have waited
+     * relax_after_s.
+     */
+    | { type: "batch-held"; ready: number; size: number }
     /** A handed-out batch given back untrained (its client went away): its samples are ready again. */
     | { type: "batch-released"; batchId: string; size: number; ready: number }
     /**

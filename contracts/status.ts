@@ -42,6 +42,11 @@ export const statusSnapshotSchema = z.object({
     delivered: z.number().int().describe("Handed to the trainer and not acknowledged yet (in training)."),
     acknowledged: z.number().int().describe("Trained in this run: acknowledged by the rollout function once slime trained them."),
     dropped_stale: z.number().int().describe("Dropped as stale in this run."),
+    held_back: z
+      .object({ since: z.number(), per_session: z.number().int().describe("The most of one session's samples a batch takes."), max_session_share: z.number(), relax_after_s: z.number() })
+      .nullable()
+      .default(null)
+      .describe("A batch's worth is ready, yet the trainer waits: no batch within one session's share (training.fair_batch) since `since`; null once a batch left."),
   }),
   records_folder: z
     .object({ samples_trained: z.number().int(), dropped_stale: z.number().int() })

@@ -19,6 +19,10 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
   lines.push(`sessions    ${status.sessions} · turns: main ${status.turns.main}, side ${status.turns.side}`);
   const { ready, batch_size: size } = status.samples;
   lines.push(`next batch  ${progressBar(ready, size, Math.max(10, Math.min(40, columns - 30)))} ${ready > size ? `${ready} samples ready (a batch takes ${size})` : `${ready} of ${size} samples ready`}`);
+  const held = status.samples.held_back;
+  if (held && ready >= size) {
+    lines.push(`            held back since ${ago(held.since)}: a batch takes at most ${held.per_session} of one session's samples (training.fair_batch.max_session_share ${held.max_session_share}); held-back samples complete a batch once they waited ${held.relax_after_s} s`);
+  }
   lines.push(`samples     trained ${status.samples.acknowledged} · in training ${status.samples.delivered} · dropped stale ${status.samples.dropped_stale}`);
   if (status.records_folder) lines.push(`            since the records folder was created: ${status.records_folder.samples_trained} trained · ${status.records_folder.dropped_stale} dropped stale`);
   lines.push(`batches     ${status.batches} trained · ${status.batches_delivered} delivered (re-deliveries included)${status.last_batch_at ? ` · last delivered ${ago(status.last_batch_at)}` : ""}`);

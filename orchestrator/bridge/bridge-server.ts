@@ -200,7 +200,10 @@ export class BridgeServer {
         throw this.replaced(message.session);
       }
       if (!batch) {
-        sendJson(response, 200, { version: BRIDGE_VERSION, type: "batch-wait", ready: this.options.store.counts().ready, size: message.size });
+        const { ready: readyNow } = this.options.store.counts();
+        // enough samples, yet no batch within the per-session share: said once per wait, so the screens can say why
+        if (readyNow >= message.size) this.options.bus.emit({ type: "batch-held", ready: readyNow, size: message.size });
+        sendJson(response, 200, { version: BRIDGE_VERSION, type: "batch-wait", ready: readyNow, size: message.size });
         return;
       }
       this.send(response, batch);

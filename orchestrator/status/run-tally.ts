@@ -93,6 +93,8 @@ export interface RunCounts {
     trained: number;
     droppedStale: number;
     droppedInvalid: number;
+    /** Since when a full batch's worth waits, held back by the per-session share (batch-held); null once a batch left. */
+    heldSince: number | null;
   };
   batches: { trained: number; delivered: number; lastDeliveredAt: number | null };
   /** Rewards of the samples made ready. */
@@ -143,7 +145,7 @@ export class RunTally {
   private readonly waiting = new Set<string>();
   /** Main turns answered and not closed, `session\u0000turn`, oldest first. */
   private readonly open = new Set<string>();
-  private readonly samples = { ready: 0, delivered: 0, inTraining: 0, trained: 0, droppedStale: 0, droppedInvalid: 0 };
+  private readonly samples = { ready: 0, delivered: 0, inTraining: 0, trained: 0, droppedStale: 0, droppedInvalid: 0, heldSince: null as number | null };
   private batchSize: number | null;
   /** Once the store reports sample-ready, its count is the truth; until then kept judged turns are counted. */
   private storeReports = false;
@@ -223,11 +225,16 @@ export class RunTally {
       case "batch-delivered":
         this.batches.delivered += 1;
         this.batches.lastDeliveredAt = event.at;
+        this.samples.heldSince = null;
         this.samples.delivered += event.size;
         if (event.ready !== undefined) this.storeReady(event.ready);
         else this.samples.ready = Math.max(0, this.samples.ready - event.size);
         this.batchSize ??= event.size; // without the recipe's batch size (and no sample-ready yet), a delivery tells it
         this.intoTraining(event.batchId, event.size); // (the same batch handed out again: still one batch out)
+        return;
+      case "batch-held":
+        this.storeReady(event.ready);
+        this.samples.heldSince ??= event.at;
         return;
       case "batch-released":
         this.outOfTraining(event.batchId);

@@ -3,6 +3,7 @@
 import type { Recipe } from "../../contracts/recipe.ts";
 import { STATUS_VERSION, type StatusSnapshot } from "../../contracts/status.ts";
 import type { EventBus } from "../event-bus.ts";
+import { sessionCap } from "../store/batch-composition.ts";
 import { versionLabels } from "../weights/version-labels.ts";
 import { progressOf } from "./run-progress.ts";
 import { RunTally, type OutcomeRate, type RunCounts, type TrainerCounts } from "./run-tally.ts";
@@ -60,6 +61,7 @@ export class StatusTracker {
         delivered: samples.inTraining,
         acknowledged: samples.trained,
         dropped_stale: samples.droppedStale,
+        held_back: samples.heldSince === null ? null : { since: samples.heldSince, ...fairBatch(this.recipe, samples.batchSize ?? this.recipe.training.batch_size) },
       },
       records_folder: counts.folder && { samples_trained: counts.folder.samplesTrained, dropped_stale: counts.folder.droppedStale },
       progress: progressStatus(counts, now),
@@ -87,6 +89,12 @@ export class StatusTracker {
   close(): void {
     this.unsubscribe();
   }
+}
+
+/** The per-session share a held-back batch waits on (training.fair_batch), for a batch of `size`. */
+function fairBatch(recipe: Recipe, size: number): { per_session: number; max_session_share: number; relax_after_s: number } {
+  const { max_session_share, relax_after_s } = recipe.training.fair_batch;
+  return { per_session: sessionCap(size, max_session_share), max_session_share, relax_after_s };
 }
 
 function progressStatus(counts: RunCounts, now: number): StatusSnapshot["progress"] {

@@ -48,6 +48,18 @@ describe("status text", () => {
     expect(formatStatus(status(first.at + 60_000))).toContain("progress    episodes 1 of 4 done · weight version – · 0 batches trained · about 3 min left");
   });
 
+  it("says why a batch's worth of ready samples waits (the per-session share), until a batch leaves", () => {
+    const { bus, status } = tracked();
+    for (let turn = 0; turn < 6; turn++) bus.emit(sample(turn, 1));
+    bus.emit({ type: "batch-held", ready: 6, size: 4 });
+    const text = formatStatus(status());
+    expect(text).toContain("6 samples ready (a batch takes 4)");
+    expect(text).toMatch(/held back since \d+s ago: a batch takes at most 1 of one session's samples \(training\.fair_batch\.max_session_share 0\.25\); held-back samples complete a batch once they waited 300 s/);
+    bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0", size: 4, meanReward: 1, evalScore: null, counts: { positive: 4, zero: 0, negative: 0 }, ready: 2 });
+    expect(status().samples.held_back).toBeNull();
+    expect(formatStatus(status())).not.toContain("held back");
+  });
+
   it("piped --watch prints the block once, then only the lines that changed, with the time", () => {
     const { bus, status } = tracked();
     const printer = new PipedStatusPrinter();

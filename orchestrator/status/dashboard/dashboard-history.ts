@@ -224,7 +224,7 @@ export class DashboardHistory {
     return {
       turns: turns.main + turns.side, mainTurns: turns.main, sideTurns: turns.side, sessions,
       judged: judging.judged, kept: judging.judged - judging.withoutSample, skipped: judging.withoutSample,
-      openTurns: judging.open, waitingForJudge: judging.waiting, samplesInTraining: samples.inTraining,
+      openTurns: judging.open, waitingForJudge: judging.waiting, samplesInTraining: samples.inTraining, heldSince: samples.heldSince,
       rewards: { count: rewards.count, mean: rewards.mean, positive: rewards.positive, zero: rewards.zero, negative: rewards.negative },
       folder, progress: { ...progress, eta: progress.episodes ? describeEta(progress.etaMs) : null },
       batches: batches.trained, samplesTrained: samples.trained, batchesDelivered: batches.delivered, samplesDelivered: samples.delivered,

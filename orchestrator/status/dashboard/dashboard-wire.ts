@@ -116,6 +116,8 @@ export interface Totals {
   waitingForJudge: number;
   /** Samples handed to the trainer and not acknowledged yet. */
   samplesInTraining: number;
+  /** Since when a batch's worth is ready but held back by the per-session share (training.fair_batch); null once a batch left. */
+  heldSince: number | null;
   /** Rewards of the samples made ready in this run: how many above, at and below 0. */
   rewards: { count: number; mean: number | null; positive: number; zero: number; negative: number };
   /** Since the records folder was created (earlier runs included); null without a store. */

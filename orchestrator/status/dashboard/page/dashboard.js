@@ -99,6 +99,9 @@ function drawFacts() {
   document.getElementById("next-batch-size").textContent = size === null ? "?" : String(size);
   document.getElementById("next-batch-bar").style.width = size ? `${Math.min(100, (100 * open.ready) / size)}%` : "0%";
   document.getElementById("open-batch").textContent = openBatchText(open, state.method);
+  const held = document.getElementById("held-back");
+  held.hidden = !(totals.heldSince !== null && size !== null && open.ready >= size);
+  held.textContent = held.hidden ? "" : `held back since ${formatTime(totals.heldSince)}: a batch takes only a share of one session's samples (training.fair_batch); held-back samples complete one after relax_after_s`;
   document.getElementById("progress").textContent = progressText(totals.progress);
   const rewards = totals.rewards;
   const facts = [
