@@ -120,6 +120,17 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium${skipNote}`, () =>
     expect(pageErrors).toEqual([]);
   });
 
+  it("shows a session's last answered turn as open: waiting for the session's next message", async () => {
+    if (!(await page.$eval("#newest-page", (button) => (button as HTMLButtonElement).disabled))) await page.click("#newest-page"); // back to the live page
+    harness.bus.emit({ type: "turn-start", sessionId: "still-open", turn: 0, turnType: "main", decidedBy: "agent-conversation" });
+    harness.bus.emit({ type: "turn-end", sessionId: "still-open", turn: 0, turnType: "main", finishReason: "stop", promptTokens: 5, responseTokens: 3, ttftMs: 10, totalMs: 30, weightVersions: ["1"], continuedAfterAbort: 0 });
+    await page.waitForSelector('#turn-rows tr[data-session="still-open"]');
+    const row = (await page.textContent('#turn-rows tr[data-session="still-open"]'))!;
+    expect(row).toContain("open");
+    expect(row).toContain("waiting for the session's next message");
+    expect(row).not.toContain("awaiting reply");
+  });
+
   it("without its token, or with a wrong one, shows a page that says how to open it", async () => {
     const other = await browser.context.newPage();
     const wrong = await other.goto(`${harness.baseUrl}/dashboard?token=not-the-token-000000`);
