@@ -70,7 +70,8 @@ export type RunEvent = EventBase &
         skipCategory?: SkipCategory | null;
       }
     | { type: "sample-ready"; sampleId: string; sessionId: string; turn: number; kind: SampleKind; reward: number; ready: number; batchSize: number }
-    | { type: "sample-dropped"; sampleId: string; reason: "stale" | "invalid"; detail: string }
+    /** ready: the store's samples toward the next batch after the drop (where a store counts them). */
+    | { type: "sample-dropped"; sampleId: string; reason: "stale" | "invalid"; detail: string; ready?: number }
     | {
         type: "batch-delivered";
         rolloutId: number;
@@ -81,15 +82,34 @@ export type RunEvent = EventBase &
         counts: { positive: number; zero: number; negative: number };
         /** Sessions in the batch, the most samples one holds, samples held back by the session share, and whether the share was relaxed. */
         composition?: { sessions: number; largestSession: number; heldBack: number; relaxed: boolean };
+        /** The store's samples toward the next batch once this one left. */
+        ready?: number;
       }
+    /**
+     * The trainer asked for a batch and waited in vain though `ready` ≥ `size`: no batch can be made within the
+     * per-session share (training.fair_batch) until more sessions' samples come or the held-back ones have waited
+     * relax_after_s.
+     */
+    | { type: "batch-held"; ready: number; size: number }
+    /** A handed-out batch given back untrained (its client went away): its samples are ready again. */
+    | { type: "batch-released"; batchId: string; size: number; ready: number }
+    /**
+     * The durable sample store as this run found it in the records folder: samples ready (made by earlier runs),
+     * batches still out to a trainer, and the totals since the folder was created (samples trained, dropped stale).
+     */
+    | { type: "store-opened"; ready: number; outstanding: Array<{ batchId: string; size: number }>; acknowledged: number; droppedStale: number }
     | { type: "batch-acknowledged"; rolloutId: number; batchId: string }
     | { type: "weights-update-start"; fromVersion: string }
     | { type: "weights-update-end"; toVersion: string; durationMs: number }
+    /** The engines' weight version as the run first saw it (no update: the version they started with). */
+    | { type: "weights-version-seen"; version: string }
     /**
      * slime started again (a new rollout-function session said hello on the bridge): its weight-version counter starts
      * again at 0, so the tracked version drops to 0 and counts up from the new engines' versions.
      */
     | { type: "weights-version-reset"; fromVersion: string; reason: string }
+    /** This run's episode plan: tasks × samples per task × epochs (null: no end planned). */
+    | { type: "episodes-planned"; tasks: number; samplesPerTask: number; epochs: number | null; episodes: number | null }
     /** The first step of a general-agent episode began (a request with X-Episode-Id). */
     | { type: "episode-start"; episodeId: string; groupId: string }
     /**

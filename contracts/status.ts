@@ -11,6 +11,7 @@ const outcomeRateSchema = z.object({ finished: z.number().int(), failed: z.numbe
 
 export const statusSnapshotSchema = z.object({
   version: z.literal(STATUS_VERSION),
+  run_id: z.string().nullable().default(null).describe("This run's id (start's): every counter below is this run's unless its name says otherwise."),
   ready: z.boolean(),
   reason: z.string(),
   name: z.string().nullable(),
@@ -33,15 +34,36 @@ export const statusSnapshotSchema = z.object({
     .nullable()
     .default(null)
     .describe("The last time slime restarted and its weight versions began again at 0 (weights-version-reset)."),
-  sessions: z.number().int(),
+  sessions: z.number().int().describe("Distinct sessions that sent a turn in this run."),
   turns: z.object({ main: z.number().int(), side: z.number().int() }),
   samples: z.object({
-    ready: z.number().int(),
+    ready: z.number().int().describe("Toward the next batch: the store's count (samples earlier runs left ready included)."),
     batch_size: z.number().int(),
     delivered: z.number().int().describe("Handed to the trainer and not acknowledged yet (in training)."),
-    acknowledged: z.number().int().describe("Trained: acknowledged by the rollout function once slime trained them."),
-    dropped_stale: z.number().int(),
+    acknowledged: z.number().int().describe("Trained in this run: acknowledged by the rollout function once slime trained them."),
+    dropped_stale: z.number().int().describe("Dropped as stale in this run."),
+    held_back: z
+      .object({ since: z.number(), per_session: z.number().int().describe("The most of one session's samples a batch takes."), max_session_share: z.number(), relax_after_s: z.number() })
+      .nullable()
+      .default(null)
+      .describe("A batch's worth is ready, yet the trainer waits: no batch within one session's share (training.fair_batch) since `since`; null once a batch left."),
   }),
+  records_folder: z
+    .object({ samples_trained: z.number().int(), dropped_stale: z.number().int() })
+    .nullable()
+    .default(null)
+    .describe("Since the records folder was created (the durable store's totals, earlier runs included); null without a store."),
+  progress: z
+    .object({
+      episodes_done: z.number().int().nullable(),
+      episodes_planned: z.number().int().nullable(),
+      weight_version: z.string().nullable(),
+      batches_trained: z.number().int(),
+      finished: z.boolean().nullable().describe("Every planned episode finished; null where no end is planned (chat)."),
+      eta_ms: z.number().nullable().describe("Until the planned episodes are done, from the pace so far; null with no end or no pace yet."),
+    })
+    .default({ episodes_done: null, episodes_planned: null, weight_version: null, batches_trained: 0, finished: null, eta_ms: null })
+    .describe("Where the run stands."),
   batches: z.number().int().describe("Batches trained (acknowledged)."),
   batches_delivered: z
     .number()
@@ -56,6 +78,7 @@ export const statusSnapshotSchema = z.object({
       without_sample: z.number().int(),
       skipped: z.record(z.string(), z.number().int()).default({}).describe(`The turns without a sample by reason (${SKIP_CATEGORIES.join(", ")}); keys are kept as strings so a newer server's reason still parses.`),
       waiting: z.number().int(),
+      open: z.number().int().default(0).describe("Main turns answered and not closed yet: each waits for its session's next message, or is closed with no next state once the session idles (proxy.session_idle_timeout_s)."),
     })
     .describe("Main turns judged, those of them that made no sample (by reason), and closed turns not judged yet (a judge falling behind shows here)."),
   episodes: z
@@ -66,8 +89,9 @@ export const statusSnapshotSchema = z.object({
       outcome_rate: z.number().nullable().describe("Mean score in [0, 1] of the scored episodes (the success rate where scores are 0 or 1)."),
       by_group: z.record(z.string(), outcomeRateSchema).describe("Per task group (the most recent groups)."),
       by_version: z.record(z.string(), outcomeRateSchema).describe("Per weight version of each episode's last step."),
+      planned: z.number().int().nullable().default(null).describe("Episodes this run plans (tasks × samples per task × epochs); null: none planned."),
     })
-    .default({ running: 0, finished: 0, failed: 0, outcome_rate: null, by_group: {}, by_version: {} })
+    .default({ running: 0, finished: 0, failed: 0, outcome_rate: null, by_group: {}, by_version: {}, planned: null })
     .describe("General-agent episodes (requests with X-Episode-Id, or the episode driver)."),
   trainer: z
     .object({

@@ -26,8 +26,9 @@ import { JsonlSink } from "./sinks/jsonl-sink.ts";
 import { AdminServer } from "./status/admin-server.ts";
 import { createAdminToken } from "./status/admin-token.ts";
 import { createDashboardRoutes } from "./status/dashboard/dashboard-routes.ts";
-import type { StatusSnapshot } from "../contracts/status.ts";
+import { RunTally } from "./status/run-tally.ts";
 import { StatusTracker } from "./status/status-tracker.ts";
+import { followBus } from "./status/tally-feed.ts";
 import { TrainerWatchdog } from "./status/trainer-watchdog.ts";
 import { CheckpointWatcher } from "./checkpoints/checkpoint-watcher.ts";
 import { SampleStore } from "./store/sample-store.ts";
@@ -55,8 +56,6 @@ export interface OrchestratorOptions {
   engines: { policy: string | null; judge: string | null };
   /** The traffic gate (the supervisor's); asked on every request. */
   readiness: () => Readiness;
-  /** The supervised engines' states in launch order (the supervisor's). */
-  engineStates?: () => StatusSnapshot["engines"];
   /** The bridge's listener when `start` bound it before building the launch plan; bound here when absent (sink.kind bridge). */
   bridge?: BridgeListener | null;
   /** Port overrides (tests use 0). */
@@ -177,6 +176,7 @@ async function openSampleSink(run: Run): Promise<OpenedSink> {
     fairBatch: { maxSessionShare: recipe.training.fair_batch.max_session_share, relaxAfterMs: recipe.training.fair_batch.relax_after_s * 1000 },
   });
   run.stack.push("store", () => store.close());
+  announceStore(store, bus);
   const bridge = new BridgeServer({
     store,
     bus,
@@ -188,6 +188,13 @@ async function openSampleSink(run: Run): Promise<OpenedSink> {
   const endpoint = await bridge.serve(listener);
   watchTrainer(run, () => store.counts().ready);
   return { announced: announceSamples(store, bus, batchSize, () => store.counts().ready), store, bridge, endpoint };
+}
+
+/** What the records folder's store holds as this run begins (samples earlier runs left ready, batches still out, its totals). */
+function announceStore(store: SampleStore, bus: EventBus): void {
+  const { ready, acknowledged, droppedStale } = store.counts();
+  const outstanding = store.outstanding().map(({ batchId, size }) => ({ batchId, size }));
+  bus.emit({ type: "store-opened", ready, outstanding, acknowledged, droppedStale });
 }
 
 /** Checkpoints listed and pruned from slime's save folder; a trainer that stops making progress reported. */
@@ -269,6 +276,7 @@ async function startEpisodes(run: Run, proxyUrl: string): Promise<void> {
   const tasksFile = episodeTasksFile(episodes);
   if (url === null || tasksFile === null) return;
   const tasks = await readTasks(tasksFile); // (a bad task file fails the start, naming the line)
+  bus.emit({ type: "episodes-planned", tasks: tasks.length, samplesPerTask: episodes.samples_per_task, epochs: episodes.epochs, episodes: tasks.length * episodes.samples_per_task * episodes.epochs });
   const stop = new AbortController();
   const environment = new EnvironmentClient(url, { signal: stop.signal });
   const driver = new EpisodeDriver({
@@ -304,20 +312,21 @@ async function startStatusApi(run: Run, parts: ResourceStack, proxy: { proxy: Pr
   const { recipe, runDir, bus, options } = run;
   const adminToken = createAdminToken(runDir);
   const urls = { proxy: proxy.url, admin: "", dashboard: "", bridge: sink.endpoint?.url ?? null };
-  const store = sink.store;
-  const status = new StatusTracker(bus, recipe, {
-    proxy: () => proxy.proxy.stats(),
-    samples: store ? () => store.counts() : undefined,
-    readiness: options.readiness,
-    endpoints: () => urls,
-    engines: options.engineStates,
-    weightVersion: () => run.weights.label(),
-  });
+  // one fold of the run's events, read by status and the dashboard alike
+  const tally = new RunTally(recipe.training.batch_size, {}, { runId: options.runId });
+  const unfollow = followBus(bus, tally);
+  const status = new StatusTracker(bus, recipe, { readiness: options.readiness, endpoints: () => urls }, tally);
   const admin = new AdminServer({ bus, token: adminToken, snapshot: () => status.snapshot() });
-  const dashboard = createDashboardRoutes({ bus, recordsDir: runDir, token: adminToken, method: recipe.method, batchSize: recipe.training.batch_size, versionLabelNote: versionLabels(recipe).note });
+  const dashboard = createDashboardRoutes({
+    bus, recordsDir: runDir, token: adminToken, method: recipe.method, batchSize: recipe.training.batch_size, versionLabelNote: versionLabels(recipe).note, tally,
+    sessionIdleTimeoutS: recipe.proxy.session_idle_timeout_s,
+  });
   admin.mount(dashboard);
   parts.push("admin", () => admin.close());
-  parts.push("status", () => status.close());
+  parts.push("status", () => {
+    status.close();
+    unfollow();
+  });
   parts.push("dashboard", () => dashboard.close());
   const address = await admin.listen(options.ports?.admin ?? recipe.proxy.admin_port);
   urls.admin = address.url;

@@ -1,23 +1,19 @@
-// The engines as the orchestrator asks about them from its first request on, before the supervisor exists: "engines
-// are starting" until a supervisor is attached, then the supervisor's own answers. Owns that hand-over only.
+// The engines' traffic gate as the orchestrator asks about it from its first request on, before the supervisor exists:
+// "engines are starting" until a supervisor is attached, then the supervisor's own answer. Owns that hand-over only
+// (the engines' states reach status and the dashboard as engine-state events).
 import type { Supervisor } from "../../launchers/supervisor/supervisor.ts";
-import type { OrchestratorOptions, Readiness } from "../../orchestrator/run.ts";
-
-type EngineStates = ReturnType<NonNullable<OrchestratorOptions["engineStates"]>>;
+import type { Readiness } from "../../orchestrator/run.ts";
 
 const STARTING: Readiness = { ready: false, reason: "engines are starting", retryAfterS: 5 };
 
 export class EngineGate {
   private supervisor: Supervisor | null = null;
 
-  /** From now on the gate answers with this supervisor's traffic gate and engine states. */
+  /** From now on the gate answers with this supervisor's traffic gate. */
   attach(supervisor: Supervisor): void {
     this.supervisor = supervisor;
   }
 
   /** Whether the proxy takes traffic (the orchestrator's `readiness`). */
   readonly readiness = (): Readiness => this.supervisor?.trafficGate() ?? STARTING;
-
-  /** The supervised engines in launch order (the orchestrator's `engineStates`); none before the supervisor. */
-  readonly states = (): EngineStates => this.supervisor?.statuses().map(({ name, state, detail }) => ({ name, state, detail })) ?? [];
 }

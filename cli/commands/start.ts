@@ -90,7 +90,7 @@ async function launch(input: LaunchInput): Promise<{ plan: LaunchPlan; orchestra
     await checkBeforeStart(recipe, plan, runDir, terminal);
     createRunFolder(runDir, recipe);
     const engines = new EngineGate();
-    const orchestrator = await startOrchestrator({ recipe, runDir, runId, apiKey: input.apiKey, bridge, engines: engineEndpoints(recipe), readiness: engines.readiness, engineStates: engines.states });
+    const orchestrator = await startOrchestrator({ recipe, runDir, runId, apiKey: input.apiKey, bridge, engines: engineEndpoints(recipe), readiness: engines.readiness });
     opened.push("orchestrator", () => orchestrator.stop());
     writeAdminEndpoint(runDir, orchestrator);
     writePlanFiles(plan);

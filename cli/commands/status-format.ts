@@ -1,29 +1,40 @@
-// Human-readable status for the terminal: engines, turns, a k / N progress bar toward the next batch,
-// rewards, weights, stale drops and recent errors; and one line per live event for `status --watch`.
-import type { RunEvent } from "../../contracts/events.ts";
+// Human-readable status for the terminal: the run and where it stands, engines, turns, a k / N progress bar toward
+// the next batch, rewards, weights, stale drops and recent errors, in words.
 import type { StatusSnapshot } from "../../contracts/status.ts";
+import { describeEta } from "../../orchestrator/status/run-progress.ts";
 
-export function formatStatus(status: StatusSnapshot, columns = 80): string {
+/** relative: "5s ago" (a screen read now); absolute: clock times and no uptime, so a line changes only with the run. */
+export type StatusClock = "relative" | "absolute";
+
+export function formatStatus(status: StatusSnapshot, columns = 80, clock: StatusClock = "relative"): string {
+  const ago = (at: number) => (clock === "relative" ? `${duration(Date.now() - at)} ago` : `at ${new Date(at).toTimeString().slice(0, 8)}`);
   const lines: string[] = [];
-  const title = `openclaw-rl ${status.name ?? ""} · ${status.method} · engine ${status.engine} · model ${status.model}${status.stand_in ? " (STAND-IN)" : ""}`;
+  const title = `openclaw-rl ${status.name ?? ""} · run ${status.run_id ?? "?"} · ${status.method} · engine ${status.engine} · model ${status.model}${status.stand_in ? " (STAND-IN)" : ""}`;
   lines.push(title.replace(/\s+/g, " "));
-  lines.push(`  ${status.ready ? "ready" : `NOT READY: ${status.reason}`} · up ${duration(status.uptime_s * 1000)}`);
+  lines.push(`  ${status.ready ? "ready" : `NOT READY: ${status.reason}`}${clock === "relative" ? ` · up ${duration(status.uptime_s * 1000)}` : ""} · counts are this run's`);
+  lines.push(progressLine(status.progress));
   lines.push("engines");
   for (const engine of status.engines) lines.push(`  ${mark(engine.state)} ${engine.name.padEnd(18)} ${engine.state.padEnd(9)} ${truncate(engine.detail, columns - 34)}`);
   if (status.engines.length === 0) lines.push("  (none supervised)");
-  lines.push(`sessions ${status.sessions} · turns: main ${status.turns.main}, side ${status.turns.side}`);
+  lines.push(`sessions    ${status.sessions} · turns: main ${status.turns.main}, side ${status.turns.side}`);
   const { ready, batch_size: size } = status.samples;
-  lines.push(`next batch  ${progressBar(ready, size, Math.max(10, Math.min(40, columns - 30)))} ${ready} / ${size}`);
+  lines.push(`next batch  ${progressBar(ready, size, Math.max(10, Math.min(40, columns - 30)))} ${ready > size ? `${ready} samples ready (a batch takes ${size})` : `${ready} of ${size} samples ready`}`);
+  const held = status.samples.held_back;
+  if (held && ready >= size) {
+    lines.push(`            held back since ${ago(held.since)}: a batch takes at most ${held.per_session} of one session's samples (training.fair_batch.max_session_share ${held.max_session_share}); held-back samples complete a batch once they waited ${held.relax_after_s} s`);
+  }
   lines.push(`samples     trained ${status.samples.acknowledged} · in training ${status.samples.delivered} · dropped stale ${status.samples.dropped_stale}`);
+  if (status.records_folder) lines.push(`            since the records folder was created: ${status.records_folder.samples_trained} trained · ${status.records_folder.dropped_stale} dropped stale`);
   lines.push(`batches     ${status.batches} trained · ${status.batches_delivered} delivered (re-deliveries included)${status.last_batch_at ? ` · last delivered ${ago(status.last_batch_at)}` : ""}`);
   const rewards = status.rewards;
-  lines.push(`rewards     ${rewards.count} samples · mean ${rewards.mean === null ? "–" : rewards.mean.toFixed(3)} · +${rewards.positive} / 0×${rewards.zero} / −${rewards.negative}`);
+  lines.push(`rewards     ${rewards.count} samples · mean ${rewards.mean === null ? "–" : rewards.mean.toFixed(3)} · ${rewards.positive} good (above 0) · ${rewards.zero} neutral (0) · ${rewards.negative} bad (below 0)`);
   const judging = status.judging;
   const reasons = Object.entries(judging.skipped)
     .sort((a, b) => b[1] - a[1])
     .slice(0, 3)
     .map(([reason, count]) => `${reason} ${count}`);
-  lines.push(`judging     ${judging.judged} judged · ${judging.without_sample} without a sample${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""} · ${judging.waiting} waiting`);
+  lines.push(`judging     ${judging.judged} judged · ${judging.without_sample} without a sample${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""} · ${judging.waiting} waiting for the judge`);
+  if (judging.open > 0) lines.push(`            ${judging.open} open: answered, waiting for the session's next message (closed unjudged once the session idles)`);
   const episodes = status.episodes;
   if (episodes.running + episodes.finished > 0) {
     const rate = (value: number | null) => (value === null ? "–" : `${(100 * value).toFixed(0)}%`);
@@ -41,9 +52,10 @@ export function formatStatus(status: StatusSnapshot, columns = 80): string {
       (resetShown ? ` · counted from 0 again ${ago(reset.at)} (was ${reset.from_version}: the trainer restarted)` : update ? ` · last update ${ago(update.at)} (${duration(update.duration_ms)})` : ""),
   );
   if (!status.version_labels.exact) lines.push(`            ⚠ ${status.version_labels.note}`);
-  lines.push(...trainerLines(status.trainer));
+  lines.push(...trainerLines(status.trainer, status.batches, ago));
   lines.push(...checkpointLines(status.checkpoints));
   lines.push(`proxy       ${status.endpoints.proxy ?? "–"}`);
+  if (status.endpoints.dashboard) lines.push(`dashboard   ${status.endpoints.dashboard}`);
   if (status.errors.length > 0) {
     lines.push("recent errors");
     for (const error of status.errors.slice(-5)) {
@@ -54,9 +66,20 @@ export function formatStatus(status: StatusSnapshot, columns = 80): string {
   return lines.join("\n") + "\n";
 }
 
-function trainerLines(trainer: StatusSnapshot["trainer"]): string[] {
+/** Where the run stands: episodes done of planned and the ETA where the work is finite, the weight version, batches. */
+function progressLine(progress: StatusSnapshot["progress"]): string {
+  const parts = [`weight version ${progress.weight_version ?? "–"}`, `${progress.batches_trained} batches trained`];
+  if (progress.episodes_planned === null) return `progress    ${parts.join(" · ")} · no end planned (it trains while traffic comes)`;
+  const eta = progress.finished ? "all planned episodes done" : describeEta(progress.eta_ms);
+  return `progress    episodes ${progress.episodes_done ?? 0} of ${progress.episodes_planned} done · ${parts.join(" · ")} · ${eta}`;
+}
+
+function trainerLines(trainer: StatusSnapshot["trainer"], batchesTrained: number, ago: (at: number) => string): string[] {
   const stalled = trainer.stalled_since !== null ? [`            ✗ STALLED since ${ago(trainer.stalled_since)} (TRAINER_STALLED: no step, batch taken or acknowledged)`] : [];
-  if (trainer.step === null) return [`trainer     no training step logged yet${trainer.last_progress_at ? ` · last progress ${ago(trainer.last_progress_at)}` : ""}`, ...stalled];
+  if (trainer.step === null) {
+    const none = batchesTrained > 0 ? `${batchesTrained} batches trained; no per-step metrics reported (slime's Megatron backend reports them; the rehearsal trainer reports none)` : "no batch trained yet";
+    return [`trainer     ${none}${trainer.last_progress_at ? ` · last progress ${ago(trainer.last_progress_at)}` : ""}`, ...stalled];
+  }
   const value = (number: number | null, digits = 4) => (number === null ? "–" : Math.abs(number) < 1e-3 && number !== 0 ? number.toExponential(2) : number.toFixed(digits));
   return [
     `trainer     step ${trainer.step} · loss ${value(trainer.loss)} · grad norm ${value(trainer.grad_norm)} · lr ${value(trainer.lr)} · train/rollout log-prob diff ${value(trainer.logprob_diff)}${trainer.entropy ? ` · entropy ${value(trainer.entropy.value)} (from ${trainer.entropy.source})` : ""}${trainer.last_step_at ? ` · ${ago(trainer.last_step_at)}` : ""}`,
@@ -74,36 +97,6 @@ function checkpointLines(checkpoints: StatusSnapshot["checkpoints"]): string[] {
 
 function gib(bytes: number): string {
   return bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GiB` : `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
-}
-
-export function formatEvent(event: RunEvent): string {
-  const time = new Date(event.at).toISOString().slice(11, 19);
-  switch (event.type) {
-    case "turn-end":
-      return `${time} turn ${event.sessionId}#${event.turn} (${event.turnType}) ${event.responseTokens} tokens, ${event.finishReason}`;
-    case "sample-ready":
-      return `${time} sample ${event.sampleId} reward ${event.reward} → ${event.ready}/${event.batchSize}`;
-    case "batch-delivered":
-      return `${time} batch ${event.rolloutId} delivered (${event.size} samples, mean reward ${event.meanReward.toFixed(3)})`;
-    case "engine-state":
-      return `${time} ${event.name} ${event.state}: ${event.detail}`;
-    case "weights-update-end":
-      return `${time} weights now version ${event.toVersion}`;
-    case "weights-version-reset":
-      return `${time} weights version reset ${event.fromVersion} → 0: ${event.reason}`;
-    case "error":
-      return `${time} error ${event.source}: ${event.message}`;
-    case "trainer-metrics":
-      return `${time} trainer step ${event.step} loss ${event.loss ?? "–"} grad norm ${event.gradNorm ?? "–"} log-prob diff ${event.logprobDiff ?? "–"}`;
-    case "checkpoint-saved":
-      return `${time} checkpoint iter ${event.iteration} saved (${event.folder})`;
-    case "checkpoint-pruned":
-      return `${time} checkpoint iter ${event.iteration} deleted (keeping training.keep_checkpoints)`;
-    case "episode-end":
-      return `${time} episode ${event.episodeId} ${event.score === null ? `failed: ${event.failure ?? "no score"}` : `score ${event.score}`} after ${event.steps} steps`;
-    default:
-      return `${time} ${event.type}`;
-  }
 }
 
 export function progressBar(value: number, total: number, width: number): string {
@@ -126,6 +119,7 @@ function duration(ms: number): string {
   return `${(seconds / 3600).toFixed(1)}h`;
 }
 
-function ago(at: number): string {
-  return `${duration(Date.now() - at)} ago`;
+/** The lines of `next` that `previous` did not hold (a piped `status --watch` prints only those). */
+export function changedLines(previous: ReadonlySet<string>, next: readonly string[]): string[] {
+  return next.filter((line) => line.trim() !== "" && !previous.has(line));
 }

@@ -3,14 +3,13 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { WebSocket } from "ws";
 import { z } from "zod";
 import { OpenclawRlError } from "../../contracts/errors.ts";
-import type { RunEvent } from "../../contracts/events.ts";
 import { ADMIN_ENDPOINT_FILE, readAdminToken } from "../../orchestrator/status/admin-token.ts";
 import { statusSnapshotSchema, type StatusSnapshot } from "../../contracts/status.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
-import { formatEvent, formatStatus } from "./status-format.ts";
+import { formatStatus } from "./status-format.ts";
+import { watchStatus, type WatchTarget } from "./status-watch.ts";
 
 interface StatusOptions extends CommonOptions {
   run?: string;
@@ -30,16 +29,13 @@ export function registerStatusCommand(program: Command): void {
     .option("--watch", "keep printing as events arrive (Ctrl-C to quit)")
     .action(async (options: StatusOptions) => {
       const target = resolveTarget(options);
-      if (options.watch) return watchStatus(target, options.json === true);
+      if (options.watch) return watchStatus(target, { json: options.json === true, read: () => fetchStatus(target).catch(() => null) });
       const status = await fetchStatus(target);
       process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status, process.stdout.columns ?? 80));
     });
 }
 
-interface Target {
-  url: string;
-  token: string;
-}
+type Target = WatchTarget;
 
 function resolveTarget(options: StatusOptions): Target {
   const environmentToken = process.env.OPENCLAW_RL_ADMIN_TOKEN;
@@ -68,53 +64,6 @@ export async function fetchStatus(target: Target): Promise<StatusSnapshot> {
   const parsed = statusSnapshotSchema.safeParse(await response.json().catch(() => null));
   if (!response.ok || !parsed.success) throw new OpenclawRlError("ENGINE_ERROR", `unexpected answer from ${target.url}/status (${response.status})`, { path: target.url });
   return parsed.data;
-}
-
-async function watchStatus(target: Target, json: boolean): Promise<void> {
-  let render: NodeJS.Timeout | null = null;
-  const redraw = () => {
-    render ??= setTimeout(async () => {
-      render = null;
-      const status = await fetchStatus(target).catch(() => null);
-      if (!status || json) return;
-      if (process.stdout.isTTY) process.stdout.write("\x1b[2J\x1b[H");
-      process.stdout.write(formatStatus(status, process.stdout.columns ?? 80));
-    }, 300);
-  };
-  const socket = new WebSocket(`${target.url.replace(/^http/, "ws")}/events`, { headers: { authorization: `Bearer ${target.token}` }, handshakeTimeout: 5000 });
-  await new Promise<void>((resolve, reject) => {
-    socket.on("open", redraw);
-    socket.on("message", (data) => {
-      const message = JSON.parse(String(data)) as { event?: RunEvent; replayed?: boolean };
-      if (!message.event) return;
-      if (json) process.stdout.write(`${JSON.stringify(message.event)}\n`);
-      else if (!message.replayed && !process.stdout.isTTY) process.stdout.write(`${formatEvent(message.event)}\n`);
-      redraw();
-    });
-    socket.on("close", (code, reason) => {
-      const ended = streamClosed(code, String(reason));
-      if (ended) return reject(ended);
-      if (reason.length > 0) process.stderr.write(`${String(reason)}\n`); // "openclaw-rl is stopping"
-      resolve();
-    });
-    socket.on("error", (cause) => reject(new OpenclawRlError("ENGINE_UNAVAILABLE", `cannot watch ${target.url}/events: ${cause.message}`, { cause, retryable: true })));
-    process.once("SIGINT", () => socket.close());
-    // `status --watch | head`: the reader went away; stop quietly
-    process.stdout.on("error", (error: NodeJS.ErrnoException) => (error.code === "EPIPE" ? socket.terminate() : reject(error)));
-  });
-  if (render) clearTimeout(render);
-}
-
-/**
- * Why the server closed `status --watch`'s stream (too slow, too many clients), as an error to print; null for an end
- * that is no error: Ctrl-C (1005), the orchestrator stopping (1001, its reason printed), a dropped connection (1006).
- */
-export function streamClosed(code: number, reason: string): OpenclawRlError | null {
-  if (code === 1000 || code === 1001 || code === 1005 || code === 1006) return null;
-  return new OpenclawRlError("ENGINE_UNAVAILABLE", `the event stream was closed (${code}): ${reason || "no reason given"}`, {
-    hint: "run `openclaw-rl status --watch` again",
-    retryable: true,
-  });
 }
 
 function readJsonFile(file: string): unknown {

@@ -77,7 +77,7 @@ export class BridgeServer {
 
   constructor(private readonly options: BridgeServerOptions) {
     this.unsubscribe = options.store.onDropped((dropped) =>
-      options.bus.emit({ type: "sample-dropped", sampleId: dropped.id, reason: "stale", detail: dropped.detail }),
+      options.bus.emit({ type: "sample-dropped", sampleId: dropped.id, reason: "stale", detail: dropped.detail, ready: options.store.counts().ready }),
     );
   }
 
@@ -196,11 +196,14 @@ export class BridgeServer {
       if (abort.signal.aborted) return;
       const batch = ready >= message.size ? await this.options.store.deliver(message.size, message.rolloutId, message.session) : null;
       if (batch && abort.signal.reason === SESSION_REPLACED) {
-        await this.options.store.release(batch.batchId); // replaced while its batch was being read: not handed out
+        await this.release(batch.batchId, batch.seqs.length); // replaced while its batch was being read: not handed out
         throw this.replaced(message.session);
       }
       if (!batch) {
-        sendJson(response, 200, { version: BRIDGE_VERSION, type: "batch-wait", ready: this.options.store.counts().ready, size: message.size });
+        const { ready: readyNow } = this.options.store.counts();
+        // enough samples, yet no batch within the per-session share: said once per wait, so the screens can say why
+        if (readyNow >= message.size) this.options.bus.emit({ type: "batch-held", ready: readyNow, size: message.size });
+        sendJson(response, 200, { version: BRIDGE_VERSION, type: "batch-wait", ready: readyNow, size: message.size });
         return;
       }
       this.send(response, batch);
@@ -216,7 +219,7 @@ export class BridgeServer {
     response.end(frame);
     this.batchesDelivered += 1;
     this.lastBatchAt = Date.now();
-    this.options.bus.emit({ type: "batch-delivered", rolloutId: batch.rolloutId, batchId: batch.batchId, size: batch.seqs.length, ...summary, ...(batch.composition ? { composition: batch.composition } : {}) });
+    this.options.bus.emit({ type: "batch-delivered", rolloutId: batch.rolloutId, batchId: batch.batchId, size: batch.seqs.length, ...summary, ...(batch.composition ? { composition: batch.composition } : {}), ready: this.options.store.counts().ready });
   }
 
   /**
@@ -257,7 +260,12 @@ export class BridgeServer {
   }
 
   private async releaseBatches(matches: (batch: OutstandingBatch) => boolean): Promise<void> {
-    for (const batch of this.options.store.outstanding()) if (matches(batch)) await this.options.store.release(batch.batchId);
+    for (const batch of this.options.store.outstanding()) if (matches(batch)) await this.release(batch.batchId, batch.size);
+  }
+
+  /** Gives a handed-out batch back to the store (its samples ready again) and says so on the bus. */
+  private async release(batchId: string, size: number): Promise<void> {
+    if (await this.options.store.release(batchId)) this.options.bus.emit({ type: "batch-released", batchId, size, ready: this.options.store.counts().ready });
   }
 
   async close(): Promise<void> {

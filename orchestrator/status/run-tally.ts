@@ -1,7 +1,9 @@
 // The one fold of a run's events into counts, states and versions (turns, sessions, judging, samples toward the next
-// batch, batches delivered and trained, rewards, drops, the weight version, engines, errors): status and the dashboard
-// both read it. Ignores series over time (the dashboard's own) and live counters from the proxy or the store (status').
+// batch, batches delivered and trained, rewards, drops, the weight version, engines, errors, episodes and their plan):
+// status and the dashboard read one instance of it (run.ts shares it). Counters are this run's; the records folder's
+// totals since it was created are apart (`folder`). Ignores series over time (the dashboard's own).
 import type { EngineState, PolicyEntropy, RunEvent, SkipCategory } from "../../contracts/events.ts";
+import { parseWeightVersion } from "../weights/weight-version-tracker.ts";
 import { isTrainerProgress, TRAINER_STALLED } from "./trainer-watchdog.ts";
 
 export interface RunTallyLimits {
@@ -60,7 +62,14 @@ export interface CheckpointCount {
   savedAt: number;
 }
 
+/** Which run the counts are of: start's run id and when this orchestrator started. */
+export interface RunIdentity {
+  runId: string;
+  startedAt: number;
+}
+
 export interface RunCounts {
+  run: RunIdentity;
   sessions: number;
   turns: { main: number; side: number };
   judging: {
@@ -70,9 +79,11 @@ export interface RunCounts {
     skipped: Partial<Record<SkipCategory, number>>;
     /** Closed main turns not judged yet. */
     waiting: number;
+    /** Main turns answered and not closed: each waits for the session's next message (or its idle timeout). */
+    open: number;
   };
   samples: {
-    /** Toward the next batch: the store's count once it reported one, before that the kept judged turns. */
+    /** Toward the next batch: the store's count once it reported one (ready samples of earlier runs included), before that the kept judged turns. */
     ready: number;
     batchSize: number | null;
     /** Every sample handed to the trainer, re-deliveries included. */
@@ -83,6 +94,8 @@ export interface RunCounts {
     trained: number;
     droppedStale: number;
     droppedInvalid: number;
+    /** Since when a full batch's worth waits, held back by the per-session share (batch-held); null once a batch left. */
+    heldSince: number | null;
   };
   batches: { trained: number; delivered: number; lastDeliveredAt: number | null };
   /** Rewards of the samples made ready. */
@@ -101,7 +114,20 @@ export interface RunCounts {
   /** Newest iteration first (the most recent `checkpoints` limit). */
   checkpoints: CheckpointCount[];
   /** General-agent episodes: running (begun, no outcome yet), finished, and outcome rates per task group and weight version. */
-  episodes: { running: number; finished: number; failed: number; rate: number | null; groups: Record<string, OutcomeRate>; versions: Record<string, OutcomeRate> };
+  episodes: {
+    running: number;
+    finished: number;
+    failed: number;
+    rate: number | null;
+    groups: Record<string, OutcomeRate>;
+    versions: Record<string, OutcomeRate>;
+    /** Episodes this run plans (tasks × samples per task × epochs); null: no plan, or no end. */
+    planned: number | null;
+    /** When the first episode began (the ETA's clock). */
+    firstStartedAt: number | null;
+  };
+  /** Since the records folder was created (the durable store's totals, earlier runs included); null without a store. */
+  folder: { samplesTrained: number; droppedStale: number } | null;
 }
 
 interface OutcomeSums {
@@ -112,12 +138,15 @@ interface OutcomeSums {
 
 export class RunTally {
   readonly limits: RunTallyLimits;
+  private readonly identity: RunIdentity;
   private readonly sessionIds = new Set<string>();
   private readonly turns = { main: 0, side: 0 };
   private readonly judging = { judged: 0, withoutSample: 0, skipped: {} as Partial<Record<SkipCategory, number>> };
   /** Closed main turns not judged yet, `session\u0000turn`, oldest first. */
   private readonly waiting = new Set<string>();
-  private readonly samples = { ready: 0, delivered: 0, inTraining: 0, trained: 0, droppedStale: 0, droppedInvalid: 0 };
+  /** Main turns answered and not closed, `session\u0000turn`, oldest first. */
+  private readonly open = new Set<string>();
+  private readonly samples = { ready: 0, delivered: 0, inTraining: 0, trained: 0, droppedStale: 0, droppedInvalid: 0, heldSince: null as number | null };
   private batchSize: number | null;
   /** Once the store reports sample-ready, its count is the truth; until then kept judged turns are counted. */
   private storeReports = false;
@@ -138,11 +167,17 @@ export class RunTally {
   /** Per task group and per weight version, most recently updated last. */
   private readonly episodeGroups = new Map<string, OutcomeSums>();
   private readonly episodeVersions = new Map<string, OutcomeSums>();
+  private episodePlan: number | null = null;
+  private firstEpisodeAt: number | null = null;
+  /** The store's totals from before this run (store-opened); null until a store said them. */
+  private folderBase: { samplesTrained: number; droppedStale: number } | null = null;
 
   /** `batchSize`: the recipe's training.batch_size when known (otherwise the first sample-ready or delivery tells it). */
-  constructor(batchSize: number | null = null, limits: Partial<RunTallyLimits> = {}) {
+  constructor(batchSize: number | null = null, limits: Partial<RunTallyLimits> = {}, identity: Partial<RunIdentity> = {}) {
     this.batchSize = batchSize;
     this.limits = { ...defaultRunTallyLimits, ...limits };
+    const startedAt = identity.startedAt ?? Date.now();
+    this.identity = { runId: identity.runId ?? new Date(startedAt).toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-"), startedAt };
   }
 
   apply(event: RunEvent): void {
@@ -156,13 +191,13 @@ export class RunTally {
         if (this.sessionIds.size < this.limits.sessions) this.sessionIds.add(event.sessionId);
         return;
       case "turn-end": {
-        const served = event.weightVersions[event.weightVersions.length - 1];
-        if (served !== undefined) this.weights.version = served;
+        this.servedVersion(event.weightVersions[event.weightVersions.length - 1]);
+        if (event.turnType === "main") addBounded(this.open, `${event.sessionId}\u0000${event.turn}`, this.limits.waiting);
         return;
       }
       case "turn-closed":
-        this.waiting.add(`${event.sessionId}\u0000${event.turn}`);
-        if (this.waiting.size > this.limits.waiting) this.waiting.delete(this.waiting.values().next().value!);
+        this.open.delete(`${event.sessionId}\u0000${event.turn}`);
+        addBounded(this.waiting, `${event.sessionId}\u0000${event.turn}`, this.limits.waiting);
         return;
       case "turn-judged":
         this.waiting.delete(`${event.sessionId}\u0000${event.turn}`);
@@ -186,16 +221,30 @@ export class RunTally {
       case "sample-dropped":
         if (event.reason === "stale") this.samples.droppedStale += 1;
         else this.samples.droppedInvalid += 1;
+        if (event.ready !== undefined) this.storeReady(event.ready);
         return;
       case "batch-delivered":
         this.batches.delivered += 1;
         this.batches.lastDeliveredAt = event.at;
+        this.samples.heldSince = null;
         this.samples.delivered += event.size;
-        if (!this.inTraining.has(event.batchId)) this.samples.inTraining += event.size; // (the same batch handed out again: still one batch out)
-        this.samples.ready = Math.max(0, this.samples.ready - event.size);
+        if (event.ready !== undefined) this.storeReady(event.ready);
+        else this.samples.ready = Math.max(0, this.samples.ready - event.size);
         this.batchSize ??= event.size; // without the recipe's batch size (and no sample-ready yet), a delivery tells it
-        this.inTraining.set(event.batchId, event.size);
-        if (this.inTraining.size > this.limits.inTraining) this.outOfTraining(this.inTraining.keys().next().value!);
+        this.intoTraining(event.batchId, event.size); // (the same batch handed out again: still one batch out)
+        return;
+      case "batch-held":
+        this.storeReady(event.ready);
+        this.samples.heldSince ??= event.at;
+        return;
+      case "batch-released":
+        this.outOfTraining(event.batchId);
+        this.storeReady(event.ready);
+        return;
+      case "store-opened":
+        this.storeReady(event.ready);
+        for (const batch of event.outstanding) this.intoTraining(batch.batchId, batch.size);
+        this.folderBase = { samplesTrained: event.acknowledged, droppedStale: event.droppedStale };
         return;
       case "batch-acknowledged":
         // trained: only an acknowledged batch counts (one handed to a trainer that died comes again, as a new batch)
@@ -204,6 +253,9 @@ export class RunTally {
         return;
       case "weights-update-start":
         this.weights.updating = true;
+        return;
+      case "weights-version-seen":
+        this.servedVersion(event.version);
         return;
       case "weights-update-end":
         this.weights.updating = false;
@@ -236,8 +288,12 @@ export class RunTally {
       case "checkpoint-pruned":
         this.checkpoints.delete(event.iteration);
         return;
+      case "episodes-planned":
+        this.episodePlan = event.episodes;
+        return;
       case "episode-start":
         if (this.runningEpisodes.size < this.limits.sessions) this.runningEpisodes.add(event.episodeId);
+        this.firstEpisodeAt ??= event.at;
         return;
       case "episode-end":
         this.runningEpisodes.delete(event.episodeId);
@@ -260,10 +316,12 @@ export class RunTally {
 
   counts(): RunCounts {
     const { sum, ...rewards } = this.rewards;
+    const base = this.folderBase;
     return {
+      run: { ...this.identity },
       sessions: this.sessionIds.size,
       turns: { ...this.turns },
-      judging: { ...this.judging, skipped: { ...this.judging.skipped }, waiting: this.waiting.size },
+      judging: { ...this.judging, skipped: { ...this.judging.skipped }, waiting: this.waiting.size, open: this.open.size },
       samples: { ...this.samples, batchSize: this.batchSize },
       batches: { ...this.batches },
       rewards: { ...rewards, mean: rewards.count > 0 ? sum / rewards.count : null },
@@ -279,8 +337,32 @@ export class RunTally {
         rate: rateOf(this.episodeTotals).rate,
         groups: Object.fromEntries([...this.episodeGroups].map(([key, sums]) => [key, rateOf(sums)])),
         versions: Object.fromEntries([...this.episodeVersions].map(([key, sums]) => [key, rateOf(sums)])),
+        planned: this.episodePlan,
+        firstStartedAt: this.firstEpisodeAt,
       },
+      folder: base && { samplesTrained: base.samplesTrained + this.samples.trained, droppedStale: base.droppedStale + this.samples.droppedStale },
     };
+  }
+
+  /** The store's count toward the next batch is the truth from the first time it says one. */
+  private storeReady(ready: number): void {
+    this.storeReports = true;
+    this.samples.ready = ready;
+  }
+
+  /** A version a turn was served with: the version shown only moves up (as the weight-version owner's), "default" is 0. */
+  private servedVersion(served: string | undefined): void {
+    if (served === undefined) return;
+    const parsed = parseWeightVersion(served);
+    const current = this.weights.version === null ? null : parseWeightVersion(this.weights.version);
+    if (parsed === null) this.weights.version ??= served; // (not slime's: shown as it came, until a slime version)
+    else if (current === null || parsed > current) this.weights.version = String(parsed);
+  }
+
+  private intoTraining(batchId: string, size: number): void {
+    if (!this.inTraining.has(batchId)) this.samples.inTraining += size;
+    this.inTraining.set(batchId, size);
+    if (this.inTraining.size > this.limits.inTraining) this.outOfTraining(this.inTraining.keys().next().value!);
   }
 
   /** No longer out (acknowledged, or given back): its size, taken off the in-training count (0 for one not known). */
@@ -290,6 +372,12 @@ export class RunTally {
     this.samples.inTraining = Math.max(0, this.samples.inTraining - size);
     return size;
   }
+}
+
+/** Adds to an insertion-ordered set, forgetting the oldest past the limit. */
+function addBounded(set: Set<string>, key: string, limit: number): void {
+  set.add(key);
+  if (set.size > limit) set.delete(set.values().next().value!);
 }
 
 function addOutcome(sums: OutcomeSums, score: number | null): void {

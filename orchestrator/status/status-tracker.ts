@@ -1,45 +1,43 @@
-// The live status document (GET /status): the run's counts from the one fold of its events (run-tally.ts, which
-// the dashboard reads too), with live counters from the proxy and the store laid over them when they are given.
+// The live status document (GET /status): every count, state and version from the run's one fold of its events
+// (run-tally.ts; start hands the dashboard the same instance), plus what is no count (readiness, endpoints).
 import type { Recipe } from "../../contracts/recipe.ts";
 import { STATUS_VERSION, type StatusSnapshot } from "../../contracts/status.ts";
 import type { EventBus } from "../event-bus.ts";
+import { sessionCap } from "../store/batch-composition.ts";
 import { versionLabels } from "../weights/version-labels.ts";
-import { RunTally, type OutcomeRate, type TrainerCounts } from "./run-tally.ts";
+import { progressOf } from "./run-progress.ts";
+import { RunTally, type OutcomeRate, type RunCounts, type TrainerCounts } from "./run-tally.ts";
+import { followBus } from "./tally-feed.ts";
 
 export interface StatusProviders {
-  /** The proxy's own counters (sessions it holds, main / side turns). */
-  proxy?: () => { sessions: number; turns: { main: number; side: number } };
-  /** The sample store's durable counts. */
-  samples?: () => { ready: number; delivered: number; acknowledged: number; droppedStale: number };
   /** Whether traffic is accepted (the supervisor's gate), with the reason. */
   readiness?: () => { ready: boolean; reason: string };
   endpoints?: () => Partial<StatusSnapshot["endpoints"]>;
-  /** The supervised engines in launch order (otherwise folded from engine-state events). */
-  engines?: () => StatusSnapshot["engines"];
-  /** The engines' current weight version (the staleness tracker's), null before any was seen. */
-  weightVersion?: () => string | null;
 }
 
 export class StatusTracker {
-  private readonly startedAt = Date.now();
   private readonly tally: RunTally;
   private readonly unsubscribe: () => void;
 
-  constructor(bus: EventBus, private readonly recipe: Recipe, private readonly providers: StatusProviders = {}) {
-    this.tally = new RunTally(recipe.training.batch_size);
-    for (const event of bus.recent()) this.tally.apply(event);
-    this.unsubscribe = bus.subscribe((event) => this.tally.apply(event));
+  /** `tally`: the run's one fold, fed by its owner (start shares it with the dashboard); without it, one of its own fed from the bus. */
+  constructor(bus: EventBus, private readonly recipe: Recipe, private readonly providers: StatusProviders = {}, tally?: RunTally) {
+    if (tally) {
+      this.tally = tally;
+      this.unsubscribe = () => undefined;
+    } else {
+      this.tally = new RunTally(recipe.training.batch_size);
+      this.unsubscribe = followBus(bus, this.tally);
+    }
   }
 
-  snapshot(): StatusSnapshot {
+  snapshot(now = Date.now()): StatusSnapshot {
     const counts = this.tally.counts();
-    const proxy = this.providers.proxy?.();
-    const store = this.providers.samples?.();
     const readiness = this.providers.readiness?.() ?? { ready: true, reason: "no engines supervised" };
     const endpoints = { proxy: null, admin: null, dashboard: null, bridge: null, ...this.providers.endpoints?.() };
     const { weights, samples, judging } = counts;
     return {
       version: STATUS_VERSION,
+      run_id: counts.run.runId,
       ready: readiness.ready,
       reason: readiness.reason,
       name: this.recipe.name ?? null,
@@ -47,28 +45,31 @@ export class StatusTracker {
       engine: this.recipe.engine.kind,
       stand_in: this.recipe.engine.kind === "rehearsal",
       model: this.recipe.model.served_name,
-      started_at: this.startedAt,
-      uptime_s: Math.round((Date.now() - this.startedAt) / 1000),
+      started_at: counts.run.startedAt,
+      uptime_s: Math.round((now - counts.run.startedAt) / 1000),
       endpoints,
-      weight_version: this.providers.weightVersion?.() ?? weights.version,
+      weight_version: weights.version,
       weights_updating: weights.updating,
       version_labels: versionLabels(this.recipe),
       last_weights_update: weights.lastUpdate && { at: weights.lastUpdate.at, to_version: weights.lastUpdate.toVersion, duration_ms: weights.lastUpdate.durationMs },
       last_version_reset: weights.lastReset && { at: weights.lastReset.at, from_version: weights.lastReset.fromVersion, reason: weights.lastReset.reason },
-      sessions: proxy?.sessions ?? counts.sessions,
-      turns: proxy?.turns ?? counts.turns,
+      sessions: counts.sessions,
+      turns: counts.turns,
       samples: {
-        ready: store?.ready ?? samples.ready,
+        ready: samples.ready,
         batch_size: samples.batchSize ?? this.recipe.training.batch_size,
-        delivered: store?.delivered ?? samples.inTraining,
-        acknowledged: store?.acknowledged ?? samples.trained,
-        dropped_stale: store?.droppedStale ?? samples.droppedStale,
+        delivered: samples.inTraining,
+        acknowledged: samples.trained,
+        dropped_stale: samples.droppedStale,
+        held_back: samples.heldSince === null ? null : { since: samples.heldSince, ...fairBatch(this.recipe, samples.batchSize ?? this.recipe.training.batch_size) },
       },
+      records_folder: counts.folder && { samples_trained: counts.folder.samplesTrained, dropped_stale: counts.folder.droppedStale },
+      progress: progressStatus(counts, now),
       batches: counts.batches.trained,
       batches_delivered: counts.batches.delivered,
       last_batch_at: counts.batches.lastDeliveredAt,
       rewards: { count: counts.rewards.count, mean: counts.rewards.mean, positive: counts.rewards.positive, zero: counts.rewards.zero, negative: counts.rewards.negative },
-      judging: { judged: judging.judged, without_sample: judging.withoutSample, skipped: judging.skipped, waiting: judging.waiting },
+      judging: { judged: judging.judged, without_sample: judging.withoutSample, skipped: judging.skipped, waiting: judging.waiting, open: judging.open },
       episodes: {
         running: counts.episodes.running,
         finished: counts.episodes.finished,
@@ -76,10 +77,11 @@ export class StatusTracker {
         outcome_rate: counts.episodes.rate,
         by_group: outcomeRates(counts.episodes.groups),
         by_version: outcomeRates(counts.episodes.versions),
+        planned: counts.episodes.planned,
       },
       trainer: trainerStatus(counts.trainer),
       checkpoints: counts.checkpoints.map((checkpoint, index) => ({ iteration: checkpoint.iteration, path: checkpoint.folder, bytes: checkpoint.bytes, saved_at: checkpoint.savedAt, latest: index === 0 })),
-      engines: this.providers.engines?.() ?? counts.engines.map(({ name, state, detail }) => ({ name, state, detail })),
+      engines: counts.engines.map(({ name, state, detail }) => ({ name, state, detail })),
       errors: counts.errors.recent,
     };
   }
@@ -87,6 +89,24 @@ export class StatusTracker {
   close(): void {
     this.unsubscribe();
   }
+}
+
+/** The per-session share a held-back batch waits on (training.fair_batch), for a batch of `size`. */
+function fairBatch(recipe: Recipe, size: number): { per_session: number; max_session_share: number; relax_after_s: number } {
+  const { max_session_share, relax_after_s } = recipe.training.fair_batch;
+  return { per_session: sessionCap(size, max_session_share), max_session_share, relax_after_s };
+}
+
+function progressStatus(counts: RunCounts, now: number): StatusSnapshot["progress"] {
+  const progress = progressOf(counts, now);
+  return {
+    episodes_done: progress.episodes?.done ?? null,
+    episodes_planned: progress.episodes?.planned ?? null,
+    weight_version: progress.weightVersion,
+    batches_trained: progress.batchesTrained,
+    finished: progress.finished,
+    eta_ms: progress.etaMs,
+  };
 }
 
 function outcomeRates(table: Record<string, OutcomeRate>): StatusSnapshot["episodes"]["by_group"] {

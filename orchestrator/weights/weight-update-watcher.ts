@@ -1,12 +1,15 @@
 // Turns weight-version changes into weights-update-start / -end events: polls the policy engines' version
 // (engine-weight-versions.ts; bounded interval, each call with a timeout) into the staleness tracker, and emits
 // when the tracker moves. The engine has no "updating" query, so durationMs is the gap between the last
-// poll that saw the old version and the first that saw the new one (an upper bound).
+// poll that saw the old version and the first that saw the new one (an upper bound). The version first seen (no update
+// yet) is said once, as weights-version-seen, so status and the dashboard show it before the first turn.
 import type { EventBus } from "../event-bus.ts";
 
 export interface WeightVersionFeed {
   observe(version: string): boolean;
   current(): number;
+  /** The current version as shown; null until one was observed. */
+  label(): string | null;
   onChange(listener: (current: number, previous: number) => void): () => void;
 }
 
@@ -46,7 +49,10 @@ export class WeightUpdateWatcher {
       const version = await this.options.readVersion();
       if (version === null) return;
       const before = this.options.tracker.current();
+      const unseen = this.options.tracker.label() === null;
       this.options.tracker.observe(version);
+      const label = this.options.tracker.label();
+      if (unseen && label !== null) this.options.bus.emit({ type: "weights-version-seen", version: label });
       if (this.options.tracker.current() === before) this.lastSeenOldAt = Date.now();
     } finally {
       this.polling = false;

@@ -170,6 +170,31 @@ describe("BridgeServer", () => {
     expect(await client.ack(1, second.batchId)).toBe(200);
     expect(await client.ack(2, third.batchId)).toBe(200);
     expect(store.counts()).toMatchObject({ ready: 2, delivered: 0, acknowledged: 4 });
+    // the batch given back was said on the bus, with the store's count after it
+    expect(bus.recent().filter((event) => event.type === "batch-released")).toMatchObject([{ batchId: first.batchId, size: 2, ready: 4 }]);
+  });
+
+  it("says when a batch's worth waits, held back by the per-session share (batch-held), and not when too few are ready", async () => {
+    const sharedDir = await mkdtemp(join(tmpdir(), "openclaw-bridge-share-"));
+    const shared = await SampleStore.open(join(sharedDir, "store"), {
+      staleness: new StalenessPolicy(new WeightVersionTracker(), 2),
+      fairBatch: { maxSessionShare: 0.25, relaxAfterMs: 600_000 },
+    });
+    const sharedBus = new EventBus();
+    const server = new BridgeServer({ store: shared, bus: sharedBus, recordsDir: sharedDir });
+    const address = await server.start({ host: "127.0.0.1", port: 0 });
+    try {
+      const client = new TestBridgeClient(address.url, address.token);
+      for (let index = 0; index < 3; index++) await shared.put({ ...makeSample(index), id: `one:${index}`, sessionId: "one" });
+      expect(await client.batch(0, 4, 0)).toBeNull(); // 3 of 4: too few, nothing held
+      await shared.put({ ...makeSample(3), id: "one:3", sessionId: "one" });
+      expect(await client.batch(0, 4, 0)).toBeNull(); // 4 ready, all one session's: at most 1 of them per batch
+      expect(sharedBus.recent().map((event) => event.type)).toEqual(["batch-held"]);
+      expect(sharedBus.recent()[0]).toMatchObject({ ready: 4, size: 4 });
+    } finally {
+      await server.close();
+      await shared.close();
+    }
   });
 
   it("puts teacher fields on every sample or none", async () => {

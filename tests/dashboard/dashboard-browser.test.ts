@@ -46,6 +46,9 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium${skipNote}`, () =>
     expect(page.url()).toBe(`${harness.baseUrl}/dashboard`);
     expect(await page.textContent("#engines")).toContain("policy");
     expect(await page.textContent("#method")).toBe("combine");
+    expect(await page.textContent("#run-id")).toMatch(/^\d{8}-\d{6}$/);
+    expect(await page.textContent("#progress")).toMatch(/^weight version \d+ · \d+ batches trained · no end planned/);
+    expect(await page.textContent("#open-batch")).toMatch(/^since the last batch: \d+ turns judged: \d+ good · \d+ neutral · \d+ bad · hints: \d+ accepted, \d+ rejected$/);
     expect(await chartPoints(page, "chart-reward")).toBe(run.rolloutId);
     expect(await page.$$eval("#turn-rows tr", (rows) => rows.length)).toBe(10); // one page of the 12
     expect(await page.$eval("#older-page", (button) => (button as HTMLButtonElement).disabled)).toBe(false);
@@ -117,10 +120,27 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium${skipNote}`, () =>
     expect(pageErrors).toEqual([]);
   });
 
-  it("says so when the token is wrong", async () => {
+  it("shows a session's last answered turn as open: waiting for the session's next message", async () => {
+    if (!(await page.$eval("#newest-page", (button) => (button as HTMLButtonElement).disabled))) await page.click("#newest-page"); // back to the live page
+    harness.bus.emit({ type: "turn-start", sessionId: "still-open", turn: 0, turnType: "main", decidedBy: "agent-conversation" });
+    harness.bus.emit({ type: "turn-end", sessionId: "still-open", turn: 0, turnType: "main", finishReason: "stop", promptTokens: 5, responseTokens: 3, ttftMs: 10, totalMs: 30, weightVersions: ["1"], continuedAfterAbort: 0 });
+    await page.waitForSelector('#turn-rows tr[data-session="still-open"]');
+    const row = (await page.textContent('#turn-rows tr[data-session="still-open"]'))!;
+    expect(row).toContain("open");
+    expect(row).toContain("waiting for the session's next message");
+    expect(row).not.toContain("awaiting reply");
+  });
+
+  it("without its token, or with a wrong one, shows a page that says how to open it", async () => {
     const other = await browser.context.newPage();
-    await other.goto(`${harness.baseUrl}/dashboard?token=not-the-token-000000`);
-    expect(await other.textContent("body")).toContain("missing or wrong admin token");
+    const wrong = await other.goto(`${harness.baseUrl}/dashboard?token=not-the-token-000000`);
+    expect(wrong?.status()).toBe(401);
+    expect(await other.textContent("body")).toContain("The admin token in this link was refused");
+    const none = await other.goto(`${harness.baseUrl}/dashboard/`);
+    expect(none?.headers()["content-type"]).toMatch(/^text\/html/);
+    const text = (await other.textContent("body"))!;
+    expect(text).toContain("does not carry");
+    expect(text).toContain(`npx openclaw-rl status --run ${harness.recordsDir}`);
     await other.close();
   });
 });

@@ -6,7 +6,7 @@ import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import type { RunEvent } from "../../contracts/events.ts";
-import { streamClosed } from "../../cli/commands/status.ts";
+import { streamClosed } from "../../cli/commands/status-watch.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { AdminServer } from "../../orchestrator/status/admin-server.ts";
 import type { EventStreamOptions } from "../../orchestrator/status/event-stream.ts";

@@ -12,6 +12,7 @@ import { startOrchestrator } from "../../orchestrator/run.ts";
 import { DashboardHistory } from "../../orchestrator/status/dashboard/dashboard-history.ts";
 import type { DashboardSnapshot } from "../../orchestrator/status/dashboard/dashboard-wire.ts";
 import { StatusTracker } from "../../orchestrator/status/status-tracker.ts";
+import { until } from "../support/loopback.ts";
 
 /** What both show, under one set of names. */
 function fromStatus(status: StatusSnapshot) {
@@ -23,7 +24,13 @@ function fromStatus(status: StatusSnapshot) {
     ready: status.samples.ready,
     batchSize: status.samples.batch_size,
     samplesTrained: status.samples.acknowledged,
+    inTraining: status.samples.delivered,
+    heldSince: status.samples.held_back?.since ?? null,
     staleDrops: status.samples.dropped_stale,
+    folder: status.records_folder && { samplesTrained: status.records_folder.samples_trained, droppedStale: status.records_folder.dropped_stale },
+    open: status.judging.open,
+    rewards: { count: status.rewards.count, positive: status.rewards.positive, zero: status.rewards.zero, negative: status.rewards.negative },
+    progress: { done: status.progress.episodes_done, planned: status.progress.episodes_planned, eta: status.progress.eta_ms },
     batchesTrained: status.batches,
     batchesDelivered: status.batches_delivered,
     weightVersion: status.weight_version,
@@ -46,7 +53,13 @@ function fromDashboard(dashboard: DashboardSnapshot) {
     ready: open.ready,
     batchSize: open.batchSize,
     samplesTrained: totals.samplesTrained,
+    inTraining: totals.samplesInTraining,
+    heldSince: totals.heldSince,
     staleDrops: totals.staleDrops,
+    folder: totals.folder,
+    open: totals.openTurns,
+    rewards: { count: totals.rewards.count, positive: totals.rewards.positive, zero: totals.rewards.zero, negative: totals.rewards.negative },
+    progress: { done: totals.progress.episodes?.done ?? null, planned: totals.progress.episodes?.planned ?? null, eta: totals.progress.etaMs },
     batchesTrained: totals.batches,
     batchesDelivered: totals.batchesDelivered,
     weightVersion: totals.weightVersion,
@@ -70,6 +83,9 @@ const ended = (sessionId: string, turn: number, version: string): RunEventInput 
 
 /** A run through its awkward places: kept turns before the store reports, a trainer that died holding a batch, an ack of a batch never seen. */
 const sequence: RunEventInput[] = [
+  // the records folder's store, as an earlier run left it: one sample ready, a batch of 2 still out, its totals
+  { type: "store-opened", ready: 1, outstanding: [{ batchId: "earlier", size: 2 }], acknowledged: 10, droppedStale: 5 },
+  { type: "episodes-planned", tasks: 1, samplesPerTask: 2, epochs: 1, episodes: 2 },
   { type: "engine-state", name: "policy", state: "starting", detail: "launching" },
   { type: "engine-state", name: "judge", state: "ready", detail: "1 engine" },
   { type: "turn-start", sessionId: "a", turn: 0, turnType: "main", decidedBy: "agent-conversation" },
@@ -83,9 +99,11 @@ const sequence: RunEventInput[] = [
   judged("b:x", 0, false),
   { type: "engine-state", name: "policy", state: "ready", detail: "2 engines" },
   { type: "sample-ready", sampleId: "a:1", sessionId: "a", turn: 1, kind: "rl", reward: 1, ready: 2, batchSize: 2 },
-  { type: "sample-dropped", sampleId: "b:x:0", reason: "stale", detail: "3 versions behind (max 2)" },
+  { type: "sample-dropped", sampleId: "b:x:0", reason: "stale", detail: "3 versions behind (max 2)", ready: 1 },
+  { type: "batch-released", batchId: "earlier", size: 2, ready: 3 },
   { type: "sample-dropped", sampleId: "c:0", reason: "invalid", detail: "bad" },
-  { type: "batch-delivered", rolloutId: 0, batchId: "b0-first", size: 2, meanReward: 0, evalScore: 0, counts },
+  { type: "batch-held", ready: 3, size: 2 },
+  { type: "batch-delivered", rolloutId: 0, batchId: "b0-first", size: 2, meanReward: 0, evalScore: 0, counts, ready: 1 },
   { type: "weights-update-start", fromVersion: "3" },
   { type: "error", source: "bridge", code: "BRIDGE_CLOSED", message: "the trainer went away" },
   { type: "checkpoint-saved", iteration: 4, folder: "/run/checkpoints/iter_0000004", bytes: 10, savedAt: 1 },
@@ -117,9 +135,15 @@ describe("status and the dashboard", () => {
     bus.subscribe((event) => dashboard.apply(event));
     for (const [index, event] of sequence.entries()) {
       bus.emit(event);
-      expect(fromDashboard(dashboard.snapshot()), `after event ${index} (${event.type})`).toEqual(fromStatus(statusSnapshotSchema.parse(status.snapshot())));
+      const now = Date.now(); // (one clock for both: the ETA is read from it)
+      expect(fromDashboard(dashboard.snapshot(now)), `after event ${index} (${event.type})`).toEqual(fromStatus(statusSnapshotSchema.parse(status.snapshot(now))));
     }
-    expect(fromStatus(status.snapshot())).toMatchObject({ sessions: 2, turns: { main: 3, side: 1 }, batchesTrained: 2, batchesDelivered: 2, samplesTrained: 2, weightVersion: "1" });
+    expect(fromStatus(status.snapshot())).toMatchObject({
+      sessions: 2, turns: { main: 3, side: 1 }, batchesTrained: 2, batchesDelivered: 2, samplesTrained: 2, weightVersion: "1",
+      // ready: the store said 1 after the first delivery; the second (no count given) took its 2 of it. In training: the
+      // dead trainer's batch (the released one of an earlier run is not)
+      ready: 0, inTraining: 2, open: 1, folder: { samplesTrained: 12, droppedStale: 6 }, progress: { done: 2, planned: 2, eta: 0 },
+    });
     status.close();
   });
 
@@ -139,10 +163,16 @@ describe("status and the dashboard", () => {
     });
     try {
       const headers = { authorization: `Bearer ${orchestrator.adminToken}` };
-      const both = async () => ({
-        status: fromStatus(statusSnapshotSchema.parse(await (await fetch(`${orchestrator.urls.admin}/status`, { headers })).json())),
-        dashboard: fromDashboard((await (await fetch(`${orchestrator.urls.admin}/dashboard/api/snapshot`, { headers })).json()) as DashboardSnapshot),
-      });
+      const statusNow = async () => fromStatus(statusSnapshotSchema.parse(await (await fetch(`${orchestrator.urls.admin}/status`, { headers })).json()));
+      // read at one moment: the dashboard between two equal status answers (an event between them, e.g. an engine
+      // error, means read again)
+      const both = () =>
+        until("status and the dashboard read at one moment", async () => {
+          const before = await statusNow();
+          const dashboard = fromDashboard((await (await fetch(`${orchestrator.urls.admin}/dashboard/api/snapshot`, { headers })).json()) as DashboardSnapshot);
+          const status = await statusNow();
+          return JSON.stringify(before) === JSON.stringify(status) ? { status, dashboard } : null;
+        }, 60_000);
       let { status, dashboard } = await both();
       expect(dashboard).toEqual(status);
       expect(dashboard.batchSize).toBe(6);

@@ -41,7 +41,7 @@ afterEach(async () => {
 
 describe("status and dashboard across a trainer restart", () => {
   it("count one batch of 4 trained, plot rollout 0 once, and show version 0", async () => {
-    const status = new StatusTracker(bus, recipe, { samples: () => store.counts(), weightVersion: () => String(versions.current()) });
+    const status = new StatusTracker(bus, recipe);
     const dashboard = new DashboardHistory({}, "binary", 4);
     bus.subscribe((event) => dashboard.apply(event));
     for (let index = 0; index < 4; index++) await store.put(makeSample(index, { weightVersion: "8" }));

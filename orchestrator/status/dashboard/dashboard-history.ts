@@ -1,7 +1,9 @@
 // Server-side windowed aggregation of RunEvents for the dashboard: per-batch reward and hint stats, latency,
-// weight updates, errors and the recent-turns table, all bounded. Totals, engines, the weight version and the
-// samples ready come from the run tally (run-tally.ts), the fold status reads too. Knows nothing of HTTP or files.
+// weight updates, errors and the recent-turns table, all bounded. Totals, engines, the weight version, the samples
+// ready and the progress come from the run tally (run-tally.ts): start hands status and the dashboard one instance.
+// Knows nothing of HTTP or files.
 import type { RunEvent } from "../../../contracts/events.ts";
+import { describeEta, progressOf } from "../run-progress.ts";
 import { RunTally } from "../run-tally.ts";
 import { BatchWindow } from "./batch-window.ts";
 import { BoundedSeries } from "./bounded-series.ts";
@@ -51,6 +53,8 @@ export class DashboardHistory {
   private readonly weights: WeightTimeline;
   private readonly table: TurnTable;
   private readonly tally: RunTally;
+  /** Whether this history feeds the tally (its own) or the tally's owner does (a shared one). */
+  private readonly feedsTally: boolean;
   // delta bookkeeping: what the last delta covered
   private sentBatches = 0;
   private sentLatency = 0;
@@ -62,10 +66,15 @@ export class DashboardHistory {
     method: Method | null = null,
     batchSize: number | null = null,
     private readonly versionLabelNote: string | null = null,
+    /** The run's one fold, fed by its owner (start's, shared with status); without it, one of its own fed here. */
+    tally?: RunTally,
+    /** proxy.session_idle_timeout_s: an open turn is closed (with no next state) once its session idled this long. */
+    private readonly sessionIdleTimeoutS: number | null = null,
   ) {
     this.limits = { ...defaultDashboardLimits, ...limits };
     this.method = method;
-    this.tally = new RunTally(batchSize, { sessions: this.limits.sessions });
+    this.feedsTally = tally === undefined;
+    this.tally = tally ?? new RunTally(batchSize, { sessions: this.limits.sessions });
     this.batches = new BatchWindow(this.limits.batches);
     this.weights = new WeightTimeline(this.limits.weights);
     this.latency = new BoundedSeries(this.limits.latency);
@@ -74,7 +83,7 @@ export class DashboardHistory {
   }
 
   apply(event: RunEvent): void {
-    this.tally.apply(event);
+    if (this.feedsTally) this.tally.apply(event);
     switch (event.type) {
       case "turn-start": {
         const row = this.table.upsert(event.sessionId, event.turn, event.turnType, event.at);
@@ -136,10 +145,12 @@ export class DashboardHistory {
     return {
       version: DASHBOARD_VERSION,
       now,
+      run: this.tally.counts().run,
       method: this.method,
       versionLabelNote: this.versionLabelNote,
+      sessionIdleTimeoutS: this.sessionIdleTimeoutS,
       limits: { batches, latency, weights, errors, pageSize },
-      totals: this.totals(),
+      totals: this.totals(now),
       open: this.openBatch(),
       engines: this.engineList(),
       batches: this.batches.trained.slice(),
@@ -156,7 +167,7 @@ export class DashboardHistory {
       version: DASHBOARD_VERSION,
       now,
       method: this.method,
-      totals: this.totals(),
+      totals: this.totals(now),
       open: this.openBatch(),
       engines: this.enginesChanged ? this.engineList() : null,
       batches: this.batches.trained.since(this.sentBatches),
@@ -206,11 +217,16 @@ export class DashboardHistory {
   }
 
   /** The run tally's counts under the dashboard's names. */
-  private totals(): Totals {
-    const { sessions, turns, judging, samples, batches, errors, weights, episodes, trainer, checkpoints } = this.tally.counts();
+  private totals(now: number): Totals {
+    const counts = this.tally.counts();
+    const { sessions, turns, judging, samples, batches, errors, weights, episodes, trainer, checkpoints, rewards, folder } = counts;
+    const progress = progressOf(counts, now);
     return {
       turns: turns.main + turns.side, mainTurns: turns.main, sideTurns: turns.side, sessions,
       judged: judging.judged, kept: judging.judged - judging.withoutSample, skipped: judging.withoutSample,
+      openTurns: judging.open, waitingForJudge: judging.waiting, samplesInTraining: samples.inTraining, heldSince: samples.heldSince,
+      rewards: { count: rewards.count, mean: rewards.mean, positive: rewards.positive, zero: rewards.zero, negative: rewards.negative },
+      folder, progress: { ...progress, eta: progress.episodes ? describeEta(progress.etaMs) : null },
       batches: batches.trained, samplesTrained: samples.trained, batchesDelivered: batches.delivered, samplesDelivered: samples.delivered,
       staleDrops: samples.droppedStale, invalidDrops: samples.droppedInvalid, errors: errors.count, weightVersion: weights.version,
       episodes: {

@@ -1,10 +1,13 @@
 // The dashboard's HTTP routes for the admin server to mount: the page, its static assets, a JSON API
-// (snapshot, turn pages, one turn's detail) and a live SSE stream, all behind the admin token.
+// (snapshot, turn pages, one turn's detail) and a live SSE stream, all behind the admin token; the page asked for
+// without the token answers with a page that says how to open it.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { OpenclawRlError } from "../../../contracts/errors.ts";
 import type { EventBus } from "../../event-bus.ts";
+import type { RunTally } from "../run-tally.ts";
 import { loadDashboardAssets, type Asset } from "./dashboard-assets.ts";
+import { tokenMissingPage } from "./token-missing-page.ts";
 import { DashboardHistory, type DashboardLimits } from "./dashboard-history.ts";
 import { DashboardStream, type DashboardStreamOptions } from "./dashboard-stream.ts";
 import type { RecordIndexLimits } from "./record-index.ts";
@@ -23,6 +26,10 @@ export interface DashboardDeps {
   batchSize?: number;
   /** Shown under the weight updates when the run's version labels are approximate (version-labels.ts). */
   versionLabelNote?: string | null;
+  /** The run's one fold, fed by its owner and read by status too (start's); without it, the dashboard folds the bus itself. */
+  tally?: RunTally;
+  /** proxy.session_idle_timeout_s: when an open turn (waiting for its session's next message) is closed without one. */
+  sessionIdleTimeoutS?: number;
   /** Where the dashboard lives on the admin server. */
   basePath?: string;
   limits?: Partial<DashboardLimits>;
@@ -50,7 +57,7 @@ export function createDashboardRoutes(deps: DashboardDeps): DashboardRouteHandle
     throw new OpenclawRlError("INTERNAL", "the dashboard needs the admin token (at least 8 characters)", { hint: "pass the admin server's token to createDashboardRoutes" });
   }
   const basePath = (deps.basePath ?? "/dashboard").replace(/\/+$/, "");
-  const history = new DashboardHistory(deps.limits, deps.method ?? null, deps.batchSize ?? null, deps.versionLabelNote ?? null);
+  const history = new DashboardHistory(deps.limits, deps.method ?? null, deps.batchSize ?? null, deps.versionLabelNote ?? null, deps.tally, deps.sessionIdleTimeoutS ?? null);
   for (const event of deps.bus.recent()) history.apply(event);
   const stream = new DashboardStream(history, deps.stream);
   const unsubscribe = deps.bus.subscribe((event) => {
@@ -77,7 +84,8 @@ export function createDashboardRoutes(deps: DashboardDeps): DashboardRouteHandle
       return true;
     }
     if (!authorized(request, url, expectedToken)) {
-      sendDashboardJson(response, 401, { error: "missing or wrong admin token", hint: "open the dashboard link printed by `openclaw-rl start` (it carries ?token=…)" });
+      if (route === "") sendPage(response, 401, tokenMissingPage({ recordsDir: deps.recordsDir, given: url.searchParams.has("token") || request.headers.authorization !== undefined }));
+      else sendDashboardJson(response, 401, { error: "missing or wrong admin token", hint: `open the dashboard link \`npx openclaw-rl start\` printed (it ends in ?token=…), or run \`npx openclaw-rl status --run ${deps.recordsDir}\`, which prints it` });
       return true;
     }
     if (route === "") sendAsset(response, page, "no-store");
@@ -142,6 +150,12 @@ function digest(token: string): Buffer {
 function sendAsset(response: ServerResponse, asset: Asset, cacheControl: string): void {
   response.writeHead(200, { ...securityHeaders, "Content-Type": asset.contentType, "Content-Length": asset.body.length, "Cache-Control": cacheControl });
   response.end(response.req.method === "HEAD" ? undefined : asset.body);
+}
+
+function sendPage(response: ServerResponse, status: number, html: string): void {
+  const body = Buffer.from(html, "utf8");
+  response.writeHead(status, { ...securityHeaders, "Content-Type": "text/html; charset=utf-8", "Content-Length": body.length, "Cache-Control": "no-store" });
+  response.end(response.req.method === "HEAD" ? undefined : body);
 }
 
 /** The dashboard's answers: its security headers, never cached. */

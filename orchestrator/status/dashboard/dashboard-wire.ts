@@ -111,6 +111,19 @@ export interface Totals {
   weightVersion: string | null;
   /** General-agent episodes: running, finished, failed, and the outcome rate overall and per weight version (the recent ones). */
   episodes: { running: number; finished: number; failed: number; rate: number | null; byVersion: Array<{ version: string; finished: number; rate: number | null }> };
+  /** Main turns answered and not closed (each waits for its session's next message or idle timeout); closed turns the judge has not judged. */
+  openTurns: number;
+  waitingForJudge: number;
+  /** Samples handed to the trainer and not acknowledged yet. */
+  samplesInTraining: number;
+  /** Since when a batch's worth is ready but held back by the per-session share (training.fair_batch); null once a batch left. */
+  heldSince: number | null;
+  /** Rewards of the samples made ready in this run: how many above, at and below 0. */
+  rewards: { count: number; mean: number | null; positive: number; zero: number; negative: number };
+  /** Since the records folder was created (earlier runs included); null without a store. */
+  folder: { samplesTrained: number; droppedStale: number } | null;
+  /** Where the run stands (run-progress.ts); `eta` in words where the work is finite. */
+  progress: { episodes: { done: number; planned: number } | null; weightVersion: string | null; batchesTrained: number; finished: boolean | null; etaMs: number | null; eta: string | null };
   /** The trainer's last logged step (null before one), the train/rollout log-prob difference, the policy's entropy and who computed it, and TRAINER_STALLED. */
   trainer: { step: number | null; loss: number | null; gradNorm: number | null; logprobDiff: number | null; entropy: PolicyEntropy | null; stalled: boolean };
   /** Checkpoints kept in training.save_dir, and the newest one's iteration. */
@@ -133,9 +146,13 @@ export interface SeriesSlice<T> {
 export interface DashboardSnapshot {
   version: typeof DASHBOARD_VERSION;
   now: number;
+  /** Whose counts these are: start's run id and when it started (every total is this run's unless it says otherwise). */
+  run: { runId: string; startedAt: number };
   method: "binary" | "opd" | "combine" | null;
   /** Why the weight versions tokens are labelled with are approximate for this run (version-labels.ts); null when exact. */
   versionLabelNote: string | null;
+  /** proxy.session_idle_timeout_s: when a turn still open (waiting for its session's next message) is closed without one. */
+  sessionIdleTimeoutS: number | null;
   limits: { batches: number; latency: number; weights: number; errors: number; pageSize: number };
   totals: Totals;
   open: OpenBatch;

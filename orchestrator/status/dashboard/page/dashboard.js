@@ -50,7 +50,8 @@ function applySnapshot(snapshot) {
   const note = document.getElementById("version-label-note");
   note.textContent = snapshot.versionLabelNote ? `⚠ ${snapshot.versionLabelNote}` : "";
   note.hidden = !snapshot.versionLabelNote;
-  if (!table) table = new TurnTable(api, snapshot.limits.pageSize);
+  document.getElementById("run-id").textContent = snapshot.run.runId;
+  if (!table) table = new TurnTable(api, snapshot.limits.pageSize, snapshot.sessionIdleTimeoutS);
   table.reset(snapshot.turns);
   scheduleDraw();
 }
@@ -97,15 +98,22 @@ function drawFacts() {
   document.getElementById("next-batch-ready").textContent = String(open.ready);
   document.getElementById("next-batch-size").textContent = size === null ? "?" : String(size);
   document.getElementById("next-batch-bar").style.width = size ? `${Math.min(100, (100 * open.ready) / size)}%` : "0%";
-  document.getElementById("open-batch").textContent =
-    `judged since the last batch: ${open.judged} (+1 ${open.positive} · 0 ${open.zero} · −1 ${open.negative}` +
-    (state.method && state.method !== "binary" ? ` · hints ${open.hintsAccepted} kept / ${open.hintsRejected} not` : "") + ")";
+  document.getElementById("open-batch").textContent = openBatchText(open, state.method);
+  const held = document.getElementById("held-back");
+  held.hidden = !(totals.heldSince !== null && size !== null && open.ready >= size);
+  held.textContent = held.hidden ? "" : `held back since ${formatTime(totals.heldSince)}: a batch takes only a share of one session's samples (training.fair_batch); held-back samples complete one after relax_after_s`;
+  document.getElementById("progress").textContent = progressText(totals.progress);
+  const rewards = totals.rewards;
   const facts = [
     ["turns", `${totals.turns} (${totals.mainTurns} main · ${totals.sideTurns} side)`], ["sessions", totals.sessions], ["judged", totals.judged],
-    ["kept", totals.kept], ["skipped", totals.skipped], ["batches trained", totals.batches], ["samples trained", totals.samplesTrained],
+    ["kept", totals.kept], ["skipped", totals.skipped],
+    ["open turns", `${totals.openTurns} waiting for their session's next message · ${totals.waitingForJudge} waiting for the judge`],
+    ["rewards", `${rewards.count} samples · ${rewards.positive} good · ${rewards.zero} neutral · ${rewards.negative} bad · mean ${rewards.mean === null ? "–" : round(rewards.mean, 3)}`],
+    ["batches trained", totals.batches], ["samples trained", totals.samplesTrained], ["in training", `${totals.samplesInTraining} samples`],
     ["delivered", `${totals.batchesDelivered} batches · ${totals.samplesDelivered} samples (re-deliveries included)`],
     ["stale drops", totals.staleDrops], ["invalid drops", totals.invalidDrops], ["errors", totals.errors],
   ];
+  if (totals.folder) facts.push(["since the records folder was created", `${totals.folder.samplesTrained} samples trained · ${totals.folder.droppedStale} dropped stale`]);
   const episodes = totals.episodes;
   if (episodes && episodes.running + episodes.finished > 0) {
     const rate = (value) => (value === null ? "–" : `${Math.round(100 * value)}%`);
@@ -113,7 +121,8 @@ function drawFacts() {
     facts.push(["outcome by version", episodes.byVersion.map((entry) => `v${entry.version} ${rate(entry.rate)} of ${entry.finished}`).join(" · ")]);
   }
   const trainer = totals.trainer;
-  if (trainer && (trainer.step !== null || trainer.stalled)) {
+  if (trainer && trainer.step === null && totals.batches > 0) facts.push(["trainer", `${trainer.stalled ? "STALLED · " : ""}no per-step metrics reported (slime's Megatron backend reports them; the rehearsal trainer reports none)`]);
+  else if (trainer && (trainer.step !== null || trainer.stalled)) {
     const number = (value) => (value === null ? "–" : Math.abs(value) < 1e-3 && value !== 0 ? value.toExponential(2) : value.toFixed(4));
     facts.push(["trainer", `${trainer.stalled ? "STALLED · " : ""}step ${trainer.step ?? "–"} · loss ${number(trainer.loss)} · grad norm ${number(trainer.gradNorm)}`]);
     facts.push(["train/rollout log-prob diff", number(trainer.logprobDiff)]);
@@ -136,6 +145,19 @@ function drawFacts() {
   document.getElementById("errors").replaceChildren(
     ...state.errors.slice(-10).reverse().map((entry) => element("li", "error", `${formatTime(entry.at)} ${entry.source} ${entry.code}: ${entry.message}`)),
   );
+}
+
+/** The batch being filled, in words: how many judged turns, how many good, neutral and bad, and the hints. */
+function openBatchText(open, method) {
+  const hints = method && method !== "binary" ? ` · hints: ${open.hintsAccepted} accepted, ${open.hintsRejected} rejected` : "";
+  return `since the last batch: ${open.judged} turns judged: ${open.positive} good · ${open.zero} neutral · ${open.negative} bad${hints}`;
+}
+
+/** Where the run stands: episodes done of planned and the ETA (when the work is finite), the weight version, batches trained. */
+function progressText(progress) {
+  const common = `weight version ${progress.weightVersion ?? "–"} · ${progress.batchesTrained} batches trained`;
+  if (!progress.episodes) return `${common} · no end planned (it trains while traffic comes)`;
+  return `episodes ${progress.episodes.done} of ${progress.episodes.planned} done · ${common} · ${progress.finished ? "all planned episodes done" : progress.eta}`;
 }
 
 function connect() {

@@ -2,12 +2,19 @@
 // older pages fetched by cursor) and, on click, the turn's conversation, judge votes and hint.
 import { contentText, element, formatMs, formatReward, shorten } from "./format.js";
 
-const statusLabels = { generating: "generating", "awaiting-next-state": "awaiting reply", judging: "judging", kept: "kept", skipped: "skipped", side: "side", dropped: "dropped" };
+const statusLabels = { generating: "generating", "awaiting-next-state": "open", judging: "judging", kept: "kept", skipped: "skipped", side: "side", dropped: "dropped" };
+
+/** What an open turn waits for, and when it is closed without it (proxy.session_idle_timeout_s). */
+function openTurnNote(idleTimeoutS) {
+  const after = idleTimeoutS === null ? "once the session idles" : `once the session has been idle ${idleTimeoutS >= 120 ? `${Math.round(idleTimeoutS / 60)} min` : `${idleTimeoutS} s`}`;
+  return `waiting for the session's next message (what judges it); closed with no next state, unjudged, ${after}`;
+}
 
 export class TurnTable {
-  constructor(api, pageSize) {
+  constructor(api, pageSize, idleTimeoutS = null) {
     this.api = api;
     this.pageSize = pageSize;
+    this.openNote = openTurnNote(idleTimeoutS);
     this.rows = []; // newest first, at most pageSize
     this.total = 0;
     this.before = null; // null: the live (newest) page
@@ -76,7 +83,7 @@ export class TurnTable {
         element("td", "num", formatReward(row.reward)),
         element("td", "num", formatReward(row.score)),
         element("td", "num", `${formatMs(row.ttftMs)} / ${formatMs(row.totalMs)}`),
-        element("td", "why", shorten(row.why ?? "", 120)),
+        element("td", "why", shorten(row.why ?? (row.status === "awaiting-next-state" ? this.openNote : ""), 120)),
       ]);
       tr.dataset.seq = String(row.seq);
       tr.dataset.session = row.sessionId;

@@ -1,0 +1,75 @@
+// `status`'s text in words a person reads (good / neutral / bad, open turns, where the run stands and its ETA), and a
+// piped `status --watch`: the block once, then only the lines that changed.
+import { describe, expect, it } from "vitest";
+import { formatStatus } from "../../cli/commands/status-format.ts";
+import { PipedStatusPrinter } from "../../cli/commands/status-watch.ts";
+import type { RunEventInput } from "../../contracts/events.ts";
+import { recipeSchema } from "../../contracts/recipe.ts";
+import { statusSnapshotSchema } from "../../contracts/status.ts";
+import { EventBus } from "../../orchestrator/event-bus.ts";
+import { StatusTracker } from "../../orchestrator/status/status-tracker.ts";
+
+const recipe = recipeSchema.parse({ name: "words", method: "binary", engine: { kind: "rehearsal" }, training: { batch_size: 4 } });
+
+function tracked() {
+  const bus = new EventBus();
+  const tracker = new StatusTracker(bus, recipe);
+  return { bus, status: (now?: number) => statusSnapshotSchema.parse(tracker.snapshot(now)) };
+}
+
+const sample = (turn: number, reward: number): RunEventInput => ({ type: "sample-ready", sampleId: `s:${turn}`, sessionId: "s", turn, kind: "rl", reward, ready: turn + 1, batchSize: 4 });
+
+describe("status text", () => {
+  it("says rewards, open turns and the trainer in words", () => {
+    const { bus, status } = tracked();
+    for (const [turn, reward] of [1, 1, 0, -1].entries()) bus.emit(sample(turn, reward));
+    bus.emit({ type: "turn-start", sessionId: "s", turn: 4, turnType: "main", decidedBy: "agent-conversation" });
+    bus.emit({ type: "turn-end", sessionId: "s", turn: 4, turnType: "main", finishReason: "stop", promptTokens: 1, responseTokens: 1, ttftMs: 1, totalMs: 2, weightVersions: ["default"], continuedAfterAbort: 0 });
+    bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0", size: 4, meanReward: 0.25, evalScore: null, counts: { positive: 2, zero: 1, negative: 1 }, ready: 0 });
+    bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0" });
+    const text = formatStatus(status(), 120);
+    expect(text).toMatch(/^openclaw-rl words · run \d{8}-\d{6} · binary/);
+    expect(text).toContain("rewards     4 samples · mean 0.250 · 2 good (above 0) · 1 neutral (0) · 1 bad (below 0)");
+    expect(text).toContain("1 open: answered, waiting for the session's next message (closed unjudged once the session idles)");
+    expect(text).toContain("next batch  [");
+    expect(text).toContain("0 of 4 samples ready");
+    expect(text).toContain("trainer     1 batches trained; no per-step metrics reported");
+    expect(text).toContain("progress    weight version 0 · 1 batches trained · no end planned");
+  });
+
+  it("shows episodes done of planned and an ETA from the pace so far", () => {
+    const { bus, status } = tracked();
+    bus.emit({ type: "episodes-planned", tasks: 2, samplesPerTask: 2, epochs: 1, episodes: 4 });
+    const first = bus.emit({ type: "episode-start", episodeId: "e0", groupId: "g" });
+    bus.emit({ type: "episode-end", episodeId: "e0", groupId: "g", score: 1, failure: null, steps: 1, weightVersion: "1" });
+    // one of four done 60 s after the first began: three more at that pace
+    const progress = status(first.at + 60_000).progress;
+    expect(progress).toMatchObject({ episodes_done: 1, episodes_planned: 4, finished: false, eta_ms: 180_000 });
+    expect(formatStatus(status(first.at + 60_000))).toContain("progress    episodes 1 of 4 done · weight version – · 0 batches trained · about 3 min left");
+  });
+
+  it("says why a batch's worth of ready samples waits (the per-session share), until a batch leaves", () => {
+    const { bus, status } = tracked();
+    for (let turn = 0; turn < 6; turn++) bus.emit(sample(turn, 1));
+    bus.emit({ type: "batch-held", ready: 6, size: 4 });
+    const text = formatStatus(status());
+    expect(text).toContain("6 samples ready (a batch takes 4)");
+    expect(text).toMatch(/held back since \d+s ago: a batch takes at most 1 of one session's samples \(training\.fair_batch\.max_session_share 0\.25\); held-back samples complete a batch once they waited 300 s/);
+    bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0", size: 4, meanReward: 1, evalScore: null, counts: { positive: 4, zero: 0, negative: 0 }, ready: 2 });
+    expect(status().samples.held_back).toBeNull();
+    expect(formatStatus(status())).not.toContain("held back");
+  });
+
+  it("piped --watch prints the block once, then only the lines that changed, with the time", () => {
+    const { bus, status } = tracked();
+    const printer = new PipedStatusPrinter();
+    const block = printer.next(status());
+    expect(block).toContain("engines\n");
+    expect(printer.next(status())).toBe(""); // nothing changed (the uptime is not printed when piped)
+    bus.emit(sample(0, 1));
+    const changed = printer.next(status(), 100, new Date(2026, 0, 1, 12, 0, 5)).trimEnd().split("\n");
+    expect(changed).toContain("12:00:05 rewards     1 samples · mean 1.000 · 1 good (above 0) · 0 neutral (0) · 0 bad (below 0)");
+    expect(changed.some((line) => line.includes("next batch") && line.includes("1 of 4 samples ready"))).toBe(true);
+    expect(changed.join("\n")).not.toContain("engines");
+  });
+});
