@@ -12,7 +12,7 @@ import { statusSnapshotSchema, type StatusSnapshot } from "../../contracts/statu
 import type { DashboardSnapshot } from "../../orchestrator/status/dashboard/dashboard-wire.ts";
 import { ScriptedUser } from "../../rehearsal/scripted-user.ts";
 import { freePort, until } from "../support/loopback.ts";
-import { fromFeed, fromJson, fromText, type Figures } from "./screen-readers.ts";
+import { fromFeed, fromJson, fromText, type Figures } from "../status/screen-readers.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const BIN = path.join(root, "bin", "openclaw-rl.mjs");
