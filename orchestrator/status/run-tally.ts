@@ -6,6 +6,9 @@ import type { EngineState, PolicyEntropy, RunEvent, SkipCategory } from "../../c
 import { parseWeightVersion } from "../weights/weight-version-tracker.ts";
 import { isTrainerProgress, TRAINER_STALLED } from "./trainer-watchdog.ts";
 
+/** Clients told apart in the counts (names come from User-Agent headers: a bound against a client that varies it). */
+const MAX_CLIENTS = 32;
+
 export interface RunTallyLimits {
   /** Distinct session ids counted exactly; beyond this the count stops growing. */
   sessions: number;
@@ -72,6 +75,11 @@ export interface RunCounts {
   run: RunIdentity;
   sessions: number;
   turns: { main: number; side: number };
+  /**
+   * Main turns per client (User-Agent product), and of them those whose client asked for sampling it did not get
+   * (sampling.client_settings: trainer) or that were drawn off-policy (honor, or a tool_choice grammar); bounded.
+   */
+  clients: Array<{ client: string; mainTurns: number; askedOtherwise: number; offPolicy: number; asked: Record<string, number> }>;
   judging: {
     judged: number;
     /** Judged turns that made no sample, and those of them by category. */
@@ -141,6 +149,7 @@ export class RunTally {
   private readonly identity: RunIdentity;
   private readonly sessionIds = new Set<string>();
   private readonly turns = { main: 0, side: 0 };
+  private readonly clients = new Map<string, { mainTurns: number; askedOtherwise: number; offPolicy: number; asked: Record<string, number> }>();
   private readonly judging = { judged: 0, withoutSample: 0, skipped: {} as Partial<Record<SkipCategory, number>> };
   /** Closed main turns not judged yet, `session\u0000turn`, oldest first. */
   private readonly waiting = new Set<string>();
@@ -192,7 +201,10 @@ export class RunTally {
         return;
       case "turn-end": {
         this.servedVersion(event.weightVersions[event.weightVersions.length - 1]);
-        if (event.turnType === "main") addBounded(this.open, `${event.sessionId}\u0000${event.turn}`, this.limits.waiting);
+        if (event.turnType === "main") {
+          addBounded(this.open, `${event.sessionId}\u0000${event.turn}`, this.limits.waiting);
+          this.countClient(event.client ?? "unknown", event.samplingAsked, event.offPolicy === true);
+        }
         return;
       }
       case "turn-closed":
@@ -314,6 +326,22 @@ export class RunTally {
     if (table.size > this.limits.episodeGroups) table.delete(table.keys().next().value!);
   }
 
+  /** A main turn of a client: counted, with the sampling settings it asked for and did not get (by key). */
+  private countClient(client: string, asked: Record<string, number> | undefined, offPolicy: boolean): void {
+    let entry = this.clients.get(client);
+    if (!entry) {
+      if (this.clients.size >= MAX_CLIENTS) return;
+      entry = { mainTurns: 0, askedOtherwise: 0, offPolicy: 0, asked: {} };
+      this.clients.set(client, entry);
+    }
+    entry.mainTurns += 1;
+    if (offPolicy) entry.offPolicy += 1;
+    if (asked && Object.keys(asked).length > 0) {
+      entry.askedOtherwise += 1;
+      for (const key of Object.keys(asked)) entry.asked[key] = (entry.asked[key] ?? 0) + 1;
+    }
+  }
+
   counts(): RunCounts {
     const { sum, ...rewards } = this.rewards;
     const base = this.folderBase;
@@ -321,6 +349,7 @@ export class RunTally {
       run: { ...this.identity },
       sessions: this.sessionIds.size,
       turns: { ...this.turns },
+      clients: [...this.clients].map(([client, entry]) => ({ client, ...entry, asked: { ...entry.asked } })),
       judging: { ...this.judging, skipped: { ...this.judging.skipped }, waiting: this.waiting.size, open: this.open.size },
       samples: { ...this.samples, batchSize: this.batchSize },
       batches: { ...this.batches },
