@@ -1,6 +1,7 @@
 // Composition of the running orchestrator, as named steps that each push what they open onto one ResourceStack;
 // stop() closes that stack, so the stop order is the start order reversed: episodes → proxy → judge → sink → bridge → weight
 // watcher → engines → status API. Owns the order and the wiring; each part's behaviour is in its own file.
+import { setMaxListeners } from "node:events";
 import path from "node:path";
 import type { BridgeHello } from "../contracts/bridge.ts";
 import { environmentUrl, type Recipe } from "../contracts/recipe.ts";
@@ -274,6 +275,8 @@ async function startEpisodes(run: Run, proxyUrl: string, store: SampleStore | nu
   if (url === null || tasksFile === null) return;
   const tasks = await readTasks(tasksFile); // (a bad task file fails the start, naming the line)
   const stop = new AbortController();
+  // every worker waits on it (engines, budget, a request and its retries at once): a few listeners each, not a leak
+  setMaxListeners(10 + 4 * episodes.concurrency, stop.signal);
   const environment = new EnvironmentClient(url, { signal: stop.signal });
   const budget = store ? followBudget(run, store) : null;
   const driver = new EpisodeDriver({
