@@ -108,8 +108,6 @@ export type RunEvent = EventBase &
      * again at 0, so the tracked version drops to 0 and counts up from the new engines' versions.
      */
     | { type: "weights-version-reset"; fromVersion: string; reason: string }
-    /** This run's episode plan: tasks × samples per task × epochs (null: no end planned). */
-    | { type: "episodes-planned"; tasks: number; samplesPerTask: number; epochs: number | null; episodes: number | null }
     /** The first step of a general-agent episode began (a request with X-Episode-Id). */
     | { type: "episode-start"; episodeId: string; groupId: string }
     /**
@@ -117,6 +115,13 @@ export type RunEvent = EventBase &
      * that completed; weightVersion: the version of its last step's last token.
      */
     | { type: "episode-end"; episodeId: string; groupId: string; score: number | null; failure: string | null; steps: number; weightVersion: string | null }
+    /** The episode driver's plan, before its first episode: tasks × samples_per_task × epochs episodes. */
+    | { type: "episodes-planned"; planned: number; tasks: number; samplesPerTask: number; epochs: number }
+    /**
+     * The episode driver ran every planned episode (its epochs are done; the run stays up: see docs/episodes.md):
+     * how many finished with a score and failed, and the mean score of the scored ones.
+     */
+    | { type: "episodes-done"; planned: number; scored: number; failed: number; outcomeRate: number | null }
     /**
      * One training step as slime's trainer logged it (native/openclaw_rl/trainer_metrics.py → POST /v1/metrics). step:
      * slime's train/step; logprobDiff: train_rollout_logprob_abs_diff, the mean |train − rollout| log-prob of the

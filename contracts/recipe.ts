@@ -166,12 +166,12 @@ export const fairBatchSchema = z
       .gt(0)
       .max(1)
       .default(0.25)
-      .describe("The most of a batch one session may hold (at least 1 sample): a chatty or looping session's other samples wait for later batches, in order, and one that the next weight version would make stale goes out then whatever the share (none is lost to it). 1 turns it off."),
+      .describe("The most of a batch one session may hold (at least 1 sample): a chatty or looping session's other samples wait for later batches, in order, and one that the next weight version would make stale goes out then whatever the share (none is lost to it). An episode's steps count by task group, and a group's held-back steps complete a short batch at once. 1 turns it off."),
     relax_after_s: z
       .number()
       .min(0)
       .default(300)
-      .describe("When no full batch can be made within the share and a held-back sample has waited this long, the batch is completed with held-back samples, oldest first, so a run with fewer than 1/max_session_share active sessions still trains."),
+      .describe("When no full batch can be made within the share and a held-back chat sample has waited this long, the batch is completed with held-back samples, oldest first, so a run with fewer than 1/max_session_share active sessions still trains (episode steps do not wait: see max_session_share)."),
   })
   .strict()
   .prefault({});

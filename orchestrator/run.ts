@@ -1,6 +1,7 @@
 // Composition of the running orchestrator, as named steps that each push what they open onto one ResourceStack;
 // stop() closes that stack, so the stop order is the start order reversed: episodes → proxy → judge → sink → bridge → weight
 // watcher → engines → status API. Owns the order and the wiring; each part's behaviour is in its own file.
+import { setMaxListeners } from "node:events";
 import path from "node:path";
 import type { BridgeHello } from "../contracts/bridge.ts";
 import { environmentUrl, type Recipe } from "../contracts/recipe.ts";
@@ -14,7 +15,8 @@ import { ResourceStack, type CloseFailure } from "../lib/resource-stack.ts";
 import { SwitchableClient } from "../lib/sglang/switchable-client.ts";
 import { BridgeListener } from "./bridge/bridge-listener.ts";
 import { EnvironmentClient } from "./episodes/environment-client.ts";
-import { EpisodeDriver } from "./episodes/episode-driver.ts";
+import { EpisodeDriver, type EpisodeResult } from "./episodes/episode-driver.ts";
+import { RolloutBudget } from "./episodes/rollout-budget.ts";
 import { episodeTasksFile, readTasks } from "./episodes/task-file.ts";
 import { sleepUnlessAborted } from "../lib/abortable-sleep.ts";
 import { BridgeServer, bridgeHost } from "./bridge/bridge-server.ts";
@@ -27,6 +29,8 @@ import { AdminServer } from "./status/admin-server.ts";
 import { createAdminToken } from "./status/admin-token.ts";
 import { createDashboardRoutes } from "./status/dashboard/dashboard-routes.ts";
 import { RunTally } from "./status/run-tally.ts";
+import type { StatusSnapshot } from "../contracts/status.ts";
+import type { RunEventInput } from "../contracts/events.ts";
 import { StatusTracker } from "./status/status-tracker.ts";
 import { followBus } from "./status/tally-feed.ts";
 import { TrainerWatchdog } from "./status/trainer-watchdog.ts";
@@ -113,7 +117,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     const judging = await judgingStarted;
     followRouters(run, sink.bridge, policy, judging);
     const proxy = await startProxy(run, policy, policyModel, judging);
-    await startEpisodes(run, proxy.url);
+    await startEpisodes(run, proxy.url, sink.store);
     const status = await startStatusApi(run, statusApi, proxy, sink);
     return { bus: run.bus, ...status, bridgeToken: sink.endpoint?.token ?? null, bridgeHello: () => sink.bridge?.hello() ?? null, stop };
   } catch (error) {
@@ -267,18 +271,22 @@ async function startProxy(run: Run, policy: SwitchableClient, model: PolicyModel
 /**
  * Episodes against the environment server (episodes.env_url, or the built-in one the supervisor runs), through the
  * proxy like any harness (episode-driver.ts), in the background: it waits for the environment's /healthz and for the
- * engines, and is stopped first (its leases closed) when the run stops. Off when the recipe names no environment.
+ * engines, starts a task group only when its samples can be trained before they go stale (rollout-budget.ts, with the
+ * sample store), says when every planned episode is done, and is stopped first (its leases closed) when the run
+ * stops. Off when the recipe names no environment.
  */
-async function startEpisodes(run: Run, proxyUrl: string): Promise<void> {
+async function startEpisodes(run: Run, proxyUrl: string, store: SampleStore | null): Promise<void> {
   const { recipe, runDir, bus, options } = run;
   const episodes = recipe.episodes;
   const url = environmentUrl(recipe);
   const tasksFile = episodeTasksFile(episodes);
   if (url === null || tasksFile === null) return;
   const tasks = await readTasks(tasksFile); // (a bad task file fails the start, naming the line)
-  bus.emit({ type: "episodes-planned", tasks: tasks.length, samplesPerTask: episodes.samples_per_task, epochs: episodes.epochs, episodes: tasks.length * episodes.samples_per_task * episodes.epochs });
   const stop = new AbortController();
+  // every worker waits on it (engines, budget, a request and its retries at once): a few listeners each, not a leak
+  setMaxListeners(10 + 4 * episodes.concurrency, stop.signal);
   const environment = new EnvironmentClient(url, { signal: stop.signal });
+  const budget = store ? followBudget(run, store) : null;
   const driver = new EpisodeDriver({
     proxyUrl: proxyUrl.replace(/\/v1$/, ""),
     apiKey: options.apiKey,
@@ -292,6 +300,8 @@ async function startEpisodes(run: Run, proxyUrl: string): Promise<void> {
     contextTokens: recipe.model.context_length - recipe.model.max_response_tokens,
     uid: options.runId ?? `${path.basename(runDir)}-${Date.now().toString(36)}`,
     ready: () => options.readiness().ready,
+    ...(budget ? { admitGroup: (question) => budget.mayStartGroup(question) } : {}),
+    onPlan: (planned) => bus.emit({ type: "episodes-planned", planned, tasks: tasks.length, samplesPerTask: episodes.samples_per_task, epochs: episodes.epochs }),
     signal: stop.signal,
   });
   const running = (async () => {
@@ -299,12 +309,30 @@ async function startEpisodes(run: Run, proxyUrl: string): Promise<void> {
       if (waited === 30) bus.emit({ type: "error", source: "episodes", code: "ENVIRONMENT_ERROR", message: `the environment server at ${url} has not answered GET /healthz for 30 s; episodes wait for it` });
       if (!(await sleepUnlessAborted(1000, stop.signal))) return;
     }
-    await driver.run();
+    const results = await driver.run();
+    if (!stop.signal.aborted) bus.emit(episodesDone(tasks.length * episodes.samples_per_task * episodes.epochs, results));
   })().catch((error: unknown) => void bus.emit({ type: "error", source: "episodes", code: "ENVIRONMENT_ERROR", message: (error as Error).message }));
   run.stack.push("episodes", async () => {
     stop.abort();
     await running;
   });
+}
+
+/** The rollout budget over the store, told of every episode's end and every judged step (from the bus). */
+function followBudget(run: Run, store: SampleStore): RolloutBudget {
+  const budget = new RolloutBudget({ maxStaleness: run.recipe.training.max_staleness, batchSize: run.recipe.training.batch_size, ready: () => store.counts().ready });
+  const unsubscribe = run.bus.subscribe((event) => {
+    if (event.type === "episode-end") budget.episodeEnded(event.episodeId, event.steps);
+    else if (event.type === "turn-judged") budget.stepJudged(event.sessionId);
+  });
+  run.stack.push("rollout budget", async () => unsubscribe());
+  return budget;
+}
+
+function episodesDone(planned: number, results: readonly EpisodeResult[]): Extract<RunEventInput, { type: "episodes-done" }> {
+  const scores = results.flatMap((result) => (result.score === null ? [] : [result.score]));
+  const outcomeRate = scores.length > 0 ? scores.reduce((sum, score) => sum + score, 0) / scores.length : null;
+  return { type: "episodes-done", planned, scored: scores.length, failed: results.length - scores.length, outcomeRate };
 }
 
 /** The status API (status, the event stream, the dashboard); its parts go into the place reserved for them, so they close last. */

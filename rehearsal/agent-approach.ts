@@ -1,23 +1,28 @@
-// The stand-in policy's second learnable decision, for agent episodes: asked an arithmetic task with a `python` tool
-// and a `submit_answer` tool offered (the built-in tool-call environment's), it either computes the answer with
-// python or answers from memory. The decision is the first token after `<think>\nI will` ( compute |  answer) and
-// carries its log-prob; from memory it gets sums right and products wrong, as a person doing mental arithmetic.
-// Everything else in an episode is fixed text: submit what python printed, then say so.
+// The stand-in policy's second learnable decision, for agent episodes of the built-in environments: use the tool, or
+// answer from memory. The decision is the first token after `<think>\nI will` ( use |  answer) and carries its
+// log-prob. Tool-call (an arithmetic task, `python` and `submit_answer` offered): python computes it; from memory
+// sums come out right and products wrong, as in mental arithmetic. Terminal (a task of a shape shell-skills.ts
+// knows, `run_command` offered): the command is run; from memory it is only told, so nothing is done. Everything
+// else in an episode is fixed text: submit what python printed, or say the command ran; then done.
 import type { OfferedTool, PromptTurn, ReadPrompt } from "./prompt-reader.ts";
 import { toolResultText } from "./prompt-reader.ts";
 import { decisionPositions, decisionTokens, type DecisionTokens } from "./decision-tokens.ts";
+import { shellCommandFor } from "./shell-skills.ts";
 import type { StandinTokenizer } from "./standin-model.ts";
 
 export interface Approach {
   name: "tool" | "memory";
-  /** The words after "I will"; their first token is the decision token. */
+  /** The words after "I will" (in the tool-call environment); their first token is the decision token. */
   words: string;
 }
 
 export const APPROACHES: readonly Approach[] = [
-  { name: "tool", words: "compute it with python." },
+  { name: "tool", words: "use python to compute it." },
   { name: "memory", words: "answer from memory." },
 ];
+
+/** The terminal environment's words for using the tool: the same first token as APPROACHES[0]'s. */
+const TERMINAL_TOOL_WORDS = "use run_command to do it.";
 
 /** What a reply from memory says before submitting: the cue the stand-in judge reads as an unchecked guess. */
 export const GUESS_OPENER = "From memory, it is";
@@ -63,12 +68,16 @@ function call(tool: OfferedTool, value: unknown): string {
 
 export type EpisodePlan = { kind: "approach"; text: (approach: number) => string } | { kind: "fixed"; text: string };
 
-/**
- * The plan for a prompt of an arithmetic episode (python and submit_answer offered, the task in the first user
- * message), or null for any other prompt. First step: the approach decision; after python's output: submit it;
- * after the submission: a closing sentence (no decision, no style).
- */
+/** The plan for a prompt of an episode of a built-in environment the stand-in can do, or null for any other prompt. */
 export function planEpisodeStep(prompt: ReadPrompt, last: PromptTurn | undefined): EpisodePlan | null {
+  return planArithmeticStep(prompt, last) ?? planShellStep(prompt, last);
+}
+
+/**
+ * An arithmetic episode (python and submit_answer offered, the task in the first user message). First step: the
+ * approach decision; after python's output: submit it; after the submission: a closing sentence.
+ */
+function planArithmeticStep(prompt: ReadPrompt, last: PromptTurn | undefined): EpisodePlan | null {
   const python = prompt.tools.find((tool) => tool.name === "python");
   const submit = prompt.tools.find((tool) => tool.name === "submit_answer");
   const question = prompt.turns.find((turn) => turn.role === "user" && !turn.toolResult);
@@ -90,4 +99,24 @@ export function planEpisodeStep(prompt: ReadPrompt, last: PromptTurn | undefined
   const submitted = prompt.turns.some((turn) => turn.role === "assistant" && submittedCall.test(turn.text));
   if (printed && !submitted) return { kind: "fixed", text: `<think>\nPython printed ${printed[0]}.\n</think>\n\nPython printed ${printed[0]}.\n${call(submit, printed[0])}` };
   return { kind: "fixed", text: "<think>\nSubmitted.\n</think>\n\nDone: I submitted my answer." };
+}
+
+/**
+ * A terminal episode (run_command offered, a task shell-skills.ts knows in the first user message). First step: the
+ * approach decision (run the command, or only say it from memory: then the episode ends undone); after the
+ * command's output: done.
+ */
+function planShellStep(prompt: ReadPrompt, last: PromptTurn | undefined): EpisodePlan | null {
+  const shell = prompt.tools.find((tool) => tool.name === "run_command");
+  const instruction = prompt.turns.find((turn) => turn.role === "user" && !turn.toolResult)?.text.split("\n\n")[0] ?? "";
+  const command = shell ? shellCommandFor(instruction) : null;
+  if (!shell || command === null || !last) return null;
+  if (last.toolResult) return { kind: "fixed", text: "<think>\nThe command ran.\n</think>\n\nDone: I ran the command for the task." };
+  return {
+    kind: "approach",
+    text: (approach) =>
+      APPROACHES[approach]?.name === "memory"
+        ? `${APPROACH_MARKER} ${APPROACHES[approach]!.words}\n</think>\n\n${GUESS_OPENER} done with: \`${command}\``
+        : `${APPROACH_MARKER} ${TERMINAL_TOOL_WORDS}\n</think>\n\n${call(shell, command)}`,
+  };
 }

@@ -1,6 +1,7 @@
 // `openclaw-rl start`: run id → bridge listener → launch plan → preflight → run folder → orchestrator (proxy, judge,
 // store, bridge, status) → admin endpoint file → plan files → supervised engines → one banner → wait for Ctrl-C /
 // SIGTERM (a second one forces) → ordered stop.
+import { episodesDoneLine } from "../../orchestrator/episodes/episodes-done-line.ts";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
@@ -63,6 +64,10 @@ async function runStart(options: StartOptions): Promise<number> {
 
   const { plan, orchestrator, supervisor } = await launch({ recipe, runDir, apiKey, terminal, echoLines: options.followLogs === true });
   const stopped = stopOnSignals(orchestrator, supervisor, terminal);
+  // a general-agent run whose planned episodes are done says so (it stays up: docs/episodes.md)
+  orchestrator.bus.subscribe((event) => {
+    if (event.type === "episodes-done") terminal(episodesDoneLine(event, runDir));
+  });
   startEngines(supervisor, plan, recipe, orchestrator);
   await supervisor.waitAllReady(readyTimeout);
   if (!stopped.requested()) {

@@ -10,7 +10,10 @@ import { TaskCatalogue } from "../task-catalogue.ts";
 import { parseToolArguments } from "../tool-arguments.ts";
 import { isRightAnswer, mathTaskSchema, type MathTask } from "./math-task.ts";
 
+/** The default tasks: arithmetic a rehearsal stand-in can learn to check with python (sums and products). */
 export const TOOLCALL_TASKS = path.join(import.meta.dirname, "tasks.jsonl");
+/** Word problems for real models (`episodes.tasks`); math-task-generator.ts makes more of their kind. */
+export const WORD_PROBLEMS = path.join(import.meta.dirname, "word-problems.jsonl");
 const PYTHON = "/usr/bin/python3";
 const MAX_CODE_CHARS = 64_000;
 

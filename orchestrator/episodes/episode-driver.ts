@@ -3,12 +3,12 @@
 // token-exactly, judged from its next state like any turn), tool calls go to /exec_tool, heartbeats keep the lease,
 // and the outcome (/evaluate's score, or the failure) is reported to POST /v1/episodes/{id}/outcome. The lease is
 // closed always: on errors and at stop too. Rewards and samples are judging's (episode-book.ts).
-import { setMaxListeners } from "node:events";
 import { z } from "zod";
 import { toolCallSchema, toolSchema, type ChatMessage, type Tool } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { sleepUnlessAborted } from "../../lib/abortable-sleep.ts";
 import type { EnvironmentClient } from "./environment-client.ts";
+import type { AdmissionQuestion } from "./rollout-budget.ts";
 import { episodeId, type Task } from "./task-file.ts";
 
 export interface EpisodeDriverOptions {
@@ -31,6 +31,14 @@ export interface EpisodeDriverOptions {
   heartbeatMs?: number;
   /** Whether the engines take requests (the traffic gate); an episode starts only when they do. Default: always. */
   ready?: () => boolean;
+  /**
+   * Whether the next task group may start now (rollout-budget.ts: so that its samples are trained before they go
+   * stale); asked again every admitPollMs while it says no. A started group's episodes always run. Default: always.
+   */
+  admitGroup?: (question: AdmissionQuestion) => boolean;
+  admitPollMs?: number;
+  /** Told once before the first episode: how many episodes the run plans (tasks × samples_per_task × epochs). */
+  onPlan?(planned: number): void;
   signal: AbortSignal;
   /** Told of every finished episode (for logs and tests). */
   onEpisode?(result: EpisodeResult): void;
@@ -73,7 +81,10 @@ export class EpisodeDriver {
     this.heartbeatMs = options.heartbeatMs ?? 30_000;
   }
 
-  /** Every epoch × task × sample, `concurrency` at a time, a task group's episodes next to each other. */
+  /**
+   * Every epoch × task × sample, `concurrency` at a time, a task group's episodes next to each other; a new group
+   * starts only when admitGroup says so.
+   */
   async run(): Promise<EpisodeResult[]> {
     const { tasks, samplesPerTask, epochs, concurrency, signal } = this.options;
     const queue: { task: Task; group: number; sample: number }[] = [];
@@ -82,24 +93,44 @@ export class EpisodeDriver {
         for (let sample = 0; sample < samplesPerTask; sample++) queue.push({ task, group: epoch * tasks.length + index, sample });
       });
     }
-    // Each worker holds at most one listener on the stop signal at a time (its readiness wait, its request to the
-    // proxy, or the environment's capacity back-off): a fan-out of `concurrency`, by design and bounded, above
-    // Node's warning level of 10 at the default 16; the 10 stay for anything else that shares the signal.
-    setMaxListeners(concurrency + 10, signal);
+    this.options.onPlan?.(queue.length);
     const results: EpisodeResult[] = [];
+    const started = new Set<number>();
+    const running = { episodes: 0 };
+    const recentSteps: number[] = []; // steps of the latest scored episodes, at most one group's worth
     const worker = async (): Promise<void> => {
       while (!signal.aborted) {
         // (engines starting, or paused: an episode begun now would fail its first step)
         while (this.options.ready && !this.options.ready()) if (!(await sleepUnlessAborted(1000, signal))) return;
-        const next = queue.shift();
+        const next = queue[0];
         if (!next) return;
-        const result = await this.runEpisode(next.task, next.group, next.sample);
+        if (!started.has(next.group) && !this.admits(running.episodes, recentSteps)) {
+          if (!(await sleepUnlessAborted(this.options.admitPollMs ?? 250, signal))) return;
+          continue;
+        }
+        started.add(next.group);
+        queue.shift();
+        running.episodes += 1;
+        const result = await this.runEpisode(next.task, next.group, next.sample).finally(() => (running.episodes -= 1));
         results.push(result);
+        if (result.score !== null && recentSteps.push(result.steps) > samplesPerTask) recentSteps.shift();
         this.options.onEpisode?.(result);
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
     return results;
+  }
+
+  /**
+   * Whether a new group may start, asked with the samples expected of the running episodes and of the group: steps
+   * per episode as the latest group's worth of scored episodes took on average (the policy changes, and with it how
+   * many steps it takes). Before any finished, only when nothing runs.
+   */
+  private admits(running: number, recentSteps: readonly number[]): boolean {
+    if (!this.options.admitGroup) return true;
+    if (recentSteps.length === 0) return running === 0 && this.options.admitGroup({ running, runningSamples: 0, groupSamples: 0 });
+    const stepsPerEpisode = recentSteps.reduce((sum, steps) => sum + steps, 0) / recentSteps.length;
+    return this.options.admitGroup({ running, runningSamples: running * stepsPerEpisode, groupSamples: this.options.samplesPerTask * stepsPerEpisode });
   }
 
   /** One episode, start to outcome; never throws (a failure is the result's). */

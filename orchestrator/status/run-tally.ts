@@ -301,7 +301,7 @@ export class RunTally {
         this.checkpoints.delete(event.iteration);
         return;
       case "episodes-planned":
-        this.episodePlan = event.episodes;
+        this.episodePlan = event.planned;
         return;
       case "episode-start":
         if (this.runningEpisodes.size < this.limits.sessions) this.runningEpisodes.add(event.episodeId);

@@ -14,7 +14,7 @@ import type { Sample } from "../../contracts/sample.ts";
 import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import type { StalenessPolicy } from "../weights/staleness-policy.ts";
 import { AckLog } from "./ack-log.ts";
-import { composeBatch, type BatchComposition, type FairBatchRule } from "./batch-composition.ts";
+import { composeBatch, shareUnit, type BatchComposition, type FairBatchRule, type ShareUnit } from "./batch-composition.ts";
 import { appendDurably } from "../../lib/durable-file.ts";
 import { encodeSample, parseFrame, type StorableSample } from "./sample-frame.ts";
 import { SegmentLog, type RecordLocation } from "./segment-log.ts";
@@ -35,7 +35,8 @@ type EntryState = "ready" | "delivered" | "acknowledged" | "dropped";
 interface Entry {
   seq: number;
   id: string;
-  sessionId: string;
+  /** Its share unit in a batch (batch-composition.ts): the session, or an episode step's task group. */
+  unit: ShareUnit;
   /** When it became ready here (ms epoch; a restart starts the clock again). */
   readyAt: number;
   location: RecordLocation;
@@ -111,7 +112,7 @@ export class SampleStore implements SampleSink {
     for (const record of recovery.records) {
       const { header } = parseFrame<SampleFrameHeader>(record.payload, SAMPLE_FRAME_MAGIC);
       const state: EntryState = acks.state.acknowledged.has(header.seq) ? "acknowledged" : acks.state.dropped.has(header.seq) ? "dropped" : "ready";
-      store.addEntry({ seq: header.seq, id: header.id, sessionId: header.sessionId, readyAt: Date.now(), location: record.location, state, weightVersions: header.weightVersions.map(([version]) => version) });
+      store.addEntry({ seq: header.seq, id: header.id, unit: shareUnit(header), readyAt: Date.now(), location: record.location, state, weightVersions: header.weightVersions.map(([version]) => version) });
       nextSeq = Math.max(nextSeq, header.seq + 1);
     }
     store.nextSeq = nextSeq;
@@ -157,7 +158,7 @@ export class SampleStore implements SampleSink {
     const seq = this.nextSeq++;
     const frame = encodeSample(sample as StorableSample, seq); // throws BAD_REQUEST before any state changes
     const write = this.log.append(frame).then((location) => {
-      this.addEntry({ seq, id: sample.id, sessionId: sample.sessionId, readyAt: Date.now(), location, state: "ready", weightVersions: [...new Set(sample.weightVersions)] });
+      this.addEntry({ seq, id: sample.id, unit: shareUnit(sample), readyAt: Date.now(), location, state: "ready", weightVersions: [...new Set(sample.weightVersions)] });
       for (const wake of this.readyWaiters) wake();
     });
     this.pendingIds.set(sample.id, { frame, write });
@@ -249,7 +250,7 @@ export class SampleStore implements SampleSink {
     const ready = [...this.entries.values()]
       .filter((entry) => entry.state === "ready")
       .sort((a, b) => a.seq - b.seq)
-      .map((entry) => ({ seq: entry.seq, sessionId: entry.sessionId, readyAt: entry.readyAt, lastChance: staleness.stalenessOf(entry.weightVersions, current) >= staleness.maxStaleness }));
+      .map((entry) => ({ seq: entry.seq, ...entry.unit, readyAt: entry.readyAt, lastChance: staleness.stalenessOf(entry.weightVersions, current) >= staleness.maxStaleness }));
     return composeBatch(ready, size, this.options.fairBatch ?? NO_CAP, Date.now());
   }
 

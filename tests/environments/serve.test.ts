@@ -17,9 +17,9 @@ describe("serve.ts", () => {
     const announced = JSON.parse(firstLine) as { url: string; kind: string };
     expect(announced).toEqual({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), kind: "toolcall" });
     const client = new EnvironmentClient(announced.url);
-    const lease = await client.allocate("toolcall-math:math-029", "serve-test:0");
-    await client.reset(lease, { task_name: "toolcall-math", task_path: "math-029" });
-    await client.execTool(lease, { name: "submit_answer", arguments: { answer: "2147483647" } });
+    const lease = await client.allocate("toolcall-arithmetic:arith-11", "serve-test:0");
+    await client.reset(lease, { task_name: "toolcall-arithmetic", task_path: "arith-11" });
+    await client.execTool(lease, { name: "submit_answer", arguments: { answer: "5568" } });
     expect(await client.evaluate(lease)).toBe(1);
     expect(await (await fetch(`${announced.url}/status`)).json()).toMatchObject({ ok: true, leases: 1, capacity: 2 });
     child.kill("SIGTERM");

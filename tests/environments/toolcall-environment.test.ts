@@ -8,7 +8,7 @@ import { startEnvironmentServer, type RunningEnvironmentServer } from "../../env
 import { TaskCatalogue } from "../../environments/task-catalogue.ts";
 import { mathTaskSchema, normaliseAnswer } from "../../environments/toolcall/math-task.ts";
 import { generateMathTasks } from "../../environments/toolcall/math-task-generator.ts";
-import { TOOLCALL_TASKS } from "../../environments/toolcall/toolcall-environment.ts";
+import { TOOLCALL_TASKS, WORD_PROBLEMS } from "../../environments/toolcall/toolcall-environment.ts";
 import { EnvironmentClient } from "../../orchestrator/episodes/environment-client.ts";
 
 const TASK = { task_name: "toolcall-math", task_path: "math-001", question: "A baker makes 12 trays of 24 cookies and sells 197. How many are left?", answer: 91 };
@@ -65,8 +65,8 @@ describe("the tool-call environment", () => {
   });
 
   it("finds a shipped task by its task_path alone, and refuses a task it cannot read with 400", async () => {
-    const { userMessage } = await episode({ task_name: "toolcall-math", task_path: "math-029" });
-    expect(userMessage).toContain("2 to the power 31 minus 1");
+    const { userMessage } = await episode({ task_name: "toolcall-arithmetic", task_path: "arith-02" });
+    expect(userMessage).toContain("What is 725 * 15?");
     const response = await fetch(`${server!.url}/reset`, {
       method: "POST",
       body: JSON.stringify({ lease_id: await new EnvironmentClient(server!.url).allocate("x:y", "r-x"), task_meta: { task_name: "toolcall-math", task_path: "nope" } }),
@@ -84,14 +84,27 @@ describe("the tool-call environment", () => {
     expect(existsSync(folder)).toBe(false);
   });
 
-  it("ships a task file of math problems with integer answers, one task per path", async () => {
-    const catalogue = await TaskCatalogue.read(TOOLCALL_TASKS, mathTaskSchema);
+  it("ships word problems with integer answers, one task per path", async () => {
+    const catalogue = await TaskCatalogue.read(WORD_PROBLEMS, mathTaskSchema);
     expect(catalogue.tasks.length).toBeGreaterThanOrEqual(30);
     expect(new Set(catalogue.tasks.map((task) => task.task_path)).size).toBe(catalogue.tasks.length);
     for (const task of catalogue.tasks) {
       expect(task.task_name).toBe("toolcall-math");
       expect(Number.isInteger(task.answer), task.task_path).toBe(true);
     }
+  });
+
+  it("ships default tasks of sums and products whose answers are right", async () => {
+    const catalogue = await TaskCatalogue.read(TOOLCALL_TASKS, mathTaskSchema);
+    const operators = new Set<string>();
+    for (const task of catalogue.tasks) {
+      const [, a, operator, b] = /^What is (\d+) ([+*]) (\d+)\?$/.exec(task.question) ?? [];
+      expect(operator, task.question).toBeDefined();
+      operators.add(operator!);
+      expect(task.answer, task.task_path).toBe(operator === "+" ? Number(a) + Number(b) : Number(a) * Number(b));
+    }
+    expect([...operators].sort()).toEqual(["*", "+"]);
+    expect(new Set(catalogue.tasks.map((task) => task.task_path)).size).toBe(catalogue.tasks.length);
   });
 
   it("generates more tasks of the same form, the same for a seed, with positive integer answers", async () => {

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../contracts/events.ts";
 import { EnvironmentClient } from "../../orchestrator/episodes/environment-client.ts";
 import { EpisodeDriver, type EpisodeResult } from "../../orchestrator/episodes/episode-driver.ts";
+import type { AdmissionQuestion } from "../../orchestrator/episodes/rollout-budget.ts";
 import type { Task } from "../../orchestrator/episodes/task-file.ts";
 import { startHarness, type Harness } from "../proxy/harness.ts";
 import { LeaseEnvServer } from "./lease-env-server.ts";
@@ -221,6 +222,40 @@ describe("stopping the driver", () => {
     expect(results.every((result) => result.ended === "failed")).toBe(true);
     expect(env.log.filter((route) => route === "/close")).toHaveLength(2);
     expect(env.leases.size).toBe(0);
+  });
+});
+
+describe("the driver's admission of task groups (the rollout budget)", () => {
+  it("starts a new group only when admitted, always finishes a started one, and tells the plan first", async () => {
+    const { harness, envUrl } = await setUp(8);
+    const tasks: Task[] = ["a", "b", "c"].map((name) => ({ key: `math:${name}`, meta: { task_name: "math", task_path: name, a: 2, b: 3 } }));
+    let admit = false;
+    const questions: AdmissionQuestion[] = [];
+    const started: string[] = [];
+    let planned = 0;
+    const running = driver(harness.url, envUrl, tasks, {
+      concurrency: 6,
+      samplesPerTask: 2,
+      admitPollMs: 20,
+      onPlan: (count) => (planned = count),
+      admitGroup: (question) => {
+        questions.push(question);
+        return question.running === 0 && (questions.length === 1 || admit);
+      },
+      onEpisode: (result) => started.push(result.groupId),
+    }).run();
+    // the first group runs (admitted once, nothing running); the second waits while admission says no
+    await until(() => started.length === 2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(started.map((group) => group.split(":").at(-1))).toEqual(["0", "0"]);
+    expect(ofType(harness.events, "turn-start").every((event) => event.sessionId.includes(":run1:0:"))).toBe(true);
+    admit = true;
+    const results = await running;
+    expect(planned).toBe(6);
+    expect(results).toHaveLength(6);
+    // groups ran one after another: each asked with nothing running, and with the steps the finished episodes took
+    expect(started.map((group) => group.split(":").at(-1))).toEqual(["0", "0", "1", "1", "2", "2"]);
+    expect(questions.at(-1)).toEqual({ running: 0, runningSamples: 0, groupSamples: 4 });
   });
 });
 

@@ -33,7 +33,7 @@ describe("the stand-in's agent approach", () => {
     const plan = planEpisodeStep(first, lastConversationTurn(first))!;
     expect(plan.kind).toBe("approach");
     const text = (plan as { text: (choice: number) => string }).text;
-    expect(text(0)).toBe('<think>\nI will compute it with python.\n</think>\n\n<tool_call>\n{"name":"python","arguments":{"code":"print(62 * 95)"}}\n</tool_call>');
+    expect(text(0)).toBe('<think>\nI will use python to compute it.\n</think>\n\n<tool_call>\n{"name":"python","arguments":{"code":"print(62 * 95)"}}\n</tool_call>');
     expect(text(1)).toBe('<think>\nI will answer from memory.\n</think>\n\nFrom memory, it is 5900.\n<tool_call>\n{"name":"submit_answer","arguments":{"answer":"5900"}}\n</tool_call>');
     const call = { id: "c1", type: "function" as const, function: { name: "python", arguments: '{"code": "print(62 * 95)"}' } };
     const second = render([{ role: "user", content: QUESTION }, { role: "assistant", content: "", tool_calls: [call] }, { role: "tool", tool_call_id: "c1", content: "5890" }]);

@@ -85,7 +85,7 @@ const ended = (sessionId: string, turn: number, version: string): RunEventInput 
 const sequence: RunEventInput[] = [
   // the records folder's store, as an earlier run left it: one sample ready, a batch of 2 still out, its totals
   { type: "store-opened", ready: 1, outstanding: [{ batchId: "earlier", size: 2 }], acknowledged: 10, droppedStale: 5 },
-  { type: "episodes-planned", tasks: 1, samplesPerTask: 2, epochs: 1, episodes: 2 },
+  { type: "episodes-planned", planned: 2, tasks: 1, samplesPerTask: 2, epochs: 1 },
   { type: "engine-state", name: "policy", state: "starting", detail: "launching" },
   { type: "engine-state", name: "judge", state: "ready", detail: "1 engine" },
   { type: "turn-start", sessionId: "a", turn: 0, turnType: "main", decidedBy: "agent-conversation" },

@@ -39,7 +39,7 @@ describe("status text", () => {
 
   it("shows episodes done of planned and an ETA from the pace so far", () => {
     const { bus, status } = tracked();
-    bus.emit({ type: "episodes-planned", tasks: 2, samplesPerTask: 2, epochs: 1, episodes: 4 });
+    bus.emit({ type: "episodes-planned", planned: 4, tasks: 2, samplesPerTask: 2, epochs: 1 });
     const first = bus.emit({ type: "episode-start", episodeId: "e0", groupId: "g" });
     bus.emit({ type: "episode-end", episodeId: "e0", groupId: "g", score: 1, failure: null, steps: 1, weightVersion: "1" });
     // one of four done 60 s after the first began: three more at that pace

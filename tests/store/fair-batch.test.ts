@@ -1,5 +1,6 @@
 // Fair batches: no session holds more than its share of a batch; what is held back waits, in order, for a later
 // batch (never dropped by the share, still dropped by the staleness rule); a run with too few sessions still trains.
+// Episode steps share by task group, and a small episode run trains at once.
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +15,8 @@ import { makeSample } from "../bridge/sample-factory.ts";
 const RULE = { maxSessionShare: 0.25, relaxAfterMs: 60_000 };
 
 describe("composeBatch", () => {
-  const candidate = (seq: number, sessionId: string, readyAt = 0): BatchCandidate => ({ seq, sessionId, readyAt });
+  const candidate = (seq: number, unit: string, readyAt = 0): BatchCandidate => ({ seq, unit, readyAt });
+  const step = (seq: number, group: string, readyAt = 0): BatchCandidate => ({ seq, unit: group, episodeGroup: true, readyAt });
 
   it("caps a session at a quarter of the batch, at least one sample", () => {
     expect(sessionCap(16, 0.25)).toBe(4);
@@ -37,6 +39,15 @@ describe("composeBatch", () => {
     expect(composeBatch(candidates, 4, RULE, 59_999)).toBeNull();
     expect(composeBatch(candidates, 4, RULE, 60_000)).toMatchObject({ seqs: [1, 2, 3, 4], relaxed: true, heldBack: 0, largestSession: 3 });
     expect(composeBatch(candidates.slice(0, 3), 4, RULE, 1e9)).toBeNull(); // fewer ready than the batch: never
+  });
+
+  it("task groups: interleaved while several are ready, and one group alone fills the batch at once", () => {
+    const twoGroups = [step(1, "g1"), step(2, "g1"), step(3, "g1"), step(4, "g1"), step(5, "g1"), step(6, "g2"), step(7, "g2"), step(8, "g2")];
+    expect(composeBatch(twoGroups, 4, { ...RULE, maxSessionShare: 0.5 }, 0)).toEqual({ seqs: [1, 2, 6, 7], heldBack: 3, relaxed: false, sessions: 2, largestSession: 2 });
+    const oneGroup = twoGroups.slice(0, 5);
+    expect(composeBatch(oneGroup, 4, RULE, 0)).toEqual({ seqs: [1, 2, 3, 4], heldBack: 1, relaxed: true, sessions: 1, largestSession: 4 }); // (5 waits on)
+    // a chat session alone still waits relax_after_s
+    expect(composeBatch(oneGroup.map((each) => ({ ...each, episodeGroup: false })), 4, RULE, 0)).toBeNull();
   });
 });
 
@@ -114,6 +125,17 @@ describe("SampleStore with a session share", () => {
     const batch = (await store.deliver(4, 0))!;
     expect(sessionsOf(batch.frames)).toEqual({ looping: 3, "user-3": 1 });
     expect(store.counts()).toMatchObject({ ready: 5, droppedStale: 0 });
+  });
+
+  it("a small episode run (one task group of two episodes, fewer than the share wants units) trains without waiting", async () => {
+    store = await SampleStore.open(dir, { staleness: new StalenessPolicy(new WeightVersionTracker(1), 2), fairBatch: { maxSessionShare: 0.25, relaxAfterMs: 300_000 } });
+    for (let index = 0; index < 6; index++) {
+      const episode = index % 2;
+      await store.put({ ...makeSample(index, { weightVersion: "1" }), id: `t:run:0:${episode}:${index}`, sessionId: `t:run:0:${episode}`, episode: { episodeId: `t:run:0:${episode}`, groupId: "t:run:0", stepIndex: index >> 1, stepScore: null, outcome: 1 } });
+    }
+    const batch = (await store.deliver(4, 0))!;
+    expect(batch.composition).toEqual({ sessions: 1, largestSession: 4, heldBack: 2, relaxed: true }); // (4, 5 wait on)
+    expect(batch.frames.map((frame) => decodeSample(frame).sample.turn)).toEqual([0, 1, 2, 3]);
   });
 
   it("waits for a batch the share can make instead of answering at once (no busy loop), and relaxes after relax_after_s", async () => {
