@@ -36,6 +36,18 @@ export const statusSnapshotSchema = z.object({
     .describe("The last time slime restarted and its weight versions began again at 0 (weights-version-reset)."),
   sessions: z.number().int().describe("Distinct sessions that sent a turn in this run."),
   turns: z.object({ main: z.number().int(), side: z.number().int() }),
+  clients: z
+    .array(
+      z.object({
+        client: z.string().describe("The client by its User-Agent's product name (codex_cli_rs, claude-cli, QwenCode, OpenAI/JS for OpenClaw's SDK)."),
+        main_turns: z.number().int(),
+        asked_otherwise: z.number().int().describe("Main turns whose client asked for sampling settings the proxy did not use (sampling.client_settings: trainer): they were drawn from the trainer's distribution instead."),
+        off_policy: z.number().int().describe("Main turns drawn off the trainer's distribution (honoured client settings, a tool_choice grammar): recorded, never trained."),
+        asked: z.record(z.string(), z.number().int()).describe("Of those, how many asked for each setting (temperature, top_p, presence_penalty, …)."),
+      }),
+    )
+    .default([])
+    .describe("Main turns per client and the sampling they asked for (docs/proxy.md: main turns are sampled from the trainer's distribution)."),
   samples: z.object({
     ready: z.number().int().describe("Toward the next batch: the store's count (samples earlier runs left ready included)."),
     batch_size: z.number().int(),

@@ -17,6 +17,7 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
   for (const engine of status.engines) lines.push(`  ${mark(engine.state)} ${engine.name.padEnd(18)} ${engine.state.padEnd(9)} ${truncate(engine.detail, columns - 34)}`);
   if (status.engines.length === 0) lines.push("  (none supervised)");
   lines.push(`sessions    ${status.sessions} · turns: main ${status.turns.main}, side ${status.turns.side}`);
+  for (const client of status.clients.filter((entry) => entry.asked_otherwise > 0 || entry.off_policy > 0)) lines.push(clientSamplingLine(client));
   const { ready, batch_size: size } = status.samples;
   lines.push(`next batch  ${progressBar(ready, size, Math.max(10, Math.min(40, columns - 30)))} ${ready > size ? `${ready} samples ready (a batch takes ${size})` : `${ready} of ${size} samples ready`}`);
   const held = status.samples.held_back;
@@ -122,4 +123,13 @@ function duration(ms: number): string {
 /** The lines of `next` that `previous` did not hold (a piped `status --watch` prints only those). */
 export function changedLines(previous: ReadonlySet<string>, next: readonly string[]): string[] {
   return next.filter((line) => line.trim() !== "" && !previous.has(line));
+}
+
+/** A client whose main turns asked for sampling they did not get, or were drawn off-policy: in words. */
+function clientSamplingLine(client: StatusSnapshot["clients"][number]): string {
+  const asked = Object.entries(client.asked).map(([key, count]) => `${key} ×${count}`).join(", ");
+  const parts = [];
+  if (client.asked_otherwise > 0) parts.push(`${client.asked_otherwise} of ${client.main_turns} main turns asked for other sampling (${asked}), drawn at the trainer's instead`);
+  if (client.off_policy > 0) parts.push(`${client.off_policy} drawn off-policy (not trained)`);
+  return `  ${client.client}: ${parts.join("; ")}`;
 }

@@ -5,6 +5,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
 import { OpenclawRlError } from "../../contracts/errors.ts";
+import { cliCommand } from "../../lib/cli-command.ts";
 import { ADMIN_ENDPOINT_FILE, readAdminToken } from "../../orchestrator/status/admin-token.ts";
 import { statusSnapshotSchema, type StatusSnapshot } from "../../contracts/status.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
@@ -47,7 +48,7 @@ function resolveTarget(options: StatusOptions): Target {
   if (!endpoint.success) {
     throw new OpenclawRlError("RECIPE_NOT_FOUND", `no running openclaw-rl recorded in ${runDir} (${ADMIN_ENDPOINT_FILE} missing)`, {
       path: runDir,
-      hint: "start one with `openclaw-rl start`, or pass --run <records.dir> / --url",
+      hint: `start one with \`${cliCommand("start")}\`, or pass --run <records.dir> / --url`,
     });
   }
   return { url: endpoint.data.url, token };
@@ -58,7 +59,7 @@ export async function fetchStatus(target: Target): Promise<StatusSnapshot> {
   try {
     response = await fetch(`${target.url}/status`, { headers: { authorization: `Bearer ${target.token}` }, signal: AbortSignal.timeout(5000) });
   } catch (cause) {
-    throw new OpenclawRlError("ENGINE_UNAVAILABLE", `no openclaw-rl answers at ${target.url}`, { path: target.url, cause, hint: "is `openclaw-rl start` still running?", retryable: true });
+    throw new OpenclawRlError("ENGINE_UNAVAILABLE", `no openclaw-rl answers at ${target.url}`, { path: target.url, cause, hint: `is \`${cliCommand("start")}\` still running?`, retryable: true });
   }
   if (response.status === 401) throw new OpenclawRlError("UNAUTHORIZED", `the admin token was refused by ${target.url}`, { hint: "the token changes with every start: use --run <records.dir>" });
   const parsed = statusSnapshotSchema.safeParse(await response.json().catch(() => null));

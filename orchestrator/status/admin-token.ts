@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { OpenclawRlError } from "../../contracts/errors.ts";
+import { cliCommand } from "../../lib/cli-command.ts";
 
 export const ADMIN_TOKEN_FILE = "admin-token";
 /** Where the running orchestrator says its admin URL is (no secret in it). */
@@ -21,7 +22,7 @@ export function readAdminToken(runDir: string): string {
   try {
     return readFileSync(file, "utf8").trim();
   } catch (cause) {
-    throw new OpenclawRlError("RECIPE_NOT_FOUND", `no admin token at ${file}: is \`openclaw-rl start\` running with this run folder?`, {
+    throw new OpenclawRlError("RECIPE_NOT_FOUND", `no admin token at ${file}: is \`${cliCommand("start")}\` running with this run folder?`, {
       path: file,
       cause,
       hint: "pass --run <records.dir of the running start>, or --url with --token",

@@ -55,6 +55,7 @@ export class StatusTracker {
       last_version_reset: weights.lastReset && { at: weights.lastReset.at, from_version: weights.lastReset.fromVersion, reason: weights.lastReset.reason },
       sessions: counts.sessions,
       turns: counts.turns,
+      clients: counts.clients.map((entry) => ({ client: entry.client, main_turns: entry.mainTurns, asked_otherwise: entry.askedOtherwise, off_policy: entry.offPolicy, asked: entry.asked })),
       samples: {
         ready: samples.ready,
         batch_size: samples.batchSize ?? this.recipe.training.batch_size,

@@ -73,3 +73,27 @@ describe("status text", () => {
     expect(changed.join("\n")).not.toContain("engines");
   });
 });
+
+describe("status: the sampling clients asked for", () => {
+  it("counts main turns per client, those that asked for other sampling (by setting) and those drawn off-policy; side turns are not counted", () => {
+    const { bus, status } = tracked();
+    const end = (turn: number, client: string, extra: Partial<Extract<RunEventInput, { type: "turn-end" }>> = {}, turnType: "main" | "side" = "main"): RunEventInput =>
+      ({ type: "turn-end", sessionId: "s", turn, turnType, finishReason: "stop", promptTokens: 1, responseTokens: 1, ttftMs: 1, totalMs: 2, weightVersions: ["default"], continuedAfterAbort: 0, client, ...extra });
+    bus.emit(end(0, "claude-cli", { samplingAsked: { temperature: 1 } }));
+    bus.emit(end(1, "claude-cli", { samplingAsked: { temperature: 1, top_p: 0.95 } }));
+    bus.emit(end(2, "claude-cli"));
+    bus.emit(end(3, "codex_cli_rs"));
+    bus.emit(end(4, "QwenCode", { offPolicy: true }));
+    bus.emit(end(5, "claude-cli", { samplingAsked: { temperature: 1 } }, "side"));
+    const snapshot = status();
+    expect(snapshot.clients).toEqual([
+      { client: "claude-cli", main_turns: 3, asked_otherwise: 2, off_policy: 0, asked: { temperature: 2, top_p: 1 } },
+      { client: "codex_cli_rs", main_turns: 1, asked_otherwise: 0, off_policy: 0, asked: {} },
+      { client: "QwenCode", main_turns: 1, asked_otherwise: 0, off_policy: 1, asked: {} },
+    ]);
+    const text = formatStatus(snapshot, 200);
+    expect(text).toContain("  claude-cli: 2 of 3 main turns asked for other sampling (temperature ×2, top_p ×1), drawn at the trainer's instead");
+    expect(text).toContain("  QwenCode: 1 drawn off-policy (not trained)");
+    expect(text).not.toContain("codex_cli_rs:");
+  });
+});
