@@ -1,7 +1,7 @@
 // A client of an environment server that speaks the reference's lease protocol (contracts/environment.ts):
 // allocate (idempotent by request id, retried while the server is full), reset, exec_tool, evaluate, close and
-// heartbeat, every answer checked with zod. Typed errors name the endpoint and what was wrong. Knows nothing of
-// episodes' steps or rewards.
+// heartbeat, each tried as often as the reference's client tries it, every answer checked with zod. Typed errors name
+// the endpoint and what was wrong. Knows nothing of episodes' steps or rewards.
 import type { z } from "zod";
 import {
   allocateAnswerSchema,
@@ -14,12 +14,22 @@ import {
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { sleepUnlessAborted } from "../../lib/abortable-sleep.ts";
 
+/**
+ * How many times each endpoint is tried when it cannot be reached or answers an HTTP error, as the reference's
+ * terminal client does (terminal-rl/env_client.py:16-20@0d034dd5, through slime's http_utils._post: every failure
+ * retried after 1 s, up to max_retries attempts). A 200 answer with ok false is final, as there.
+ */
+export const ENDPOINT_ATTEMPTS = { "/allocate": 100, "/reset": 10, "/heartbeat": 10, "/exec_tool": 3, "/evaluate": 1, "/close": 3 } as const;
+type Endpoint = keyof typeof ENDPOINT_ATTEMPTS;
+
 export interface EnvironmentClientOptions {
   /** Per request (the reference allows 300 s for a reset, 600 s for an evaluation; one bound here). */
   timeoutMs?: number;
   /** Tries of /allocate while the server answers that it is full (the reference: 100). */
   capacityTries?: number;
   capacityBackoffMs?: number;
+  /** Between two attempts of a failed call (the reference: 1 s). */
+  retryDelayMs?: number;
   signal?: AbortSignal;
 }
 
@@ -88,10 +98,30 @@ export class EnvironmentClient {
     await this.call("/close", { lease_id: leaseId }, plainAnswerSchema, false, false);
   }
 
-  /** POST `body` to `route`, the answer checked by `schema`; "full" when `capacity` and the server answered 429. */
-  private async call<S extends z.ZodType<{ ok: boolean; error?: string }>>(route: string, body: unknown, schema: S, capacity: true): Promise<z.infer<S> | "full">;
-  private async call<S extends z.ZodType<{ ok: boolean; error?: string }>>(route: string, body: unknown, schema: S, capacity?: false, stoppable?: boolean): Promise<z.infer<S>>;
-  private async call<S extends z.ZodType<{ ok: boolean; error?: string }>>(route: string, body: unknown, schema: S, capacity = false, stoppable = true): Promise<z.infer<S> | "full"> {
+  /**
+   * POST `body` to `route`, the answer checked by `schema`; "full" when `capacity` and the server answered 429. An
+   * unreachable server or an HTTP error is tried again, ENDPOINT_ATTEMPTS[route] times in all; the last error is thrown.
+   */
+  private async call<S extends z.ZodType<{ ok: boolean; error?: string }>>(route: Endpoint, body: unknown, schema: S, capacity: true): Promise<z.infer<S> | "full">;
+  private async call<S extends z.ZodType<{ ok: boolean; error?: string }>>(route: Endpoint, body: unknown, schema: S, capacity?: false, stoppable?: boolean): Promise<z.infer<S>>;
+  private async call<S extends z.ZodType<{ ok: boolean; error?: string }>>(route: Endpoint, body: unknown, schema: S, capacity = false, stoppable = true): Promise<z.infer<S> | "full"> {
+    const attempts = ENDPOINT_ATTEMPTS[route];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.callOnce(route, body, schema, capacity, stoppable);
+      } catch (error) {
+        const again = error instanceof OpenclawRlError && error.retryable && attempt < attempts && !(stoppable && this.options.signal?.aborted);
+        if (!again) {
+          if (error instanceof OpenclawRlError && attempts > 1 && attempt > 1) error.message = `${error.message} (after ${attempt} tries)`;
+          throw error;
+        }
+        const wait = sleepUnlessAborted(this.options.retryDelayMs ?? 1000, stoppable ? (this.options.signal ?? new AbortController().signal) : new AbortController().signal);
+        if (!(await wait)) throw error;
+      }
+    }
+  }
+
+  private async callOnce<S extends z.ZodType<{ ok: boolean; error?: string }>>(route: Endpoint, body: unknown, schema: S, capacity: boolean, stoppable: boolean): Promise<z.infer<S> | "full"> {
     const url = `${this.base}${route}`;
     const signals = [AbortSignal.timeout(this.timeoutMs), ...(this.options.signal && stoppable ? [this.options.signal] : [])];
     let response: Response;
@@ -111,14 +141,15 @@ export class EnvironmentClient {
     try {
       json = JSON.parse(text);
     } catch (cause) {
-      throw new OpenclawRlError("ENVIRONMENT_ERROR", `${url} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`, { path: url, cause });
+      throw new OpenclawRlError("ENVIRONMENT_ERROR", `${url} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`, { path: url, cause, retryable: !response.ok });
     }
     const parsed = schema.safeParse(json);
     const error = (json as { error?: unknown } | null)?.error;
     if (!response.ok || (json as { ok?: unknown } | null)?.ok !== true) {
       throw new OpenclawRlError("ENVIRONMENT_ERROR", `${url} answered ${response.status}, ok ${String((json as { ok?: unknown } | null)?.ok)}${typeof error === "string" ? `: ${error}` : ""}`, {
         path: url,
-        retryable: response.status >= 500,
+        // an HTTP error is tried again (as the reference's client does); a 200 with ok false is the server's answer
+        retryable: !response.ok,
       });
     }
     if (!parsed.success) {

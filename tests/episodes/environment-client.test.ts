@@ -4,7 +4,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { EnvironmentClient } from "../../orchestrator/episodes/environment-client.ts";
+import { ENDPOINT_ATTEMPTS, EnvironmentClient } from "../../orchestrator/episodes/environment-client.ts";
 import { LeaseEnvServer } from "./lease-env-server.ts";
 
 describe("EnvironmentClient (the reference's lease protocol)", () => {
@@ -54,6 +54,83 @@ describe("EnvironmentClient (the reference's lease protocol)", () => {
     await new Promise<void>((resolve) => odd.listen(0, "127.0.0.1", resolve));
     servers.push({ close: () => new Promise((resolve) => odd.close(() => resolve())) });
     await expect(new EnvironmentClient(`http://127.0.0.1:${(odd.address() as AddressInfo).port}`).evaluate("x")).rejects.toThrow(/\/evaluate answered without a valid score: /);
-    await expect(new EnvironmentClient("http://127.0.0.1:9", { timeoutMs: 2000 }).reset("x", {})).rejects.toMatchObject({ code: "ENVIRONMENT_ERROR", hint: expect.stringContaining("episodes.env_url") });
+    await expect(new EnvironmentClient("http://127.0.0.1:9", { timeoutMs: 2000, retryDelayMs: 1 }).reset("x", {})).rejects.toMatchObject({ code: "ENVIRONMENT_ERROR", hint: expect.stringContaining("episodes.env_url") });
+  });
+});
+
+describe("EnvironmentClient's tries per endpoint (the reference's terminal client: env_client.py:16-20@0d034dd5)", () => {
+  /** A server that fails each route's first `failures[route]` requests with `status` (a text body, as a router's 502 can be), then answers ok. */
+  async function flaky(failures: Record<string, number>, status = 502): Promise<{ url: string; seen: Record<string, number>; close(): Promise<void> }> {
+    const seen: Record<string, number> = {};
+    const server = createServer((request, response) => {
+      const route = request.url ?? "";
+      seen[route] = (seen[route] ?? 0) + 1;
+      request.resume();
+      request.on("end", () => {
+        if (seen[route]! <= (failures[route] ?? 0)) {
+          response.writeHead(status, { "content-type": "text/plain" });
+          response.end("Worker unreachable");
+          return;
+        }
+        const answers: Record<string, unknown> = {
+          "/allocate": { ok: true, lease_id: "L1" },
+          "/reset": { ok: true, user_msg: "do it", tool_schemas: [] },
+          "/exec_tool": { ok: true, observation: "done" },
+          "/evaluate": { ok: true, score: 1 },
+          "/heartbeat": { ok: true },
+          "/close": { ok: true },
+        };
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(JSON.stringify(answers[route]));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  }
+
+  it("tries each endpoint as often as the reference does, then succeeds", async () => {
+    const server = await flaky({ "/allocate": 99, "/reset": 9, "/heartbeat": 9, "/exec_tool": 2, "/close": 2 });
+    try {
+      const client = new EnvironmentClient(server.url, { retryDelayMs: 1 });
+      expect(ENDPOINT_ATTEMPTS).toEqual({ "/allocate": 100, "/reset": 10, "/heartbeat": 10, "/exec_tool": 3, "/evaluate": 1, "/close": 3 });
+      expect(await client.allocate("t:1", "t:1:u:0:0")).toBe("L1");
+      await client.reset("L1", {});
+      await client.heartbeat("L1");
+      expect(await client.execTool("L1", { name: "run", arguments: {} })).toBe("done");
+      expect(await client.evaluate("L1")).toBe(1);
+      await client.close("L1");
+      expect(server.seen).toEqual({ "/allocate": 100, "/reset": 10, "/heartbeat": 10, "/exec_tool": 3, "/evaluate": 1, "/close": 3 });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("gives up after the reference's count with the endpoint, the server's answer and the tries named; evaluate is tried once", async () => {
+    const server = await flaky({ "/exec_tool": 3, "/evaluate": 1 });
+    try {
+      const client = new EnvironmentClient(server.url, { retryDelayMs: 1 });
+      await expect(client.execTool("L1", { name: "run", arguments: {} })).rejects.toThrow(/\/exec_tool answered 502 with a body that is not JSON: Worker unreachable \(after 3 tries\)/);
+      await expect(client.evaluate("L1")).rejects.toThrow(/\/evaluate answered 502/);
+      expect(server.seen).toEqual({ "/exec_tool": 3, "/evaluate": 1 });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("does not try again a 200 answer with ok false (the server's own verdict)", async () => {
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on("end", () => response.end(JSON.stringify({ ok: false, error: "task not found" })));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      let requests = 0;
+      server.on("request", () => (requests += 1));
+      const client = new EnvironmentClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { retryDelayMs: 1 });
+      await expect(client.reset("L1", {})).rejects.toThrow(/\/reset answered 200, ok false: task not found/);
+      expect(requests).toBe(1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
