@@ -1,6 +1,8 @@
-// The tasks of the general-agent track: a JSONL file, one {"task_meta": {...}} per line as the reference's task
-// files are, each task's key `task_name:task_path` from its task_meta, and an episode's request id
-// `task_key:uid:group:sample` (the reference's, and the episode's id everywhere). Reads and checks; runs nothing.
+// The tasks of the general-agent track: a JSONL file, one task per line in either of the reference's forms —
+// {"task_meta": {...}}, or {"task": {...}} as its terminal converter writes them (terminal-rl/data_utils/
+// convert_task_to_dataset.py@0d034dd5, the object slime hands its generate as the prompt, generate.py:30-42) —, each
+// task's key `task_name:task_path` from it, and an episode's request id `task_key:uid:group:sample` (the reference's,
+// and the episode's id everywhere). Reads and checks; runs nothing.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
@@ -11,7 +13,8 @@ export interface Task {
   meta: Record<string, unknown>;
 }
 
-const lineSchema = z.object({ task_meta: z.record(z.string(), z.unknown()) }).passthrough();
+const metaSchema = z.record(z.string(), z.unknown());
+const lineSchema = z.union([z.object({ task_meta: metaSchema }).passthrough(), z.object({ task: metaSchema }).passthrough()]);
 
 /** The tasks of `file`; a line that is not a task is an error naming the file, the line and what is wrong. */
 export async function readTasks(file: string): Promise<Task[]> {
@@ -33,17 +36,18 @@ export async function readTasks(file: string): Promise<Task[]> {
       return;
     }
     const parsed = lineSchema.safeParse(json);
-    if (!parsed.success) return void problems.push(`line ${index + 1} has no task_meta object`);
-    const { task_name: name, task_path: taskPath } = parsed.data.task_meta;
+    if (!parsed.success) return void problems.push(`line ${index + 1} has no task_meta (or task) object`);
+    const meta: Record<string, unknown> = "task_meta" in parsed.data ? (parsed.data.task_meta as Record<string, unknown>) : (parsed.data.task as Record<string, unknown>);
+    const { task_name: name, task_path: taskPath } = meta;
     if (typeof name !== "string" || name.length === 0 || typeof taskPath !== "string" || taskPath.length === 0) {
       return void problems.push(`line ${index + 1}: task_meta needs task_name and task_path (strings), which make the task key`);
     }
-    tasks.push({ key: `${name}:${taskPath}`, meta: parsed.data.task_meta });
+    tasks.push({ key: `${name}:${taskPath}`, meta });
   });
   if (problems.length > 0) {
     throw new OpenclawRlError("RECIPE_INVALID", `${file}: ${problems.slice(0, 3).join("; ")}${problems.length > 3 ? `; and ${problems.length - 3} more` : ""}`, {
       path: "episodes.tasks",
-      hint: 'one {"task_meta": {"task_name": …, "task_path": …, …}} per line',
+      hint: 'one {"task_meta": {"task_name": …, "task_path": …, …}} (or {"task": {…}}, the reference\'s converter\'s form) per line',
     });
   }
   if (tasks.length === 0) throw new OpenclawRlError("RECIPE_INVALID", `${file} holds no task`, { path: "episodes.tasks" });

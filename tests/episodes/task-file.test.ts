@@ -25,12 +25,19 @@ describe("task file", () => {
     expect(episodeId(tasks[0]!.key, "u7", 3, 1)).toBe("math:add/1:u7:3:1");
   });
 
+  it("reads the reference's terminal task files as its converter writes them: one {task: {task_name, task_path, instruction, data_source}} per line", async () => {
+    // the line shape of terminal-rl/data_utils/convert_task_to_dataset.py@0d034dd5 (pandas to_json of {"task": record})
+    const line = '{"task":{"task_name":"hello-file","task_path":"tasks/hello-file","instruction":"Create hello.txt containing Hello","data_source":"terminal_bench"}}';
+    const tasks = await readTasks(await file(`${line}\n`));
+    expect(tasks).toEqual([{ key: "hello-file:tasks/hello-file", meta: { task_name: "hello-file", task_path: "tasks/hello-file", instruction: "Create hello.txt containing Hello", data_source: "terminal_bench" } }]);
+  });
+
   it("names the file, each bad line and what is wrong; an empty file and a missing one are refused too", async () => {
     const bad = await file('{"task_meta": {"task_name": "a", "task_path": "b"}}\nnot json\n{"meta": {}}\n{"task_meta": {"task_name": "x"}}\n');
     await expect(readTasks(bad)).rejects.toMatchObject({
       code: "RECIPE_INVALID",
       path: "episodes.tasks",
-      message: `${bad}: line 2 is not JSON; line 3 has no task_meta object; line 4: task_meta needs task_name and task_path (strings), which make the task key`,
+      message: `${bad}: line 2 is not JSON; line 3 has no task_meta (or task) object; line 4: task_meta needs task_name and task_path (strings), which make the task key`,
     });
     await expect(readTasks(await file("\n"))).rejects.toThrow(/holds no task/);
     await expect(readTasks("/nonexistent/tasks.jsonl")).rejects.toThrow(/cannot read the task file \/nonexistent\/tasks\.jsonl/);
