@@ -76,8 +76,9 @@ export class EnvironmentClient {
     }
   }
 
-  async reset(leaseId: string, taskMeta: Record<string, unknown>, runCtx: Record<string, unknown> = {}): Promise<{ userMessage: string; toolSchemas: unknown[] }> {
-    const answer = await this.call("/reset", { lease_id: leaseId, task_meta: taskMeta, run_ctx: runCtx }, resetAnswerSchema);
+  async reset(leaseId: string, taskMeta: Record<string, unknown>, runCtx: Record<string, unknown> = {}, taskTimeouts?: Record<string, number>): Promise<{ userMessage: string; toolSchemas: unknown[] }> {
+    const body = { lease_id: leaseId, task_meta: taskMeta, run_ctx: runCtx, ...(taskTimeouts ? { task_timeouts: taskTimeouts } : {}) };
+    const answer = await this.call("/reset", body, resetAnswerSchema);
     return { userMessage: answer.user_msg, toolSchemas: answer.tool_schemas };
   }
 

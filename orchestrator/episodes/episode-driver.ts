@@ -11,6 +11,9 @@ import type { EnvironmentClient } from "./environment-client.ts";
 import type { AdmissionQuestion } from "./rollout-budget.ts";
 import { episodeId, type Task } from "./task-file.ts";
 
+/** The reference's per-task timeouts in seconds, sent with every reset (terminal-rl/custom_types.py TaskTimeouts@0d034dd5). */
+export const REFERENCE_TASK_TIMEOUTS = { ensure_image: 300, reset_session: 300, close_session: 60, eval: 600 } as const;
+
 export interface EpisodeDriverOptions {
   /** The proxy's base URL (http://host:port) and its key. */
   proxyUrl: string;
@@ -147,7 +150,11 @@ export class EpisodeDriver {
       const leaseId = lease;
       heartbeat = setInterval(() => void environment.heartbeat(leaseId).catch(() => undefined), this.heartbeatMs);
       heartbeat.unref();
-      const reset = await environment.reset(leaseId, task.meta, { episode_id: id, group_id: groupId });
+      // run_ctx as the reference's generate sends it (terminal-rl/custom_types.py RunContext@0d034dd5: its pool server
+      // names a trial `{task_name}.{uid}.slime-run` and logs it under log_dir, its own default here), so a trial traces
+      // to this episode id `task_key:uid:group:sample`; our own two ids ride along
+      const runContext = { uid: this.options.uid, group_index: group, sample_index: sample, episode_id: id, group_id: groupId };
+      const reset = await environment.reset(leaseId, task.meta, runContext, REFERENCE_TASK_TIMEOUTS);
       const tools = parseTools(reset.toolSchemas, task.key);
       messages.push({ role: "user", content: reset.userMessage });
       result.ended = await this.steps(id, groupId, leaseId, messages, tools, result);

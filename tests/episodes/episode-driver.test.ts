@@ -77,6 +77,11 @@ describe("the episode driver through the proxy", () => {
     expect(routes.filter((route) => route === "/allocate")).toHaveLength(2);
     expect(routes.filter((route) => route === "/close")).toHaveLength(2);
     expect(env.leases.size).toBe(0);
+    // run_ctx and task_timeouts as the reference's generate sends them (custom_types.py RunContext, TaskTimeouts@0d034dd5)
+    expect(env.resets.map((body) => [body.run_ctx, body.task_timeouts]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual([0, 1].map((sample) => [
+      { uid: "run1", group_index: 0, sample_index: sample, episode_id: `math:add-2-3:run1:0:${sample}`, group_id: "math:add-2-3:run1:0" },
+      { ensure_image: 300, reset_session: 300, close_session: 60, eval: 600 },
+    ]));
 
     await until(() => harness.closed.length === 4);
     const steps = harness.closed.filter((turn) => turn.episode?.id === "math:add-2-3:run1:0:0").sort((a, b) => a.turn - b.turn);

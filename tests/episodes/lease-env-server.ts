@@ -16,6 +16,8 @@ export class LeaseEnvServer {
   readonly leases = new Map<string, Lease>();
   readonly byRequest = new Map<string, string>();
   readonly log: string[] = [];
+  /** Every /reset body, as sent. */
+  readonly resets: Record<string, unknown>[] = [];
   private server: Server | null = null;
   private next = 1;
 
@@ -55,6 +57,7 @@ export class LeaseEnvServer {
     if (!lease) return send(404, { ok: false, error: `unknown lease ${String(body.lease_id)}` });
     switch (route) {
       case "/reset":
+        this.resets.push(body);
         lease.taskMeta = body.task_meta ?? {};
         return send(200, { ok: true, user_msg: `What is ${lease.taskMeta.a} + ${lease.taskMeta.b}?`, tool_schemas: [{ type: "function", function: { name: "add", parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } } } }] });
       case "/exec_tool": {
