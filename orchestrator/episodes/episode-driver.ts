@@ -158,7 +158,10 @@ export class EpisodeDriver {
       const tools = parseTools(reset.toolSchemas, task.key);
       messages.push({ role: "user", content: reset.userMessage });
       result.ended = await this.steps(id, groupId, leaseId, messages, tools, result);
-      result.score = await environment.evaluate(leaseId);
+      // as the reference: an episode ended by unparseable tool calls is failed, not evaluated, and its steps are not
+      // trained (terminal-rl/generate.py:518-519,535 status FAILED, _mark_non_trainable_samples@0d034dd5)
+      if (result.ended === "parse-errors") result.failure = `${this.maxParseErrors} tool calls in a row whose arguments were not a JSON object`;
+      else result.score = await environment.evaluate(leaseId);
     } catch (error) {
       result.ended = "failed";
       result.failure = (error as Error).message;

@@ -16,9 +16,12 @@ import { LeaseEnvServer } from "./lease-env-server.ts";
 const ADD_CALL = '<think>\nI should add.\n</think>\n\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>';
 const WRONG_CALL = '<think>\nI should add.\n</think>\n\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 4}}\n</tool_call>';
 const ANSWER = "<think>\nThe tool said 5.\n</think>\n\nThe answer is 5.";
+/** A call whose arguments are a JSON string, not an object: unparseable as the reference counts them. */
+const GARBLED_CALL = '<think>\nI should add.\n</think>\n\n<tool_call>\n{"name": "add", "arguments": "two and three"}\n</tool_call>';
 
-/** The stand-in model: calls `add` with 2 and 3 (2 and 4 when asked about 7 + 1: wrong), then answers. */
+/** The stand-in model: calls `add` with 2 and 3 (2 and 4 when asked about 7 + 1: wrong; garbled about 9 + 9), then answers. */
 function script(prompt: string): string {
+  if (prompt.includes("9 + 9")) return GARBLED_CALL;
   if (prompt.includes("<tool_response>")) return ANSWER;
   return prompt.includes("7 + 1") ? WRONG_CALL : ADD_CALL;
 }
@@ -114,6 +117,17 @@ describe("the episode driver through the proxy", () => {
     expect(results).toMatchObject([{ steps: 1, ended: "max-steps", score: 0 }]);
     await until(() => harness.closed.length === 1);
     expect(harness.closed[0]).toMatchObject({ closedBy: "session-done", nextState: { role: "tool", text: expect.stringContaining("6") } });
+  });
+
+  it("an episode ended by three unparseable tool calls is failed without an evaluation, as the reference's (the episode book never trains a failed episode's steps)", async () => {
+    const { harness, env, envUrl } = await setUp();
+    const task: Task = { key: "math:garbled", meta: { task_name: "math", task_path: "garbled", a: 9, b: 9 } };
+    const results = await driver(harness.url, envUrl, [task], { samplesPerTask: 1 }).run();
+    expect(results).toMatchObject([{ steps: 3, ended: "parse-errors", score: null, failure: "3 tool calls in a row whose arguments were not a JSON object" }]);
+    expect(env.log).not.toContain("/evaluate");
+    expect(env.leases.size).toBe(0);
+    await until(() => ofType(harness.events, "episode-end").length === 1);
+    expect(ofType(harness.events, "episode-end")[0]).toMatchObject({ score: null, failure: expect.stringContaining("not a JSON object"), steps: 3 });
   });
 
   it("an environment that fails the evaluation: the lease is still closed and the episode reported as failed", async () => {
