@@ -302,6 +302,12 @@ async function startEpisodes(run: Run, proxyUrl: string, store: SampleStore | nu
     ready: () => options.readiness().ready,
     ...(budget ? { admitGroup: (question) => budget.mayStartGroup(question) } : {}),
     onPlan: (planned) => bus.emit({ type: "episodes-planned", planned, tasks: tasks.length, samplesPerTask: episodes.samples_per_task, epochs: episodes.epochs }),
+    // every episode ends visibly: one that failed at allocate or reset is counted failed, and its reason said
+    onFailedBeforeSteps: (result) => {
+      const failure = result.failure ?? "the episode failed before its first step";
+      bus.emit({ type: "episode-end", episodeId: result.episodeId, groupId: result.groupId, score: null, failure, steps: 0, weightVersion: null });
+      bus.emit({ type: "error", source: "episodes", code: "ENVIRONMENT_ERROR", message: `${result.episodeId}: ${failure}` });
+    },
     signal: stop.signal,
   });
   const running = (async () => {

@@ -145,7 +145,8 @@ export class EnvironmentClient {
       throw new OpenclawRlError("ENVIRONMENT_ERROR", `${url} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`, { path: url, cause, retryable: !response.ok });
     }
     const parsed = schema.safeParse(json);
-    const error = (json as { error?: unknown } | null)?.error;
+    // the server's own words: `error` in the lease protocol, `detail` in a FastAPI HTTPException (the reference's pools)
+    const error = (json as { error?: unknown } | null)?.error ?? (json as { detail?: unknown } | null)?.detail;
     if (!response.ok || (json as { ok?: unknown } | null)?.ok !== true) {
       throw new OpenclawRlError("ENVIRONMENT_ERROR", `${url} answered ${response.status}, ok ${String((json as { ok?: unknown } | null)?.ok)}${typeof error === "string" ? `: ${error}` : ""}`, {
         path: url,

@@ -45,6 +45,11 @@ export interface EpisodeDriverOptions {
   signal: AbortSignal;
   /** Told of every finished episode (for logs and tests). */
   onEpisode?(result: EpisodeResult): void;
+  /**
+   * Told of an episode that failed before its first step (at allocate or reset): it has no step for the proxy to
+   * know it by, so its outcome cannot go through POST /v1/episodes/{id}/outcome; the run reports it itself.
+   */
+  onFailedBeforeSteps?(result: EpisodeResult): void;
 }
 
 export interface EpisodeResult {
@@ -170,6 +175,7 @@ export class EpisodeDriver {
       if (lease !== null) await environment.close(lease).catch(() => undefined); // (the server reaps it otherwise)
     }
     if (result.steps > 0) await this.reportOutcome(id, result, messages);
+    else this.options.onFailedBeforeSteps?.(result);
     return result;
   }
 

@@ -46,7 +46,7 @@ function driver(proxyUrl: string, envUrl: string, tasks: Task[], overrides: Part
     proxyUrl,
     apiKey: undefined,
     model: "qwen3-4b",
-    environment: new EnvironmentClient(envUrl, { capacityBackoffMs: 10 }),
+    environment: new EnvironmentClient(envUrl, { capacityBackoffMs: 10, retryDelayMs: 1 }),
     tasks,
     samplesPerTask: 2,
     maxSteps: 5,
@@ -128,6 +128,27 @@ describe("the episode driver through the proxy", () => {
     expect(env.leases.size).toBe(0);
     await until(() => ofType(harness.events, "episode-end").length === 1);
     expect(ofType(harness.events, "episode-end")[0]).toMatchObject({ score: null, failure: expect.stringContaining("not a JSON object"), steps: 3 });
+  });
+
+  it("an episode that fails at /reset (the reference's pool answers 500 for a task missing from its dataset) is told, with the endpoint and the server's message, after the reference's 10 tries", async () => {
+    const { harness, env, envUrl } = await setUp();
+    const original = env["route"].bind(env);
+    env["route"] = async (request: import("node:http").IncomingMessage, response: import("node:http").ServerResponse) => {
+      if (request.url === "/reset") {
+        env.log.push("/reset");
+        request.resume();
+        response.writeHead(500, { "content-type": "application/json" });
+        return void response.end(JSON.stringify({ detail: "Task not found: missing-task" }));
+      }
+      return original(request, response);
+    };
+    const early: EpisodeResult[] = [];
+    const task: Task = { key: "math:missing", meta: { task_name: "math", task_path: "missing", a: 1, b: 1 } };
+    const results = await driver(harness.url, envUrl, [task], { samplesPerTask: 1, onFailedBeforeSteps: (result) => early.push(result) }).run();
+    expect(results).toMatchObject([{ steps: 0, ended: "failed", score: null, failure: expect.stringMatching(/\/reset answered 500, ok undefined: Task not found: missing-task \(after 10 tries\)/) }]);
+    expect(early).toEqual(results);
+    expect(env.log.filter((route) => route === "/reset")).toHaveLength(10);
+    expect(env.leases.size).toBe(0); // closed all the same
   });
 
   it("an environment that fails the evaluation: the lease is still closed and the episode reported as failed", async () => {
