@@ -157,6 +157,9 @@ function createSupervisor(runDir: string, orchestrator: RunningOrchestrator, gat
 
 /** Launches the plan's processes under the supervisor (readiness from the bridge's hello where slime runs). */
 function startEngines(supervisor: Supervisor, plan: LaunchPlan, recipe: Recipe, orchestrator: RunningOrchestrator): void {
+  // every planned engine is on the screens from the start, in launch order (a child that waits for another, such as
+  // slime's job for the Ray head, says so itself later)
+  for (const process of plan.processes) orchestrator.bus.emit({ type: "engine-state", name: process.name, state: "starting", detail: "planned" });
   void supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => orchestrator.bridgeHello(), baseEnvironment: process.env }));
 }
 
