@@ -118,6 +118,23 @@ export type RunEvent = EventBase &
     /** A checkpoint deleted to keep training.keep_checkpoints. */
     | { type: "checkpoint-pruned"; iteration: number; folder: string }
     | { type: "engine-state"; name: string; state: EngineState; detail: string }
+    /**
+     * A held-out evaluation of one served weight version finished (orchestrator/evaluation/, docs/evaluation.md):
+     * its mean score in [0, 1] with a 95% interval, its paired win rate against the base with a Wilson interval, and
+     * what it cost in engine requests. Never mixed with the training reward.
+     */
+    | {
+        type: "evaluation-done";
+        version: string;
+        baseVersion: string | null;
+        sessions: number;
+        scored: number;
+        meanScore: number | null;
+        scoreCi: { low: number; high: number } | null;
+        winRate: number | null;
+        winRateCi: { low: number; high: number } | null;
+        requests: { policy: number; simulator: number; scorer: number };
+      }
     | { type: "error"; source: string; code: string; message: string; hint?: string }
   );
 

@@ -1,5 +1,5 @@
 // Composition of the running orchestrator, as named steps that each push what they open onto one ResourceStack;
-// stop() closes that stack, so the stop order is the start order reversed: episodes → proxy → judge → sink → bridge → weight
+// stop() closes that stack, so the stop order is the start order reversed: evaluation → episodes → proxy → judge → sink → bridge → weight
 // watcher → engines → status API. Owns the order and the wiring; each part's behaviour is in its own file.
 import path from "node:path";
 import type { BridgeHello } from "../contracts/bridge.ts";
@@ -19,6 +19,8 @@ import { episodeTasksFile, readTasks } from "./episodes/task-file.ts";
 import { sleepUnlessAborted } from "../lib/abortable-sleep.ts";
 import { BridgeServer, bridgeHost } from "./bridge/bridge-server.ts";
 import { EventBus } from "./event-bus.ts";
+import { ContinuousEvaluation } from "./evaluation/continuous-evaluation.ts";
+import { buildEvaluationPlan, readEvaluationSet } from "./evaluation/evaluation-plan.ts";
 import { JudgeThread } from "./judging/judge-thread.ts";
 import { createProxy, type Proxy } from "./proxy/proxy-server.ts";
 import { announceSamples } from "./sinks/announcing-sink.ts";
@@ -115,6 +117,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     followRouters(run, sink.bridge, policy, judging);
     const proxy = await startProxy(run, policy, policyModel, judging);
     await startEpisodes(run, proxy.url);
+    await startEvaluation(run, proxy.url, sink.bridge);
     const status = await startStatusApi(run, statusApi, proxy, sink);
     return { bus: run.bus, ...status, bridgeToken: sink.endpoint?.token ?? null, bridgeHello: () => sink.bridge?.hello() ?? null, stop };
   } catch (error) {
@@ -297,6 +300,31 @@ async function startEpisodes(run: Run, proxyUrl: string): Promise<void> {
     stop.abort();
     await running;
   });
+}
+
+/**
+ * Continuous held-out evaluation (evaluation.every_versions > 0; docs/evaluation.md): the live version once the
+ * engines are ready, then every N versions, through the proxy as side turns, scored by the judge engine (the recipe's,
+ * or the router slime announces). Stopped before the proxy closes.
+ */
+async function startEvaluation(run: Run, proxyUrl: string, bridge: BridgeServer | null): Promise<void> {
+  const { recipe, runDir, bus, options } = run;
+  if (recipe.evaluation.every_versions === 0) return;
+  const openers = await readEvaluationSet(recipe); // (a bad persona file, or a held-out task that is trained on, fails the start)
+  const judgeUrl = () => options.engines.judge ?? bridge?.hello()?.routers.judge ?? null;
+  const evaluation = new ContinuousEvaluation({
+    bus,
+    weights: run.weights,
+    everyVersions: recipe.evaluation.every_versions,
+    recordsDir: runDir,
+    ready: () => options.readiness().ready,
+    plan: () => {
+      const judge = judgeUrl();
+      return judge === null ? null : buildEvaluationPlan(recipe, openers, { proxyUrl, apiKey: options.apiKey, judgeUrl: judge });
+    },
+  });
+  run.stack.push("evaluation", () => evaluation.close());
+  evaluation.start();
 }
 
 /** The status API (status, the event stream, the dashboard); its parts go into the place reserved for them, so they close last. */
