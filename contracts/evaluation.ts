@@ -35,6 +35,22 @@ export interface Interval {
   high: number;
 }
 
+/** General-agent metrics of one version: held-out tasks run `k` times each through the proxy as side turns. */
+export const episodeMetricsSchema = z.object({
+  tasks: z.number().int(),
+  episodes: z.number().int(),
+  /** Episodes that ended without a score (an environment or proxy failure): not in the rates. */
+  failed: z.number().int(),
+  /** Mean of the scores in [0, 1]; the Wilson interval counts a score of 1 as a success. */
+  outcomeRate: z.number().nullable(),
+  outcomeCi: z.object({ low: z.number(), high: z.number() }).nullable(),
+  k: z.number().int(),
+  /** Mean over tasks of the unbiased pass@k (a score of 1 passes); Wilson interval over tasks. */
+  passAtK: z.number().nullable(),
+  passAtKCi: z.object({ low: z.number(), high: z.number() }).nullable(),
+});
+export type EpisodeMetrics = z.infer<typeof episodeMetricsSchema>;
+
 /** The metrics of one weight version on the held-out set (a line of evaluations.jsonl, the evaluation-done event's body). */
 export const versionMetricsSchema = z.object({
   format: z.literal(`openclaw-rl-evaluation/${EVALUATION_VERSION}`),
@@ -52,6 +68,8 @@ export const versionMetricsSchema = z.object({
   requests: z.object({ policy: z.number().int(), simulator: z.number().int(), scorer: z.number().int() }),
   /** Score per session, keyed `openerId#sample` (the same simulator seeds in every version): what the pairing uses. */
   perSession: z.record(z.string(), z.number().nullable()),
+  /** Held-out general-agent tasks (evaluation.tasks with an environment); absent without them. */
+  episodes: episodeMetricsSchema.optional(),
 });
 export type VersionMetrics = z.infer<typeof versionMetricsSchema>;
 

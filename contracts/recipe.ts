@@ -440,7 +440,8 @@ export const evaluationSchema = z
     tasks: z
       .string()
       .optional()
-      .describe("JSONL of held-out general-agent tasks in the environment task format; refused when a task is also in episodes.tasks. Read and checked only: episode evaluation is not run yet (docs/evaluation.md)."),
+      .describe("JSONL of held-out general-agent tasks in the environment task format, run in the episodes' environment (episodes.env_url or episodes.environment); refused when a task is also in episodes.tasks."),
+    episode_samples: positiveInt.max(64).default(4).describe("k: episodes per held-out task per version (outcome rate and pass@k)."),
     samples: positiveInt.max(32).default(2).describe("Sessions per opener per version (each with its own fixed simulator seeds)."),
     votes: positiveInt.max(16).default(3).describe("m: scorer votes per session (the judge with the persona's rubric), averaged."),
     simulator_url: z.string().url().optional().describe("OpenAI-compatible base URL of the simulated user's model; default: the judge engine's URL."),

@@ -310,7 +310,7 @@ async function startEpisodes(run: Run, proxyUrl: string): Promise<void> {
 async function startEvaluation(run: Run, proxyUrl: string, bridge: BridgeServer | null): Promise<void> {
   const { recipe, runDir, bus, options } = run;
   if (recipe.evaluation.every_versions === 0) return;
-  const openers = await readEvaluationSet(recipe); // (a bad persona file, or a held-out task that is trained on, fails the start)
+  const set = await readEvaluationSet(recipe); // (a bad persona file, or a held-out task that is trained on, fails the start)
   const judgeUrl = () => options.engines.judge ?? bridge?.hello()?.routers.judge ?? null;
   const evaluation = new ContinuousEvaluation({
     bus,
@@ -320,7 +320,7 @@ async function startEvaluation(run: Run, proxyUrl: string, bridge: BridgeServer 
     ready: () => options.readiness().ready,
     plan: () => {
       const judge = judgeUrl();
-      return judge === null ? null : buildEvaluationPlan(recipe, openers, { proxyUrl, apiKey: options.apiKey, judgeUrl: judge });
+      return judge === null ? null : buildEvaluationPlan(recipe, set, { proxyUrl, apiKey: options.apiKey, judgeUrl: judge });
     },
   });
   run.stack.push("evaluation", () => evaluation.close());

@@ -1,7 +1,9 @@
 // From the recipe's evaluation section to an EvaluationPlan: the persona set, the proxy as the policy endpoint, the
 // simulator (evaluation.simulator_url, else the judge engine) and the scorer (the judge engine, evaluation.votes).
 import type { PersonaOpener } from "../../contracts/evaluation.ts";
-import type { Recipe } from "../../contracts/recipe.ts";
+import { environmentUrl, type Recipe } from "../../contracts/recipe.ts";
+import { EnvironmentClient } from "../episodes/environment-client.ts";
+import type { Task } from "../episodes/task-file.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { episodeTasksFile } from "../episodes/task-file.ts";
 import { readHeldOutTasks, readPersonaSet, SHIPPED_PERSONAS } from "./held-out-set.ts";
@@ -15,20 +17,29 @@ export interface EvaluationEndpoints {
   judgeUrl: string;
 }
 
-/** The persona set the recipe names (else the shipped one), its held-out tasks checked against episodes.tasks; read once. */
-export async function readEvaluationSet(recipe: Recipe): Promise<PersonaOpener[]> {
-  const settings = recipe.evaluation;
-  const openers = await readPersonaSet(settings.personas ?? SHIPPED_PERSONAS);
-  if (settings.tasks) await readHeldOutTasks(settings.tasks, episodeTasksFile(recipe.episodes)); // (checked: never a training task)
-  return openers;
+export interface EvaluationSet {
+  openers: PersonaOpener[];
+  tasks: Task[];
 }
 
-export function buildEvaluationPlan(recipe: Recipe, openers: PersonaOpener[], endpoints: EvaluationEndpoints): EvaluationPlan {
+/** The persona set the recipe names (else the shipped one) and its held-out tasks, checked against episodes.tasks; read once. */
+export async function readEvaluationSet(recipe: Recipe): Promise<EvaluationSet> {
+  const settings = recipe.evaluation;
+  const openers = await readPersonaSet(settings.personas ?? SHIPPED_PERSONAS);
+  if (!settings.tasks) return { openers, tasks: [] };
+  if (environmentUrl(recipe) === null) {
+    throw new OpenclawRlError("RECIPE_INVALID", "held-out tasks need the environment they run in", { path: "evaluation.tasks", hint: "set episodes.env_url or episodes.environment" });
+  }
+  return { openers, tasks: await readHeldOutTasks(settings.tasks, episodeTasksFile(recipe.episodes)) };
+}
+
+export function buildEvaluationPlan(recipe: Recipe, set: EvaluationSet, endpoints: EvaluationEndpoints, signal?: AbortSignal): EvaluationPlan {
   const settings = recipe.evaluation;
   const timeoutMs = settings.timeout_s * 1000;
   const judge = { url: endpoints.judgeUrl, model: "default", timeoutMs };
+  const environment = environmentUrl(recipe);
   return {
-    openers,
+    openers: set.openers,
     samples: settings.samples,
     concurrency: settings.concurrency,
     session: {
@@ -41,6 +52,20 @@ export function buildEvaluationPlan(recipe: Recipe, openers: PersonaOpener[], en
       },
       scorer: { endpoint: judge, votes: settings.votes, temperature: recipe.judge.temperature, maxTokens: settings.max_tokens },
     },
+    episodes:
+      set.tasks.length === 0 || environment === null
+        ? null
+        : {
+            proxyUrl: endpoints.proxyUrl,
+            apiKey: endpoints.apiKey,
+            model: recipe.model.served_name,
+            environment: new EnvironmentClient(environment, signal ? { signal } : {}),
+            tasks: set.tasks,
+            k: settings.episode_samples,
+            maxSteps: recipe.episodes.max_steps,
+            concurrency: settings.concurrency,
+            contextTokens: recipe.model.context_length - recipe.model.max_response_tokens,
+          },
   };
 }
 

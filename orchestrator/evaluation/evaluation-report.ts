@@ -6,6 +6,7 @@ const percent = (value: number | null) => (value === null ? "–" : `${(value * 
 const interval = (ci: { low: number; high: number } | null) => (ci === null ? "–" : `[${percent(ci.low)}, ${percent(ci.high)}]`);
 
 function rows(evaluations: readonly VersionMetrics[]): string[][] {
+  const withEpisodes = evaluations.some((metrics) => metrics.episodes);
   return evaluations.map((metrics) => [
     metrics.version + (metrics.baseVersion === null ? " (base)" : ""),
     `${metrics.scored}/${metrics.sessions}`,
@@ -14,22 +15,35 @@ function rows(evaluations: readonly VersionMetrics[]): string[][] {
     percent(metrics.winRate),
     interval(metrics.winRateCi),
     `${metrics.requests.policy}+${metrics.requests.simulator}+${metrics.requests.scorer}`,
+    ...(withEpisodes ? episodeCells(metrics.episodes) : []),
   ]);
 }
 
-const HEADER = ["version", "scored", "mean score", "95% CI", "win vs base", "95% CI", "requests (policy+sim+scorer)"];
+function episodeCells(episodes: VersionMetrics["episodes"]): string[] {
+  if (!episodes) return ["–", "–", "–", "–"];
+  return [percent(episodes.outcomeRate), interval(episodes.outcomeCi), percent(episodes.passAtK), interval(episodes.passAtKCi)];
+}
+
+const CHAT_HEADER = ["version", "scored", "mean score", "95% CI", "win vs base", "95% CI", "requests (policy+sim+scorer)"];
+
+function header(evaluations: readonly VersionMetrics[]): string[] {
+  const k = evaluations.find((metrics) => metrics.episodes)?.episodes?.k;
+  return k === undefined ? CHAT_HEADER : [...CHAT_HEADER, "episode outcome", "95% CI", `pass@${k}`, "95% CI"];
+}
 
 export function evaluationTable(evaluations: readonly VersionMetrics[]): string {
+  const HEADER = header(evaluations);
   const table = [HEADER, ...rows(evaluations)];
   const widths = HEADER.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
   return `${table.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd()).join("\n")}\n`;
 }
 
 export function evaluationMarkdown(evaluations: readonly VersionMetrics[], chartFile: string | null): string {
+  const HEADER = header(evaluations);
   const lines = [
     "# Held-out evaluation",
     "",
-    "Mean session score in [0, 1] (the scorer's rubric votes / 10) with its 95% t interval; the win rate against the base is paired on the same openers and simulator seeds (ties count half), with a Wilson interval. Sessions run through the proxy as side turns: never trained.",
+    "Mean session score in [0, 1] (the scorer's rubric votes / 10) with its 95% t interval; the win rate against the base is paired on the same openers and simulator seeds (ties count half), with a Wilson interval. Held-out episodes (when configured): the mean outcome and pass@k (a score of 1 passes), Wilson intervals. Everything runs through the proxy as side turns: never trained.",
     "",
     `| ${HEADER.join(" | ")} |`,
     `| ${HEADER.map(() => "---").join(" | ")} |`,

@@ -1,6 +1,7 @@
 // The evaluation of one weight version: every opener × samples session, at most `concurrency` at once (so at most
 // that many evaluation requests wait on the policy), and the version's metrics, paired against the base's per session (opener, sample).
 import { EVALUATION_VERSION, type PersonaOpener, type SessionResult, type VersionMetrics } from "../../contracts/evaluation.ts";
+import { evaluateEpisodes, type EpisodePlan } from "./episode-evaluation.ts";
 import { meanWithInterval, pairedWinRate } from "./evaluation-statistics.ts";
 import { runSession, type SessionSettings } from "./evaluation-session.ts";
 
@@ -9,6 +10,8 @@ export interface EvaluationPlan {
   samples: number;
   concurrency: number;
   session: Omit<SessionSettings, "requests">;
+  /** Held-out general-agent tasks in the run's environment (evaluation.tasks); null without them. */
+  episodes: EpisodePlan | null;
 }
 
 export interface VersionEvaluation {
@@ -31,7 +34,9 @@ export async function evaluateVersion(plan: EvaluationPlan, version: string, bas
   };
   await Promise.all(Array.from({ length: Math.min(plan.concurrency, jobs.length) }, worker));
   const done = sessions.filter(Boolean);
-  return { metrics: summarise(version, done, requests, base), sessions: done };
+  const metrics = summarise(version, done, requests, base);
+  if (plan.episodes && !signal?.aborted) metrics.episodes = (await evaluateEpisodes(plan.episodes, version, signal ?? new AbortController().signal)).metrics;
+  return { metrics, sessions: done };
 }
 
 export function summarise(version: string, sessions: readonly SessionResult[], requests: VersionMetrics["requests"], base: VersionMetrics | null): VersionMetrics {

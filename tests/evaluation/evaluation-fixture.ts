@@ -17,7 +17,7 @@ export interface EvaluationFixture {
   harness: Harness;
   judge: StandinSglangServer;
   judgeResponder: JudgeResponder;
-  plan(openers: PersonaOpener[], samples: number): EvaluationPlan;
+  plan(openers: PersonaOpener[], samples: number, episodes?: EvaluationPlan["episodes"]): EvaluationPlan;
   close(): Promise<void>;
 }
 
@@ -32,7 +32,7 @@ export async function startEvaluationFixture(script: Script): Promise<Evaluation
     harness,
     judge,
     judgeResponder,
-    plan: (openers, samples) => ({
+    plan: (openers, samples, episodes = null) => ({
       openers,
       samples,
       concurrency: 2,
@@ -42,6 +42,7 @@ export async function startEvaluationFixture(script: Script): Promise<Evaluation
         simulator: { endpoint: judgeEndpoint, temperature: 0.7, maxTokens: 256 },
         scorer: { endpoint: judgeEndpoint, votes: 2, temperature: 0.6, maxTokens: 256 },
       },
+      episodes,
     }),
     async close() {
       await harness.close();
