@@ -55,6 +55,8 @@ export type EpisodeMetrics = z.infer<typeof episodeMetricsSchema>;
 export const versionMetricsSchema = z.object({
   format: z.literal(`openclaw-rl-evaluation/${EVALUATION_VERSION}`),
   version: z.string(),
+  /** The version served when the evaluation ended: when it differs, training went on meanwhile and the sessions mix versions. */
+  versionAtEnd: z.string().optional(),
   at: z.number(),
   sessions: z.number().int(),
   scored: z.number().int(),

@@ -1,5 +1,6 @@
 // Typed events of a run: one discriminated union with noun-verb names. The orchestrator emits them on its
 // event bus; the status API streams them over ws; the dashboard and `status --watch` render them.
+import type { EpisodeMetrics } from "./evaluation.ts";
 import type { SampleKind } from "./sample.ts";
 import type { FinishReason } from "./turn.ts";
 
@@ -126,6 +127,8 @@ export type RunEvent = EventBase &
     | {
         type: "evaluation-done";
         version: string;
+        /** The version served when it ended; another than `version` when training went on meanwhile (its sessions mix the two). */
+        versionAtEnd: string;
         baseVersion: string | null;
         sessions: number;
         scored: number;
@@ -134,6 +137,8 @@ export type RunEvent = EventBase &
         winRate: number | null;
         winRateCi: { low: number; high: number } | null;
         requests: { policy: number; simulator: number; scorer: number };
+        /** Held-out episodes' outcome rate and pass@k with Wilson intervals (contracts/evaluation.ts); null without held-out tasks. */
+        episodes: EpisodeMetrics | null;
       }
     | { type: "error"; source: string; code: string; message: string; hint?: string }
   );

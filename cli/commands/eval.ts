@@ -44,6 +44,7 @@ export function registerEvalCommand(program: Command): void {
       const plan = buildEvaluationPlan(recipe, await readEvaluationSet(recipe), { proxyUrl: live.proxy, apiKey: process.env[recipe.proxy.api_key_env] || undefined, judgeUrl });
       const earlier = baseOf(readEvaluations(runDir));
       const { metrics, sessions } = await evaluateVersion(plan, live.version, earlier && earlier.version !== live.version ? earlier : null);
+      metrics.versionAtEnd = (await liveVersion(runDir)).version;
       await appendAll(path.join(runDir, EVALUATION_SESSIONS_FILE), sessions.map((session) => ({ version: metrics.version, ...session })));
       await appendAll(path.join(runDir, EVALUATIONS_FILE), [metrics]);
       const all = readEvaluations(runDir);

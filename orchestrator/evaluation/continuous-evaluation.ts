@@ -74,11 +74,12 @@ export class ContinuousEvaluation {
     this.lastEvaluated = version;
     const { metrics, sessions } = await evaluateVersion(plan, String(version), this.base, this.stop.signal);
     if (this.stop.signal.aborted) return;
+    metrics.versionAtEnd = String(this.options.weights.current());
     this.base ??= metrics;
     await Promise.all(sessions.map((session) => this.sessions.append({ version: metrics.version, ...session })));
     await this.results.append(metrics);
-    const { version: label, baseVersion, sessions: count, scored, meanScore, scoreCi, winRate, winRateCi, requests } = metrics;
-    this.options.bus.emit({ type: "evaluation-done", version: label, baseVersion, sessions: count, scored, meanScore, scoreCi, winRate, winRateCi, requests });
+    const { version: label, versionAtEnd, baseVersion, sessions: count, scored, meanScore, scoreCi, winRate, winRateCi, requests, episodes } = metrics;
+    this.options.bus.emit({ type: "evaluation-done", version: label, versionAtEnd: versionAtEnd!, baseVersion, sessions: count, scored, meanScore, scoreCi, winRate, winRateCi, requests, episodes: episodes ?? null });
   }
 
   private report(error: unknown): void {

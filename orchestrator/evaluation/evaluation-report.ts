@@ -8,7 +8,7 @@ const interval = (ci: { low: number; high: number } | null) => (ci === null ? "�
 function rows(evaluations: readonly VersionMetrics[]): string[][] {
   const withEpisodes = evaluations.some((metrics) => metrics.episodes);
   return evaluations.map((metrics) => [
-    metrics.version + (metrics.baseVersion === null ? " (base)" : ""),
+    metrics.version + (metrics.versionAtEnd !== undefined && metrics.versionAtEnd !== metrics.version ? `→${metrics.versionAtEnd}` : "") + (metrics.baseVersion === null ? " (base)" : ""),
     `${metrics.scored}/${metrics.sessions}`,
     percent(metrics.meanScore),
     interval(metrics.scoreCi),
@@ -43,7 +43,7 @@ export function evaluationMarkdown(evaluations: readonly VersionMetrics[], chart
   const lines = [
     "# Held-out evaluation",
     "",
-    "Mean session score in [0, 1] (the scorer's rubric votes / 10) with its 95% t interval; the win rate against the base is paired on the same openers and simulator seeds (ties count half), with a Wilson interval. Held-out episodes (when configured): the mean outcome and pass@k (a score of 1 passes), Wilson intervals. Everything runs through the proxy as side turns: never trained.",
+    "Mean session score in [0, 1] (the scorer's rubric votes / 10) with its 95% t interval; the win rate against the base is paired on the same openers and simulator seeds (ties count half), with a Wilson interval. Held-out episodes (when configured): the mean outcome and pass@k (a score of 1 passes), Wilson intervals. Everything runs through the proxy as side turns: never trained. `a→b`: the version served moved from a to b during the evaluation (training went on), so its sessions mix versions.",
     "",
     `| ${HEADER.join(" | ")} |`,
     `| ${HEADER.map(() => "---").join(" | ")} |`,

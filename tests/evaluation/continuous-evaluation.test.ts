@@ -38,7 +38,7 @@ describe("continuous evaluation", () => {
     try {
       ready = true;
       await until("the base's evaluation", async () => (done.length === 1 ? true : null), 60_000);
-      expect(done[0]).toMatchObject({ version: "0", baseVersion: null, sessions: 3, scored: 3 });
+      expect(done[0]).toMatchObject({ version: "0", versionAtEnd: "0", baseVersion: null, sessions: 3, scored: 3, episodes: null });
       weights.observe("1"); // (advanced by 1 < 2: not due)
       weights.observe("2");
       await until("version 2's evaluation", async () => (done.length === 2 ? true : null), 60_000);
