@@ -1,5 +1,5 @@
 // Composition of the running orchestrator, as named steps that each push what they open onto one ResourceStack;
-// stop() closes that stack, so the stop order is the start order reversed: evaluation → episodes → proxy → judge → sink → bridge → weight
+// stop() closes that stack, so the stop order is the start order reversed: episodes → evaluation → proxy → judge → sink → bridge → weight
 // watcher → engines → status API. Owns the order and the wiring; each part's behaviour is in its own file.
 import path from "node:path";
 import type { BridgeHello } from "../contracts/bridge.ts";
@@ -116,8 +116,8 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     const judging = await judgingStarted;
     followRouters(run, sink.bridge, policy, judging);
     const proxy = await startProxy(run, policy, policyModel, judging);
-    await startEpisodes(run, proxy.url);
-    await startEvaluation(run, proxy.url, sink.bridge);
+    const baseEvaluated = await startEvaluation(run, proxy.url, sink.bridge);
+    await startEpisodes(run, proxy.url, baseEvaluated);
     const status = await startStatusApi(run, statusApi, proxy, sink);
     return { bus: run.bus, ...status, bridgeToken: sink.endpoint?.token ?? null, bridgeHello: () => sink.bridge?.hello() ?? null, stop };
   } catch (error) {
@@ -264,8 +264,9 @@ async function startProxy(run: Run, policy: SwitchableClient, model: PolicyModel
  * Episodes against the environment server (episodes.env_url, or the built-in one the supervisor runs), through the
  * proxy like any harness (episode-driver.ts), in the background: it waits for the environment's /healthz and for the
  * engines, and is stopped first (its leases closed) when the run stops. Off when the recipe names no environment.
+ * With continuous evaluation, episodes wait for the base's evaluation (`baseEvaluated`), so the base is untrained.
  */
-async function startEpisodes(run: Run, proxyUrl: string): Promise<void> {
+async function startEpisodes(run: Run, proxyUrl: string, baseEvaluated: () => boolean): Promise<void> {
   const { recipe, runDir, bus, options } = run;
   const episodes = recipe.episodes;
   const url = environmentUrl(recipe);
@@ -286,7 +287,7 @@ async function startEpisodes(run: Run, proxyUrl: string): Promise<void> {
     epochs: episodes.epochs,
     contextTokens: recipe.model.context_length - recipe.model.max_response_tokens,
     uid: options.runId ?? `${path.basename(runDir)}-${Date.now().toString(36)}`,
-    ready: () => options.readiness().ready,
+    ready: () => options.readiness().ready && baseEvaluated(),
     signal: stop.signal,
   });
   const running = (async () => {
@@ -307,9 +308,9 @@ async function startEpisodes(run: Run, proxyUrl: string): Promise<void> {
  * engines are ready, then every N versions, through the proxy as side turns, scored by the judge engine (the recipe's,
  * or the router slime announces). Stopped before the proxy closes.
  */
-async function startEvaluation(run: Run, proxyUrl: string, bridge: BridgeServer | null): Promise<void> {
+async function startEvaluation(run: Run, proxyUrl: string, bridge: BridgeServer | null): Promise<() => boolean> {
   const { recipe, runDir, bus, options } = run;
-  if (recipe.evaluation.every_versions === 0) return;
+  if (recipe.evaluation.every_versions === 0) return () => true;
   const set = await readEvaluationSet(recipe); // (a bad persona file, or a held-out task that is trained on, fails the start)
   const judgeUrl = () => options.engines.judge ?? bridge?.hello()?.routers.judge ?? null;
   const evaluation = new ContinuousEvaluation({
@@ -325,6 +326,7 @@ async function startEvaluation(run: Run, proxyUrl: string, bridge: BridgeServer 
   });
   run.stack.push("evaluation", () => evaluation.close());
   evaluation.start();
+  return () => evaluation.baseDone();
 }
 
 /** The status API (status, the event stream, the dashboard); its parts go into the place reserved for them, so they close last. */

@@ -31,10 +31,16 @@ export class ContinuousEvaluation {
   private lastEvaluated: number | null = null;
   private wake: (() => void) | null = null;
   private running: Promise<void> | null = null;
+  private baseTried = false;
 
   constructor(private readonly options: ContinuousEvaluationOptions) {
     this.results = new JsonlAppendFile(path.join(options.recordsDir, EVALUATIONS_FILE));
     this.sessions = new JsonlAppendFile(path.join(options.recordsDir, EVALUATION_SESSIONS_FILE));
+  }
+
+  /** Whether the base's evaluation has been tried (done or failed): `start` holds its own episodes until then. */
+  baseDone(): boolean {
+    return this.baseTried;
   }
 
   start(): void {
@@ -72,7 +78,7 @@ export class ContinuousEvaluation {
     }
     const version = this.options.weights.current();
     this.lastEvaluated = version;
-    const { metrics, sessions } = await evaluateVersion(plan, String(version), this.base, this.stop.signal);
+    const { metrics, sessions } = await evaluateVersion(plan, String(version), this.base, this.stop.signal).finally(() => (this.baseTried = true));
     if (this.stop.signal.aborted) return;
     metrics.versionAtEnd = String(this.options.weights.current());
     this.base ??= metrics;

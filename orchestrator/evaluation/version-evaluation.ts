@@ -41,7 +41,8 @@ export async function evaluateVersion(plan: EvaluationPlan, version: string, bas
 
 export function summarise(version: string, sessions: readonly SessionResult[], requests: VersionMetrics["requests"], base: VersionMetrics | null): VersionMetrics {
   const scores = sessions.map((session) => session.score).filter((score): score is number => score !== null);
-  const { mean, interval } = meanWithInterval(scores);
+  const { mean, interval: unbounded } = meanWithInterval(scores);
+  const interval = unbounded && { low: Math.max(0, unbounded.low), high: Math.min(1, unbounded.high) }; // (scores lie in [0, 1])
   const perSession: Record<string, number | null> = {};
   for (const session of sessions) perSession[`${session.openerId}#${session.sample}`] = session.score;
   const paired = base ? pairedWinRate(perSession, base.perSession) : null;
