@@ -447,7 +447,7 @@ export const evaluationSchema = z
     simulator_url: z.string().url().optional().describe("OpenAI-compatible base URL of the simulated user's model; default: the judge engine's URL."),
     simulator_model: z.string().optional().describe("Model name sent to the simulator; default: the judge engine's served model (`default`)."),
     simulator_temperature: z.number().min(0).max(2).default(0.7).describe("The simulator's sampling temperature (its seed is fixed per opener, sample and turn)."),
-    policy_temperature: z.number().min(0).max(2).default(1).describe("The policy's sampling temperature on evaluation turns, the same for every version."),
+    policy_temperature: z.number().min(0).max(2).default(1).describe("The policy's sampling temperature on evaluation chat turns, the same for every version (held-out episodes' steps are sampled as the run's episodes are)."),
     max_tokens: positiveInt.default(1024).describe("Most new tokens of an evaluation reply (policy, simulator and scorer alike)."),
     concurrency: positiveInt
       .max(64)
