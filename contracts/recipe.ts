@@ -483,6 +483,9 @@ export const recipeObjectSchema = z
 export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => {
   const issue = (path: (string | number)[], message: string) => context.addIssue({ code: "custom", path, message });
 
+  if (recipe.evaluation.tasks && !episodesOn(recipe)) {
+    issue(["evaluation", "tasks"], "held-out tasks run in the episodes' environment: set episodes.env_url or episodes.environment, or remove evaluation.tasks");
+  }
   if (recipe.episodes.env_url && !recipe.episodes.tasks) issue(["episodes", "tasks"], "episodes.env_url is set, so episodes.tasks (a JSONL file of tasks) is required");
   if (recipe.episodes.env_url && recipe.episodes.environment) {
     issue(["episodes", "environment"], "set episodes.env_url (your environment server) or episodes.environment (a built-in one that start runs), not both");

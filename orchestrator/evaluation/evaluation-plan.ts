@@ -26,10 +26,7 @@ export interface EvaluationSet {
 export async function readEvaluationSet(recipe: Recipe): Promise<EvaluationSet> {
   const settings = recipe.evaluation;
   const openers = await readPersonaSet(settings.personas ?? SHIPPED_PERSONAS);
-  if (!settings.tasks) return { openers, tasks: [] };
-  if (environmentUrl(recipe) === null) {
-    throw new OpenclawRlError("RECIPE_INVALID", "held-out tasks need the environment they run in", { path: "evaluation.tasks", hint: "set episodes.env_url or episodes.environment" });
-  }
+  if (!settings.tasks) return { openers, tasks: [] }; // (held-out tasks without an environment: refused by the recipe schema)
   return { openers, tasks: await readHeldOutTasks(settings.tasks, episodeTasksFile(recipe.episodes)) };
 }
 

@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recipeSchema } from "../../contracts/recipe.ts";
 import { readHeldOutTasks, readPersonaSet, SHIPPED_PERSONAS } from "../../orchestrator/evaluation/held-out-set.ts";
 import { runCliInProcess } from "../cli/cli-process.ts";
 
@@ -34,6 +35,15 @@ describe("held-out sets", () => {
     await expect(readHeldOutTasks(heldOut, training)).rejects.toThrow(/held-out tasks are also training tasks \(episodes.tasks\): t2:math/);
     await writeFile(training, task("t3"));
     expect((await readHeldOutTasks(heldOut, training)).map((entry) => entry.key)).toEqual(["t1:math", "t2:math"]);
+  });
+
+  it("the recipe refuses held-out tasks without an environment, naming evaluation.tasks", () => {
+    const parsed = recipeSchema.safeParse({ evaluation: { tasks: "held-out.jsonl" } });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error!.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`)).toContain(
+      "evaluation.tasks: held-out tasks run in the episodes' environment: set episodes.env_url or episodes.environment, or remove evaluation.tasks",
+    );
+    expect(recipeSchema.safeParse({ evaluation: { tasks: "held-out.jsonl" }, episodes: { environment: "toolcall" } }).success).toBe(true);
   });
 
   it("openclaw-rl eval refuses a checkpoint by name and a folder without a running start", async () => {
