@@ -28,6 +28,7 @@ export type ErrorCode =
   | "PATH_UNWRITABLE"
   | "CHECKPOINT_MISSING"
   | "CONVERTER_MISSING"
+  | "EVALUATION_REFUSED"
   | "INTERNAL";
 
 export interface OpenclawRlErrorOptions {

@@ -1,5 +1,6 @@
 // Typed events of a run: one discriminated union with noun-verb names. The orchestrator emits them on its
 // event bus; the status API streams them over ws; the dashboard and `status --watch` render them.
+import type { EpisodeMetrics } from "./evaluation.ts";
 import type { SampleKind } from "./sample.ts";
 import type { FinishReason } from "./turn.ts";
 
@@ -143,6 +144,27 @@ export type RunEvent = EventBase &
     /** A checkpoint deleted to keep training.keep_checkpoints. */
     | { type: "checkpoint-pruned"; iteration: number; folder: string }
     | { type: "engine-state"; name: string; state: EngineState; detail: string }
+    /**
+     * A held-out evaluation of one served weight version finished (orchestrator/evaluation/, docs/evaluation.md):
+     * its mean score in [0, 1] with a 95% interval, its paired win rate against the base with a Wilson interval, and
+     * what it cost in engine requests. Never mixed with the training reward.
+     */
+    | {
+        type: "evaluation-done";
+        version: string;
+        /** The version served when it ended; another than `version` when training went on meanwhile (its sessions mix the two). */
+        versionAtEnd: string;
+        baseVersion: string | null;
+        sessions: number;
+        scored: number;
+        meanScore: number | null;
+        scoreCi: { low: number; high: number } | null;
+        winRate: number | null;
+        winRateCi: { low: number; high: number } | null;
+        requests: { policy: number; simulator: number; scorer: number };
+        /** Held-out episodes' outcome rate and pass@k with Wilson intervals (contracts/evaluation.ts); null without held-out tasks. */
+        episodes: EpisodeMetrics | null;
+      }
     | { type: "error"; source: string; code: string; message: string; hint?: string }
   );
 

@@ -428,6 +428,36 @@ export function environmentUrl(recipe: { episodes: { env_url?: string; environme
   return recipe.episodes.environment ? `http://127.0.0.1:${recipe.episodes.environment_port}` : null;
 }
 
+export const evaluationSchema = z
+  .object({
+    every_versions: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe("Continuous held-out evaluation in `start`: evaluate the live policy version at the start (the base) and each time the weight version has advanced by this many; 0 = off (`openclaw-rl eval` still works)."),
+    personas: z.string().optional().describe("JSONL persona set, one {id, persona, opener, rubric, turns} per line (docs/evaluation.md); default: the shipped configs/evaluation/personas.jsonl."),
+    tasks: z
+      .string()
+      .optional()
+      .describe("JSONL of held-out general-agent tasks in the environment task format, run in the episodes' environment (episodes.env_url or episodes.environment); refused when a task is also in episodes.tasks."),
+    episode_samples: positiveInt.max(64).default(4).describe("k: episodes per held-out task per version (outcome rate and pass@k)."),
+    samples: positiveInt.max(32).default(2).describe("Sessions per opener per version (each with its own fixed simulator seeds)."),
+    votes: positiveInt.max(16).default(3).describe("m: scorer votes per session (the judge with the persona's rubric), averaged."),
+    simulator_url: z.string().url().optional().describe("OpenAI-compatible base URL of the simulated user's model; default: the judge engine's URL."),
+    simulator_model: z.string().optional().describe("Model name sent to the simulator; default: the judge engine's served model (`default`)."),
+    simulator_temperature: z.number().min(0).max(2).default(0.7).describe("The simulator's sampling temperature (its seed is fixed per opener, sample and turn)."),
+    policy_temperature: z.number().min(0).max(2).default(1).describe("The policy's sampling temperature on evaluation chat turns, the same for every version (held-out episodes' steps are sampled as the run's episodes are)."),
+    max_tokens: positiveInt.default(1024).describe("Most new tokens of an evaluation reply (policy, simulator and scorer alike)."),
+    concurrency: positiveInt
+      .max(64)
+      .default(2)
+      .describe("At most this many evaluation sessions at once, each with one request in flight: at most this many evaluation requests wait on the policy engine beside users' turns."),
+    timeout_s: z.number().positive().default(300).describe("Timeout of one evaluation request, in seconds."),
+  })
+  .strict()
+  .prefault({});
+
 export const recipeObjectSchema = z
   .object({
     name: z.string().optional().describe("Recipe name shown in status and the banner."),
@@ -445,6 +475,7 @@ export const recipeObjectSchema = z
     records: recordsSchema,
     wandb: wandbSchema,
     episodes: episodesSchema,
+    evaluation: evaluationSchema,
   })
   .strict();
 
@@ -452,6 +483,9 @@ export const recipeObjectSchema = z
 export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => {
   const issue = (path: (string | number)[], message: string) => context.addIssue({ code: "custom", path, message });
 
+  if (recipe.evaluation.tasks && !episodesOn(recipe)) {
+    issue(["evaluation", "tasks"], "held-out tasks run in the episodes' environment: set episodes.env_url or episodes.environment, or remove evaluation.tasks");
+  }
   if (recipe.episodes.env_url && !recipe.episodes.tasks) issue(["episodes", "tasks"], "episodes.env_url is set, so episodes.tasks (a JSONL file of tasks) is required");
   if (recipe.episodes.env_url && recipe.episodes.environment) {
     issue(["episodes", "environment"], "set episodes.env_url (your environment server) or episodes.environment (a built-in one that start runs), not both");

@@ -1,6 +1,8 @@
 // Composition of the running orchestrator, as named steps that each push what they open onto one ResourceStack;
-// stop() closes that stack, so the stop order is the start order reversed: episodes → proxy → judge → sink → bridge → weight
+// stop() closes that stack, so the stop order is the start order reversed: episodes → evaluation → proxy → judge → sink → bridge → weight
 // watcher → engines → status API. Owns the order and the wiring; each part's behaviour is in its own file.
+// Just over 400 lines: the wiring of each step (episodes with their budget, evaluation) is kept beside the order it
+// belongs to; moving a step's wiring out is the next split when one grows (episodes' is the largest).
 import { setMaxListeners } from "node:events";
 import path from "node:path";
 import type { BridgeHello } from "../contracts/bridge.ts";
@@ -21,6 +23,8 @@ import { episodeTasksFile, readTasks } from "./episodes/task-file.ts";
 import { sleepUnlessAborted } from "../lib/abortable-sleep.ts";
 import { BridgeServer, bridgeHost } from "./bridge/bridge-server.ts";
 import { EventBus } from "./event-bus.ts";
+import { ContinuousEvaluation } from "./evaluation/continuous-evaluation.ts";
+import { buildEvaluationPlan, readEvaluationSet } from "./evaluation/evaluation-plan.ts";
 import { JudgeThread } from "./judging/judge-thread.ts";
 import { createProxy, type Proxy } from "./proxy/proxy-server.ts";
 import { announceSamples } from "./sinks/announcing-sink.ts";
@@ -117,7 +121,8 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
     const judging = await judgingStarted;
     followRouters(run, sink.bridge, policy, judging);
     const proxy = await startProxy(run, policy, policyModel, judging);
-    await startEpisodes(run, proxy.url, sink.store);
+    const baseEvaluated = await startEvaluation(run, proxy.url, sink.bridge);
+    await startEpisodes(run, proxy.url, sink.store, baseEvaluated);
     const status = await startStatusApi(run, statusApi, proxy, sink);
     return { bus: run.bus, ...status, bridgeToken: sink.endpoint?.token ?? null, bridgeHello: () => sink.bridge?.hello() ?? null, stop };
   } catch (error) {
@@ -273,9 +278,10 @@ async function startProxy(run: Run, policy: SwitchableClient, model: PolicyModel
  * proxy like any harness (episode-driver.ts), in the background: it waits for the environment's /healthz and for the
  * engines, starts a task group only when its samples can be trained before they go stale (rollout-budget.ts, with the
  * sample store), says when every planned episode is done, and is stopped first (its leases closed) when the run
- * stops. Off when the recipe names no environment.
+ * stops. Off when the recipe names no environment. With continuous evaluation, episodes wait for the base's
+ * evaluation (`baseEvaluated`), so the base is untrained.
  */
-async function startEpisodes(run: Run, proxyUrl: string, store: SampleStore | null): Promise<void> {
+async function startEpisodes(run: Run, proxyUrl: string, store: SampleStore | null, baseEvaluated: () => boolean): Promise<void> {
   const { recipe, runDir, bus, options } = run;
   const episodes = recipe.episodes;
   const url = environmentUrl(recipe);
@@ -299,7 +305,7 @@ async function startEpisodes(run: Run, proxyUrl: string, store: SampleStore | nu
     epochs: episodes.epochs,
     contextTokens: recipe.model.context_length - recipe.model.max_response_tokens,
     uid: options.runId ?? `${path.basename(runDir)}-${Date.now().toString(36)}`,
-    ready: () => options.readiness().ready,
+    ready: () => options.readiness().ready && baseEvaluated(),
     ...(budget ? { admitGroup: (question) => budget.mayStartGroup(question) } : {}),
     onPlan: (planned) => bus.emit({ type: "episodes-planned", planned, tasks: tasks.length, samplesPerTask: episodes.samples_per_task, epochs: episodes.epochs }),
     // every episode ends visibly: one that failed at allocate or reset is counted failed, and its reason said
@@ -339,6 +345,32 @@ function episodesDone(planned: number, results: readonly EpisodeResult[]): Extra
   const scores = results.flatMap((result) => (result.score === null ? [] : [result.score]));
   const outcomeRate = scores.length > 0 ? scores.reduce((sum, score) => sum + score, 0) / scores.length : null;
   return { type: "episodes-done", planned, scored: scores.length, failed: results.length - scores.length, outcomeRate };
+}
+
+/**
+ * Continuous held-out evaluation (evaluation.every_versions > 0; docs/evaluation.md): the live version once the
+ * engines are ready, then every N versions, through the proxy as side turns, scored by the judge engine (the recipe's,
+ * or the router slime announces). Stopped before the proxy closes.
+ */
+async function startEvaluation(run: Run, proxyUrl: string, bridge: BridgeServer | null): Promise<() => boolean> {
+  const { recipe, runDir, bus, options } = run;
+  if (recipe.evaluation.every_versions === 0) return () => true;
+  const set = await readEvaluationSet(recipe); // (a bad persona file, or a held-out task that is trained on, fails the start)
+  const judgeUrl = () => options.engines.judge ?? bridge?.hello()?.routers.judge ?? null;
+  const evaluation = new ContinuousEvaluation({
+    bus,
+    weights: run.weights,
+    everyVersions: recipe.evaluation.every_versions,
+    recordsDir: runDir,
+    ready: () => options.readiness().ready,
+    plan: () => {
+      const judge = judgeUrl();
+      return judge === null ? null : buildEvaluationPlan(recipe, set, { proxyUrl, apiKey: options.apiKey, judgeUrl: judge });
+    },
+  });
+  run.stack.push("evaluation", () => evaluation.close());
+  evaluation.start();
+  return () => evaluation.baseDone();
 }
 
 /** The status API (status, the event stream, the dashboard); its parts go into the place reserved for them, so they close last. */

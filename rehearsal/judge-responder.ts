@@ -1,5 +1,7 @@
 // The stand-in judge / teacher as a Responder: answers the evaluation and hint prompts in the judge formats
-// (`\boxed{n}`, `[HINT_START]…[HINT_END]`) from cues in the next state, and scores hinted prompts as the OPD teacher.
+// (`\boxed{n}`, `[HINT_START]…[HINT_END]`) from cues in the next state, scores hinted prompts as the OPD teacher,
+// and plays the held-out evaluation's simulated user and scorer (evaluation-responder.ts).
+import { evaluationReply } from "./evaluation-responder.ts";
 import { hasNaturalVoiceHint, hintOf, verdictOf } from "./judge-cues.ts";
 import { readPrompt } from "./prompt-reader.ts";
 import { REJECTED_STYLE, REPLY_STYLES, stylePositions, styleTokens, type StyleTokens } from "./reply-styles.ts";
@@ -16,7 +18,7 @@ export function teacherStyleLogprobs(hinted: boolean): number[] {
 }
 
 export class JudgeResponder implements Responder {
-  readonly answered = { eval: 0, hint: 0, other: 0 };
+  readonly answered = { eval: 0, hint: 0, evaluation: 0, other: 0 };
 
   /** The tokenizer's style tokens are found first (the tokenizer encodes asynchronously). */
   static async create(tokenizer: StandinTokenizer): Promise<JudgeResponder> {
@@ -26,6 +28,11 @@ export class JudgeResponder implements Responder {
   private constructor(readonly tokens: StyleTokens) {}
 
   reply(request: ResponderRequest): ResponderReply {
+    const evaluation = evaluationReply(request.promptText);
+    if (evaluation !== null) {
+      this.answered.evaluation += 1;
+      return { text: evaluation };
+    }
     const prompt = readPrompt(request.promptText);
     const userText = prompt.turns.filter((turn) => turn.role === "user").at(-1)?.text ?? "";
     const match = NEXT_STATE.exec(userText);

@@ -4,6 +4,7 @@ import { registerAgentConfigCommand } from "./agent-config.ts";
 import { registerConvertCheckpointCommand } from "./convert-checkpoint.ts";
 import { registerDemoCommand } from "./demo.ts";
 import { registerDoctorCommand } from "./doctor.ts";
+import { registerEvalCommand } from "./eval.ts";
 import { registerJoinCommand } from "./join.ts";
 import { registerOpenclawConfigCommand } from "./openclaw-config.ts";
 import { registerPlanCommand } from "./plan.ts";
@@ -22,4 +23,5 @@ export function registerCommands(program: Command): void {
   registerJoinCommand(program);
   registerRecipeReferenceCommand(program);
   registerConvertCheckpointCommand(program);
+  registerEvalCommand(program);
 }

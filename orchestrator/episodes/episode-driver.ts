@@ -50,6 +50,11 @@ export interface EpisodeDriverOptions {
    * know it by, so its outcome cannot go through POST /v1/episodes/{id}/outcome; the run reports it itself.
    */
   onFailedBeforeSteps?(result: EpisodeResult): void;
+  /**
+   * Held-out evaluation (orchestrator/evaluation/): each step is a side turn (X-Turn-Type: side, the episode id as its
+   * X-Session-Id), not a step of the run's episodes: never judged, never trained, and no outcome is reported.
+   */
+  sideTurns?: boolean;
 }
 
 export interface EpisodeResult {
@@ -174,8 +179,10 @@ export class EpisodeDriver {
       if (heartbeat) clearInterval(heartbeat);
       if (lease !== null) await environment.close(lease).catch(() => undefined); // (the server reaps it otherwise)
     }
-    if (result.steps > 0) await this.reportOutcome(id, result, messages);
-    else this.options.onFailedBeforeSteps?.(result);
+    if (!this.options.sideTurns) {
+      if (result.steps > 0) await this.reportOutcome(id, result, messages);
+      else this.options.onFailedBeforeSteps?.(result);
+    }
     return result;
   }
 
@@ -215,7 +222,8 @@ export class EpisodeDriver {
   }
 
   private async chat(id: string, groupId: string, messages: ChatMessage[], tools: Tool[]): Promise<z.infer<typeof completionSchema>> {
-    const response = await this.post("/v1/chat/completions", { model: this.options.model, messages, ...(tools.length > 0 ? { tools } : {}) }, { "x-episode-id": id, "x-task-id": groupId });
+    const headers: Record<string, string> = this.options.sideTurns ? { "x-turn-type": "side", "x-session-id": id } : { "x-episode-id": id, "x-task-id": groupId };
+    const response = await this.post("/v1/chat/completions", { model: this.options.model, messages, ...(tools.length > 0 ? { tools } : {}) }, headers);
     const parsed = completionSchema.safeParse(response);
     if (!parsed.success) throw new OpenclawRlError("INTERNAL", `the proxy answered a step of ${id} without a chat completion: ${parsed.error.issues[0]?.message}`);
     return parsed.data;

@@ -1,0 +1,75 @@
+// From the recipe's evaluation section to an EvaluationPlan: the persona set, the proxy as the policy endpoint, the
+// simulator (evaluation.simulator_url, else the judge engine) and the scorer (the judge engine, evaluation.votes).
+import type { PersonaOpener } from "../../contracts/evaluation.ts";
+import { environmentUrl, type Recipe } from "../../contracts/recipe.ts";
+import { EnvironmentClient } from "../episodes/environment-client.ts";
+import type { Task } from "../episodes/task-file.ts";
+import { OpenclawRlError } from "../../contracts/errors.ts";
+import { episodeTasksFile } from "../episodes/task-file.ts";
+import { readHeldOutTasks, readPersonaSet, SHIPPED_PERSONAS } from "./held-out-set.ts";
+import type { EvaluationPlan } from "./version-evaluation.ts";
+
+export interface EvaluationEndpoints {
+  /** The proxy's base URL (with or without /v1) and its key. */
+  proxyUrl: string;
+  apiKey: string | undefined;
+  /** The judge engine's base URL (the scorer's, and the simulator's unless evaluation.simulator_url is set). */
+  judgeUrl: string;
+}
+
+export interface EvaluationSet {
+  openers: PersonaOpener[];
+  tasks: Task[];
+}
+
+/** The persona set the recipe names (else the shipped one) and its held-out tasks, checked against episodes.tasks; read once. */
+export async function readEvaluationSet(recipe: Recipe): Promise<EvaluationSet> {
+  const settings = recipe.evaluation;
+  const openers = await readPersonaSet(settings.personas ?? SHIPPED_PERSONAS);
+  if (!settings.tasks) return { openers, tasks: [] }; // (held-out tasks without an environment: refused by the recipe schema)
+  return { openers, tasks: await readHeldOutTasks(settings.tasks, episodeTasksFile(recipe.episodes)) };
+}
+
+export function buildEvaluationPlan(recipe: Recipe, set: EvaluationSet, endpoints: EvaluationEndpoints, signal?: AbortSignal): EvaluationPlan {
+  const settings = recipe.evaluation;
+  const timeoutMs = settings.timeout_s * 1000;
+  const judge = { url: endpoints.judgeUrl, model: "default", timeoutMs };
+  const environment = environmentUrl(recipe);
+  return {
+    openers: set.openers,
+    samples: settings.samples,
+    concurrency: settings.concurrency,
+    session: {
+      policy: { url: endpoints.proxyUrl, model: recipe.model.served_name, apiKey: endpoints.apiKey, timeoutMs },
+      policySampling: { temperature: settings.policy_temperature, max_tokens: settings.max_tokens },
+      simulator: {
+        endpoint: { url: settings.simulator_url ?? endpoints.judgeUrl, model: settings.simulator_model ?? "default", timeoutMs },
+        temperature: settings.simulator_temperature,
+        maxTokens: settings.max_tokens,
+      },
+      scorer: { endpoint: judge, votes: settings.votes, temperature: recipe.judge.temperature, maxTokens: settings.max_tokens },
+    },
+    episodes:
+      set.tasks.length === 0 || environment === null
+        ? null
+        : {
+            proxyUrl: endpoints.proxyUrl,
+            apiKey: endpoints.apiKey,
+            model: recipe.model.served_name,
+            environment: new EnvironmentClient(environment, signal ? { signal } : {}),
+            tasks: set.tasks,
+            k: settings.episode_samples,
+            maxSteps: recipe.episodes.max_steps,
+            concurrency: settings.concurrency,
+            contextTokens: recipe.model.context_length - recipe.model.max_response_tokens,
+          },
+  };
+}
+
+/** What this iteration cannot evaluate, refused by name. */
+export function refuseCheckpointEvaluation(checkpoint: string): never {
+  throw new OpenclawRlError("EVALUATION_REFUSED", `not yet: evaluating a saved checkpoint (${checkpoint}) needs it loaded into an engine, which openclaw-rl does not do yet`, {
+    path: "--checkpoint",
+    hint: "evaluate the live served version (`openclaw-rl eval --run DIR`) or the base (at the start of a run, before any weight update)",
+  });
+}
