@@ -48,6 +48,30 @@ export const statusSnapshotSchema = z.object({
     )
     .default([])
     .describe("Main turns per client and the sampling they asked for (docs/proxy.md: main turns are sampled from the trainer's distribution)."),
+  evaluation: z
+    .object({
+      configured: z.boolean().describe("Whether start evaluates the held-out set as the version advances (evaluation.every_versions > 0)."),
+      every_versions: z.number().int(),
+      base_version: z.string().nullable(),
+      versions: z
+        .array(
+          z.object({
+            at: z.number(),
+            version: z.string(),
+            version_at_end: z.string().describe("The version served when it ended: another than `version` when training went on meanwhile."),
+            mean_score: z.number().nullable(),
+            score_ci: z.object({ low: z.number(), high: z.number() }).nullable(),
+            win_rate: z.number().nullable().describe("Paired against the base on the same openers: P(score > base's), ties counting half."),
+            win_rate_ci: z.object({ low: z.number(), high: z.number() }).nullable(),
+            outcome_rate: z.number().nullable().describe("Held-out tasks' outcome rate (general agents)."),
+            outcome_ci: z.object({ low: z.number(), high: z.number() }).nullable(),
+            requests: z.number().int().describe("Engine requests the evaluation cost (policy, simulator, scorer)."),
+          }),
+        )
+        .describe("One point per evaluated weight version, 95% intervals (docs/evaluation.md). Never mixed with the training reward."),
+    })
+    .default({ configured: false, every_versions: 0, base_version: null, versions: [] })
+    .describe("Held-out evaluation per weight version: is it improving?"),
   samples: z.object({
     ready: z.number().int().describe("Toward the next batch: the store's count (samples earlier runs left ready included)."),
     batch_size: z.number().int(),

@@ -7,6 +7,7 @@
 import type { EngineState, PolicyEntropy, RunEvent, SkipCategory } from "../../contracts/events.ts";
 import { parseWeightVersion } from "../weights/weight-version-tracker.ts";
 import { ClientSamplingTally, type ClientSampling } from "./client-sampling-tally.ts";
+import { EvaluationTally, type EvaluationPoint } from "./evaluation-tally.ts";
 import { isTrainerProgress, TRAINER_STALLED } from "./trainer-watchdog.ts";
 
 export interface RunTallyLimits {
@@ -80,6 +81,8 @@ export interface RunCounts {
    * (sampling.client_settings: trainer) or that were drawn off-policy (honor, or a tool_choice grammar); bounded.
    */
   clients: ClientSampling[];
+  /** Held-out evaluations per weight version (evaluation-tally.ts), apart from the training reward. */
+  evaluation: { baseVersion: string | null; points: EvaluationPoint[] };
   judging: {
     judged: number;
     /** Judged turns that made no sample, and those of them by category. */
@@ -150,6 +153,7 @@ export class RunTally {
   private readonly sessionIds = new Set<string>();
   private readonly turns = { main: 0, side: 0 };
   private readonly clients = new ClientSamplingTally();
+  private readonly evaluations = new EvaluationTally();
   private readonly judging = { judged: 0, withoutSample: 0, skipped: {} as Partial<Record<SkipCategory, number>> };
   /** Closed main turns not judged yet, `session\u0000turn`, oldest first. */
   private readonly waiting = new Set<string>();
@@ -315,6 +319,9 @@ export class RunTally {
         return;
       case "judge-vote":
         return;
+      case "evaluation-done":
+        this.evaluations.add(event);
+        return;
     }
   }
 
@@ -334,6 +341,7 @@ export class RunTally {
       sessions: this.sessionIds.size,
       turns: { ...this.turns },
       clients: this.clients.counts(),
+      evaluation: this.evaluations.counts(),
       judging: { ...this.judging, skipped: { ...this.judging.skipped }, waiting: this.waiting.size, open: this.open.size },
       samples: { ...this.samples, batchSize: this.batchSize },
       batches: { ...this.batches },

@@ -55,6 +55,23 @@ export class StatusTracker {
       last_version_reset: weights.lastReset && { at: weights.lastReset.at, from_version: weights.lastReset.fromVersion, reason: weights.lastReset.reason },
       sessions: counts.sessions,
       turns: counts.turns,
+      evaluation: {
+        configured: this.recipe.evaluation.every_versions > 0,
+        every_versions: this.recipe.evaluation.every_versions,
+        base_version: counts.evaluation.baseVersion,
+        versions: counts.evaluation.points.map((point) => ({
+          at: point.at,
+          version: point.version,
+          version_at_end: point.versionAtEnd,
+          mean_score: point.meanScore,
+          score_ci: point.scoreCi,
+          win_rate: point.winRate,
+          win_rate_ci: point.winRateCi,
+          outcome_rate: point.outcomeRate,
+          outcome_ci: point.outcomeCi,
+          requests: point.requests,
+        })),
+      },
       clients: counts.clients.map((entry) => ({ client: entry.client, main_turns: entry.mainTurns, asked_otherwise: entry.askedOtherwise, off_policy: entry.offPolicy, asked: entry.asked })),
       samples: {
         ready: samples.ready,

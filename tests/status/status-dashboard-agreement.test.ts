@@ -40,6 +40,7 @@ function fromStatus(status: StatusSnapshot) {
     episodeVersions: Object.entries(status.episodes.by_version).map(([version, entry]) => ({ version, finished: entry.finished, rate: entry.outcome_rate })),
     trainer: { step: status.trainer.step, loss: status.trainer.loss, gradNorm: status.trainer.grad_norm, logprobDiff: status.trainer.logprob_diff, entropy: status.trainer.entropy, stalled: status.trainer.stalled },
     checkpoints: { kept: status.checkpoints.length, latestIteration: status.checkpoints[0]?.iteration ?? null },
+    evaluation: status.evaluation.versions.map((point) => [point.version, point.mean_score, point.score_ci, point.win_rate, point.outcome_rate]),
   };
 }
 
@@ -69,6 +70,7 @@ function fromDashboard(dashboard: DashboardSnapshot) {
     episodeVersions: totals.episodes.byVersion,
     trainer: totals.trainer,
     checkpoints: totals.checkpoints,
+    evaluation: totals.evaluation.points.map((point) => [point.version, point.meanScore, point.scoreCi, point.winRate, point.outcomeRate]),
   };
 }
 
@@ -111,6 +113,8 @@ const sequence: RunEventInput[] = [
   { type: "trainer-metrics", step: 3, loss: 0.5, gradNorm: 1.25, logprobDiff: 0.01, lr: 1e-6, metrics: { loss: 0.5, openclaw_rl_entropy: 1.94 }, entropy: { value: 1.94, source: "openclaw_rl" } },
   { type: "checkpoint-saved", iteration: 9, folder: "/run/checkpoints/iter_0000009", bytes: 10, savedAt: 2 },
   { type: "checkpoint-pruned", iteration: 4, folder: "/run/checkpoints/iter_0000004" },
+  { type: "evaluation-done", version: "0", versionAtEnd: "0", baseVersion: "0", sessions: 4, scored: 4, meanScore: 0.5, scoreCi: { low: 0.3, high: 0.7 }, winRate: null, winRateCi: null, requests: { policy: 12, simulator: 8, scorer: 12 }, episodes: null },
+  { type: "evaluation-done", version: "3", versionAtEnd: "4", baseVersion: "0", sessions: 4, scored: 4, meanScore: 0.75, scoreCi: { low: 0.5, high: 1 }, winRate: 0.625, winRateCi: { low: 0.3, high: 0.9 }, requests: { policy: 12, simulator: 8, scorer: 12 }, episodes: null },
   { type: "weights-version-reset", fromVersion: "3", reason: "slime restarted" },
   { type: "batch-delivered", rolloutId: 0, batchId: "b0-again", size: 2, meanReward: 0, evalScore: 0, counts },
   { type: "batch-acknowledged", rolloutId: 0, batchId: "b0-again" },

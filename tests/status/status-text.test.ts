@@ -97,3 +97,25 @@ describe("status: the sampling clients asked for", () => {
     expect(text).not.toContain("codex_cli_rs:");
   });
 });
+
+describe("status: the held-out evaluation", () => {
+  const done = (version: string, meanScore: number, winRate: number | null): RunEventInput => ({
+    type: "evaluation-done", version, versionAtEnd: version, baseVersion: "0", sessions: 16, scored: 16, meanScore,
+    scoreCi: { low: meanScore - 0.1, high: Math.min(1, meanScore + 0.1) }, winRate, winRateCi: winRate === null ? null : { low: winRate - 0.2, high: Math.min(1, winRate + 0.2) },
+    requests: { policy: 48, simulator: 32, scorer: 48 }, episodes: null,
+  });
+
+  it("says how to turn it on when it is off, and shows the base and later versions with intervals when it ran, apart from the training reward", () => {
+    const { bus, status } = tracked();
+    expect(status().evaluation).toEqual({ configured: false, every_versions: 0, base_version: null, versions: [] });
+    expect(formatStatus(status(), 200)).toContain("held-out    not configured: set evaluation.every_versions (docs/evaluation.md), or run `npx");
+    bus.emit(done("0", 0.731, null));
+    bus.emit(done("8", 0.981, 0.781));
+    const snapshot = status();
+    expect(snapshot.evaluation.base_version).toBe("0");
+    expect(snapshot.evaluation.versions.map((point) => [point.version, point.mean_score, point.win_rate, point.requests])).toEqual([["0", 0.731, null, 128], ["8", 0.981, 0.781, 128]]);
+    const text = formatStatus(snapshot, 200);
+    expect(text).toContain("held-out    (95% intervals; not the training reward) base v0: score 73.1% [63.1, 83.1] · 128 engine requests");
+    expect(text).toContain("            v8: score 98.1% [88.1, 100.0] · 128 engine requests · wins 78.1% [58.1, 98.1] against the base");
+  });
+});

@@ -128,6 +128,14 @@ function drawFacts() {
     facts.push(["train/rollout log-prob diff", number(trainer.logprobDiff)]);
     if (trainer.entropy) facts.push(["policy entropy", `${number(trainer.entropy.value)} (from ${trainer.entropy.source})`]);
   }
+  const evaluation = totals.evaluation;
+  if (evaluation && evaluation.points.length > 0) {
+    const percent = (value) => (value === null ? "–" : `${(100 * value).toFixed(1)}%`);
+    const interval = (ci) => (ci ? ` [${(100 * ci.low).toFixed(1)}, ${(100 * ci.high).toFixed(1)}]` : "");
+    const point = (entry) => [entry.meanScore === null ? null : `score ${percent(entry.meanScore)}${interval(entry.scoreCi)}`, entry.outcomeRate === null ? null : `outcome ${percent(entry.outcomeRate)}${interval(entry.outcomeCi)}`].filter(Boolean).join(" · ");
+    const [base, ...later] = evaluation.points;
+    facts.push(["held-out evaluation (95%)", [`base v${base.version}: ${point(base)}`, ...later.slice(-4).map((entry) => `v${entry.version}: ${point(entry)}${entry.winRate === null ? "" : ` · wins ${percent(entry.winRate)} vs base`}`)].join(" · ")]);
+  }
   if (totals.checkpoints) facts.push(["checkpoints", totals.checkpoints.kept === 0 ? "none yet" : `${totals.checkpoints.kept} kept · latest iter ${totals.checkpoints.latestIteration}`]);
   document.getElementById("totals").replaceChildren(...facts.flatMap(([name, value]) => [element("dt", "", name), element("dd", "", value)]));
   document.getElementById("stale-drops").textContent = String(totals.staleDrops);
