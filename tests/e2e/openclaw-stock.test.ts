@@ -45,7 +45,9 @@ describe("stock OpenClaw end to end (rehearsal engine)", () => {
       "engine.rehearsal.policy_port": policyPort,
       "engine.rehearsal.judge_port": await freePort(),
       "engine.rehearsal.train_seconds": 0.2,
-      "training.batch_size": 2,
+      // a batch per sample: slime's async order (train_async.py) trains rollout N and then waits for N+1's data before
+      // it syncs weights, so the two samples the first two rounds make give a weight update before the third round
+      "training.batch_size": 1,
       // weights change every 2 samples here, far faster than a real run: keep every sample deliverable
       "training.max_staleness": 50,
     };
@@ -59,7 +61,7 @@ describe("stock OpenClaw end to end (rehearsal engine)", () => {
     gateway = await startGateway({ proxyUrl: `http://127.0.0.1:${proxyPort}/v1`, apiKey: API_KEY, model: "qwen3-4b", utilityModel: "qwen3-util", port: await freePort(), token: "e2e-gateway-token" });
 
     for (let round = 0; round < 3; round++) {
-      // the first rounds' turns, closed by the second round's messages, are judged and trained on: the last round is
+      // the first round's turns, closed by the second round's messages, are judged and trained on: the last round is
       // served by newer weights however slow the machine (waited for, not raced)
       if (round === 2) {
         await until("a weight update after the first two rounds", async () => {
