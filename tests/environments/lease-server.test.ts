@@ -154,7 +154,9 @@ describe("the lease server", () => {
 
   it("reaps a lease idle past its TTL (releasing its episode), while heartbeats keep another alive", async () => {
     const url = await start({ leaseTtlS: 0.4, sweepS: 0.05 });
-    const client = new EnvironmentClient(url);
+    // the reaped lease's 404 is tried again as the reference's client does (10 times for a heartbeat): 1 ms apart here,
+    // so the live lease's 0.4 s TTL is not outwaited by the retries
+    const client = new EnvironmentClient(url, { retryDelayMs: 1 });
     const idle = await client.allocate("counter:a", "r1");
     const alive = await client.allocate("counter:a", "r2");
     await client.reset(idle, { target: 3 });

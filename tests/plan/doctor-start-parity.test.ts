@@ -97,7 +97,8 @@ describe("doctor and start refuse the same things", () => {
     const recipe = await rehearsal();
     const runDir = recipe.records.dir;
     mkdirSync(runDir, { recursive: true });
-    const standIn: ResultPromise = execa("sleep", ["600"]); // a live pid in the orchestrator's place
+    // a live pid in the orchestrator's place; killed at cleanup, which is no error (an unhandled rejection otherwise)
+    const standIn: ResultPromise = execa("sleep", ["600"], { reject: false });
     cleanups.push(() => standIn.kill());
     writeFileSync(path.join(runDir, "pids.json"), JSON.stringify({ version: 1, orchestratorPid: standIn.pid, children: [] }));
     writeFileSync(resolvedRecipePath(runDir), stringify(recipe));
