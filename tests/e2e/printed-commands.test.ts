@@ -61,7 +61,7 @@ async function stop(child: ReturnType<PasteShell["spawn"]>): Promise<number | un
 }
 
 /** How each subcommand is expected to end when pasted here (doctor fails the slime recipe's checks on this machine). */
-const EXPECTED_EXIT: Record<string, number[]> = { plan: [0], doctor: [0, 1], status: [0], "openclaw-config": [0], "agent-config": [0], "recipe-reference": [0], demo: [0] };
+const EXPECTED_EXIT: Record<string, number[]> = { plan: [0], doctor: [0, 1], status: [0], "openclaw-config": [0], "agent-config": [0], "recipe-reference": [0], demo: [0], eval: [0] };
 
 describe("every printed command works when pasted", () => {
   const commands = readmeCommands(README);
