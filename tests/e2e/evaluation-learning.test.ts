@@ -33,7 +33,6 @@ async function rehearse(learn: "on" | "off", episodes = false): Promise<{ fromSt
           "training.max_staleness": 50,
           "episodes.environment": "toolcall",
           "episodes.environment_port": environmentPort,
-          "episodes.tasks": path.join(root, "rehearsal", "agent-tasks.jsonl"),
           "episodes.samples_per_task": 4,
           "episodes.concurrency": 4,
           "episodes.epochs": 2,
@@ -49,7 +48,7 @@ async function rehearse(learn: "on" | "off", episodes = false): Promise<{ fromSt
   try {
     await until("the base's evaluation", async () => (readEvaluations(runDir).length > 0 ? true : null), 180_000);
     if (!episodes) await new ScriptedUser({ proxyUrl: `http://127.0.0.1:${proxyPort}`, policyUrl: `http://127.0.0.1:${policyPort}`, model: "qwen3-4b", toolSessionEvery: 0 }).run(48);
-    // (with episodes, start's own episodes train: 12 tasks × 4 × 2 epochs)
+    // (with episodes, start's own episodes train on the toolcall environment's default tasks: 12 tasks × 4 × 2 epochs)
     await until("an evaluation of a later version by start", async () => (readEvaluations(runDir).some((metrics) => Number(metrics.version) >= 3) ? true : null), 240_000);
     const cli = await execa(process.execPath, ["bin/openclaw-rl.mjs", "eval", "--run", runDir], { cwd: root, reject: false, env: { OPENCLAW_RL_API_KEY: "" }, all: true });
     expect(cli.exitCode, cli.all).toBe(0);
