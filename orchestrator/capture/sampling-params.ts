@@ -14,10 +14,13 @@ export interface MappedSampling {
   sampling: TurnSampling;
 }
 
+/** The request fields that set how a response is sampled: the client's, replaced by the turn's own (turnSampling). */
+export const CLIENT_SAMPLING_KEYS = ["temperature", "top_p", "top_k", "min_p", "presence_penalty", "frequency_penalty", "repetition_penalty", "min_tokens"] as const;
+
 /** The client's own sampling settings, as sent (null and absent fields left out). */
 export function clientSampling(request: ChatRequest): Record<string, number> {
   const asked: Record<string, number> = {};
-  for (const key of ["temperature", "top_p", "top_k", "min_p", "presence_penalty", "frequency_penalty", "repetition_penalty", "min_tokens"] as const) {
+  for (const key of CLIENT_SAMPLING_KEYS) {
     const value = request[key];
     if (typeof value === "number") asked[key] = value;
   }
@@ -38,6 +41,12 @@ export function turnSampling(request: ChatRequest, recipe: Recipe, turnType: "ma
   if (turnType === "main" && recipe.sampling.client_settings === "trainer") return { ...trainer, onPolicy: true, clientAsked: departures };
   const { temperature = trainer.temperature, top_p = trainer.top_p, top_k = trainer.top_k, ...rest } = asked;
   return { ...rest, temperature, top_p, top_k, onPolicy: Object.keys(departures).length === 0, clientAsked: {} };
+}
+
+/** The values a turn is drawn with, as an engine takes them: its record's bookkeeping (onPolicy, clientAsked, constrained) left out. */
+export function drawnValues(sampling: TurnSampling): Omit<TurnSampling, "onPolicy" | "clientAsked" | "constrained"> {
+  const { onPolicy: _onPolicy, clientAsked: _clientAsked, constrained: _constrained, ...drawn } = sampling;
+  return drawn;
 }
 
 function sameAsTrainer(key: string, value: number, rolloutTemperature: number): boolean {
@@ -66,7 +75,7 @@ export function mapSampling(request: ChatRequest, recipe: Recipe, promptLength: 
   const maxNewTokens = Math.min(asked, recipe.model.max_response_tokens, room);
   const stop = request.stop === undefined || request.stop === null ? [] : typeof request.stop === "string" ? [request.stop] : request.stop;
   const sampling = turnSampling(request, recipe, turnType);
-  const { onPolicy: _onPolicy, clientAsked: _clientAsked, min_tokens: minTokens, ...drawn } = sampling;
+  const { min_tokens: minTokens, ...drawn } = drawnValues(sampling);
   const params: SamplingParams & Record<string, unknown> = {
     ...drawn,
     skip_special_tokens: false,

@@ -7,7 +7,7 @@ import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { CapturedTurn } from "../../contracts/turn.ts";
 import { sseEvents } from "../../lib/http/sse-events.ts";
 import { assistantText } from "../capture/assistant-text.ts";
-import { turnSampling } from "../capture/sampling-params.ts";
+import { CLIENT_SAMPLING_KEYS, drawnValues, turnSampling } from "../capture/sampling-params.ts";
 import { enginesNotReady, openAiError, sendError, toOpenAiError } from "./openai-errors.ts";
 import type { ClientSignals } from "../sessions/turn-decision.ts";
 import { beginTurn, emitTurnEnd, finishTurn, prepareTurn, requestSignal, turnFinishReason, turnOrigin } from "./turn-lifecycle.ts";
@@ -34,9 +34,8 @@ export async function servePassthroughTurn(context: ProxyContext, request: Incom
   const { session_id: _session, turn_type: _type, session_done: _done, ...forwarded } = body;
   // the engine's chat endpoint is handed the sampling the turn is drawn with (main turns: the trainer's), nothing else
   const sampling = turnSampling(body, deps.recipe, decision.turnType);
-  const { temperature: _t, top_p: _p, top_k: _k, min_p: _m, presence_penalty: _pp, frequency_penalty: _fp, repetition_penalty: _rp, min_tokens: _mt, ...unsampled } = forwarded;
-  const { onPolicy: _onPolicy, clientAsked: _clientAsked, ...drawn } = sampling;
-  const upstreamBody = { ...unsampled, ...drawn, model: body.model ?? deps.recipe.model.served_name, logprobs: true };
+  const unsampled = Object.fromEntries(Object.entries(forwarded).filter(([key]) => !(CLIENT_SAMPLING_KEYS as readonly string[]).includes(key)));
+  const upstreamBody = { ...unsampled, ...drawnValues(sampling), model: body.model ?? deps.recipe.model.served_name, logprobs: true };
   const startedAt = Date.now();
   let upstream: AsyncIterable<string>;
   try {

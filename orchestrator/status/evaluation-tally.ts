@@ -4,14 +4,8 @@ import type { RunEvent } from "../../contracts/events.ts";
 
 type EvaluationDone = Extract<RunEvent, { type: "evaluation-done" }>;
 
-export interface EvaluationPoint {
-  at: number;
-  version: string;
-  versionAtEnd: string;
-  meanScore: number | null;
-  scoreCi: { low: number; high: number } | null;
-  winRate: number | null;
-  winRateCi: { low: number; high: number } | null;
+/** An evaluated version as the event says it, with the held-out tasks' rate lifted out and the requests summed. */
+export interface EvaluationPoint extends Pick<EvaluationDone, "at" | "version" | "versionAtEnd" | "meanScore" | "scoreCi" | "winRate" | "winRateCi"> {
   outcomeRate: number | null;
   outcomeCi: { low: number; high: number } | null;
   requests: number;
