@@ -4,6 +4,7 @@
 import type { SampleGateSettings } from "../../contracts/recipe.ts";
 import type { AssistantMessage } from "../../contracts/chat.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
+import { drawnValues } from "../capture/sampling-params.ts";
 
 export type GateCategory = "off-policy" | "truncated" | "near-empty" | "repetition";
 
@@ -15,8 +16,7 @@ export type GateVerdict = { pass: true } | { pass: false; category: GateCategory
  */
 export function gateTurn(turn: Pick<ClosedTurn, "finishReason" | "responseIds" | "response" | "sampling">, settings: SampleGateSettings): GateVerdict {
   if (turn.sampling && !turn.sampling.onPolicy) {
-    const drawn = Object.entries(turn.sampling)
-      .filter(([key]) => key !== "onPolicy" && key !== "clientAsked")
+    const drawn = Object.entries(drawnValues(turn.sampling))
       .map(([key, value]) => `${key} ${String(value)}`)
       .join(", ");
     const why = turn.sampling.constrained
