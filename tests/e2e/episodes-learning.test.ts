@@ -74,8 +74,22 @@ async function runEpisodes(label: string, planned: number, settings: Record<stri
       if (message.event) events.push(message.event);
     });
     await until("every episode to be done", async () => (events.some((event) => event.type === "episodes-done") ? true : null), 420_000);
+    // episodes-done says the driver has every outcome; the last groups' steps may still be in judging and their samples
+    // untrained: read the records once every step taken has its settled record and every full batch was trained
+    const judgementsFile = path.join(runDir, "judgements.jsonl");
+    const stepsTaken = events.filter((event) => event.type === "episode-end").reduce((sum, event) => sum + (event.steps as number), 0);
+    await until("every step to be settled and every full batch trained", async () => {
+      const settled = (await readJsonl(judgementsFile)).filter((record) => record.episode).length;
+      if (settled < stepsTaken) return null;
+      // (slime's order: the rollout after the last full batch waits for data, so that batch stays unacknowledged:
+      // count the batches the stand-in trainer logged as trained against those delivered)
+      const status = await statusNow();
+      const samples = status.samples as { ready: number; batch_size: number };
+      const trained = (await toolProbabilities(runDir)).size;
+      return samples.ready < samples.batch_size && trained >= (status.batches_delivered as number) ? true : null;
+    }, 300_000);
     const status = await statusNow();
-    const judgements = await readJsonl(path.join(runDir, "judgements.jsonl"));
+    const judgements = await readJsonl(judgementsFile);
     start.kill("SIGTERM");
     const result = await start;
     if (result.exitCode !== 0) console.log(result.all?.slice(-4000));
@@ -151,8 +165,8 @@ describe("rehearsal for agents: step scores + outcome against outcome-only", () 
     try {
       const integrated = await runEpisodes("integrated", 96, { ...settings, "episodes.prm_step_coef": 1 });
       const outcomeOnly = await runEpisodes("outcome-only", 96, { ...settings, "episodes.prm_step_coef": 0 });
-      const rollouts = (run: RunResult) => [...Array(8).keys()].map((id) => run.toolByRollout.get(id)?.toFixed(3) ?? "–").join(" ");
-      console.log(`integrated: P(tool) after rollouts 0..7: ${rollouts(integrated)}; outcome only: ${rollouts(outcomeOnly)}`);
+      const rollouts = (run: RunResult) => [...run.toolByRollout.entries()].sort(([a], [b]) => a - b).map(([id, value]) => `${id}:${value.toFixed(3)}`).join(" ");
+      console.log(`integrated: P(tool) after each rollout: ${rollouts(integrated)}\noutcome only: ${rollouts(outcomeOnly)}`);
 
       // both learn to use the tool (with sums first the outcome rate starts high: the demos above show it rising)
       for (const run of [integrated, outcomeOnly]) {
@@ -187,7 +201,7 @@ describe("rehearsal for agents: step scores + outcome against outcome-only", () 
           const variance = rewards.reduce((sum, value) => sum + value * value, 0) / rewards.length - mean * mean;
           for (const record of members) {
             const expected = members.length === 1 ? record.episode.reward : variance <= 1e-12 ? 0 : (record.episode.reward - mean) / (Math.sqrt(variance) + 1e-6);
-            expect(record.episode.advantage).toBeCloseTo(expected, 9);
+            expect(record.episode.advantage, JSON.stringify(members.map((member) => ({ ...member.episode, sessionId: member.sessionId, turn: member.turnIndex })))).toBeCloseTo(expected, 9);
             expect(record.episode.trained).toBe(members.length === 1 || variance > 1e-12);
             expect(record.sample.masked).toBe(!record.episode.trained);
           }
