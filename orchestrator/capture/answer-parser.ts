@@ -34,7 +34,7 @@ export type AnswerParser = OutputParser | HarmonyParser | JsonArrayCalls;
 /** The parser for one turn, and whether it reads harmony (gpt-oss: the decoded text must keep special tokens). */
 export function createAnswerParser(settings: AnswerParserSettings): { parser: AnswerParser; harmony: boolean } {
   const { parsers, tools, stop } = settings;
-  const toolFormat = parsers.toolCallParser === null ? null : toolFormatFor(parsers.toolCallParser);
+  const toolFormat = parsers.toolCallParser === null ? null : toolFormatFor(parsers.toolCallParser, settings.flavor);
   const reasoning = parsers.reasoningParser === null ? null : reasoningFor(parsers.reasoningParser);
   // (forced under a JSON schema: whatever the family's markup, the engine wrote the JSON array SGLang constrains it to;
   // under a structural tag it wrote its own markup, which SGLang reads with the family's detector)
