@@ -89,39 +89,51 @@ describe("tool_choice required / a named function: SGLang's constraint (function
     expect(glm.message().tool_calls?.map((call) => call.function)).toEqual([{ name: "read", arguments: '{"path": "a.txt"}' }]);
   });
 
-  it("reads the JSON-schema-constrained output: reasoning, then the JSON array's calls with json.dumps arguments; anything else stays content", () => {
+  it("reads the JSON-schema-constrained output: reasoning, then the JSON array's calls with json.dumps arguments, streamed as they become certain; anything else stays content", () => {
     const read = (text: string, reasoningParser: string | null = "qwen3") => {
       const results = [[text], [...text]].map((pieces) => {
         const { parser } = createAnswerParser({ parsers: { toolCallParser: "qwen", reasoningParser }, tools: TOOLS, toolChoice: "required", startsInReasoning: false, flavor: "fork" });
-        const deltas = pieces.flatMap((piece) => parser.push(piece));
-        deltas.push(...parser.finish());
+        const pushed = pieces.flatMap((piece) => parser.push(piece));
+        const deltas = [...pushed, ...parser.finish()];
         const message = parser.message();
-        return { deltas: deltas.map((delta) => ("id" in delta ? { ...delta, id: "x" } : delta)), message: { ...message, tool_calls: message.tool_calls?.map((call) => call.function) }, calls: parser.hasToolCalls };
+        const sent = deltas.filter((delta) => delta.kind !== "reasoning").map((delta) => ("id" in delta ? { ...delta, id: "x" } : delta));
+        return { pushed, sent, message: { ...message, tool_calls: message.tool_calls?.map((call) => call.function) }, calls: parser.hasToolCalls };
       });
-      // (reasoning arrives in as many pieces as it was fed)
       expect(results[1]!.message).toEqual(results[0]!.message);
-      expect(results[1]!.deltas.filter((delta) => delta.kind !== "reasoning")).toEqual(results[0]!.deltas.filter((delta) => delta.kind !== "reasoning"));
-      return results[0]!;
+      // what was sent adds up to the answer, whole or a character at a time
+      for (const result of results) {
+        const argumentsSent = (index: number) => result.sent.flatMap((delta) => (delta.kind === "tool-call-arguments" && delta.index === index ? [delta.text] : [])).join("");
+        expect((result.message.tool_calls ?? []).map((call, index) => argumentsSent(index))).toEqual((result.message.tool_calls ?? []).map((call) => call.arguments));
+        expect(result.sent.filter((delta) => delta.kind === "tool-call-start").map((delta) => (delta as { name: string }).name)).toEqual((result.message.tool_calls ?? []).map((call) => call.name));
+      }
+      return results;
     };
-    const constrained = read('<think>\nThe path is a.txt.\n</think>\n\n[{"name": "read", "parameters": {"path":"a.txt"}}, {"name":"list_files","parameters":{}}]');
-    expect(constrained.calls).toBe(true);
-    expect(constrained.message.reasoning_content).toBe("The path is a.txt."); // (fork: edges trimmed)
-    expect(constrained.message.content).toBeNull();
-    expect(constrained.message.tool_calls).toEqual([
+    const [whole, chars] = read('<think>\nThe path is a.txt.\n</think>\n\n[{"name": "read", "parameters": {"path":"a.txt"}}, {"name":"list_files","parameters":{}}]');
+    expect(whole!.calls).toBe(true);
+    expect(whole!.message.reasoning_content).toBe("The path is a.txt."); // (fork: edges trimmed)
+    expect(whole!.message.content).toBeNull();
+    expect(whole!.message.tool_calls).toEqual([
       { name: "read", arguments: '{"path": "a.txt"}' },
       { name: "list_files", arguments: "{}" },
     ]);
-    expect(constrained.deltas.filter((delta) => delta.kind !== "reasoning")).toEqual([
+    expect(whole!.sent).toEqual([
       { kind: "tool-call-start", index: 0, id: "x", name: "read" },
       { kind: "tool-call-arguments", index: 0, text: '{"path": "a.txt"}' },
       { kind: "tool-call-start", index: 1, id: "x", name: "list_files" },
       { kind: "tool-call-arguments", index: 1, text: "{}" },
     ]);
+    // a character at a time: the first call's name goes out once written, its path value in pieces, all before the end
+    const pushedCalls = chars!.pushed.filter((delta) => delta.kind !== "reasoning");
+    expect(pushedCalls[0]).toMatchObject({ kind: "tool-call-start", index: 0, name: "read" });
+    expect(pushedCalls.filter((delta) => delta.kind === "tool-call-arguments" && delta.index === 0).length).toBeGreaterThan(3);
+    expect(pushedCalls.some((delta) => delta.kind === "tool-call-start" && delta.index === 1)).toBe(true);
     // no reasoning parser: the array is the whole output; floats stay floats, non-ASCII as written
-    expect(read('[{"name": "read", "parameters": {"path": "é.txt", "size": 1.0}}]', null).message.tool_calls?.[0]?.arguments).toBe('{"path": "é.txt", "size": 1.0}');
-    // cut short (max tokens) or not calls: content, no call (SGLang keeps the text)
-    expect(read('[{"name": "read", "parameters": {"pa', null).message).toEqual({ role: "assistant", content: '[{"name": "read", "parameters": {"pa' });
-    expect(read('{"name": "read"}', null).message).toEqual({ role: "assistant", content: '{"name": "read"}' });
+    expect(read('[{"name": "read", "parameters": {"path": "é.txt", "size": 1.0}}]', null)[0]!.message.tool_calls?.[0]?.arguments).toBe('{"path": "é.txt", "size": 1.0}');
+    // cut short (max tokens): a call whose name was sent stays, with the arguments sent (never taken back)
+    expect(read('[{"name": "read", "parameters": {"path": "a', null)[0]!.message).toEqual({ role: "assistant", content: null, tool_calls: [{ name: "read", arguments: '{"path": "a' }] });
+    // no call started: content (SGLang keeps the text)
+    expect(read('[{"name": "re', null)[0]!.message).toEqual({ role: "assistant", content: '[{"name": "re' });
+    expect(read('{"name": "read"}', null)[0]!.message).toEqual({ role: "assistant", content: '{"name": "read"}' });
   });
 });
 
