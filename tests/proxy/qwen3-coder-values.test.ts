@@ -54,6 +54,23 @@ describe("Qwen3-Coder parameter values per flavour", () => {
   }
 });
 
+describe("Qwen3-Coder calls to a tool the request does not offer", () => {
+  const text = `Sure.<tool_call>\n<function=nope>\n<parameter=x>\n1\n</parameter>\n</function>\n</tool_call>${OUTPUT}`;
+  const answer = (flavor: "fork" | "upstream", pieces: readonly string[]) => {
+    const { parser } = createAnswerParser({ parsers: { toolCallParser: "qwen3_coder", reasoningParser: null }, tools: [TOOL], startsInReasoning: false, flavor });
+    for (const piece of pieces) parser.push(piece);
+    parser.finish();
+    const message = parser.message();
+    return { content: message.content, names: (message.tool_calls ?? []).map((call) => call.function.name) };
+  };
+  it("fork: dropped, markup and all, as dce8b060's parse_base_json drops it (base_format_detector.py:78-82@dce8b060); upstream: kept, as 4ad990ba keeps it", () => {
+    for (const pieces of [[text], [...text]]) {
+      expect(answer("fork", pieces)).toEqual({ content: "Sure.", names: ["put"] });
+      expect(answer("upstream", pieces)).toEqual({ content: "Sure.", names: ["nope", "put"] });
+    }
+  });
+});
+
 describe("html.unescape as Python computes it", () => {
   const fixture = JSON.parse(readFileSync(path.join(import.meta.dirname, "../fixtures/python-html-unescape.json"), "utf8")) as { cases: [string, string][] };
   it(`gives CPython's answer on all ${fixture.cases.length} fixture strings`, () => {

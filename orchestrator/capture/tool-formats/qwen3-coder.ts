@@ -1,8 +1,8 @@
 // Qwen3-Coder's and Qwen3.5's XML tool calls, as SGLang's qwen3_coder detector reads them at 4ad990ba
 // (tests/fixtures/sglang/parser-formats.md §5): <tool_call><function=NAME><parameter=KEY>\nVALUE\n</parameter>…
 // </function></tool_call>, values converted by the tool's schema types; a tool the request does not offer is kept,
-// its values strings. At dce8b060 (the fork flavour) the values are read without the schema (safeValue) and names
-// are stripped. While it comes, a call starts at the `>` after its name, each parameter goes out once it has closed
+// its values strings. At dce8b060 (the fork flavour) the values are read without the schema (safeValue), names
+// are stripped and a call to a tool not offered is dropped. While it comes, a call starts at the `>` after its name, each parameter goes out once it has closed
 // (parameter-prefix.ts), and the arguments are complete at </function>.
 import type { Tool } from "../../../contracts/chat.ts";
 import { dumpPythonJson, type PythonJson } from "../../../lib/model/python-json.ts";
@@ -20,17 +20,26 @@ const FUNCTION = /<function=([\s\S]*?)<\/function>|<function=([\s\S]*)$/g;
 const PARAMETER_OPEN = "<parameter=";
 const PARAMETER_CLOSE = "</parameter>";
 
-/** How an SGLang commit reads names and values: a name as written or stripped; a value by its schema or without. */
+/** How an SGLang commit reads names and values (a name as written or stripped; a value by its schema or without) and whether it drops calls to tools not offered. */
 interface ValueReading {
   name(text: string): string;
   value(text: string, schema: unknown, known: boolean): PythonJson;
+  offeredOnly: boolean;
 }
 
 /** 4ad990ba: names as written, values by the schema's type (_convert_param_value). */
-const BY_SCHEMA: ValueReading = { name: (text) => text, value: coderValue };
+const BY_SCHEMA: ValueReading = { name: (text) => text, value: coderValue, offeredOnly: false };
 
-/** dce8b060: names stripped (`fname.strip()`, `pname.strip()`), values by _safe_val (qwen3_coder_detector.py:20,329,337@dce8b060). */
-const SAFE_VAL: ValueReading = { name: (text) => stripPython(text, null, "both"), value: (text) => safeValue(text) };
+/**
+ * dce8b060: names stripped (`fname.strip()`, `pname.strip()`), values by _safe_val (qwen3_coder_detector.py:20,329,337
+ * @dce8b060), a call to a tool not offered dropped (parse_base_json, base_format_detector.py:78-82@dce8b060).
+ */
+const SAFE_VAL: ValueReading = { name: (text) => stripPython(text, null, "both"), value: (text) => safeValue(text), offeredOnly: true };
+
+/** Whether a read call is kept: always at 4ad990ba, only for an offered tool at dce8b060. */
+function kept(call: ParsedToolCall, tools: readonly Tool[], reading: ValueReading): boolean {
+  return !reading.offeredOnly || tools.some((tool) => tool.function.name === call.name);
+}
 
 /**
  * The parameters of a function's text after its name, in order, as SGLang's pattern
@@ -82,11 +91,14 @@ function qwen3CoderFormat(reading: ValueReading): ToolFormat {
     parse: (unit, tools) => {
       const body = unit.slice(OPEN.length, unit.endsWith(CLOSE) ? -CLOSE.length : undefined);
       const calls: ParsedToolCall[] = [];
+      let found = 0;
       for (const match of body.matchAll(FUNCTION)) {
         const call = functionCall(match[1] ?? match[2] ?? "", tools, reading);
-        if (call) calls.push(call);
+        if (call) found++;
+        if (call && kept(call, tools, reading)) calls.push(call);
       }
-      return calls.length > 0 ? { calls } : null;
+      // (a unit whose calls were all dropped is no content either: dce8b060's whole-output parse removes the block)
+      return found > 0 ? { calls } : null;
     },
     openUnit: (tools) => unitReader(tools, reading),
   };
@@ -112,13 +124,14 @@ function unitReader(tools: readonly Tool[], reading: ValueReading): UnitReader {
         if (close >= 0) {
           const call = closed.has(from) ? closed.get(from)! : functionCall(unit.slice(from, close), tools, reading);
           closed.set(from, call);
-          if (call) calls.push({ ...call, closed: true });
+          if (call && kept(call, tools, reading)) calls.push({ ...call, closed: true });
           cursor = close + FUNCTION_CLOSE.length;
           continue;
         }
         const gt = unit.indexOf(">", from);
         if (gt < 0) return calls;
         const name = reading.name(unit.slice(from, gt));
+        if (!kept({ name, arguments: "" }, tools, reading)) return calls;
         calls.push({ name, arguments: prefix.text(parameters(unit.slice(gt + 1), toolProperties(tools, name), gt + 1, true, reading)), closed: false });
         return calls;
       }
