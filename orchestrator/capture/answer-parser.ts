@@ -5,7 +5,7 @@ import type { ChatRequest, Tool } from "../../contracts/chat.ts";
 import { HarmonyParser } from "./harmony-parser.ts";
 import { JsonArrayCalls } from "./json-array-calls.ts";
 import { OutputParser } from "./output-parser.ts";
-import { forcesToolCall } from "./tool-choice-constraint.ts";
+import { constrainsNatively, forcesToolCall } from "./tool-choice-constraint.ts";
 import { reasoningFor, toolFormatFor } from "./tool-formats/tool-formats.ts";
 
 export interface AnswerParserSettings {
@@ -14,7 +14,8 @@ export interface AnswerParserSettings {
   tools: readonly Tool[];
   /**
    * Tool calls are parsed unless tool_choice is "none"; "required" or a named function (with tools): the output was
-   * constrained to a JSON array of calls (tool-choice-constraint.ts), read by JsonArrayCalls after the reasoning.
+   * constrained (tool-choice-constraint.ts) to the family's own markup by a structural tag (upstream, all but glm45:
+   * read as any output) or to a JSON array of calls (read by JsonArrayCalls after the reasoning).
    */
   toolChoice?: ChatRequest["tool_choice"];
   stop?: readonly string[];
@@ -33,10 +34,11 @@ export type AnswerParser = OutputParser | HarmonyParser | JsonArrayCalls;
 /** The parser for one turn, and whether it reads harmony (gpt-oss: the decoded text must keep special tokens). */
 export function createAnswerParser(settings: AnswerParserSettings): { parser: AnswerParser; harmony: boolean } {
   const { parsers, tools, stop } = settings;
-  const toolFormat = parsers.toolCallParser === null ? null : toolFormatFor(parsers.toolCallParser);
+  const toolFormat = parsers.toolCallParser === null ? null : toolFormatFor(parsers.toolCallParser, settings.flavor);
   const reasoning = parsers.reasoningParser === null ? null : reasoningFor(parsers.reasoningParser);
-  // (forced: whatever the family's markup, the engine wrote the JSON array SGLang constrains it to)
-  const forced = tools.length > 0 && forcesToolCall(settings.toolChoice);
+  // (forced under a JSON schema: whatever the family's markup, the engine wrote the JSON array SGLang constrains it to;
+  // under a structural tag it wrote its own markup, which SGLang reads with the family's detector)
+  const forced = tools.length > 0 && forcesToolCall(settings.toolChoice) && !constrainsNatively(parsers.toolCallParser, settings.flavor);
   const toolCalls = toolFormat !== null && tools.length > 0 && settings.toolChoice !== "none" && !forced;
   // gpt-oss writes harmony channels in special tokens: its own parser
   const harmony = toolFormat === "harmony" || parsers.reasoningParser === "gpt-oss";

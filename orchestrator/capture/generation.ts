@@ -41,7 +41,7 @@ export interface GenerationOptions {
   onAccepted?: () => void;
   /** Alternatives per token to ask the engine for (top_logprobs_num); 0 or absent: none. */
   topLogprobs?: number;
-  /** /generate's require_reasoning: a grammar (sampling_params.json_schema) starts after the reasoning ends. */
+  /** /generate's require_reasoning: a grammar (sampling_params.json_schema / structural_tag) starts after the reasoning ends. */
   requireReasoning?: boolean;
 }
 
@@ -70,16 +70,17 @@ export class Generation {
       // the first request's input_ids go out as the prompt builder's cached JSON parts when it has them; otherwise
       // (and for a continuation: prompt + tokens so far) as an array
       const inputIdsJsonParts = this.ids.length === 0 ? this.options.promptIdsJsonParts : undefined;
-      // a grammar (tool_choice's json_schema) constrains an output from its start: a continuation, whose output goes
-      // on from tokens already written, is sent without it (the grammar cannot resume mid-way)
+      // a grammar (tool_choice's json_schema or structural_tag) constrains an output from its start: a continuation,
+      // whose output goes on from tokens already written, is sent without it (the grammar cannot resume mid-way)
       const continuing = this.ids.length > 0;
-      const { json_schema: jsonSchema, ...unconstrained } = this.options.sampling;
+      const { json_schema: jsonSchema, structural_tag: structuralTag, ...unconstrained } = this.options.sampling;
+      const grammar = jsonSchema ?? structuralTag;
       const request: GenerateRequest = {
         ...(inputIdsJsonParts ? {} : { input_ids: plainArray(this.options.promptIds).concat(this.ids) }),
         sampling_params: { ...(continuing ? unconstrained : this.options.sampling), max_new_tokens: remaining },
         return_logprob: true,
         ...(this.options.topLogprobs ? { top_logprobs_num: this.options.topLogprobs } : {}),
-        ...(this.options.requireReasoning && !continuing && jsonSchema !== undefined ? { require_reasoning: true } : {}),
+        ...(this.options.requireReasoning && !continuing && grammar !== undefined ? { require_reasoning: true } : {}),
       };
       let finish: SglangFinishReason | null = null;
       try {

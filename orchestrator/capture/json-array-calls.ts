@@ -1,12 +1,15 @@
-// The answer of a generation constrained by tool-choice-constraint.ts (tool_choice "required" or a named function):
-// reasoning read as the family's reasoning parser reads it, then a JSON array of {"name", "parameters"} objects, which
-// becomes the calls as SGLang's serving_chat makes them (orjson.loads, then json.dumps(parameters,
-// ensure_ascii=False)). The calls go out whole at the end of the output; text that is not such an array stays content.
+// The answer of a generation constrained by a JSON schema (tool-choice-constraint.ts: tool_choice "required" or a
+// named function): reasoning read as the family's reasoning parser reads it, then a JSON array of {"name",
+// "parameters"} objects, whose items become calls as SGLang's serving_chat makes them (orjson.loads, then
+// json.dumps(parameters, ensure_ascii=False)). The calls stream as SGLang's JsonArrayParser streams them: each name
+// once it is complete, then its arguments as they become certain; text that is not such an array stays content.
 import type { AssistantMessage, ToolCall } from "../../contracts/chat.ts";
 import { decodePythonJson, dumpPythonJson, type PythonJson } from "../../lib/model/python-json.ts";
 import type { OutputDelta } from "./output-delta.ts";
 import { answerMessage } from "./output-parser.ts";
-import { newToolCallId } from "./streamed-calls.ts";
+import { StreamedCalls } from "./streamed-calls.ts";
+import { JsonPrefix } from "./tool-formats/json-prefix.ts";
+import type { SeenToolCall } from "./tool-formats/tool-format.ts";
 
 /** The parser that reads the reasoning (the family's, with tool calls off); its content is the array's text. */
 export interface ReasoningReader {
@@ -20,26 +23,27 @@ export class JsonArrayCalls {
   private reasoningText: string | null = null;
   private contentText = "";
   private readonly calls: ToolCall[] = [];
+  private readonly streamed = new StreamedCalls(this.calls);
+  private readonly items = new ArrayItems();
 
   constructor(private readonly reasoningParser: ReasoningReader) {}
 
   push(text: string): OutputDelta[] {
-    return this.take(this.reasoningParser.push(text));
+    const deltas = this.take(this.reasoningParser.push(text));
+    deltas.push(...this.streamed.update(this.items.read(this.arrayText)));
+    return deltas;
   }
 
   finish(matchedStop?: string | null): OutputDelta[] {
     const deltas = this.take(this.reasoningParser.finish(matchedStop));
     this.reasoningText = this.reasoningParser.message().reasoning_content ?? null;
     const calls = callsOf(this.arrayText);
-    if (calls === null) {
+    // (calls already started stay, with the final arguments' remainder: streamed-calls.ts's rule)
+    const started = this.streamed.unitStarted;
+    deltas.push(...this.streamed.settle(calls));
+    if (calls === null && !started) {
       this.contentText = this.arrayText;
       if (this.arrayText.length > 0) deltas.push({ kind: "content", text: this.arrayText });
-      return deltas;
-    }
-    for (const [index, call] of calls.entries()) {
-      const id = newToolCallId();
-      this.calls.push({ id, type: "function", function: call });
-      deltas.push({ kind: "tool-call-start", index, id, name: call.name }, { kind: "tool-call-arguments", index, text: call.arguments });
     }
     return deltas;
   }
@@ -52,7 +56,7 @@ export class JsonArrayCalls {
     return answerMessage(this.contentText, this.reasoningText ?? this.reasoningParser.message().reasoning_content ?? null, this.calls);
   }
 
-  /** Reasoning deltas pass; content is the array's text, held until the end. */
+  /** Reasoning deltas pass; content is the array's text, read for calls. */
   private take(deltas: readonly OutputDelta[]): OutputDelta[] {
     const passed: OutputDelta[] = [];
     for (const delta of deltas) {
@@ -61,6 +65,54 @@ export class JsonArrayCalls {
     }
     return passed;
   }
+}
+
+const skipJsonSpace = (text: string, at: number): number => {
+  while (at < text.length && (text[at] === " " || text[at] === "\t" || text[at] === "\n" || text[at] === "\r")) at++;
+  return at;
+};
+
+/**
+ * Reads the array's items as its text grows: each `{…}` item by a JsonPrefix (the stable prefix of its json.dumps
+ * form), a call once its "name" string is complete, its arguments the "parameters" member's prefix so far; an item
+ * that closed gives its final call. Stops at the first text that is no such array.
+ */
+class ArrayItems {
+  private readonly prefixes = new Map<number, JsonPrefix>(); // by the item's offset
+
+  read(text: string): SeenToolCall[] {
+    const seen: SeenToolCall[] = [];
+    let at = skipJsonSpace(text, 0);
+    if (text[at] !== "[") return seen;
+    for (at = skipJsonSpace(text, at + 1); text[at] === "{"; ) {
+      const prefix = this.prefixes.get(at) ?? new JsonPrefix();
+      this.prefixes.set(at, prefix);
+      prefix.extend(text.slice(at));
+      const call = itemCall(prefix);
+      if (prefix.end < 0) {
+        if (call && !prefix.stopped) seen.push({ ...call, closed: false });
+        return seen;
+      }
+      if (!call) return seen;
+      seen.push({ ...call, closed: true });
+      at = skipJsonSpace(text, at + prefix.end);
+      if (text[at] !== ",") return seen;
+      at = skipJsonSpace(text, at + 1);
+    }
+    return seen;
+  }
+}
+
+/** An item's call as far as its prefix goes: null until its name is a complete string. */
+function itemCall(prefix: JsonPrefix): { name: string; arguments: string } | null {
+  const member = (key: string) => prefix.members.find((entry) => entry.key === key);
+  const value = (entry: { from: number; to: number }): string => prefix.prefix.slice(entry.from, entry.to < 0 ? undefined : entry.to);
+  const nameMember = member("name");
+  if (nameMember === undefined || nameMember.to < 0) return null;
+  const name = JSON.parse(value(nameMember)) as unknown;
+  if (typeof name !== "string") return null;
+  const parameters = member("parameters");
+  return { name, arguments: parameters ? value(parameters) : "" };
 }
 
 /** The calls of the array's text, or null when it is not an array of objects with a string name and parameters. */

@@ -1,9 +1,10 @@
-// What SGLang constrains a generation with when tool_choice is "required" or a named function: a JSON schema of an
-// array of {"name", "parameters"} objects (function_call/utils.py get_json_schema_constraint), sent as /generate's
-// sampling_params.json_schema, and whether the grammar waits for the reasoning to end (require_reasoning). Ignores
-// how the constrained output is read (json-array-calls.ts).
+// What SGLang constrains a generation with when tool_choice is "required" or a named function: per flavour and
+// tool-call parser, a structural tag (4ad990ba, structural-tag.ts) or a JSON schema of an array of {"name",
+// "parameters"} objects (function_call/utils.py get_json_schema_constraint; dce8b060 always), sent as /generate's
+// sampling_params, and whether the grammar waits for the reasoning to end. Ignores how the output is read.
 import type { ChatRequest, Tool } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
+import { structuralTagFor, structuralTagKind } from "./structural-tag.ts";
 
 export type ToolChoice = ChatRequest["tool_choice"];
 
@@ -34,20 +35,27 @@ function toolItemSchema(tool: Tool): Record<string, unknown> {
   };
 }
 
-/** The tools' `$defs` merged (utils.py _get_tool_schema_defs; SGLang refuses one name with two schemas, and so does this). */
-function mergedDefinitions(tools: readonly Tool[]): Record<string, unknown> {
+/** The tools' `$defs` merged (utils.py _get_tool_schema_defs), or the name defined twice with different schemas. */
+function definitionsOf(tools: readonly Tool[]): { merged: Record<string, unknown>; clash: string | null } {
   const merged: Record<string, unknown> = {};
   for (const tool of tools) {
     const definitions = ((tool.function.parameters ?? {}) as { $defs?: Record<string, unknown> }).$defs ?? {};
     for (const [name, schema] of Object.entries(definitions)) {
-      if (name in merged && JSON.stringify(merged[name]) !== JSON.stringify(schema)) {
-        throw new OpenclawRlError("BAD_REQUEST", `Tool definition '${name}' has multiple schemas, which is not supported.`, {
-          path: "tools",
-          hint: "give the tools' $defs distinct names (tool_choice required merges them into one schema, as SGLang does)",
-        });
-      }
+      if (name in merged && JSON.stringify(merged[name]) !== JSON.stringify(schema)) return { merged, clash: name };
       merged[name] = schema;
     }
+  }
+  return { merged, clash: null };
+}
+
+/** The tools' `$defs` merged; SGLang refuses one name with two schemas, and so does this. */
+function mergedDefinitions(tools: readonly Tool[]): Record<string, unknown> {
+  const { merged, clash } = definitionsOf(tools);
+  if (clash !== null) {
+    throw new OpenclawRlError("BAD_REQUEST", `Tool definition '${clash}' has multiple schemas, which is not supported.`, {
+      path: "tools",
+      hint: "give the tools' $defs distinct names (tool_choice required merges them into one schema, as SGLang does)",
+    });
   }
   return merged;
 }
@@ -89,14 +97,50 @@ export function requiresReasoning(reasoningParser: string | null, chatTemplateKw
   return true;
 }
 
+/** A grammar /generate takes in sampling_params: its key and its value as text. */
+export interface ToolChoiceGrammar {
+  key: "json_schema" | "structural_tag";
+  value: string;
+}
+
 /**
- * What a request's tool_choice adds to its /generate request: sampling_params.json_schema (the schema as text) and
- * require_reasoning; null when it forces no call. SGLang sends nothing either when the request already asks for
- * another constraint (the proxy refuses response_format json_* in tokens mode, so none comes).
+ * Whether "required" / a named function is constrained by a structural tag, so the output is in the family's own
+ * markup and read by its parser: under upstream (4ad990ba) for parsers whose detector has one (all but glm45); never
+ * under fork (dce8b060's get_structure_constraint answers required/named with json_schema only,
+ * function_call_parser.py:203@dce8b060).
  */
-export function toolChoiceConstraint(request: ChatRequest, reasoningParser: string | null, flavor: "fork" | "upstream"): { jsonSchema: string; requireReasoning: boolean } | null {
+export function constrainsNatively(toolCallParser: string | null, flavor: "fork" | "upstream"): boolean {
+  return flavor === "upstream" && structuralTagKind(toolCallParser) !== null;
+}
+
+/**
+ * The grammar SGLang builds for a forced call (serving_chat.py:1060-1101@4ad990ba: a structural tag first, else
+ * json_schema), or null when the choice forces none. Under upstream a parser with a legacy tag whose tools' $defs
+ * clash falls to json_schema, as get_legacy_structural_tag's check throws and get_structure_constraint returns None.
+ */
+export function toolChoiceGrammar(tools: readonly Tool[], choice: ToolChoice, options: { flavor: "fork" | "upstream"; parallelToolCalls: boolean; toolCallParser: string | null }): ToolChoiceGrammar | null {
+  if (!forcesToolCall(choice) || tools.length === 0) return null;
+  if (constrainsNatively(options.toolCallParser, options.flavor)) {
+    const legacyRefused = structuralTagKind(options.toolCallParser) === "legacy" && definitionsOf(tools).clash !== null;
+    const tag = !legacyRefused ? structuralTagFor(options.toolCallParser, tools, namedFunction(choice)) : null;
+    if (tag !== null) return { key: "structural_tag", value: JSON.stringify(tag) };
+  }
+  const schema = toolChoiceSchema(tools, choice, options);
+  return schema === null ? null : { key: "json_schema", value: JSON.stringify(schema) };
+}
+
+/**
+ * What a request's tool_choice adds to its /generate request: the grammar in sampling_params and require_reasoning;
+ * null when it forces no call. SGLang sends nothing either when the request already asks for another constraint (the
+ * proxy refuses response_format json_* in tokens mode, so none comes).
+ */
+export function toolChoiceConstraint(
+  request: ChatRequest,
+  parsers: { toolCallParser: string | null; reasoningParser: string | null },
+  flavor: "fork" | "upstream",
+): { grammar: ToolChoiceGrammar; requireReasoning: boolean } | null {
   const parallelToolCalls = (request as { parallel_tool_calls?: unknown }).parallel_tool_calls !== false;
-  const schema = toolChoiceSchema(request.tools ?? [], request.tool_choice, { flavor, parallelToolCalls });
-  if (schema === null) return null;
-  return { jsonSchema: JSON.stringify(schema), requireReasoning: requiresReasoning(reasoningParser, request.chat_template_kwargs) };
+  const grammar = toolChoiceGrammar(request.tools ?? [], request.tool_choice, { flavor, parallelToolCalls, toolCallParser: parsers.toolCallParser });
+  if (grammar === null) return null;
+  return { grammar, requireReasoning: requiresReasoning(parsers.reasoningParser, request.chat_template_kwargs) };
 }

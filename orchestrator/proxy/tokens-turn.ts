@@ -60,10 +60,10 @@ export async function serveTokensTurn(
   const parsers = deps.parsers ?? parserNames(recipe.model, null);
   const prompt = await context.prompts.buildRequest(body, raw, decision.sessionId);
   const sampling = mapSampling(body, recipe, prompt.ids.length, decision.turnType);
-  // tool_choice "required" / a named function: the JSON schema SGLang constrains the output with
-  const constraint = toolChoiceConstraint(body, parsers.reasoningParser, recipe.engine.slime.flavor);
+  // tool_choice "required" / a named function: the grammar SGLang constrains the output with
+  const constraint = toolChoiceConstraint(body, parsers, recipe.engine.slime.flavor);
   if (constraint) {
-    sampling.params.json_schema = constraint.jsonSchema;
+    sampling.params[constraint.grammar.key] = constraint.grammar.value;
     // the grammar masks tokens slime's recomputed log-probs do not: such a turn is not the trainer's distribution
     sampling.sampling = { ...sampling.sampling, onPolicy: false, constrained: `tool_choice ${typeof body.tool_choice === "string" ? body.tool_choice : "named function"}` };
   }

@@ -3,19 +3,21 @@
 import { DEEPSEEK_V3, DEEPSEEK_V31 } from "./deepseek.ts";
 import { GLM45 } from "./glm45.ts";
 import { LLAMA3 } from "./llama3.ts";
-import { QWEN3_CODER } from "./qwen3-coder.ts";
+import { QWEN3_CODER, QWEN3_CODER_DCE8B060 } from "./qwen3-coder.ts";
 import type { ToolFormat } from "./tool-format.ts";
 
 const FORMATS: readonly ToolFormat[] = [DEEPSEEK_V3, DEEPSEEK_V31, GLM45, LLAMA3, QWEN3_CODER];
 
 /**
  * The format of an SGLang tool-call parser name: "qwen" for Qwen 2.5's (streamed in output-parser.ts), "harmony" for
- * gpt-oss (harmony-parser.ts reads its whole output), null when none is written here.
+ * gpt-oss (harmony-parser.ts reads its whole output), null when none is written here. Under the fork flavour
+ * qwen3_coder reads values as dce8b060 does (without the schema).
  */
-export function toolFormatFor(sglangName: string): ToolFormat | "qwen" | "harmony" | null {
+export function toolFormatFor(sglangName: string, flavor: "fork" | "upstream" = "upstream"): ToolFormat | "qwen" | "harmony" | null {
   if (sglangName === "qwen" || sglangName === "qwen25") return "qwen";
   if (sglangName === "gpt-oss") return "harmony";
   if (sglangName === "glm") return GLM45; // (SGLang's current name for glm45)
+  if (sglangName === "qwen3_coder" && flavor === "fork") return QWEN3_CODER_DCE8B060;
   return FORMATS.find((format) => format.sglangName === sglangName) ?? null;
 }
 

@@ -1,6 +1,8 @@
-// Parameter values written as text, converted by the parameter's schema type the way SGLang's qwen3_coder and
-// glm45 detectors convert them (tests/fixtures/sglang/parser-formats.md §5 and §6, SGLang 4ad990ba).
+// Parameter values written as text, converted the way SGLang's qwen3_coder and glm45 detectors convert them: by the
+// parameter's schema type at 4ad990ba (tests/fixtures/sglang/parser-formats.md §5 and §6), without it at dce8b060.
 import { decodePythonJson, dumpPythonJson, pythonFloat, pythonFloatText, PythonFloat, type PythonJson } from "../../../lib/model/python-json.ts";
+import { stripPython } from "../../../lib/model/python-strip.ts";
+import { htmlUnescape } from "./html-unescape.ts";
 import { literalEval } from "./python-literal.ts";
 import { schemaType } from "./schema-types.ts";
 
@@ -47,6 +49,17 @@ export function coderValue(value: string, schema: unknown, known: boolean): Pyth
   if (["boolean", "bool", "binary"].includes(type)) return value.toLowerCase() === "true";
   if (/^(object|array|arr|dict|list)/.test(type)) return parsed(value, decodePythonJson, literalEval) ?? value;
   return parsed(value, literalEval) ?? value;
+}
+
+/**
+ * qwen3_coder at dce8b060 (_safe_val, qwen3_coder_detector.py:20@dce8b060), whatever the schema says:
+ * html.unescape(raw.strip()), then json.loads, then ast.literal_eval, else the text. (json.loads is read as orjson
+ * reads JSON: the two differ only on NaN / Infinity, integers past 64 bits and lone surrogate escapes.)
+ */
+export function safeValue(raw: string): PythonJson {
+  const text = htmlUnescape(stripPython(raw, null, "both"));
+  const value = parsed(text, decodePythonJson, literalEval);
+  return value === undefined ? text : value; // (null is a value: json.loads("null") is None)
 }
 
 /** Python's str() of a value (True, None, 1000.0, …). */

@@ -1,0 +1,104 @@
+// The structural tag SGLang 4ad990ba constrains tool_choice "required" / a named function with, per tool-call parser:
+// xgrammar 0.2.1's model-native tag (get_model_structural_tag, for detectors that name one: qwen3_coder, gpt-oss) or
+// SGLang's legacy tag built from the detector's structure_info (qwen, llama3, deepseekv3/v31). Ignores json_schema.
+import type { Tool } from "../../contracts/chat.ts";
+
+/** A detector's begin/end/trigger for one tool (structure_info, function_call/<detector>.py@4ad990ba). */
+interface StructureInfo {
+  begin: string;
+  end: string;
+  trigger: string;
+}
+
+/** structure_info per --tool-call-parser name (qwen25_detector.py:115, llama32_detector.py:139, deepseekv3_detector.py:204, deepseekv31_detector.py:201@4ad990ba). */
+const LEGACY_STRUCTURES: Record<string, (name: string) => StructureInfo> = {
+  qwen: (name) => ({ begin: `<tool_call>\n{"name":"${name}", "arguments":`, end: "}\n</tool_call>", trigger: "<tool_call>" }),
+  llama3: (name) => ({ begin: `<|python_tag|>{"name":"${name}", "arguments":`, end: "}", trigger: "<|python_tag|>" }),
+  deepseekv3: (name) => ({ begin: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>${name}\n\`\`\`json\n`, end: "\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>", trigger: "<｜tool▁calls▁begin｜>" }),
+  deepseekv31: (name) => ({ begin: `<｜tool▁call▁begin｜>${name}<｜tool▁sep｜>`, end: "<｜tool▁call▁end｜>", trigger: "<｜tool▁call▁begin｜>" }),
+};
+LEGACY_STRUCTURES.qwen25 = LEGACY_STRUCTURES.qwen!;
+
+/** The xgrammar model name a detector's get_structural_tag_name gives (qwen3_coder_detector.py:480, gpt_oss_detector.py:243@4ad990ba). */
+const NATIVE_MODELS: Record<string, "qwen_3_coder" | "harmony"> = { qwen3_coder: "qwen_3_coder", "gpt-oss": "harmony" };
+
+/** Which structural tag 4ad990ba constrains this parser's required/named calls with (null: none, json_schema follows). */
+export function structuralTagKind(toolCallParser: string | null): "native" | "legacy" | null {
+  if (toolCallParser === null) return null;
+  return toolCallParser in NATIVE_MODELS ? "native" : toolCallParser in LEGACY_STRUCTURES ? "legacy" : null;
+}
+
+/** The tool's `strict` (SGLang's Function.strict, default false; SGLANG_TOOL_STRICT_LEVEL is left at OFF). */
+function isStrict(tool: Tool): boolean {
+  return (tool.function as { strict?: unknown }).strict === true;
+}
+
+/**
+ * SGLang's legacy structural tag (function_call_parser.py:178-228@4ad990ba get_legacy_structural_tag): every offered
+ * tool (a named choice too: the tag is built from all tools), its parameters only when the tool is strict, at least one.
+ */
+function legacyStructuralTag(tools: readonly Tool[], structure: (name: string) => StructureInfo): Record<string, unknown> {
+  const triggers = new Set<string>();
+  const structures = tools.map((tool) => {
+    const info = structure(tool.function.name);
+    triggers.add(info.trigger);
+    const parameters = isStrict(tool) ? tool.function.parameters : null;
+    return { begin: info.begin, schema: parameters ? parameters : {}, end: info.end };
+  });
+  return { type: "structural_tag", structures, triggers: [...triggers], at_least_one: true };
+}
+
+/** xgrammar's argument schema (_get_function_parameters, builtin_structural_tag.py:385@v0.2.1): `true` unless the tool is strict. */
+function argumentSchema(tool: Tool): unknown {
+  if (!isStrict(tool) || tool.function.parameters === undefined || tool.function.parameters === null) return true;
+  return tool.function.parameters;
+}
+
+/** xgrammar's TagFormat of one call, as pydantic dumps it (structural_tag.py:122@v0.2.1). */
+function tag(begin: string, content: Record<string, unknown>, end: string | string[]): Record<string, unknown> {
+  return { type: "tag", begin, content, end };
+}
+
+function tagsWithSeparator(tags: Record<string, unknown>[], separator: string, atLeastOne: boolean): Record<string, unknown> {
+  return { type: "tags_with_separator", tags, separator, at_least_one: atLeastOne, stop_after_first: false };
+}
+
+/**
+ * xgrammar 0.2.1's get_model_structural_tag(model, tools, tool_choice, reasoning=False) (builtin_structural_tag.py:887
+ * qwen_3_coder, :1099 harmony): reasoning is off because SGLang passes thinking_mode only without a reasoning parser,
+ * and then thinking_mode is false (serving_chat.py:1048-1052@4ad990ba). A named choice keeps only its tool (forced).
+ */
+function nativeStructuralTag(model: "qwen_3_coder" | "harmony", tools: readonly Tool[], named: string | null): Record<string, unknown> {
+  const kept = named === null ? tools : tools.filter((tool) => tool.function.name === named);
+  if (model === "qwen_3_coder") {
+    const callTag = (tool: Tool) =>
+      tag(`<tool_call>\n<function=${tool.function.name}>\n`, { type: "json_schema", json_schema: argumentSchema(tool), style: "qwen_xml" }, "\n</function>\n</tool_call>");
+    const format = named === null ? tagsWithSeparator(kept.map(callTag), "", true) : callTag(kept[0]!);
+    return { type: "structural_tag", format };
+  }
+  const harmonyTags = (tool: Tool) => {
+    const content = { type: "json_schema", json_schema: argumentSchema(tool), style: "json" };
+    const name = tool.function.name;
+    return [
+      tag(`<|channel|>commentary to=functions.${name}<|constrain|>json<|message|>`, content, "<|call|>"),
+      tag(` to=functions.${name}<|channel|>commentary <|constrain|>json<|message|>`, content, "<|call|>"),
+      tag(` to=functions.${name}<|channel|>commentary json<|message|>`, content, "<|call|>"),
+    ];
+  };
+  // (harmony's tags_with_separator keeps at_least_one false even for "required", as xgrammar writes it)
+  return { type: "structural_tag", format: tagsWithSeparator(kept.flatMap(harmonyTags), "<|start|>assistant", false) };
+}
+
+/**
+ * The structural tag 4ad990ba's get_structure_constraint returns for "required" / a named function
+ * (function_call_parser.py:230-303@4ad990ba): the detector's native tag first, else the legacy one; null for a parser
+ * that has neither (glm45: supports_structural_tag is false, so json_schema follows). `named`: the function a named
+ * tool_choice names, null for "required". The caller checks the tools' $defs first, as get_legacy_structural_tag does.
+ */
+export function structuralTagFor(toolCallParser: string | null, tools: readonly Tool[], named: string | null): Record<string, unknown> | null {
+  if (toolCallParser === null) return null;
+  const model = NATIVE_MODELS[toolCallParser];
+  if (model) return nativeStructuralTag(model, tools, named);
+  const structure = LEGACY_STRUCTURES[toolCallParser];
+  return structure ? legacyStructuralTag(tools, structure) : null;
+}
