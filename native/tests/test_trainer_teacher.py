@@ -186,6 +186,23 @@ class TrainerTeacherValuesTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "expected \\[5, vocab\\]"):
             response_teacher_values(logits, [1, 2, 3, 4, 5], 2, 1.0)
 
+    def test_combine_batch_mixes_teacher_tokens_and_rollout_teachers(self):
+        hinted = trainer_samples([1, 2], [1, 9, 2], [3, 4])[0]
+        decoded = []
+        for seq, extra in ((1, {"teacherTokens": torch.tensor([1, 9, 2, 3, 4], dtype=torch.int32)}), (2, {"teacherLogProbs": torch.tensor([-0.5, -0.25])}), (3, {})):
+            arrays = {"tokens": torch.tensor([1, 2, 3, 4], dtype=torch.int32), "lossMask": torch.ones(2, dtype=torch.int32), "rolloutLogProbs": torch.tensor([-0.5, -0.25]), **extra}
+            header = {"seq": seq, "id": f"s:{seq}", "kind": "combined", "why": "t", "approximate": False, "responseLength": 2, "status": "completed", "reward": 1, "weightVersions": [["0", 2]], "topk": 0}
+            decoded.append(DecodedSample(header=header, arrays=arrays))
+        samples = rollout.build_samples(DecodedBatch(header={"batchId": "b"}, samples=decoded[:2]))
+        self.assertEqual([hasattr(sample, "teacher_tokens") for sample in samples], [True, False])
+        model = TinyTeacher()
+        self.assertEqual(fill_teacher_log_probs(samples, model, 0.6), 1)
+        self.assertEqual(samples[1].teacher_log_probs.tolist(), [-0.5, -0.25])
+        self.assertEqual(samples[0].teacher_log_probs.shape, (2,))
+        self.assertEqual(list(hinted.teacher_tokens), [1, 9, 2, 3, 4])
+        with self.assertRaisesRegex(RuntimeError, "teacherLogProbs on 2 of 3 samples"):
+            rollout.build_samples(DecodedBatch(header={"batchId": "b"}, samples=decoded))
+
     def test_samples_without_teacher_tokens_keep_their_teacher(self):
         samples = trainer_samples([1, 2], [1, 9, 2], [3, 4])
         samples[0].teacher_log_probs = torch.tensor([-1.0, -2.0])

@@ -7,6 +7,7 @@ import { recipeSchema } from "../../contracts/recipe.ts";
 import { SAMPLE_VERSION, type Sample } from "../../contracts/sample.ts";
 import { assembleBatchFrame } from "../../orchestrator/bridge/batch-frame.ts";
 import { hintedPromptIds } from "../../orchestrator/judging/hinted-prompt.ts";
+import { packSample, unpackSample } from "../../orchestrator/judging/judge-thread-protocol.ts";
 import { decodeSample, encodeSample, parseFrame } from "../../orchestrator/store/sample-frame.ts";
 import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
 import { makeTurn, RecordingClient, startHarness, type Harness } from "./judge-harness.ts";
@@ -62,6 +63,13 @@ describe("opd.teacher trainer: frames", () => {
     expect(() => encodeSample(sample("b", { teacherTokens: [1, 2, 9, 4, 6] }), 1)).toThrow(/teacherTokens must end with the response/);
     expect(() => encodeSample(sample("c", { teacherTokens: [4, 5] }), 1)).toThrow(/at least one hinted prompt token/);
     expect(() => encodeSample(sample("d", { teacherTokens: [9, 4, 5], teacherLogProbs: [-1, -1] }), 1)).toThrow(/exclude each other/);
+  });
+
+  it("teacherTokens crosses from the judging thread as a transferred Int32Array and comes back as the same ids", () => {
+    const { sample: packed, transfer } = packSample(sample("t", { teacherTokens: [1, 2, 9, 4, 5] }));
+    expect(packed.teacherTokens).toBeInstanceOf(Int32Array);
+    expect(transfer).toContain(packed.teacherTokens!.buffer);
+    expect(unpackSample(packed).teacherTokens).toEqual([1, 2, 9, 4, 5]);
   });
 
   it("a batch with teacher tokens fills only the samples with no teacher at all from their rollout log-probs", () => {
