@@ -148,7 +148,8 @@ export type SampleBlockName =
   | "rolloutLogProbs"
   | "teacherLogProbs"
   | "teacherTopkLogProbs"
-  | "teacherTopkIndices";
+  | "teacherTopkIndices"
+  | "teacherTokens";
 
 /** The JSON part of one sample in a frame (everything but the arrays). */
 export interface SampleFrameHeader {

@@ -259,6 +259,12 @@ export const opdSchema = z
       .describe(
         "Temperature of the teacher's log-probs; defaults to sampling.temperature, the temperature of the student's rollout log-probs and of slime's recomputed ones (--rollout-temperature), so teacher − old compares like with like. SGLang's prefill (input) log-probs are always at 1, so any other value is scored one request per response token through SGLang's sampler (exact, slower; see docs/judging.md).",
       ),
+    teacher: z
+      .enum(["engine", "trainer"])
+      .default("engine")
+      .describe(
+        "Where the teacher's log-probs are computed. engine: the judge engine scores each hinted turn (one prefill request at temperature 1, one request per response token at any other; docs/judging.md). trainer: the orchestrator only renders the hinted prompt; the sample carries the teacher's token ids (hinted prompt + response) and the trainer runs one forward pass of a frozen teacher over them at opd.teacher_temperature (exact at any temperature, no judge-engine request). trainer needs a trainer that does that forward: the rehearsal stand-in trainer does; neither slime flavour at its pinned commit can (see docs/judging.md), so engine.kind slime refuses it.",
+      ),
   })
   .strict()
   .prefault({});
@@ -479,6 +485,17 @@ export const recipeObjectSchema = z
   })
   .strict();
 
+/**
+ * Why each slime flavour, at the commit the plan targets, cannot compute teacher log-probs over the hinted prompt in
+ * the trainer (opd.teacher: trainer). Read from the sources, file:line at those commits.
+ */
+export const TRAINER_TEACHER_GAP = {
+  fork:
+    "the fork at 0d034dd loads no teacher model in the trainer (its actor forwards only the actor and --ref-load's reference over the student's own tokens, slime/slime/backends/megatron_utils/actor.py:449-482) and carries no per-sample teacher token ids into the training batch (slime/slime/ray/rollout.py:710-717, 757-776 pass only teacher_log_probs and the top-K arrays); the reference's Megatron PRM teacher with teacher_tokens (OpenClaw-RL PR #85) came after that commit",
+  upstream:
+    "upstream's --opd-type megatron forwards the --opd-teacher-load checkpoint over the student's own tokens, not the hinted prompt (slime/backends/megatron_utils/actor.py:447-458 through compute_log_prob over the same data iterator), and its rollout carries only declared Sample fields into the batch, none of them teacher token ids (slime/ray/rollout.py:746-747, 785-803)",
+} as const;
+
 /** Checks that need several keys at once; each message names the YAML path it is about. */
 export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => {
   const issue = (path: (string | number)[], message: string) => context.addIssue({ code: "custom", path, message });
@@ -537,6 +554,15 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
     issue(
       ["training", "kl_coef"],
       "training.kl_coef > 0 has no effect with top-K distillation (opd.topk > 0): slime computes no reference log-probs when it computes no advantages, and the top-K loss has no KL term; set training.kl_coef: 0 (or opd.topk: 0 for token-level OPD with a KL term)",
+    );
+  }
+  if (recipe.opd.teacher === "trainer" && recipe.opd.topk > 0) {
+    issue(["opd", "teacher"], "opd.teacher trainer gives token-level teacher log-probs only (no trainer here carries top-K rows into the top-K loss); use opd.topk: 0, or opd.teacher: engine for top-K distillation");
+  }
+  if (recipe.opd.teacher === "trainer" && recipe.engine.kind === "slime") {
+    issue(
+      ["opd", "teacher"],
+      `engine.slime.flavor ${recipe.engine.slime.flavor} cannot run the teacher in the trainer over the hinted prompt: ${TRAINER_TEACHER_GAP[recipe.engine.slime.flavor]}; use opd.teacher: engine (the judge engine scores the hinted turns)`,
     );
   }
   if (recipe.training.kl_coef > 0 && !recipe.training.use_kl_loss) {

@@ -20,6 +20,12 @@ export interface Sample {
   teacherLogProbs?: number[]; // length responseLength
   teacherTopkLogProbs?: number[][]; // [responseLength][K]
   teacherTopkIndices?: number[][]; // [responseLength][K]
+  /**
+   * opd.teacher trainer: the teacher's token ids, the hinted prompt followed by the response (its last responseLength
+   * ids are `tokens`' response), for the trainer's frozen teacher to score in one forward pass. Such a sample has no
+   * teacherLogProbs: the trainer computes them.
+   */
+  teacherTokens?: number[];
   weightVersions: string[]; // one per response token
   status: SampleStatus;
   why: string; // which rule kept it, e.g. "binary: majority +1 of 3 votes"

@@ -4,6 +4,7 @@ import type { ServerResponse } from "node:http";
 import type { PauseMode } from "./standin-engine-state.ts";
 import { sendError, sendJson, sendText, zodMessage } from "./standin-http.ts";
 import type { StandinRouteContext } from "./standin-route-context.ts";
+import { teacherForward } from "./standin-teacher-forward.ts";
 import { abortRequestSchema, pauseRequestSchema, updateWeightsFromDiskSchema, updateWeightVersionSchema } from "./standin-wire.ts";
 
 type ControlRoute = (server: StandinRouteContext, body: unknown, response: ServerResponse) => void | Promise<void>;
@@ -124,4 +125,5 @@ export const controlRoutes: Record<string, ControlRoute> = {
   "GET /model_info": modelInfo,
   "GET /v1/models": models,
   "GET /standin/state": standinState,
+  "POST /standin/teacher_forward": teacherForward,
 };

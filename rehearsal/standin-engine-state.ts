@@ -10,7 +10,7 @@ export class StandinEngineState {
   tokenDelayMs: number;
   readonly inFlight = new Set<StandinGeneration>();
   /** Counters a test or `status` may read. */
-  readonly counters = { requests: 0, aborted: 0, finished: 0, weightUpdates: 0 };
+  readonly counters = { requests: 0, aborted: 0, finished: 0, weightUpdates: 0, forwards: 0 };
   private waiters: Array<() => void> = [];
   private readonly prefixes: number[][] = [];
 

@@ -116,6 +116,8 @@ def parse_arguments(argv):
     parser.add_argument("--eps-clip-high", type=float, default=0.28)
     parser.add_argument("--w-rl", type=float, default=1.0)
     parser.add_argument("--w-opd", type=float, default=1.0)
+    parser.add_argument("--opd-teacher", choices=("engine", "trainer"), default="engine", help="trainer: samples carry teacher tokens, scored here")
+    parser.add_argument("--teacher-temperature", type=float, default=1.0)
     parser.add_argument("--run-dir", required=True, help="policy files go to <run-dir>/standin-policy/")
     parser.add_argument("--rollout-function-path", default="openclaw_rl.rollout.generate_rollout")
     return parser.parse_args(argv)
@@ -199,9 +201,35 @@ class WeightSync:
         emit("weights-updated", **fields)
 
 
-def train(rollout_id: int, output, learner, train_seconds: float) -> None:
+class StandinTeacher:
+    """The frozen teacher of opd.teacher trainer: the stand-in teacher model's one forward pass over each sample's
+    teacher tokens (hinted prompt + response), reached through the judge stand-in's /standin/teacher_forward (the
+    stand-in has no weights to load here), at the rollout temperature; the response's values become
+    teacher_log_probs. A sample without teacher tokens keeps its teacher (combine without a hint: its rollout's)."""
+
+    def __init__(self, judge_url: str, temperature: float):
+        self.url = judge_url.rstrip("/") + "/standin/teacher_forward"
+        self.temperature = temperature
+
+    def fill(self, samples) -> int:
+        import torch
+
+        filled = 0
+        for sample in samples:
+            tokens = getattr(sample, "teacher_tokens", None)
+            if tokens is None or getattr(sample, "teacher_log_probs", None) is not None:
+                continue
+            answer = http_json("POST", self.url, {"input_ids": list(tokens), "temperature": self.temperature})
+            values = answer["token_logprobs"][len(tokens) - int(sample.response_length):]
+            sample.teacher_log_probs = torch.tensor(values, dtype=torch.float32)
+            filled += 1
+        return filled
+
+
+def train(rollout_id: int, output, learner, train_seconds: float, teacher: StandinTeacher | None = None) -> None:
     started = time.monotonic()
     samples = [sample for group in output.samples for sample in group]
+    forwards = teacher.fill(samples) if teacher is not None else 0
     from_learner = learner.step(samples) if learner is not None else {}
     rewards = [float(sample.reward.get("score", 0.0)) if isinstance(sample.reward, dict) else float(sample.reward or 0.0) for sample in samples]
     remaining = train_seconds - (time.monotonic() - started)
@@ -214,6 +242,7 @@ def train(rollout_id: int, output, learner, train_seconds: float) -> None:
         reward_mean=round(sum(rewards) / len(rewards), 4) if rewards else None,
         kinds=sorted({(sample.metadata or {}).get("kind", "?") for sample in samples}),
         metrics={key: value for key, value in (output.metrics or {}).items() if isinstance(value, (int, float))},
+        **({"teacher_forwards": forwards} if teacher is not None else {}),
         **from_learner,
         **({"probabilities": learner.probabilities()} if learner is not None else {}),
     )
@@ -238,6 +267,7 @@ def main(argv=None) -> int:
     )
     args = slime_like_args(options)
     sync = WeightSync(options.policy_url, options.run_dir, learner)
+    teacher = StandinTeacher(options.judge_url, options.teacher_temperature) if options.opd_teacher == "trainer" and options.learn != "off" else None
     sync.update()  # slime's initial actor_model.update_weights()
     pending = Background(generate_rollout, args, 0, None)
     current = None
@@ -245,7 +275,7 @@ def main(argv=None) -> int:
         if pending is not None:
             current = pending.result()
         pending = Background(generate_rollout, args, rollout_id + 1, None) if rollout_id + 1 < options.num_rollout else None
-        train(rollout_id, current, learner, options.train_seconds)
+        train(rollout_id, current, learner, options.train_seconds, teacher)
         if (rollout_id + 1) % options.update_weights_interval == 0:
             if pending is not None:
                 current = pending.result()  # wait until batch r+1 is complete, then push w_{r+1}

@@ -111,9 +111,10 @@ def _fetch_batch(connection: _Connection, rollout_id: int, size: int) -> Decoded
 
 def _check_teacher_all_or_none(batch: DecodedBatch) -> None:
     # slime detects teacher fields from samples[0] only; the orchestrator's batch assembler (batch-frame.ts) fills
-    # combine batches so this holds. A violation is a bug there, not something to patch up here.
+    # combine batches so this holds. A violation is a bug there, not something to patch up here. A sample with
+    # teacherTokens (opd.teacher trainer) gets its teacher log-probs from the trainer's teacher, so it counts as having them.
     for name in ("teacherLogProbs", "teacherTopkLogProbs", "teacherTopkIndices"):
-        present = [name in sample.arrays for sample in batch.samples]
+        present = [name in sample.arrays or (name == "teacherLogProbs" and "teacherTokens" in sample.arrays) for sample in batch.samples]
         if any(present) and not all(present):
             raise RuntimeError(f"openclaw-rl bridge sent {name} on {sum(present)} of {len(present)} samples; slime needs all or none")
 
@@ -192,6 +193,9 @@ def build_samples(batch: DecodedBatch, step_wise: bool = False) -> list:
             }
         if "teacherLogProbs" in arrays:
             sample.teacher_log_probs = arrays["teacherLogProbs"].clone()
+        if "teacherTokens" in arrays:
+            # opd.teacher trainer: the hinted prompt + response, for the trainer's teacher (trainer_teacher.py) to score
+            sample.teacher_tokens = arrays["teacherTokens"].tolist()
         if "teacherTopkLogProbs" in arrays:
             k = int(header["topk"])
             sample.teacher_topk_log_probs = arrays["teacherTopkLogProbs"].reshape(length, k).clone()

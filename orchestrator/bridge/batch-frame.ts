@@ -13,16 +13,17 @@ export interface BatchSummary {
 
 /**
  * The teacher rule, applied here and only here:
- * - if any sample has teacherLogProbs, the ones without get their rollout log-probs as teacher (the reference's
- *   RL-only rule for combine: teacher − old ≈ 0, so only the reward term drives them); the block points at the
- *   same bytes, nothing is copied;
+ * - if any sample has teacherLogProbs or teacherTokens (opd.teacher trainer), the ones with neither get their rollout
+ *   log-probs as teacher (the reference's RL-only rule for combine: teacher − old ≈ 0, so only the reward term drives
+ *   them); the block points at the same bytes, nothing is copied; a sample with teacherTokens gets its teacher
+ *   log-probs from the trainer;
  * - top-K blocks go out only when every sample has them with the same K; otherwise they are left off every
  *   sample and counted in `filled.topkOmitted` (the top-K loss then refuses the batch with a clear error).
  */
 export function assembleBatchFrame(batch: DeliveredBatch, staleness: StalenessPolicy): { frame: Buffer; header: BatchFrameHeader; summary: BatchSummary } {
   const currentVersion = staleness.current(); // the header's version, and the one every sample's staleness is counted from
   const parsed = batch.frames.map((frame) => parseFrame<SampleFrameHeader>(frame, SAMPLE_FRAME_MAGIC));
-  const anyTeacher = parsed.some(({ header }) => header.blocks.teacherLogProbs !== undefined);
+  const anyTeacher = parsed.some(({ header }) => header.blocks.teacherLogProbs !== undefined || header.blocks.teacherTokens !== undefined);
   const topkValues = new Set(parsed.map(({ header }) => header.topk));
   const allTopk = topkValues.size === 1 && !topkValues.has(0);
   let teacherFromRollout = 0;
@@ -30,7 +31,7 @@ export function assembleBatchFrame(batch: DeliveredBatch, staleness: StalenessPo
   let base = 0;
   const samples: SampleFrameHeader[] = parsed.map(({ header, data }) => {
     const blocks = { ...header.blocks };
-    if (anyTeacher && !blocks.teacherLogProbs && blocks.rolloutLogProbs) {
+    if (anyTeacher && !blocks.teacherLogProbs && !blocks.teacherTokens && blocks.rolloutLogProbs) {
       blocks.teacherLogProbs = blocks.rolloutLogProbs;
       teacherFromRollout += 1;
     }

@@ -100,6 +100,7 @@ export class JudgePipeline {
       topk: deps.recipe.method === "opd" ? deps.recipe.opd.topk : 0,
       temperature: teacherTemperature(deps.recipe),
       window: judge.concurrency,
+      place: deps.recipe.opd.teacher,
       signal: this.shutdown.signal,
     });
     this.records = new JudgementRecords(deps.recordsDir);

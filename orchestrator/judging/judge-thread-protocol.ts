@@ -32,8 +32,9 @@ export type PackedTurn = Omit<ClosedTurn, "responseIds" | "responseLogProbs"> & 
   responseLogProbs: Float64Array;
 };
 
-export type PackedSample = Omit<Sample, "tokens" | "lossMask" | "rolloutLogProbs" | "teacherLogProbs" | "teacherTopkLogProbs" | "teacherTopkIndices"> & {
+export type PackedSample = Omit<Sample, "tokens" | "lossMask" | "rolloutLogProbs" | "teacherLogProbs" | "teacherTopkLogProbs" | "teacherTopkIndices" | "teacherTokens"> & {
   tokens: Int32Array;
+  teacherTokens?: Int32Array;
   lossMask: Int32Array;
   rolloutLogProbs: Float64Array;
   teacherLogProbs?: Float64Array;
@@ -71,9 +72,10 @@ export function unpackTurn(packed: PackedTurn): ClosedTurn {
 }
 
 export function packSample(sample: Sample): { sample: PackedSample; transfer: ArrayBuffer[] } {
-  const { tokens, lossMask, rolloutLogProbs, teacherLogProbs, teacherTopkLogProbs, teacherTopkIndices, ...rest } = sample;
+  const { tokens, lossMask, rolloutLogProbs, teacherLogProbs, teacherTopkLogProbs, teacherTopkIndices, teacherTokens, ...rest } = sample;
   const packed: PackedSample = { ...rest, tokens: Int32Array.from(tokens), lossMask: Int32Array.from(lossMask), rolloutLogProbs: Float64Array.from(rolloutLogProbs) };
   if (teacherLogProbs) packed.teacherLogProbs = Float64Array.from(teacherLogProbs);
+  if (teacherTokens) packed.teacherTokens = Int32Array.from(teacherTokens);
   if (teacherTopkLogProbs && teacherTopkIndices) {
     const k = teacherTopkLogProbs[0]?.length ?? 0;
     if (teacherTopkIndices.length !== teacherTopkLogProbs.length) {
@@ -83,16 +85,17 @@ export function packSample(sample: Sample): { sample: PackedSample; transfer: Ar
     const indices = flattenRows(teacherTopkIndices, k, `sample ${sample.id}: teacherTopkIndices`, "teacherTopkIndices");
     packed.teacherTopk = { rows: teacherTopkLogProbs.length, k, logProbs: Float64Array.from(logProbs), indices: Int32Array.from(indices) };
   }
-  const transfer = [packed.tokens, packed.lossMask, packed.rolloutLogProbs, packed.teacherLogProbs, packed.teacherTopk?.logProbs, packed.teacherTopk?.indices]
+  const transfer = [packed.tokens, packed.lossMask, packed.rolloutLogProbs, packed.teacherLogProbs, packed.teacherTokens, packed.teacherTopk?.logProbs, packed.teacherTopk?.indices]
     .filter((array) => array !== undefined)
     .map((array) => array.buffer as ArrayBuffer);
   return { sample: packed, transfer };
 }
 
 export function unpackSample(packed: PackedSample): Sample {
-  const { tokens, lossMask, rolloutLogProbs, teacherLogProbs, teacherTopk, ...rest } = packed;
+  const { tokens, lossMask, rolloutLogProbs, teacherLogProbs, teacherTopk, teacherTokens, ...rest } = packed;
   const sample: Sample = { ...rest, tokens: plainArray(tokens), lossMask: plainArray(lossMask), rolloutLogProbs: plainArray(rolloutLogProbs) };
   if (teacherLogProbs) sample.teacherLogProbs = plainArray(teacherLogProbs);
+  if (teacherTokens) sample.teacherTokens = plainArray(teacherTokens);
   if (teacherTopk) {
     sample.teacherTopkLogProbs = splitRows(plainArray(teacherTopk.logProbs), teacherTopk.rows, teacherTopk.k);
     sample.teacherTopkIndices = splitRows(plainArray(teacherTopk.indices), teacherTopk.rows, teacherTopk.k);

@@ -2,6 +2,7 @@
 // one value (and optional top-K row) per response token, at the teacher temperature. At 1 one prefill request gives
 // them all (max_new_tokens 0, log-probs from P − 1); SGLang's prefill log-probs are at 1 only, so any other
 // temperature asks one position per request through the sampler (per-position-scoring.ts), a window at a time.
+// With opd.teacher trainer it asks nothing: the teacher's token ids (hinted prompt + response) go to the trainer.
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import type { GenerateRequest } from "../../contracts/sglang.ts";
 import type { SglangClient } from "../../lib/sglang/sglang-client.ts";
@@ -24,11 +25,16 @@ export interface TeacherScorerOptions {
   temperature: number;
   /** Per-position scoring: positions asked at once (after the first, which prefills the hinted prompt alone). */
   window: number;
+  /** opd.teacher: engine scores on the judge engine; trainer only renders the hinted prompt for the trainer's teacher. */
+  place: "engine" | "trainer";
   signal: AbortSignal;
 }
 
-/** prefill: one request, SGLang's input log-probs (temperature 1); per-position: one sampler request per token. */
-export type TeacherScoring = "prefill" | "per-position";
+/**
+ * prefill: one request, SGLang's input log-probs (temperature 1); per-position: one sampler request per token;
+ * trainer: no request, the trainer's frozen teacher scores the teacher tokens in its own forward pass.
+ */
+export type TeacherScoring = "prefill" | "per-position" | "trainer";
 
 export interface TeacherScoringFacts {
   temperature: number;
@@ -50,7 +56,10 @@ export interface TeacherInput {
 export type TeacherOutcome =
   | ({
       ok: true;
-      values: TeacherValues;
+      /** The engine's values (null with trainer scoring). */
+      values: TeacherValues | null;
+      /** trainer scoring: the hinted prompt ids followed by the response ids (null otherwise). */
+      teacherTokens: number[] | null;
       promptLength: number;
       /** The prefill request's logprob_start_len (null for per-position scoring, which asks for none). */
       logprobStartLen: number | null;
@@ -69,9 +78,15 @@ export class TeacherScorer {
     return this.options.topk;
   }
 
+  /** How a turn's teacher values are obtained: in the trainer, else by the judge engine at the temperature's cost. */
+  get scoring(): TeacherScoring {
+    if (this.options.place === "trainer") return "trainer";
+    return this.options.temperature === 1 ? "prefill" : "per-position";
+  }
+
   async score(input: TeacherInput, hint: string): Promise<TeacherOutcome> {
     const temperature = this.options.temperature;
-    const scoring: TeacherScoring = temperature === 1 ? "prefill" : "per-position";
+    const scoring = this.scoring;
     const facts = { temperature, scoring, requests: 0 };
     let promptIds: number[];
     try {
@@ -81,9 +96,13 @@ export class TeacherScorer {
     }
     const logprobStartLen = scoring === "prefill" ? teacherStartLen(promptIds.length) : null;
     if (promptIds.length === 0) return { ok: false, reason: "the hinted prompt is empty", promptLength: 0, logprobStartLen: null, ...facts };
+    if (scoring === "trainer") {
+      const teacherTokens = promptIds.concat(input.responseIds);
+      return { ok: true, values: null, teacherTokens, promptLength: promptIds.length, logprobStartLen: null, promptReproduced: await this.reproducesPrompt(input), ...facts };
+    }
     const outcome = scoring === "prefill" ? await this.scoreByPrefill(promptIds, input.responseIds, facts) : await this.scoreByPosition(promptIds, input.responseIds, facts);
     if (!outcome.ok) return { ok: false, reason: outcome.reason, promptLength: promptIds.length, logprobStartLen, ...facts };
-    return { ok: true, values: outcome.values, promptLength: promptIds.length, logprobStartLen, promptReproduced: await this.reproducesPrompt(input), ...facts };
+    return { ok: true, values: outcome.values, teacherTokens: null, promptLength: promptIds.length, logprobStartLen, promptReproduced: await this.reproducesPrompt(input), ...facts };
   }
 
   /** Temperature 1: the prefill's input log-probs, from the last prompt token on. */

@@ -109,7 +109,7 @@ export class TurnJudge {
         return { sample: null, skipped: `teacher scoring rejected: ${teacher.reason}`, category: "teacher-failed" };
       }
     }
-    const built = buildSample({ turn, decision, teacher: teacher?.ok ? teacher.values : null, evalScore, now: Date.now() });
+    const built = buildSample({ turn, decision, teacher: teacher?.ok ? teacher.values : null, teacherTokens: teacher?.ok ? teacher.teacherTokens : null, evalScore, now: Date.now() });
     if (!built.ok) {
       if (effective) ledger.unmarkEffective(turn.sessionId);
       return { sample: null, skipped: built.reason, category: "invalid-turn" };

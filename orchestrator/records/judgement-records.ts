@@ -30,8 +30,9 @@ export interface JudgementRecord {
   hint: { votes: RecordedVote[]; kept: string | null; fromVote: number | null; reason: string | null } | null;
   /**
    * promptReproduced: re-rendering the turn's messages gave exactly its prompt ids (see TeacherScorer). temperature:
-   * what the teacher's log-probs were scored at; scoring: one prefill request (temperature 1) or one request per
-   * response position (any other temperature); requests: how many were sent.
+   * what the teacher's log-probs were scored at; scoring: one prefill request (temperature 1), one request per
+   * response position (any other temperature), or none (trainer: the sample carries the teacher's tokens to the
+   * trainer's teacher); requests: how many were sent.
    */
   teacher: {
     ok: boolean;
@@ -41,7 +42,7 @@ export interface JudgementRecord {
     topk: number;
     promptReproduced: boolean | null;
     temperature: number;
-    scoring: "prefill" | "per-position";
+    scoring: "prefill" | "per-position" | "trainer";
     requests: number;
   } | null;
   evalScore: number | null;

@@ -55,11 +55,13 @@ export interface BuildInput {
   turn: ClosedTurn;
   decision: Extract<Decision, { make: true }>;
   teacher: TeacherValues | null;
+  /** opd.teacher trainer: hinted prompt + response ids, for the trainer's teacher (in place of `teacher`). */
+  teacherTokens?: number[] | null;
   evalScore: number | null;
   now: number;
 }
 
-export function buildSample({ turn, decision, teacher, evalScore, now }: BuildInput): BuildResult {
+export function buildSample({ turn, decision, teacher, teacherTokens = null, evalScore, now }: BuildInput): BuildResult {
   const unusable = unusableTurnReason(turn);
   if (unusable) return { ok: false, reason: unusable };
   const length = turn.responseIds.length;
@@ -84,7 +86,10 @@ export function buildSample({ turn, decision, teacher, evalScore, now }: BuildIn
     evalScore,
   };
   if (decision.teacher === "rollout") sample.teacherLogProbs = [...turn.responseLogProbs];
-  if (decision.teacher === "engine") {
+  if (decision.teacher === "engine" && teacherTokens) {
+    if (teacherTokens.length <= length) return { ok: false, reason: `${teacherTokens.length} teacher tokens hold no hinted prompt before the ${length} response tokens` };
+    sample.teacherTokens = teacherTokens;
+  } else if (decision.teacher === "engine") {
     if (!teacher) return { ok: false, reason: "the decision needs teacher log-probs and none were computed" };
     if (teacher.logProbs.length !== length) return { ok: false, reason: `${teacher.logProbs.length} teacher log-probs for ${length} response tokens` };
     sample.teacherLogProbs = teacher.logProbs;

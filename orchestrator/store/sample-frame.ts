@@ -92,6 +92,15 @@ export function checkSampleShape(sample: Sample): void {
   if (topkLogProbs && topkIndices && (topkLogProbs.length !== length || topkIndices.length !== length)) {
     throw problem("teacherTopkLogProbs", `must have ${length} rows`);
   }
+  const teacherTokens = sample.teacherTokens;
+  if (teacherTokens) {
+    if (sample.teacherLogProbs) throw problem("teacherTokens", "and teacherLogProbs exclude each other (the trainer computes the teacher's log-probs from teacherTokens)");
+    if (teacherTokens.length - length < 1) throw problem("teacherTokens", `needs at least one hinted prompt token (${teacherTokens.length} tokens, response ${length})`);
+    const tail = sample.tokens.length - length;
+    for (let index = 0; index < length; index += 1) {
+      if (teacherTokens[teacherTokens.length - length + index] !== sample.tokens[tail + index]) throw problem("teacherTokens", `must end with the response (token ${index} differs)`);
+    }
+  }
 }
 
 /** The frame bytes of one sample, with `seq` as its store sequence number. */
@@ -110,6 +119,7 @@ export function encodeSample(sample: StorableSample, seq: number): Buffer {
   add("lossMask", sample.lossMask, "int32");
   add("rolloutLogProbs", sample.rolloutLogProbs, "float32");
   if (sample.teacherLogProbs) add("teacherLogProbs", sample.teacherLogProbs, "float32");
+  if (sample.teacherTokens) add("teacherTokens", sample.teacherTokens, "int32");
   let topk = 0;
   if (sample.teacherTopkLogProbs && sample.teacherTopkIndices) {
     topk = sample.teacherTopkLogProbs[0]?.length ?? 0;
@@ -175,6 +185,8 @@ export function decodeSample(frame: Buffer): { sample: StorableSample; seq: numb
   if (header.sampling !== undefined) sample.sampling = header.sampling;
   const teacher = block("teacherLogProbs");
   if (teacher) sample.teacherLogProbs = teacher;
+  const teacherTokens = block("teacherTokens");
+  if (teacherTokens) sample.teacherTokens = teacherTokens;
   const topkLogProbs = block("teacherTopkLogProbs");
   const topkIndices = block("teacherTopkIndices");
   if (topkLogProbs && topkIndices) {

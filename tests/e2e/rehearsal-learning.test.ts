@@ -30,11 +30,12 @@ const DEEPSEEK = path.dirname(createRequire(import.meta.url).resolve("@lenml/tok
 
 describe("rehearsal learning (scripted user rejects the AI style)", () => {
   const runs = [
-    ...(["binary", "opd", "combine"] as const).map((method) => ({ method, family: null as string | null })),
-    { method: "binary" as const, family: DEEPSEEK }, // the whole loop on a second family's template and tokenizer
+    ...(["binary", "opd", "combine"] as const).map((method) => ({ method, family: null as string | null, teacher: "engine" as const })),
+    { method: "binary" as const, family: DEEPSEEK, teacher: "engine" as const }, // the whole loop on a second family's template and tokenizer
+    { method: "opd" as const, family: null, teacher: "trainer" as const }, // the teacher in the (stand-in) trainer
   ];
-  for (const { method, family } of runs) {
-    it(`${method}${family ? " on DeepSeek-V3's template and tokenizer" : ""}: the rejected style's share falls over batches`, async () => {
+  for (const { method, family, teacher } of runs) {
+    it(`${method}${family ? " on DeepSeek-V3's template and tokenizer" : ""}${teacher === "trainer" ? " with the teacher in the trainer" : ""}: the rejected style's share falls over batches`, async () => {
       const folder = await mkdtemp(path.join(tmpdir(), `rehearsal-${method}-`));
       const [proxyPort, adminPort, policyPort, judgePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
       const sets = {
@@ -47,6 +48,7 @@ describe("rehearsal learning (scripted user rejects the AI style)", () => {
         "engine.rehearsal.seed": 3,
         "training.batch_size": BATCH[method]!,
         ...(family ? { "model.path": family, "model.tokenizer_path": family, "judge.path": family } : {}),
+        ...(teacher === "trainer" ? { "opd.teacher": "trainer" } : {}),
       };
       const argv = ["bin/openclaw-rl.mjs", "start", "--method", method, ...Object.entries(sets).flatMap(([key, value]) => ["--set", `${key}=${value}`])];
       const start = execa(process.execPath, argv, { cwd: root, reject: false, env: { OPENCLAW_RL_API_KEY: "" }, all: true });
@@ -72,6 +74,13 @@ describe("rehearsal learning (scripted user rejects the AI style)", () => {
           expect(tokenizer.decode(first.response_ids)).toMatch(/<｜end▁of▁sentence｜>$/);
           expect(new ChatTemplate(files).render(first.messages, { tools: first.tools, addGenerationPrompt: true })).toMatch(/^<｜begin▁of▁sentence｜>[\s\S]*<｜User｜>[\s\S]*<｜Assistant｜>$/);
         }
+        if (method !== "binary") {
+          // engine: the judge engine scored every sample's teacher; trainer: it was asked nothing, the trainer did it
+          const judged = (await readFile(path.join(folder, "run", "judgements.jsonl"), "utf8")).split("\n").filter(Boolean).map((line) => JSON.parse(line) as { teacher: { scoring: string; requests: number } | null });
+          const scored = judged.flatMap((record) => (record.teacher ? [record.teacher] : []));
+          expect(scored.length).toBeGreaterThan(0);
+          for (const facts of scored) expect(teacher === "trainer" ? facts : facts.scoring).toEqual(teacher === "trainer" ? expect.objectContaining({ scoring: "trainer", requests: 0 }) : expect.stringMatching(/prefill|per-position/));
+        }
         expect(after).toBeLessThan(before / 2);
         expect(late).toBeLessThan(early);
       } finally {
@@ -81,6 +90,7 @@ describe("rehearsal learning (scripted user rejects the AI style)", () => {
         const trainerLog = await readFile(path.join(folder, "run", "logs", "rehearsal-trainer.log"), "utf8").catch(() => "");
         const lines = trainerLog.split("\n").map((line) => (line ? ((JSON.parse(line) as { msg?: string }).msg ?? "") : ""));
         console.log(`${method} trainer:\n${lines.filter((line) => /trained|openclaw_rl|Error|Traceback/.test(line)).slice(-25).join("\n")}`);
+        if (teacher === "trainer") expect(lines.some((line) => /"teacher_forwards": [1-9]/.test(line)), "the stand-in trainer scored teacher tokens").toBe(true);
         await rm(folder, { recursive: true, force: true });
       }
     });

@@ -26,6 +26,13 @@ describe("rehearsalProcesses", () => {
     expect(trainer!.env).toEqual({ OPENCLAW_RL_BRIDGE: "http://127.0.0.1:4567", OPENCLAW_RL_BRIDGE_TOKEN: "sekret", PYTHONPATH: path.join(root, "native"), PYTHONUNBUFFERED: "1" });
     expect(trainer!.secretEnv).toEqual(["OPENCLAW_RL_BRIDGE_TOKEN"]);
     expect(trainer!.argv.join(" ")).not.toContain("sekret");
+    expect(trainer!.argv).not.toContain("--opd-teacher"); // opd.teacher engine: the judge stand-in scores the teacher
+  });
+
+  it("opd.teacher trainer: the stand-in trainer scores the teacher tokens itself at the teacher temperature", () => {
+    const recipe = recipeSchema.parse({ method: "combine", opd: { teacher: "trainer" }, sampling: { temperature: 0.7 }, engine: { kind: "rehearsal" }, model: { path: "builtin:qwen3" } });
+    const trainer = rehearsalProcesses(recipe, context).find((process) => process.name === "rehearsal-trainer");
+    expect(trainer!.argv.join(" ")).toContain("--opd-teacher trainer --teacher-temperature 0.7 --run-dir /tmp/run");
   });
 
   it("plans no trainer with sink.kind jsonl (no bridge to read samples from; they go to the file)", () => {

@@ -60,4 +60,19 @@ describe("stand-in temperatures", () => {
     expect(row.find((entry) => entry[1] === token)?.[0]).toBe(value);
     expect(row.reduce((sum, entry) => sum + Math.exp(entry[0]), 0)).toBeLessThan(1);
   });
+
+  it("the teacher forward (the rehearsal trainer's teacher) gives every position's sampler value in one request", async () => {
+    const input = await ids();
+    const forward = await fetch(`${url}/standin/teacher_forward`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input_ids: input, temperature: 0.6 }) });
+    expect(forward.status).toBe(200);
+    const values = ((await forward.json()) as { token_logprobs: Array<number | null> }).token_logprobs;
+    expect(values).toHaveLength(input.length);
+    expect(values[0]).toBeNull();
+    for (const position of [1, Math.floor(input.length / 2), input.length - 1]) {
+      const asked = await generate({ input_ids: input.slice(0, position), sampling_params: { temperature: 0.6, max_new_tokens: 1 }, return_logprob: true, token_ids_logprob: [input[position]!] });
+      expect(values[position]).toBe(asked.output_token_ids_logprobs[0][0][0]);
+    }
+    const refused = await fetch(`${url}/standin/teacher_forward`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input_ids: input }) });
+    expect(refused.status).toBe(400);
+  });
 });

@@ -1,0 +1,214 @@
+"""The trainer's teacher (opd.teacher: trainer) against the judge engine's scoring on the same turns.
+
+One tiny causal model (a GRU language model, float64) is the teacher for both paths:
+- engine: the orchestrator's own TeacherScorer (tests/support/teacher-scoring-driver.ts, run with tsx) sends its
+  prefill (T = 1) or per-position (T != 1) requests to a loopback engine that answers them from the model the way
+  SGLang does (prefill: input log-probs at 1 from logprob_start_len; sampler: log_softmax(last logits / T) of the
+  asked token ids, and the top-K row), one model call per request;
+- trainer: the bridge's teacher tokens through openclaw_rl.rollout.build_samples, then
+  openclaw_rl.trainer_teacher.fill_teacher_log_probs with ONE forward of the model over hinted prompt + response.
+The values (and top-K rows) must agree within float32 rounding.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import threading
+import unittest
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import torch
+
+from openclaw_rl import rollout
+from openclaw_rl.batch_frame import DecodedBatch, DecodedSample
+from openclaw_rl.trainer_teacher import fill_teacher_log_probs, response_teacher_values
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+DRIVER = os.path.join(REPO, "tests", "support", "teacher-scoring-driver.ts")
+TSX = os.path.join(REPO, "node_modules", ".bin", "tsx")
+VOCAB = 40
+
+
+class TinyTeacher(torch.nn.Module):
+    """A causal language model: row p of its logits depends on tokens[: p + 1] only."""
+
+    def __init__(self):
+        super().__init__()
+        generator = torch.Generator().manual_seed(7)
+        self.embedding = torch.nn.Embedding(VOCAB, 8).double()
+        self.recurrent = torch.nn.GRU(8, 16, batch_first=True).double()
+        self.head = torch.nn.Linear(16, VOCAB).double()
+        with torch.no_grad():
+            for parameter in self.parameters():
+                parameter.copy_(torch.randn(parameter.shape, generator=generator, dtype=torch.float64) * 0.8)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        with torch.no_grad():
+            hidden, _ = self.recurrent(self.embedding(tokens.long()).unsqueeze(0))
+            return self.head(hidden).squeeze(0)
+
+
+def entry(value, token):
+    return [None if value is None else float(value), int(token), None]
+
+
+class ModelEngine(BaseHTTPRequestHandler):
+    """POST /generate answered from the tiny model as SGLang answers the two teacher requests."""
+
+    model: TinyTeacher
+    calls: list
+
+    def log_message(self, *arguments):
+        pass
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        ids = body["input_ids"]
+        params = body["sampling_params"]
+        topk = int(body.get("top_logprobs_num") or 0)
+        logits = self.model(torch.tensor(ids))
+        self.calls.append(len(ids))
+        if params["max_new_tokens"] == 0:
+            # prefill: input log-probs at temperature 1 whatever the request says; entry 0 is the start token's (null)
+            start = int(body["logprob_start_len"])
+            table = torch.log_softmax(logits, dim=-1)
+            meta = {"input_token_logprobs": [entry(None, ids[start])] + [entry(table[p - 1, ids[p]], ids[p]) for p in range(start + 1, len(ids))]}
+            if topk:
+                rows = [table[p - 1].topk(topk) for p in range(start + 1, len(ids))]
+                meta["input_top_logprobs"] = [None] + [[entry(v, i) for v, i in zip(row.values, row.indices)] for row in rows]
+            output = []
+        else:
+            # the sampler: log_softmax(logits / T) of the next token, for the asked ids and the top-K row
+            table = torch.log_softmax(logits[-1] / float(params["temperature"]), dim=-1)
+            chosen = int(table.argmax())
+            meta = {
+                "output_token_logprobs": [entry(table[chosen], chosen)],
+                "output_token_ids_logprobs": [[entry(table[token], token) for token in body["token_ids_logprob"]]],
+            }
+            if topk:
+                row = table.topk(topk)
+                meta["output_top_logprobs"] = [[entry(v, i) for v, i in zip(row.values, row.indices)]]
+            output = [chosen]
+        meta["finish_reason"] = {"type": "length", "length": len(output)}
+        answer = json.dumps({"text": "", "output_ids": output, "meta_info": meta}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+
+def engine_values(url: str, prompt: list[int], response: list[int], temperature: float, topk: int) -> dict:
+    arguments = {"engineUrl": url, "promptIds": prompt, "responseIds": response, "temperature": temperature, "topk": topk, "window": 4}
+    finished = subprocess.run([TSX, DRIVER, json.dumps(arguments)], cwd=REPO, capture_output=True, text=True, timeout=300)
+    if finished.returncode != 0:
+        raise AssertionError(f"teacher-scoring-driver failed ({finished.returncode}): {finished.stderr[-2000:]}")
+    return json.loads(finished.stdout.strip().splitlines()[-1])
+
+
+def trainer_samples(student_prompt: list[int], hinted_prompt: list[int], response: list[int]) -> list:
+    """The bridge's sample with teacherTokens, as the real rollout function builds it."""
+    length = len(response)
+    arrays = {
+        "tokens": torch.tensor(student_prompt + response, dtype=torch.int32),
+        "lossMask": torch.ones(length, dtype=torch.int32),
+        "rolloutLogProbs": torch.full((length,), -1.0),
+        "teacherTokens": torch.tensor(hinted_prompt + response, dtype=torch.int32),
+    }
+    header = {"seq": 1, "id": "s:0", "kind": "opd", "why": "test", "approximate": False, "responseLength": length, "status": "completed", "reward": 1, "weightVersions": [["0", length]], "topk": 0}
+    return rollout.build_samples(DecodedBatch(header={"batchId": "b"}, samples=[DecodedSample(header=header, arrays=arrays)]))
+
+
+class TrainerTeacherMatchesEngineTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.model = TinyTeacher()
+        cls.calls = []
+        handler = type("Handler", (ModelEngine,), {"model": cls.model, "calls": cls.calls})
+        cls.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=cls.server.serve_forever, daemon=True).start()
+        cls.url = f"http://127.0.0.1:{cls.server.server_address[1]}"
+        generator = torch.Generator().manual_seed(3)
+        cls.student_prompt = torch.randint(0, VOCAB, (9,), generator=generator).tolist()
+        cls.hinted_prompt = cls.student_prompt[:6] + torch.randint(0, VOCAB, (5,), generator=generator).tolist() + cls.student_prompt[6:]
+        cls.response = torch.randint(0, VOCAB, (12,), generator=generator).tolist()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.shutdown()
+        cls.server.server_close()
+
+    def compare(self, temperature: float, topk: int, scoring: str, requests: int):
+        del self.calls[:]
+        engine = engine_values(self.url, self.hinted_prompt, self.response, temperature, topk)
+        self.assertTrue(engine["ok"], engine)
+        self.assertEqual((engine["scoring"], engine["requests"], len(self.calls)), (scoring, requests, requests))
+
+        samples = trainer_samples(self.student_prompt, self.hinted_prompt, self.response)
+        forwards = []
+        self.assertEqual(fill_teacher_log_probs(samples, lambda tokens: forwards.append(len(tokens)) or self.model(tokens), temperature, topk), 1)
+        self.assertEqual(forwards, [len(self.hinted_prompt) + len(self.response)])  # one forward over hinted prompt + response
+        trainer = samples[0]
+        expected = torch.tensor(engine["values"]["logProbs"], dtype=torch.float64)
+        torch.testing.assert_close(trainer.teacher_log_probs.double(), expected, rtol=0, atol=2e-6)
+        if topk:
+            torch.testing.assert_close(trainer.teacher_topk_log_probs.double(), torch.tensor(engine["values"]["topk"]["logProbs"], dtype=torch.float64), rtol=0, atol=2e-6)
+            self.assertEqual(trainer.teacher_topk_indices.tolist(), engine["values"]["topk"]["indices"])
+        # the hinted prompt matters: over the student's own prompt the teacher says something else
+        own = response_teacher_values(self.model(torch.tensor(self.student_prompt + self.response)), self.student_prompt + self.response, len(self.response), temperature)
+        self.assertGreater(float((own.log_probs.double() - expected).abs().max()), 1e-3)
+
+    def test_per_position_scoring_at_rollout_temperature(self):
+        self.compare(0.6, 0, "per-position", len(self.response))
+
+    def test_per_position_scoring_with_topk_rows(self):
+        self.compare(0.8, 3, "per-position", len(self.response))
+
+    def test_prefill_scoring_at_temperature_one(self):
+        self.compare(1.0, 3, "prefill", 1)
+
+
+class TrainerTeacherValuesTest(unittest.TestCase):
+    def test_rows_sliced_onto_the_response_and_scaled(self):
+        logits = torch.randn(7, 5, generator=torch.Generator().manual_seed(1))
+        tokens = [0, 1, 2, 3, 4, 0, 1]
+        values = response_teacher_values(logits, tokens, 3, 0.5, topk=2)
+        by_hand = torch.stack([torch.log_softmax(logits[p - 1] / 0.5, dim=-1)[tokens[p]] for p in (4, 5, 6)])
+        torch.testing.assert_close(values.log_probs, by_hand)
+        self.assertEqual(tuple(values.topk_log_probs.shape), (3, 2))
+
+    def test_refuses_what_does_not_fit(self):
+        logits = torch.zeros(4, 5)
+        with self.assertRaisesRegex(ValueError, "must hold a hinted prompt"):
+            response_teacher_values(logits, [1, 2, 3, 4], 4, 1.0)
+        with self.assertRaisesRegex(ValueError, "expected \\[5, vocab\\]"):
+            response_teacher_values(logits, [1, 2, 3, 4, 5], 2, 1.0)
+
+    def test_combine_batch_mixes_teacher_tokens_and_rollout_teachers(self):
+        hinted = trainer_samples([1, 2], [1, 9, 2], [3, 4])[0]
+        decoded = []
+        for seq, extra in ((1, {"teacherTokens": torch.tensor([1, 9, 2, 3, 4], dtype=torch.int32)}), (2, {"teacherLogProbs": torch.tensor([-0.5, -0.25])}), (3, {})):
+            arrays = {"tokens": torch.tensor([1, 2, 3, 4], dtype=torch.int32), "lossMask": torch.ones(2, dtype=torch.int32), "rolloutLogProbs": torch.tensor([-0.5, -0.25]), **extra}
+            header = {"seq": seq, "id": f"s:{seq}", "kind": "combined", "why": "t", "approximate": False, "responseLength": 2, "status": "completed", "reward": 1, "weightVersions": [["0", 2]], "topk": 0}
+            decoded.append(DecodedSample(header=header, arrays=arrays))
+        samples = rollout.build_samples(DecodedBatch(header={"batchId": "b"}, samples=decoded[:2]))
+        self.assertEqual([hasattr(sample, "teacher_tokens") for sample in samples], [True, False])
+        model = TinyTeacher()
+        self.assertEqual(fill_teacher_log_probs(samples, model, 0.6), 1)
+        self.assertEqual(samples[1].teacher_log_probs.tolist(), [-0.5, -0.25])
+        self.assertEqual(samples[0].teacher_log_probs.shape, (2,))
+        self.assertEqual(list(hinted.teacher_tokens), [1, 9, 2, 3, 4])
+        with self.assertRaisesRegex(RuntimeError, "teacherLogProbs on 2 of 3 samples"):
+            rollout.build_samples(DecodedBatch(header={"batchId": "b"}, samples=decoded))
+
+    def test_samples_without_teacher_tokens_keep_their_teacher(self):
+        samples = trainer_samples([1, 2], [1, 9, 2], [3, 4])
+        samples[0].teacher_log_probs = torch.tensor([-1.0, -2.0])
+        self.assertEqual(fill_teacher_log_probs(samples, lambda tokens: self.fail("no forward expected"), 1.0), 0)
+        self.assertEqual(samples[0].teacher_log_probs.tolist(), [-1.0, -2.0])
+
+
+if __name__ == "__main__":
+    unittest.main()
