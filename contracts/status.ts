@@ -39,7 +39,7 @@ export const statusSnapshotSchema = z.object({
   clients: z
     .array(
       z.object({
-        client: z.string().describe("The client by its User-Agent's product name (codex_cli_rs, claude-cli, QwenCode, OpenAI/JS for OpenClaw's SDK)."),
+        client: z.string().describe("The client by its User-Agent's product name (codex_exec for `codex exec`, claude-cli, QwenCode, OpenAI/JS for OpenClaw's SDK)."),
         main_turns: z.number().int(),
         asked_otherwise: z.number().int().describe("Main turns whose client asked for sampling settings the proxy did not use (sampling.client_settings: trainer): they were drawn from the trainer's distribution instead."),
         off_policy: z.number().int().describe("Main turns drawn off the trainer's distribution (honoured client settings, a tool_choice grammar): recorded, never trained."),

@@ -1,4 +1,4 @@
-// The name a request's client goes by in status counts: the product of its User-Agent ("codex_cli_rs", "claude-cli",
+// The name a request's client goes by in status counts: the product of its User-Agent ("codex_exec" for `codex exec`, "claude-cli",
 // "QwenCode", "OpenAI/JS" for the openai SDK OpenClaw uses). Ignores versions and platform details.
 
 /** The User-Agent's first product name (with the SDK's flavour where it has one, "OpenAI/JS"), or "unknown". */

@@ -2,11 +2,12 @@
 // Code 0.24.4 on chat completions) attached to `openclaw-rl start` on the rehearsal engine, each with the config
 // `openclaw-rl agent-config <agent>` prints: a few turns each with a tool the agent runs itself, then (Claude Code,
 // Qwen Code) a compaction, the agent's own side request. Checks what was captured, with which session and next state.
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { BUILTIN_QWEN3, loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { agentsInstalled, createAgentSession, transcript, type AgentName, type AgentSession } from "./support/agent-clients.ts";
@@ -133,6 +134,30 @@ describe("Codex, Claude Code and Qwen Code end to end (rehearsal engine)", () =>
     }
     expect(statusDuring.turns.side, "the compactions (and Qwen Code's memory extraction) reached the proxy as side requests").toBeGreaterThanOrEqual(2);
     expect(statusDuring.turns.main, "every main turn the proxy served is in turns.jsonl").toBe(turns.length);
+  });
+
+  it("sampling: every client's main turns were drawn at the trainer's settings, whatever the client sent; a table per client", async () => {
+    // the run's recipe: the trainer's distribution (the rollout temperature, no filter); status names each client's
+    // main turns (User-Agent product) and the settings it asked for that the proxy did not use
+    const recipe = parseYaml(await readFile(path.join(runDir, "recipe.resolved.yaml"), "utf8")) as { sampling: { temperature: number } };
+    const temperature = recipe.sampling.temperature;
+    const clients = (statusDuring.clients ?? []) as Array<{ client: string; main_turns: number; asked_otherwise: number; off_policy: number; asked: Record<string, number> }>;
+    const rows: string[] = ["client (User-Agent) | main turns | asked for on main turns (values) | drawn with on main turns | off-policy"];
+    for (const agent of Object.keys(SCRIPTS) as AgentName[]) {
+      const script = SCRIPTS[agent](sessions[agent]!.work);
+      const mine = turns.filter((turn) => JSON.stringify(turn.messages).includes(JSON.stringify(script[0]!).slice(1, -1)));
+      expect(mine.length, `${agent}'s main turns`).toBeGreaterThan(0);
+      for (const turn of mine) expect(turn.sampling, `${agent} ${turn.session_id}:${turn.turn}`).toMatchObject({ temperature, top_p: 1, top_k: -1, onPolicy: true });
+      const asked = [...new Set(mine.map((turn) => JSON.stringify(turn.sampling.clientAsked)))].join(" ");
+      const drawn = [...new Set(mine.map((turn) => `temperature ${turn.sampling.temperature}, top_p ${turn.sampling.top_p}, top_k ${turn.sampling.top_k}`))].join(" ");
+      rows.push(`${agent} | ${mine.length} | ${asked} | ${drawn} | ${mine.filter((turn) => !turn.sampling.onPolicy).length}`);
+    }
+    rows.push("", "status --json clients during the run:", ...clients.map((entry) => `${entry.client}: ${entry.main_turns} main, ${entry.asked_otherwise} asked otherwise ${JSON.stringify(entry.asked)}, ${entry.off_policy} off-policy`));
+    console.log(rows.join("\n"));
+    // every main turn is counted under its client's name, none of them off-policy
+    expect(clients.reduce((sum, entry) => sum + entry.main_turns, 0)).toBe(statusDuring.turns.main);
+    expect(clients.every((entry) => entry.off_policy === 0)).toBe(true);
+    expect(clients.map((entry) => entry.client)).toEqual(expect.arrayContaining(["codex_exec", "claude-cli", "QwenCode"]));
   });
 
   it("captured token-exactly: the response ids decode to the reply and Qwen3's end token; judged, side requests not", async () => {

@@ -146,6 +146,13 @@ describe("stock OpenClaw end to end (rehearsal engine)", () => {
     }
     const versions = new Set(turns.flatMap((turn) => turn.weight_versions.map((span: { version: string }) => span.version)));
     expect(versions.size, `weight versions seen by captured turns: ${[...versions].join(",")}`).toBeGreaterThanOrEqual(2);
+    // main turns are drawn from the trainer's distribution whatever OpenClaw sent; status names its client (its SDK)
+    const sampling = [...new Set(turns.map((turn) => JSON.stringify(turn.sampling)))];
+    const clients = statusDuring.clients as Array<{ client: string; main_turns: number; asked_otherwise: number; off_policy: number; asked: Record<string, number> }>;
+    console.log(`OpenClaw's main turns drawn with ${sampling.join(" ")}; status --json clients: ${JSON.stringify(clients)}`);
+    for (const turn of turns) expect(turn.sampling).toMatchObject({ top_p: 1, top_k: -1, onPolicy: true });
+    expect(clients.map((entry) => entry.client)).toContain("OpenAI/JS");
+    expect(clients.every((entry) => entry.off_policy === 0)).toBe(true);
   }, 120_000);
 
   it("judged: explicit thumbs scored without the judge, samples made", async () => {
