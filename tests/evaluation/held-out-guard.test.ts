@@ -3,6 +3,7 @@
 // equal ones), the guard's comparison with the best *earlier* version, and the sentence every screen shows.
 import { describe, expect, it } from "vitest";
 import type { VersionMetrics } from "../../contracts/evaluation.ts";
+import { recipeSchema } from "../../contracts/recipe.ts";
 import { bestVersion } from "../../orchestrator/evaluation/best-version.ts";
 import { meanWithInterval, pairedDifference, pairedWinRate } from "../../orchestrator/evaluation/evaluation-statistics.ts";
 import { dropMessage, HeldOutGuard, MIN_PAIRS, significantDrop } from "../../orchestrator/evaluation/held-out-guard.ts";
@@ -103,5 +104,23 @@ describe("the best version and the guard", () => {
     expect(guard.check(slightly)).toBeNull();
     expect(guard.check(fallen)).toMatchObject({ version: "9", bestVersion: "3", difference: -0.5 });
     expect(significantDrop(fallen, base)).toBeNull();
+  });
+});
+
+describe("evaluation.stop_if_worse in the recipe", () => {
+  const problems = (input: unknown) => {
+    const parsed = recipeSchema.safeParse(input);
+    return parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  };
+
+  it("is off by default; on, it needs continuous evaluation and a trainer behind the bridge, naming the key", () => {
+    expect(recipeSchema.parse({}).evaluation.stop_if_worse).toBe(false);
+    expect(problems({ evaluation: { every_versions: 4, stop_if_worse: true } })).toEqual([]);
+    expect(problems({ evaluation: { stop_if_worse: true } })).toEqual([
+      "evaluation.stop_if_worse: the guard compares the versions continuous evaluation scores: set evaluation.every_versions > 0, or stop_if_worse: false",
+    ]);
+    expect(problems({ evaluation: { every_versions: 4, stop_if_worse: true }, engine: { kind: "external", policy_url: "http://127.0.0.1:9" }, judge: { launch: "external", url: "http://127.0.0.1:9" }, sink: { kind: "jsonl", path: "samples.jsonl" } })).toEqual([
+      "evaluation.stop_if_worse: with sink.kind jsonl no trainer takes batches from the bridge, so there is no training to pause: use sink.kind bridge, or stop_if_worse: false",
+    ]);
   });
 });
