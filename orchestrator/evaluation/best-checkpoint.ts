@@ -39,7 +39,7 @@ export function bestCheckpoint(runDir: string, saveDir: string): BestCheckpoint 
       : `the best evaluated version v${best.version} (score ${percent(best.meanScore)}) has no saved checkpoint (${iterationFolderName(iteration)} in ${saveDir})`;
   throw new OpenclawRlError("CHECKPOINT_MISSING", `${why}; ${withCheckpoints(evaluations, new Set(saved.map((entry) => entry.iteration)))}`, {
     path: "--best",
-    hint: "pass --iteration with one of those, or let slime save on the evaluated versions (training.save_interval a divisor of evaluation.every_versions, training.keep_checkpoints large enough)",
+    hint: "pass --iteration with one of those; version v has a checkpoint when training.save_interval divides v − 1 (save_interval 1: every version) and training.keep_checkpoints keeps it",
   });
 }
 
