@@ -29,10 +29,6 @@ export class TrainingPause {
     private readonly resumeHint: string,
   ) {}
 
-  current(): PauseState | null {
-    return this.state;
-  }
-
   paused(): boolean {
     return this.state !== null;
   }
