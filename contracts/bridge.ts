@@ -66,7 +66,13 @@ export const batchRequestSchema = z
 export type BatchRequest = z.infer<typeof batchRequestSchema>;
 
 export const batchWaitSchema = z
-  .object({ version, type: z.literal("batch-wait"), ready: z.number().int(), size: z.number().int() })
+  .object({
+    version,
+    type: z.literal("batch-wait"),
+    ready: z.number().int(),
+    size: z.number().int(),
+    paused: z.boolean().optional().describe("Training is paused (evaluation.stop_if_worse): no batch until it is resumed, however many samples are ready."),
+  })
   .strict();
 export type BatchWait = z.infer<typeof batchWaitSchema>;
 

@@ -29,6 +29,7 @@ export type ErrorCode =
   | "CHECKPOINT_MISSING"
   | "CONVERTER_MISSING"
   | "EVALUATION_REFUSED"
+  | "EVALUATION_MISSING"
   | "INTERNAL";
 
 export interface OpenclawRlErrorOptions {

@@ -75,6 +75,23 @@ export const versionMetricsSchema = z.object({
 });
 export type VersionMetrics = z.infer<typeof versionMetricsSchema>;
 
+/**
+ * A held-out score significantly below the best version's (evaluation.stop_if_worse; orchestrator/evaluation/held-out-guard.ts):
+ * both versions' mean scores with their 95% intervals, and the paired difference (this − best) over the sessions both
+ * scored, with its 95% t interval, which lies wholly below 0.
+ */
+export interface HeldOutDrop {
+  version: string;
+  meanScore: number;
+  scoreCi: Interval | null;
+  bestVersion: string;
+  bestMeanScore: number;
+  bestScoreCi: Interval | null;
+  difference: number;
+  differenceCi: Interval;
+  pairs: number;
+}
+
 /** Marks the simulator's system prompt (the stand-in judge answers as the persona when it sees it). */
 export const SIMULATOR_MARKER = "## You are the user in this conversation";
 /** Marks the scorer's prompt; the transcript follows SCORER_TRANSCRIPT as `[user]` / `[assistant]` blocks. */

@@ -1,6 +1,6 @@
 // Typed events of a run: one discriminated union with noun-verb names. The orchestrator emits them on its
 // event bus; the status API streams them over ws; the dashboard and `status --watch` render them.
-import type { EpisodeMetrics } from "./evaluation.ts";
+import type { EpisodeMetrics, HeldOutDrop } from "./evaluation.ts";
 import type { SampleKind } from "./sample.ts";
 import type { FinishReason } from "./turn.ts";
 
@@ -165,6 +165,14 @@ export type RunEvent = EventBase &
         /** Held-out episodes' outcome rate and pass@k with Wilson intervals (contracts/evaluation.ts); null without held-out tasks. */
         episodes: EpisodeMetrics | null;
       }
+    /**
+     * Training paused (evaluation.stop_if_worse: `drop` says which version fell how far below the best): the bridge hands
+     * the trainer no new batch until it is resumed; the proxy keeps serving and samples keep being made. `message`
+     * is the sentence every screen shows; `resume` how to resume.
+     */
+    | { type: "training-paused"; reason: "held-out-worse"; message: string; resume: string; drop: HeldOutDrop }
+    /** Training resumed after a pause: batches are handed out again. `by`: who resumed it (the admin route). */
+    | { type: "training-resumed"; pausedAt: number; by: string }
     | { type: "error"; source: string; code: string; message: string; hint?: string }
   );
 

@@ -442,6 +442,12 @@ export const evaluationSchema = z
       .min(0)
       .default(0)
       .describe("Continuous held-out evaluation in `start`: evaluate the live policy version at the start (the base) and each time the weight version has advanced by this many; 0 = off (`openclaw-rl eval` still works)."),
+    stop_if_worse: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Pause training when a version's held-out score falls significantly below the best version's so far (the 95% t interval of the paired per-session difference lies below 0, over at least 6 sessions both scored): the bridge hands the trainer no new batch, the proxy keeps serving; resume with `openclaw-rl resume-training` (docs/evaluation.md). Needs every_versions > 0.",
+      ),
     personas: z.string().optional().describe("JSONL persona set, one {id, persona, opener, rubric, turns} per line (docs/evaluation.md); default: the shipped configs/evaluation/personas.jsonl."),
     tasks: z
       .string()
@@ -502,6 +508,12 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
 
   if (recipe.evaluation.tasks && !episodesOn(recipe)) {
     issue(["evaluation", "tasks"], "held-out tasks run in the episodes' environment: set episodes.env_url or episodes.environment, or remove evaluation.tasks");
+  }
+  if (recipe.evaluation.stop_if_worse && recipe.evaluation.every_versions === 0) {
+    issue(["evaluation", "stop_if_worse"], "the guard compares the versions continuous evaluation scores: set evaluation.every_versions > 0, or stop_if_worse: false");
+  }
+  if (recipe.evaluation.stop_if_worse && recipe.sink.kind === "jsonl") {
+    issue(["evaluation", "stop_if_worse"], "with sink.kind jsonl no trainer takes batches from the bridge, so there is no training to pause: use sink.kind bridge, or stop_if_worse: false");
   }
   if (recipe.episodes.env_url && !recipe.episodes.tasks) issue(["episodes", "tasks"], "episodes.env_url is set, so episodes.tasks (a JSONL file of tasks) is required");
   if (recipe.episodes.env_url && recipe.episodes.environment) {

@@ -52,7 +52,13 @@ export const statusSnapshotSchema = z.object({
     .object({
       configured: z.boolean().describe("Whether start evaluates the held-out set as the version advances (evaluation.every_versions > 0)."),
       every_versions: z.number().int(),
+      stop_if_worse: z.boolean().default(false).describe("Whether a version significantly below the best pauses training (evaluation.stop_if_worse)."),
       base_version: z.string().nullable(),
+      best: z
+        .object({ version: z.string(), mean_score: z.number(), score_ci: z.object({ low: z.number(), high: z.number() }).nullable() })
+        .nullable()
+        .default(null)
+        .describe("The evaluated version with the highest held-out mean score so far (the earliest of equal ones): what `convert-checkpoint --best` exports."),
       versions: z
         .array(
           z.object({
@@ -70,8 +76,17 @@ export const statusSnapshotSchema = z.object({
         )
         .describe("One point per evaluated weight version, 95% intervals (docs/evaluation.md). Never mixed with the training reward."),
     })
-    .default({ configured: false, every_versions: 0, base_version: null, versions: [] })
+    .default({ configured: false, every_versions: 0, stop_if_worse: false, base_version: null, best: null, versions: [] })
     .describe("Held-out evaluation per weight version: is it improving?"),
+  training: z
+    .object({
+      paused: z.boolean(),
+      since: z.number().nullable(),
+      message: z.string().nullable().describe("Why: \"held-out score of version N (x% [CI]) significantly below best version M (y% [CI]): …\"."),
+      resume: z.string().nullable().describe("How to resume: the CLI command for this run folder, or POST /training/resume on the admin API."),
+    })
+    .default({ paused: false, since: null, message: null, resume: null })
+    .describe("Training paused by evaluation.stop_if_worse: the trainer is handed no new batch; the proxy keeps serving and samples keep being made."),
   samples: z.object({
     ready: z.number().int().describe("Toward the next batch: the store's count (samples earlier runs left ready included)."),
     batch_size: z.number().int(),

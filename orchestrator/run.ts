@@ -22,6 +22,8 @@ import { RolloutBudget } from "./episodes/rollout-budget.ts";
 import { episodeTasksFile, readTasks } from "./episodes/task-file.ts";
 import { sleepUnlessAborted } from "../lib/abortable-sleep.ts";
 import { BridgeServer, bridgeHost } from "./bridge/bridge-server.ts";
+import { RESUME_ROUTE, TrainingPause } from "./bridge/training-pause.ts";
+import { cliCommand, shellWord } from "../lib/cli-command.ts";
 import { EventBus } from "./event-bus.ts";
 import { ContinuousEvaluation } from "./evaluation/continuous-evaluation.ts";
 import { buildEvaluationPlan, readEvaluationSet } from "./evaluation/evaluation-plan.ts";
@@ -84,13 +86,15 @@ export interface RunningOrchestrator {
   stop(options?: { engines?: () => Promise<unknown> }): Promise<void>;
 }
 
-/** What every step is given: the options, the bus, the one weight-version owner and the one stack of things to close. */
+/** What every step is given: the options, the bus, the one weight-version owner, the training pause and the one stack of things to close. */
 interface Run {
   options: OrchestratorOptions;
   recipe: Recipe;
   runDir: string;
   bus: EventBus;
   weights: WeightVersionTracker;
+  /** evaluation.stop_if_worse pauses it, the bridge obeys it, POST /training/resume ends it. */
+  pause: TrainingPause;
   stack: ResourceStack;
 }
 
@@ -135,7 +139,8 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
 function beginRun(options: OrchestratorOptions): Run {
   const bus = new EventBus();
   const stack = new ResourceStack({ onCloseError: reportTo(bus) });
-  return { options, recipe: options.recipe, runDir: options.runDir, bus, weights: new WeightVersionTracker(0), stack };
+  const pause = new TrainingPause(bus, `\`${cliCommand(`resume-training --run ${shellWord(options.runDir)}`)}\` (or POST ${RESUME_ROUTE} on the admin API)`);
+  return { options, recipe: options.recipe, runDir: options.runDir, bus, weights: new WeightVersionTracker(0), pause, stack };
 }
 
 /** The status API stays up until the engines have stopped, so its place is first on the stack; it fills it when it starts. */
@@ -190,6 +195,7 @@ async function openSampleSink(run: Run): Promise<OpenedSink> {
     store,
     bus,
     recordsDir: runDir,
+    pause: run.pause,
     // slime started again (its rollout function is a new process): its weight versions count from 0 again
     onClientReplaced: ({ previous, current }) =>
       resetVersionsForTrainerRestart(run.weights, bus, `slime's rollout function is a new process (pid ${previous.pid} → ${current.pid}): slime restarted, its weight versions count from 0 again`),
@@ -210,7 +216,7 @@ function announceStore(store: SampleStore, bus: EventBus): void {
 function watchTrainer(run: Run, ready: () => number): void {
   const { recipe, runDir, bus } = run;
   const checkpoints = new CheckpointWatcher({ bus, saveDir: path.resolve(runDir, recipe.training.save_dir), keep: recipe.training.keep_checkpoints });
-  const watchdog = new TrainerWatchdog({ bus, ready, batchSize: recipe.training.batch_size, stallAfterMs: recipe.training.stall_after_s * 1000 });
+  const watchdog = new TrainerWatchdog({ bus, ready, paused: () => run.pause.paused(), batchSize: recipe.training.batch_size, stallAfterMs: recipe.training.stall_after_s * 1000 });
   run.stack.push("trainer watch", () => {
     checkpoints.stop();
     watchdog.stop();
@@ -363,6 +369,7 @@ async function startEvaluation(run: Run, proxyUrl: string, bridge: BridgeServer 
     everyVersions: recipe.evaluation.every_versions,
     recordsDir: runDir,
     ready: () => options.readiness().ready,
+    onDrop: recipe.evaluation.stop_if_worse ? (drop, message) => run.pause.pauseFor(drop, message) : undefined,
     plan: () => {
       const judge = judgeUrl();
       return judge === null ? null : buildEvaluationPlan(recipe, set, { proxyUrl, apiKey: options.apiKey, judgeUrl: judge });
@@ -382,7 +389,7 @@ async function startStatusApi(run: Run, parts: ResourceStack, proxy: { proxy: Pr
   const tally = new RunTally(recipe.training.batch_size, {}, { runId: options.runId });
   const unfollow = followBus(bus, tally);
   const status = new StatusTracker(bus, recipe, { readiness: options.readiness, endpoints: () => urls }, tally);
-  const admin = new AdminServer({ bus, token: adminToken, snapshot: () => status.snapshot() });
+  const admin = new AdminServer({ bus, token: adminToken, snapshot: () => status.snapshot(), actions: { [RESUME_ROUTE]: () => run.pause.resume(`POST ${RESUME_ROUTE}`) } });
   const dashboard = createDashboardRoutes({
     bus, recordsDir: runDir, token: adminToken, method: recipe.method, batchSize: recipe.training.batch_size, versionLabelNote: versionLabels(recipe).note, tally,
     sessionIdleTimeoutS: recipe.proxy.session_idle_timeout_s,

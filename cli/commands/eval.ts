@@ -12,6 +12,7 @@ import { EVALUATION_SESSIONS_FILE, EVALUATIONS_FILE } from "../../orchestrator/e
 import { baseOf, readEvaluations } from "../../orchestrator/evaluation/evaluation-history.ts";
 import { buildEvaluationPlan, readEvaluationSet, refuseCheckpointEvaluation } from "../../orchestrator/evaluation/evaluation-plan.ts";
 import { evaluationMarkdown, evaluationSvg, evaluationTable } from "../../orchestrator/evaluation/evaluation-report.ts";
+import { stableEffectLine } from "../../orchestrator/evaluation/stable-effect.ts";
 import { evaluateVersion } from "../../orchestrator/evaluation/version-evaluation.ts";
 import { JsonlAppendFile } from "../../orchestrator/records/jsonl-append-file.ts";
 import { ADMIN_ENDPOINT_FILE, readAdminToken } from "../../orchestrator/status/admin-token.ts";
@@ -50,9 +51,11 @@ export function registerEvalCommand(program: Command): void {
       const all = readEvaluations(runDir);
       writeFileSync(path.join(runDir, "evaluation.json"), `${JSON.stringify(all, null, 2)}\n`);
       writeFileSync(path.join(runDir, "evaluation.svg"), evaluationSvg(all));
-      writeFileSync(path.join(runDir, "evaluation-report.md"), evaluationMarkdown(all, "evaluation.svg"));
+      const stable = await stableEffectLine(runDir, all);
+      writeFileSync(path.join(runDir, "evaluation-report.md"), evaluationMarkdown(all, "evaluation.svg", [stable]));
       if (options.json) return void process.stdout.write(`${JSON.stringify(metrics, null, 2)}\n`);
       process.stdout.write(evaluationTable(all));
+      process.stdout.write(`${stable}\n`);
       process.stdout.write(`report: ${path.join(runDir, "evaluation-report.md")} (chart evaluation.svg, data evaluation.json)\n`);
     });
 }

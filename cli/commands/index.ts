@@ -9,6 +9,7 @@ import { registerJoinCommand } from "./join.ts";
 import { registerOpenclawConfigCommand } from "./openclaw-config.ts";
 import { registerPlanCommand } from "./plan.ts";
 import { registerRecipeReferenceCommand } from "./recipe-reference.ts";
+import { registerResumeTrainingCommand } from "./resume-training.ts";
 import { registerStartCommand } from "./start.ts";
 import { registerStatusCommand } from "./status.ts";
 
@@ -24,4 +25,5 @@ export function registerCommands(program: Command): void {
   registerRecipeReferenceCommand(program);
   registerConvertCheckpointCommand(program);
   registerEvalCommand(program);
+  registerResumeTrainingCommand(program);
 }

@@ -64,9 +64,11 @@ async function runStart(options: StartOptions): Promise<number> {
 
   const { plan, orchestrator, supervisor } = await launch({ recipe, runDir, apiKey, terminal, echoLines: options.followLogs === true });
   const stopped = stopOnSignals(orchestrator, supervisor, terminal);
-  // a general-agent run whose planned episodes are done says so (it stays up: docs/episodes.md)
+  // a general-agent run whose planned episodes are done says so (it stays up: docs/episodes.md); a paused training too
   orchestrator.bus.subscribe((event) => {
     if (event.type === "episodes-done") terminal(episodesDoneLine(event, runDir));
+    if (event.type === "training-paused") terminal(`⏸ training paused: ${event.message}; the proxy keeps serving. Resume: ${event.resume}`);
+    if (event.type === "training-resumed") terminal(`▶ training resumed (${event.by})`);
   });
   startEngines(supervisor, plan, recipe, orchestrator);
   await supervisor.waitAllReady(readyTimeout);

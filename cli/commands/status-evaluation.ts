@@ -1,5 +1,6 @@
 // `status`'s held-out evaluation lines: the score per evaluated weight version with its interval, the paired win rate
-// against the base, held-out tasks' outcome rate; or how to turn it on. Text only; the numbers are the run tally's.
+// against the base, held-out tasks' outcome rate, the best version so far; or how to turn it on. Text only; the numbers
+// are the run tally's.
 import type { StatusSnapshot } from "../../contracts/status.ts";
 import { cliCommand } from "../../lib/cli-command.ts";
 
@@ -22,6 +23,9 @@ export function evaluationLines(evaluation: StatusSnapshot["evaluation"], runDir
     const win = point.win_rate === null ? "" : ` · wins ${percent(point.win_rate)}${interval(point.win_rate_ci)} against the base`;
     lines.push(`            ${label(point)}: ${describe(point)}${win}`);
   }
+  const best = evaluation.best;
+  const guard = evaluation.stop_if_worse ? "a version significantly below it pauses training (evaluation.stop_if_worse)" : "convert-checkpoint --best exports it";
+  if (best) lines.push(`            best so far v${best.version}: score ${percent(best.mean_score)}${interval(best.score_ci)} · ${guard}`);
   return lines;
 
   function describe(point: StatusSnapshot["evaluation"]["versions"][number]): string {

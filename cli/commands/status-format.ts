@@ -13,6 +13,7 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
   const title = `openclaw-rl ${status.name ?? ""} · run ${status.run_id ?? "?"} · ${status.method} · engine ${status.engine} · model ${status.model}${status.stand_in ? " (STAND-IN)" : ""}`;
   lines.push(title.replace(/\s+/g, " "));
   lines.push(`  ${status.ready ? "ready" : `NOT READY: ${status.reason}`}${clock === "relative" ? ` · up ${duration(status.uptime_s * 1000)}` : ""} · counts are this run's`);
+  if (status.training.paused) lines.push(`  TRAINING PAUSED: ${status.training.message} (paused ${ago(status.training.since ?? Date.now())}; the proxy keeps serving) · resume: ${status.training.resume}`);
   lines.push(progressLine(status.progress));
   lines.push("engines");
   for (const engine of status.engines) lines.push(`  ${mark(engine.state)} ${engine.name.padEnd(18)} ${engine.state.padEnd(9)} ${truncate(engine.detail, columns - 34)}`);

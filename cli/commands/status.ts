@@ -38,7 +38,8 @@ export function registerStatusCommand(program: Command): void {
 
 type Target = WatchTarget;
 
-function resolveTarget(options: StatusOptions): Target {
+/** The running start's admin URL and token: --url/--token, $OPENCLAW_RL_ADMIN_TOKEN, or the run folder's admin.json and admin-token. */
+export function resolveTarget(options: CommonOptions & { run?: string; url?: string; token?: string }): Target {
   const environmentToken = process.env.OPENCLAW_RL_ADMIN_TOKEN;
   if (options.url && (options.token || environmentToken)) return { url: options.url.replace(/\/+$/, ""), token: (options.token ?? environmentToken)! };
   const runDir = path.resolve(options.run ?? recipeFromOptions(options).recipe.records.dir);

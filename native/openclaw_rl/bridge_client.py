@@ -66,6 +66,8 @@ class BridgeClient:
         self._connection: http.client.HTTPConnection | None = None
         self._hello_body: dict | None = None  # the last hello, said again first on every new connection
         self.session = session or uuid.uuid4().hex
+        # whether the last batch-wait said the orchestrator paused training (evaluation.stop_if_worse)
+        self.training_paused = False
 
     def close(self) -> None:
         if self._connection is not None:
@@ -149,16 +151,19 @@ class BridgeClient:
         return answer or {}
 
     def request_batch(self, rollout_id: int, size: int, wait_ms: int, holding: list[str] | None = None) -> tuple[bytearray | None, int]:
-        """(frame, ready): the frame when `size` samples were ready within `wait_ms`, else (None, ready count).
-        `holding`: batches handed to the trainer and not acknowledged yet; any other batch of ours goes back."""
+        """(frame, ready): the frame when `size` samples were ready within `wait_ms`, else (None, ready count); then
+        `training_paused` says whether the orchestrator paused training (evaluation.stop_if_worse). `holding`: batches
+        handed to the trainer and not acknowledged yet; any other batch of ours goes back."""
         body = {"version": BRIDGE_VERSION, "type": "batch-request", "session": self.session, "rolloutId": rollout_id, "size": size, "waitMs": wait_ms}
         if holding:
             body["holding"] = list(holding)
         status, content_type, data = self._post("/v1/batch", body, wait_ms / 1000.0 + 30.0)
+        self.training_paused = False
         if status == 200 and content_type.startswith(BATCH_CONTENT_TYPE):
             return data, size
         parsed = _json_or_none(data)
         if status == 200 and parsed and parsed.get("type") == "batch-wait":
+            self.training_paused = bool(parsed.get("paused", False))
             return None, int(parsed.get("ready", 0))
         raise _answer_error("/v1/batch", status, parsed)
 

@@ -103,7 +103,10 @@ def _fetch_batch(connection: _Connection, rollout_id: int, size: int) -> Decoded
             now = time.monotonic()
             connection.call(lambda: connection.client.progress(rollout_id, ready, size, (now - started) * 1000.0))
             if now - last_progress_line >= PROGRESS_EVERY_S:
-                _log(f"waiting for samples: {ready}/{size} (rollout {rollout_id}, {now - started:.0f}s)")
+                if connection.client.training_paused:
+                    _log(f"training is paused by the orchestrator (evaluation.stop_if_worse; `openclaw-rl status` says why): {ready} samples wait (rollout {rollout_id}, {now - started:.0f}s)")
+                else:
+                    _log(f"waiting for samples: {ready}/{size} (rollout {rollout_id}, {now - started:.0f}s)")
                 last_progress_line = now
             continue
         return decode_batch_frame(frame)

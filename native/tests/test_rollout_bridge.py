@@ -248,6 +248,21 @@ class RolloutBridgeTest(unittest.TestCase):
         self.assertGreater(len(connections), 20)  # hello, then many batch-wait / progress pairs, then the batch
         self.assertEqual(connections.count(True), 1, "one connection for the hello, every progress and the batch")
 
+    def test_a_paused_training_is_said_in_the_log_and_the_batch_comes_once_resumed(self):
+        # evaluation.stop_if_worse: samples are ready, yet every long-poll ends in batch-wait {paused: true} until the
+        # orchestrator resumes training; the rollout function says why it waits instead of "waiting for samples"
+        bridge = self.start("--samples", "2")
+        self.assertEqual(bridge.command("pause")["paused"], True)
+        resumer = threading.Timer(1.0, lambda: bridge.command("resume"))
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed), unittest.mock.patch.object(rollout, "LONG_POLL_MS", 20), unittest.mock.patch.object(rollout, "PROGRESS_EVERY_S", 0.0):
+            resumer.start()
+            output = rollout.generate_rollout(make_args(2), 0, None)
+        resumer.join()
+        self.assertEqual(len(output.samples), 2)
+        self.assertIn("training is paused by the orchestrator (evaluation.stop_if_worse", printed.getvalue())
+        self.assertNotIn("waiting for samples", printed.getvalue())
+
     def test_an_orchestrator_restarted_between_calls_gets_the_hello_again(self):
         directory = tempfile.mkdtemp(prefix="openclaw-bridge-restart-")
         self.addCleanup(shutil.rmtree, directory, True)

@@ -21,6 +21,7 @@ import { assembleBatchFrame } from "./batch-frame.ts";
 import { BridgeHttpError, isAuthorized, readJsonBody, sendError, sendJson } from "./bridge-http.ts";
 import { BridgeListener, type BridgeListenOptions } from "./bridge-listener.ts";
 import { trainerMetricsEvent } from "./trainer-metrics-event.ts";
+import type { TrainingPause } from "./training-pause.ts";
 
 export interface BridgeServerOptions {
   store: SampleStore;
@@ -32,6 +33,8 @@ export interface BridgeServerOptions {
    * versions count from 0 again. Called before the hello is answered, so before the new client can ask for a batch.
    */
   onClientReplaced?: (change: { previous: BridgeClientId; current: BridgeClientId }) => void;
+  /** While paused (evaluation.stop_if_worse) no new batch is handed out: a request waits its long-poll and gets batch-wait. */
+  pause?: TrainingPause;
 }
 
 export interface BridgeClientId {
@@ -191,10 +194,14 @@ export class BridgeServer {
     response.on("close", onClose);
     this.waits.set(abort, message.session);
     try {
-      const ready = await this.options.store.waitForReady(message.size, message.waitMs, abort.signal);
+      const startedAt = Date.now();
+      const resumed = (await this.options.pause?.waitUntilResumed(message.waitMs, abort.signal)) ?? true;
+      const ready = resumed ? await this.options.store.waitForReady(message.size, Math.max(0, message.waitMs - (Date.now() - startedAt)), abort.signal) : 0;
       if (abort.signal.reason === SESSION_REPLACED) throw this.replaced(message.session);
       if (abort.signal.aborted) return;
-      const batch = ready >= message.size ? await this.options.store.deliver(message.size, message.rolloutId, message.session) : null;
+      // (paused meanwhile: no new batch; a batch handed out before the pause was handed out again above)
+      const deliverable = ready >= message.size && !this.options.pause?.paused();
+      const batch = deliverable ? await this.options.store.deliver(message.size, message.rolloutId, message.session) : null;
       if (batch && abort.signal.reason === SESSION_REPLACED) {
         await this.release(batch.batchId, batch.seqs.length); // replaced while its batch was being read: not handed out
         throw this.replaced(message.session);
@@ -202,8 +209,8 @@ export class BridgeServer {
       if (!batch) {
         const { ready: readyNow } = this.options.store.counts();
         // enough samples, yet no batch within the per-session share: said once per wait, so the screens can say why
-        if (readyNow >= message.size) this.options.bus.emit({ type: "batch-held", ready: readyNow, size: message.size });
-        sendJson(response, 200, { version: BRIDGE_VERSION, type: "batch-wait", ready: readyNow, size: message.size });
+        if (readyNow >= message.size && !this.options.pause?.paused()) this.options.bus.emit({ type: "batch-held", ready: readyNow, size: message.size });
+        sendJson(response, 200, { version: BRIDGE_VERSION, type: "batch-wait", ready: readyNow, size: message.size, ...(this.options.pause?.paused() ? { paused: true } : {}) });
         return;
       }
       this.send(response, batch);

@@ -1,11 +1,13 @@
 // Continuous evaluation in `start`: the live served version once the engines are ready (the base), then again each
 // time the weight version has advanced by every_versions; one evaluation at a time, in the background. Each result
-// is a line of evaluations.jsonl (sessions in evaluation-sessions.jsonl) and an evaluation-done event.
+// is a line of evaluations.jsonl (sessions in evaluation-sessions.jsonl) and an evaluation-done event; with
+// evaluation.stop_if_worse, a version significantly below the best so far pauses training (held-out-guard.ts).
 import path from "node:path";
-import type { VersionMetrics } from "../../contracts/evaluation.ts";
+import type { HeldOutDrop, VersionMetrics } from "../../contracts/evaluation.ts";
 import { sleepUnlessAborted } from "../../lib/abortable-sleep.ts";
 import type { EventBus } from "../event-bus.ts";
 import { JsonlAppendFile } from "../records/jsonl-append-file.ts";
+import { dropMessage, HeldOutGuard } from "./held-out-guard.ts";
 import type { WeightVersionTracker } from "../weights/weight-version-tracker.ts";
 import { evaluateVersion, type EvaluationPlan } from "./version-evaluation.ts";
 
@@ -21,6 +23,8 @@ export interface ContinuousEvaluationOptions {
   plan: () => EvaluationPlan | null;
   /** The traffic gate: evaluation starts once it is open. */
   ready: () => boolean;
+  /** evaluation.stop_if_worse: called (after the evaluation-done event) with a version's drop below the best so far. */
+  onDrop?: (drop: HeldOutDrop, message: string) => void;
 }
 
 export class ContinuousEvaluation {
@@ -32,6 +36,7 @@ export class ContinuousEvaluation {
   private wake: (() => void) | null = null;
   private running: Promise<void> | null = null;
   private baseTried = false;
+  private readonly guard = new HeldOutGuard();
 
   constructor(private readonly options: ContinuousEvaluationOptions) {
     this.results = new JsonlAppendFile(path.join(options.recordsDir, EVALUATIONS_FILE));
@@ -86,6 +91,8 @@ export class ContinuousEvaluation {
     await this.results.append(metrics);
     const { version: label, versionAtEnd, baseVersion, sessions: count, scored, meanScore, scoreCi, winRate, winRateCi, requests, episodes } = metrics;
     this.options.bus.emit({ type: "evaluation-done", version: label, versionAtEnd: versionAtEnd!, baseVersion, sessions: count, scored, meanScore, scoreCi, winRate, winRateCi, requests, episodes: episodes ?? null });
+    const drop = this.guard.check(metrics);
+    if (drop) this.options.onDrop?.(drop, dropMessage(drop));
   }
 
   private report(error: unknown): void {

@@ -38,7 +38,8 @@ export function evaluationTable(evaluations: readonly VersionMetrics[]): string 
   return `${table.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd()).join("\n")}\n`;
 }
 
-export function evaluationMarkdown(evaluations: readonly VersionMetrics[], chartFile: string | null): string {
+/** `notes`: lines after the table (the sessions until a stable effect). */
+export function evaluationMarkdown(evaluations: readonly VersionMetrics[], chartFile: string | null, notes: readonly string[] = []): string {
   const HEADER = header(evaluations);
   const lines = [
     "# Held-out evaluation",
@@ -49,6 +50,7 @@ export function evaluationMarkdown(evaluations: readonly VersionMetrics[], chart
     `| ${HEADER.map(() => "---").join(" | ")} |`,
     ...rows(evaluations).map((row) => `| ${row.join(" | ")} |`),
     "",
+    ...notes.flatMap((note) => [note, ""]),
   ];
   if (chartFile) lines.push(`![mean score per weight version](${chartFile})`, "");
   return lines.join("\n");

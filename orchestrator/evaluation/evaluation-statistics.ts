@@ -1,5 +1,5 @@
 // The held-out evaluation's statistics: a mean with its 95% Student-t interval, a proportion with its Wilson interval,
-// the paired win rate of one version over another on the same openers, and pass@k. Pure arithmetic on fixed data.
+// the paired win rate and the paired mean difference of one version against another on the same openers, and pass@k. Pure arithmetic on fixed data.
 import type { Interval } from "../../contracts/evaluation.ts";
 
 /** Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom (beyond: the normal 1.96, within 2%). */
@@ -31,21 +31,36 @@ export function wilsonInterval(successes: number, trials: number): Interval | nu
   return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
 }
 
+/** The sessions (keys) both versions scored, as (candidate's score, base's score) pairs: what every paired statistic reads. */
+export function scoredPairs(candidate: Record<string, number | null>, base: Record<string, number | null>): Array<[number, number]> {
+  const pairs: Array<[number, number]> = [];
+  for (const [key, score] of Object.entries(candidate)) {
+    const other = base[key];
+    if (score !== null && other !== null && other !== undefined) pairs.push([score, other]);
+  }
+  return pairs;
+}
+
 /**
  * The win rate of `candidate` over `base` on the keys both scored (the same openers: paired): wins + ties/2 over
  * pairs, with a Wilson interval over the pairs (ties counted as half a win); null when no key is shared.
  */
 export function pairedWinRate(candidate: Record<string, number | null>, base: Record<string, number | null>): { rate: number; interval: Interval; pairs: number } | null {
-  let wins = 0;
-  let pairs = 0;
-  for (const [key, score] of Object.entries(candidate)) {
-    const other = base[key];
-    if (score === null || other === null || other === undefined) continue;
-    pairs += 1;
-    wins += score > other ? 1 : score === other ? 0.5 : 0;
-  }
-  if (pairs === 0) return null;
-  return { rate: wins / pairs, interval: wilsonInterval(wins, pairs)!, pairs };
+  const pairs = scoredPairs(candidate, base);
+  if (pairs.length === 0) return null;
+  const wins = pairs.reduce((sum, [score, other]) => sum + (score > other ? 1 : score === other ? 0.5 : 0), 0);
+  return { rate: wins / pairs.length, interval: wilsonInterval(wins, pairs.length)!, pairs: pairs.length };
+}
+
+/**
+ * The mean paired difference `candidate − base` over the keys both scored, with the 95% t interval of that mean
+ * (meanWithInterval of the differences); null interval for fewer than two pairs, null for none.
+ */
+export function pairedDifference(candidate: Record<string, number | null>, base: Record<string, number | null>): { mean: number; interval: Interval | null; pairs: number } | null {
+  const differences = scoredPairs(candidate, base).map(([score, other]) => score - other);
+  if (differences.length === 0) return null;
+  const { mean, interval } = meanWithInterval(differences);
+  return { mean: mean!, interval, pairs: differences.length };
 }
 
 /** The unbiased pass@k of a task with `correct` of `samples` passing (Chen et al. 2021): 1 − C(n−c, k) / C(n, k). */

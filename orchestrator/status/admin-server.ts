@@ -1,5 +1,6 @@
 // The loopback admin server: GET /status (JSON), a ws event stream at /events (event-stream.ts: recent history
-// replayed on connect, then live RunEvents), bearer-token auth, and mount() for extra route handlers (the dashboard).
+// replayed on connect, then live RunEvents), bearer-token auth, POST actions (POST /training/resume) and mount() for
+// extra route handlers (the dashboard).
 // It binds 127.0.0.1 only and knows nothing of how the status is computed. Every socket it holds has an 'error'
 // listener: a bad client is dropped and reported as an `error` event, never a crash of the orchestrator.
 import { createHash, timingSafeEqual } from "node:crypto";
@@ -21,6 +22,8 @@ export interface AdminServerOptions {
   bus: EventBus;
   token: string;
   snapshot: () => StatusSnapshot;
+  /** POST routes behind the token, by path; each answers 200 with what it returns (POST /training/resume). */
+  actions?: Record<string, () => unknown>;
   /** Bounds of the ws event stream (replay length, client limit, unread-output cap). */
   stream?: Partial<EventStreamOptions>;
 }
@@ -93,6 +96,8 @@ export class AdminServer {
     if (path === "/healthz") return sendJsonFresh(response, 200, { ok: true });
     if (!this.authorized(request, url)) return sendJsonFresh(response, 401, { error: { code: "UNAUTHORIZED", message: "missing or wrong admin token (see <run>/admin-token)" } });
     if (path === "/status" && request.method === "GET") return sendJsonFresh(response, 200, this.options.snapshot());
+    const action = this.options.actions?.[path];
+    if (action && request.method === "POST") return sendJsonFresh(response, 200, await action());
     if (path === "/events/recent" && request.method === "GET") {
       const limit = Math.min(5000, Math.max(1, Number(url.searchParams.get("limit") ?? 200) || 200));
       return sendJsonFresh(response, 200, { version: EVENT_VERSION, events: this.options.bus.recent(limit) });

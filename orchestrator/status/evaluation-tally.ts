@@ -1,6 +1,8 @@
 // The held-out evaluations of a run, one point per evaluated weight version (evaluation-done events), for status and
-// the dashboard: a part of the run tally, never mixed with the training reward. Bounded; ignores how they were run.
+// the dashboard: a part of the run tally, never mixed with the training reward, with the best version so far
+// (best-version.ts, the guard's rule). Bounded; ignores how they were run.
 import type { RunEvent } from "../../contracts/events.ts";
+import { bestVersion } from "../evaluation/best-version.ts";
 
 type EvaluationDone = Extract<RunEvent, { type: "evaluation-done" }>;
 
@@ -11,17 +13,26 @@ export interface EvaluationPoint extends Pick<EvaluationDone, "at" | "version" |
   requests: number;
 }
 
+export interface EvaluationCounts {
+  baseVersion: string | null;
+  points: EvaluationPoint[];
+  /** The version with the highest held-out mean score so far (the earliest of equal ones); null before one scored. */
+  best: EvaluationPoint | null;
+}
+
 /** Evaluations kept (a run that evaluates every version for days keeps its last ones, and its base). */
 const MAX_POINTS = 200;
 
 export class EvaluationTally {
   private points: EvaluationPoint[] = [];
   private baseVersion: string | null = null;
+  /** Kept apart from the points, so a best evaluated long ago stays named when its point is no longer kept. */
+  private best: EvaluationPoint | null = null;
 
   add(event: EvaluationDone): void {
     this.baseVersion ??= event.baseVersion ?? event.version;
     const episodes = event.episodes;
-    this.points.push({
+    const point: EvaluationPoint = {
       at: event.at,
       version: event.version,
       versionAtEnd: event.versionAtEnd,
@@ -32,11 +43,13 @@ export class EvaluationTally {
       outcomeRate: episodes?.outcomeRate ?? null,
       outcomeCi: episodes?.outcomeCi ?? null,
       requests: event.requests.policy + event.requests.simulator + event.requests.scorer,
-    });
+    };
+    this.points.push(point);
+    this.best = bestVersion(this.best === null ? [point] : [this.best, point]);
     if (this.points.length > MAX_POINTS) this.points.splice(1, 1); // the first (the base) stays
   }
 
-  counts(): { baseVersion: string | null; points: EvaluationPoint[] } {
-    return { baseVersion: this.baseVersion, points: this.points.map((point) => ({ ...point })) };
+  counts(): EvaluationCounts {
+    return { baseVersion: this.baseVersion, points: this.points.map((point) => ({ ...point })), best: this.best && { ...this.best } };
   }
 }

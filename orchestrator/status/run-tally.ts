@@ -7,7 +7,7 @@
 import type { EngineState, PolicyEntropy, RunEvent, SkipCategory } from "../../contracts/events.ts";
 import { parseWeightVersion } from "../weights/weight-version-tracker.ts";
 import { ClientSamplingTally, type ClientSampling } from "./client-sampling-tally.ts";
-import { EvaluationTally, type EvaluationPoint } from "./evaluation-tally.ts";
+import { EvaluationTally, type EvaluationCounts } from "./evaluation-tally.ts";
 import { isTrainerProgress, TRAINER_STALLED } from "./trainer-watchdog.ts";
 
 export interface RunTallyLimits {
@@ -82,7 +82,9 @@ export interface RunCounts {
    */
   clients: ClientSampling[];
   /** Held-out evaluations per weight version (evaluation-tally.ts), apart from the training reward. */
-  evaluation: { baseVersion: string | null; points: EvaluationPoint[] };
+  evaluation: EvaluationCounts;
+  /** Training paused by evaluation.stop_if_worse (training-paused, until training-resumed): since when, why, how to resume; null when training. */
+  trainingPause: { since: number; message: string; resume: string } | null;
   judging: {
     judged: number;
     /** Judged turns that made no sample, and those of them by category. */
@@ -154,6 +156,7 @@ export class RunTally {
   private readonly turns = { main: 0, side: 0 };
   private readonly clients = new ClientSamplingTally();
   private readonly evaluations = new EvaluationTally();
+  private trainingPause: RunCounts["trainingPause"] = null;
   private readonly judging = { judged: 0, withoutSample: 0, skipped: {} as Partial<Record<SkipCategory, number>> };
   /** Closed main turns not judged yet, `session\u0000turn`, oldest first. */
   private readonly waiting = new Set<string>();
@@ -322,6 +325,12 @@ export class RunTally {
       case "evaluation-done":
         this.evaluations.add(event);
         return;
+      case "training-paused":
+        this.trainingPause ??= { since: event.at, message: event.message, resume: event.resume };
+        return;
+      case "training-resumed":
+        this.trainingPause = null;
+        return;
     }
   }
 
@@ -342,6 +351,7 @@ export class RunTally {
       turns: { ...this.turns },
       clients: this.clients.counts(),
       evaluation: this.evaluations.counts(),
+      trainingPause: this.trainingPause && { ...this.trainingPause },
       judging: { ...this.judging, skipped: { ...this.judging.skipped }, waiting: this.waiting.size, open: this.open.size },
       samples: { ...this.samples, batchSize: this.batchSize },
       batches: { ...this.batches },

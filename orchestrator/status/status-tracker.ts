@@ -58,7 +58,9 @@ export class StatusTracker {
       evaluation: {
         configured: this.recipe.evaluation.every_versions > 0,
         every_versions: this.recipe.evaluation.every_versions,
+        stop_if_worse: this.recipe.evaluation.stop_if_worse,
         base_version: counts.evaluation.baseVersion,
+        best: bestStatus(counts.evaluation.best),
         versions: counts.evaluation.points.map((point) => ({
           at: point.at,
           version: point.version,
@@ -72,6 +74,7 @@ export class StatusTracker {
           requests: point.requests,
         })),
       },
+      training: { paused: counts.trainingPause !== null, since: counts.trainingPause?.since ?? null, message: counts.trainingPause?.message ?? null, resume: counts.trainingPause?.resume ?? null },
       clients: counts.clients.map((entry) => ({ client: entry.client, main_turns: entry.mainTurns, asked_otherwise: entry.askedOtherwise, off_policy: entry.offPolicy, asked: entry.asked })),
       samples: {
         ready: samples.ready,
@@ -107,6 +110,10 @@ export class StatusTracker {
   close(): void {
     this.unsubscribe();
   }
+}
+
+function bestStatus(best: RunCounts["evaluation"]["best"]): StatusSnapshot["evaluation"]["best"] {
+  return best && best.meanScore !== null ? { version: best.version, mean_score: best.meanScore, score_ci: best.scoreCi } : null;
 }
 
 /** The per-session share a held-back batch waits on (training.fair_batch), for a batch of `size`. */

@@ -1,5 +1,6 @@
 // Says when the trainer stopped making progress: a full batch has waited for `stallAfterMs` and no training step,
-// batch delivery or acknowledgement came in that time (TRAINER_STALLED, once per stall). Ignores why it stalled.
+// batch delivery or acknowledgement came in that time (TRAINER_STALLED, once per stall). Ignores why it stalled; a
+// trainer kept waiting on purpose (training paused) is not stalled.
 import type { RunEvent } from "../../contracts/events.ts";
 import type { EventBus } from "../event-bus.ts";
 
@@ -10,6 +11,8 @@ export interface TrainerWatchdogOptions {
   /** Samples ready for the next batch (the store's count). */
   ready: () => number;
   batchSize: number;
+  /** Whether training is paused (evaluation.stop_if_worse): the trainer is given no batch, so it is not stalled. */
+  paused?: () => boolean;
   /** training.stall_after_s in ms. */
   stallAfterMs: number;
   /** How often it looks (ms); the bound is met within this much. */
@@ -51,7 +54,7 @@ export class TrainerWatchdog {
     const { ready, batchSize, stallAfterMs, bus } = this.options;
     const now = this.now();
     const waiting = ready();
-    if (waiting < batchSize) {
+    if (waiting < batchSize || this.options.paused?.()) {
       this.fullSince = null;
       return;
     }

@@ -4,6 +4,7 @@ import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { BridgeServer } from "../../orchestrator/bridge/bridge-server.ts";
+import { TrainingPause } from "../../orchestrator/bridge/training-pause.ts";
 import { SampleStore } from "../../orchestrator/store/sample-store.ts";
 import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
 import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
@@ -65,7 +66,8 @@ async function putSamples(count: number, version: string): Promise<void> {
 }
 
 await putSamples(Number(values.samples), values.version);
-const bridge = new BridgeServer({ store, bus, recordsDir: values.dir });
+const pause = new TrainingPause(bus, "resume-training");
+const bridge = new BridgeServer({ store, bus, recordsDir: values.dir, pause });
 const { url, token } = await bridge.start({ host: "127.0.0.1", port: 0, keepAliveTimeoutMs: Number(values["keep-alive-ms"]) });
 const print = (value: unknown) => process.stdout.write(JSON.stringify(value) + "\n");
 print({ url, token, pid: process.pid, counts: store.counts(), recovery: store.recovery });
@@ -81,6 +83,11 @@ for await (const line of lines) {
     print({ ok: "version", current: tracker.current() });
   } else if (command === "trainer-metrics") {
     print({ ok: "trainer-metrics", events: bus.recent().filter((event) => event.type === "trainer-metrics") });
+  } else if (command === "pause") {
+    const drop = { version: "6", meanScore: 0.3, scoreCi: null, bestVersion: "3", bestMeanScore: 0.8, bestScoreCi: null, difference: -0.5, differenceCi: { low: -0.6, high: -0.4 }, pairs: 8 };
+    print({ ok: "pause", paused: pause.pauseFor(drop, "v6 below v3") });
+  } else if (command === "resume") {
+    print({ ok: "resume", resumed: pause.resume("fixture").resumed });
   } else if (command === "stats") {
     print({ ok: "stats", stats: bridge.stats(), hello: bridge.hello(), events: bus.recent().map((event) => event.type) });
   }

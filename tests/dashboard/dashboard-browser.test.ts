@@ -131,6 +131,30 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium${skipNote}`, () =>
     expect(row).not.toContain("awaiting reply");
   });
 
+  it("names the best held-out version, and says training is paused (evaluation.stop_if_worse) until it is resumed", async () => {
+    const done = (version: string, meanScore: number) =>
+      harness.bus.emit({
+        type: "evaluation-done", version, versionAtEnd: version, baseVersion: version === "0" ? null : "0", sessions: 8, scored: 8, meanScore,
+        scoreCi: { low: meanScore - 0.1, high: meanScore + 0.1 }, winRate: null, winRateCi: null, requests: { policy: 8, simulator: 0, scorer: 8 }, episodes: null,
+      });
+    done("0", 0.5);
+    done("3", 0.8);
+    done("6", 0.3);
+    await page.waitForFunction(() => document.getElementById("totals")?.textContent?.includes("best held-out version"), undefined, { timeout: 5000 });
+    expect(await page.textContent("#totals")).toContain("best held-out versionv3: score 80.0% [70.0, 90.0]");
+    expect(await page.isHidden("#training-paused")).toBe(true);
+    const message = "held-out score of version 6 (30.0% [20.0%, 40.0%]) significantly below best version 3 (80.0% [70.0%, 90.0%]): paired difference −50.0 points [−60.0, −40.0] over 8 sessions";
+    const drop = { version: "6", meanScore: 0.3, scoreCi: { low: 0.2, high: 0.4 }, bestVersion: "3", bestMeanScore: 0.8, bestScoreCi: { low: 0.7, high: 0.9 }, difference: -0.5, differenceCi: { low: -0.6, high: -0.4 }, pairs: 8 };
+    harness.bus.emit({ type: "training-paused", reason: "held-out-worse", message, resume: "`npx openclaw-rl resume-training --run run`", drop });
+    await page.waitForSelector("#training-paused", { state: "visible", timeout: 5000 });
+    const shown = (await page.textContent("#training-paused"))!;
+    expect(shown.startsWith("training paused since ")).toBe(true);
+    expect(shown).toContain(`${message} (the proxy keeps serving) · resume: \`npx openclaw-rl resume-training --run run\``);
+    harness.bus.emit({ type: "training-resumed", pausedAt: 1, by: "POST /training/resume" });
+    await page.waitForSelector("#training-paused", { state: "hidden", timeout: 5000 });
+    expect(pageErrors).toEqual([]);
+  });
+
   it("without its token, or with a wrong one, shows a page that says how to open it", async () => {
     const other = await browser.context.newPage();
     const wrong = await other.goto(`${harness.baseUrl}/dashboard?token=not-the-token-000000`);

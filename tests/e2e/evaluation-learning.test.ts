@@ -8,6 +8,7 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import type { VersionMetrics } from "../../contracts/evaluation.ts";
 import { readEvaluations } from "../../orchestrator/evaluation/evaluation-history.ts";
+import { significantGain } from "../../orchestrator/evaluation/stable-effect.ts";
 import { ScriptedUser } from "../../rehearsal/scripted-user.ts";
 import { freePort, until } from "../support/loopback.ts";
 import { rehearsalSets } from "./support/rehearsal-sets.ts";
@@ -75,6 +76,9 @@ describe("held-out evaluation in rehearsal", () => {
     expect(fromCli.scoreCi!.low).toBeGreaterThan(base.scoreCi!.high);
     expect(fromCli.winRateCi!.low).toBeGreaterThan(0.5);
     expect(report).toMatch(/\| [01](→\d+)? \(base\) \|/);
+    // the stable effect under the table: found once the last two evaluations are significant gains over the base
+    const stable = [fromStart.at(-1)!, fromCli].every((metrics) => significantGain(metrics, base));
+    expect(table).toMatch(stable ? new RegExp(`sessions until a stable effect: \\d+ \\(the held-out score is significantly above the base v${base.version} from version \\d+ on`) : /sessions until a stable effect: not yet/);
   });
 
   it("episodes: the held-out tasks' outcome rate rises above the base's Wilson interval", async () => {

@@ -41,6 +41,8 @@ function fromStatus(status: StatusSnapshot) {
     trainer: { step: status.trainer.step, loss: status.trainer.loss, gradNorm: status.trainer.grad_norm, logprobDiff: status.trainer.logprob_diff, entropy: status.trainer.entropy, stalled: status.trainer.stalled },
     checkpoints: { kept: status.checkpoints.length, latestIteration: status.checkpoints[0]?.iteration ?? null },
     evaluation: status.evaluation.versions.map((point) => [point.version, point.mean_score, point.score_ci, point.win_rate, point.outcome_rate]),
+    best: status.evaluation.best && [status.evaluation.best.version, status.evaluation.best.mean_score, status.evaluation.best.score_ci],
+    trainingPause: status.training.paused ? [status.training.since, status.training.message, status.training.resume] : null,
   };
 }
 
@@ -71,6 +73,8 @@ function fromDashboard(dashboard: DashboardSnapshot) {
     trainer: totals.trainer,
     checkpoints: totals.checkpoints,
     evaluation: totals.evaluation.points.map((point) => [point.version, point.meanScore, point.scoreCi, point.winRate, point.outcomeRate]),
+    best: totals.evaluation.best && [totals.evaluation.best.version, totals.evaluation.best.meanScore, totals.evaluation.best.scoreCi],
+    trainingPause: totals.trainingPause && [totals.trainingPause.since, totals.trainingPause.message, totals.trainingPause.resume],
   };
 }
 
@@ -115,11 +119,17 @@ const sequence: RunEventInput[] = [
   { type: "checkpoint-pruned", iteration: 4, folder: "/run/checkpoints/iter_0000004" },
   { type: "evaluation-done", version: "0", versionAtEnd: "0", baseVersion: "0", sessions: 4, scored: 4, meanScore: 0.5, scoreCi: { low: 0.3, high: 0.7 }, winRate: null, winRateCi: null, requests: { policy: 12, simulator: 8, scorer: 12 }, episodes: null },
   { type: "evaluation-done", version: "3", versionAtEnd: "4", baseVersion: "0", sessions: 4, scored: 4, meanScore: 0.75, scoreCi: { low: 0.5, high: 1 }, winRate: 0.625, winRateCi: { low: 0.3, high: 0.9 }, requests: { policy: 12, simulator: 8, scorer: 12 }, episodes: null },
+  { type: "evaluation-done", version: "6", versionAtEnd: "6", baseVersion: "0", sessions: 4, scored: 4, meanScore: 0.25, scoreCi: { low: 0.1, high: 0.4 }, winRate: 0.25, winRateCi: { low: 0.1, high: 0.6 }, requests: { policy: 12, simulator: 8, scorer: 12 }, episodes: null },
+  {
+    type: "training-paused", reason: "held-out-worse", message: "held-out score of version 6 (25.0% …) significantly below best version 3 (75.0% …)", resume: "`npx openclaw-rl resume-training --run run`",
+    drop: { version: "6", meanScore: 0.25, scoreCi: { low: 0.1, high: 0.4 }, bestVersion: "3", bestMeanScore: 0.75, bestScoreCi: { low: 0.5, high: 1 }, difference: -0.5, differenceCi: { low: -0.7, high: -0.3 }, pairs: 8 },
+  },
   { type: "weights-version-reset", fromVersion: "3", reason: "slime restarted" },
   { type: "batch-delivered", rolloutId: 0, batchId: "b0-again", size: 2, meanReward: 0, evalScore: 0, counts },
   { type: "batch-acknowledged", rolloutId: 0, batchId: "b0-again" },
   { type: "batch-acknowledged", rolloutId: 9, batchId: "never-delivered-here" },
   { type: "weights-update-start", fromVersion: "0" },
+  { type: "training-resumed", pausedAt: 1, by: "POST /training/resume" },
   { type: "weights-update-end", toVersion: "1", durationMs: 700 },
   { type: "turn-start", sessionId: "a", turn: 1, turnType: "main", decidedBy: "agent-conversation" },
   ended("a", 1, "1"),
@@ -141,12 +151,15 @@ describe("status and the dashboard", () => {
       bus.emit(event);
       const now = Date.now(); // (one clock for both: the ETA is read from it)
       expect(fromDashboard(dashboard.snapshot(now)), `after event ${index} (${event.type})`).toEqual(fromStatus(statusSnapshotSchema.parse(status.snapshot(now))));
+      if (event.type === "training-paused") expect(fromStatus(status.snapshot(now)).trainingPause?.[1]).toBe(event.message);
     }
     expect(fromStatus(status.snapshot())).toMatchObject({
       sessions: 2, turns: { main: 3, side: 1 }, batchesTrained: 2, batchesDelivered: 2, samplesTrained: 2, weightVersion: "1",
       // ready: the store said 1 after the first delivery; the second (no count given) took its 2 of it. In training: the
       // dead trainer's batch (the released one of an earlier run is not)
       ready: 0, inTraining: 2, open: 1, folder: { samplesTrained: 12, droppedStale: 6 }, progress: { done: 2, planned: 2, eta: 0 },
+      // the best of v0 (0.5), v3 (0.75), v6 (0.25); the pause ended by the resume
+      best: ["3", 0.75, { low: 0.5, high: 1 }], trainingPause: null,
     });
     status.close();
   });

@@ -107,7 +107,7 @@ describe("status: the held-out evaluation", () => {
 
   it("says how to turn it on when it is off, and shows the base and later versions with intervals when it ran, apart from the training reward", () => {
     const { bus, status } = tracked();
-    expect(status().evaluation).toEqual({ configured: false, every_versions: 0, base_version: null, versions: [] });
+    expect(status().evaluation).toEqual({ configured: false, every_versions: 0, stop_if_worse: false, base_version: null, best: null, versions: [] });
     expect(formatStatus(status(), 200)).toContain("held-out    not configured: set evaluation.every_versions (docs/evaluation.md), or run `npx");
     bus.emit(done("0", 0.731, null));
     bus.emit(done("8", 0.981, 0.781));
@@ -117,5 +117,9 @@ describe("status: the held-out evaluation", () => {
     const text = formatStatus(snapshot, 200);
     expect(text).toContain("held-out    (95% intervals; not the training reward) base v0: score 73.1% [63.1, 83.1] · 128 engine requests");
     expect(text).toContain("            v8: score 98.1% [88.1, 100.0] · 128 engine requests · wins 78.1% [58.1, 98.1] against the base");
+    // the best so far stays v8 when a later version scores less
+    bus.emit(done("12", 0.5, 0.3));
+    expect(status().evaluation.best).toEqual({ version: "8", mean_score: 0.981, score_ci: { low: 0.881, high: 1 } });
+    expect(formatStatus(status(), 200)).toContain("            best so far v8: score 98.1% [88.1, 100.0] · convert-checkpoint --best exports it");
   });
 });

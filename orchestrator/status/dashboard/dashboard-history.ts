@@ -219,7 +219,7 @@ export class DashboardHistory {
   /** The run tally's counts under the dashboard's names. */
   private totals(now: number): Totals {
     const counts = this.tally.counts();
-    const { sessions, turns, judging, samples, batches, errors, weights, episodes, trainer, checkpoints, rewards, folder, evaluation } = counts;
+    const { sessions, turns, judging, samples, batches, errors, weights, episodes, trainer, checkpoints, rewards, folder, evaluation, trainingPause } = counts;
     const progress = progressOf(counts, now);
     return {
       turns: turns.main + turns.side, mainTurns: turns.main, sideTurns: turns.side, sessions,
@@ -236,6 +236,7 @@ export class DashboardHistory {
       trainer: { step: trainer.step, loss: trainer.loss, gradNorm: trainer.gradNorm, logprobDiff: trainer.logprobDiff, entropy: trainer.entropy, stalled: trainer.stalledSince !== null },
       checkpoints: { kept: checkpoints.length, latestIteration: checkpoints[0]?.iteration ?? null },
       evaluation,
+      trainingPause,
     };
   }
 

@@ -1,6 +1,6 @@
 // The JSON the dashboard page receives: a bounded snapshot, then deltas on the live stream. Versioned;
 // the page (page/*.js) reads exactly these shapes. Knows nothing of HTTP or of how they are computed.
-import type { EvaluationPoint } from "../evaluation-tally.ts";
+import type { EvaluationCounts } from "../evaluation-tally.ts";
 import type { EngineState, PolicyEntropy } from "../../../contracts/events.ts";
 
 export const DASHBOARD_VERSION = 1 as const;
@@ -130,7 +130,9 @@ export interface Totals {
   /** Checkpoints kept in training.save_dir, and the newest one's iteration. */
   checkpoints: { kept: number; latestIteration: number | null };
   /** Held-out evaluations per weight version (the run tally's; status shows the same), never the training reward. */
-  evaluation: { baseVersion: string | null; points: EvaluationPoint[] };
+  evaluation: EvaluationCounts;
+  /** Training paused by evaluation.stop_if_worse: since when, why, how to resume (the run tally's; status shows the same); null when training. */
+  trainingPause: { since: number; message: string; resume: string } | null;
 }
 
 /** Running stats of the batch being filled (judged since the last delivered batch). */

@@ -102,6 +102,9 @@ function drawFacts() {
   const held = document.getElementById("held-back");
   held.hidden = !(totals.heldSince !== null && size !== null && open.ready >= size);
   held.textContent = held.hidden ? "" : `held back since ${formatTime(totals.heldSince)}: a batch takes only a share of one session's samples (training.fair_batch); held-back samples complete one after relax_after_s`;
+  const paused = document.getElementById("training-paused");
+  paused.hidden = !totals.trainingPause;
+  paused.textContent = totals.trainingPause ? `training paused since ${formatTime(totals.trainingPause.since)}: ${totals.trainingPause.message} (the proxy keeps serving) · resume: ${totals.trainingPause.resume}` : "";
   document.getElementById("progress").textContent = progressText(totals.progress);
   const rewards = totals.rewards;
   const facts = [
@@ -135,6 +138,7 @@ function drawFacts() {
     const point = (entry) => [entry.meanScore === null ? null : `score ${percent(entry.meanScore)}${interval(entry.scoreCi)}`, entry.outcomeRate === null ? null : `outcome ${percent(entry.outcomeRate)}${interval(entry.outcomeCi)}`].filter(Boolean).join(" · ");
     const [base, ...later] = evaluation.points;
     facts.push(["held-out evaluation (95%)", [`base v${base.version}: ${point(base)}`, ...later.slice(-4).map((entry) => `v${entry.version}: ${point(entry)}${entry.winRate === null ? "" : ` · wins ${percent(entry.winRate)} vs base`}`)].join(" · ")]);
+    if (evaluation.best) facts.push(["best held-out version", `v${evaluation.best.version}: ${point(evaluation.best)}`]);
   }
   if (totals.checkpoints) facts.push(["checkpoints", totals.checkpoints.kept === 0 ? "none yet" : `${totals.checkpoints.kept} kept · latest iter ${totals.checkpoints.latestIteration}`]);
   document.getElementById("totals").replaceChildren(...facts.flatMap(([name, value]) => [element("dt", "", name), element("dd", "", value)]));
