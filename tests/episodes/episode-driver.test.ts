@@ -130,22 +130,12 @@ describe("the episode driver through the proxy", () => {
     expect(ofType(harness.events, "episode-end")[0]).toMatchObject({ score: null, failure: expect.stringContaining("not a JSON object"), steps: 3 });
   });
 
-  it("an episode that fails at /reset (the reference's pool answers 500 for a task missing from its dataset) is told, with the endpoint and the server's message, after the reference's 10 tries", async () => {
+  it("an episode that fails at /reset (the reference's pool answers 500 when its environment cannot start the task) is told, with the endpoint and the server's message, after the reference's 10 tries", async () => {
     const { harness, env, envUrl } = await setUp();
-    const original = env["route"].bind(env);
-    env["route"] = async (request: import("node:http").IncomingMessage, response: import("node:http").ServerResponse) => {
-      if (request.url === "/reset") {
-        env.log.push("/reset");
-        request.resume();
-        response.writeHead(500, { "content-type": "application/json" });
-        return void response.end(JSON.stringify({ detail: "Task not found: missing-task" }));
-      }
-      return original(request, response);
-    };
     const early: EpisodeResult[] = [];
-    const task: Task = { key: "math:missing", meta: { task_name: "math", task_path: "missing", a: 1, b: 1 } };
+    const task: Task = { key: "math:missing", meta: { task_name: "math", task_path: "missing" } };
     const results = await driver(harness.url, envUrl, [task], { samplesPerTask: 1, onFailedBeforeSteps: (result) => early.push(result) }).run();
-    expect(results).toMatchObject([{ steps: 0, ended: "failed", score: null, failure: expect.stringMatching(/\/reset answered 500, ok undefined: Task not found: missing-task \(after 10 tries\)/) }]);
+    expect(results).toMatchObject([{ steps: 0, ended: "failed", score: null, failure: expect.stringMatching(/\/reset answered 500, ok false: task missing has no numbers a and b \(after 10 tries\)/) }]);
     expect(early).toEqual(results);
     expect(env.log.filter((route) => route === "/reset")).toHaveLength(10);
     expect(env.leases.size).toBe(0); // closed all the same
