@@ -160,10 +160,11 @@ export class EpisodeDriver {
       const leaseId = lease;
       heartbeat = setInterval(() => void environment.heartbeat(leaseId).catch(() => undefined), this.heartbeatMs);
       heartbeat.unref();
-      // run_ctx as the reference's generate sends it (terminal-rl/custom_types.py RunContext@0d034dd5: its pool server
-      // names a trial `{task_name}.{uid}.slime-run` and logs it under log_dir, its own default here), so a trial traces
-      // to this episode id `task_key:uid:group:sample`; our own two ids ride along
-      const runContext = { uid: this.options.uid, group_index: group, sample_index: sample, episode_id: id, group_id: groupId };
+      // run_ctx as the reference's generate sends it (terminal-rl/custom_types.py RunContext@0d034dd5). Its pool names
+      // the trial, and so the Docker container, `{task_name}.{uid}.slime-run`: the reference's uid is one per sample
+      // (generate.py:263), so ours is the episode's `uid-group-sample` (the run's uid alone gave every sample of a task
+      // one container, shared and stopped by the first close), and a trial traces to episode `task_key:uid:group:sample`
+      const runContext = { uid: `${this.options.uid}-${group}-${sample}`, group_index: group, sample_index: sample, episode_id: id, group_id: groupId };
       const reset = await environment.reset(leaseId, task.meta, runContext, REFERENCE_TASK_TIMEOUTS);
       const tools = parseTools(reset.toolSchemas, task.key);
       messages.push({ role: "user", content: reset.userMessage });
