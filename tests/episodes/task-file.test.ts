@@ -44,7 +44,7 @@ describe("task file", () => {
   });
 
   it("recipe: episodes are off by default; env_url without tasks is refused by key", () => {
-    expect(recipeSchema.parse({}).episodes).toEqual({ samples_per_task: 8, max_steps: 10, prm_step_coef: 1, concurrency: 16, epochs: 1, group_timeout_s: 1800, environment_port: 18090 });
+    expect(recipeSchema.parse({}).episodes).toEqual({ samples_per_task: 8, max_steps: 10, prm_step_coef: 1, concurrency: 16, epochs: 1, group_timeout_s: 1800, environment_port: 18090, env_protocol: "lease" });
     const refused = recipeSchema.safeParse({ episodes: { env_url: "http://127.0.0.1:18090" } });
     expect(refused.success).toBe(false);
     expect(refused.error?.issues[0]).toMatchObject({ path: ["episodes", "tasks"], message: expect.stringContaining("episodes.tasks (a JSONL file of tasks) is required") });

@@ -11,13 +11,10 @@ import { readTasks } from "../../orchestrator/episodes/task-file.ts";
 import { LeaseEnvServer } from "../episodes/lease-env-server.ts";
 import { testDriver } from "../episodes/test-driver.ts";
 import { startHarness, type Harness } from "../proxy/harness.ts";
-import { blobId, REFERENCE_BLOBS, referenceCheckout, startReferenceServers, type ReferenceServers } from "./reference-servers.ts";
+import { blobId, referenceCheckout } from "../support/reference-checkout.ts";
+import { REFERENCE_BLOBS, startReferenceServers, type ReferenceServers } from "./reference-servers.ts";
 
-const checkout = referenceCheckout();
-if ("missing" in checkout) {
-  if (process.env.OPENCLAW_RL_REFERENCE_REQUIRED === "1") throw new Error(`the reference's terminal servers cannot run: ${checkout.missing}`);
-  console.warn(`tests/terminal-rl/reference-servers.test.ts skipped: ${checkout.missing}`);
-}
+const checkout = referenceCheckout("terminal-rl/router_server.py");
 const root = "root" in checkout ? checkout.root : "";
 
 describe.skipIf(!root)("the reference's terminal servers (Gen-Verse/OpenClaw-RL@0d034dd5, run from OPENCLAW_RL_REFERENCE)", () => {
