@@ -400,9 +400,9 @@ export const episodesSchema = z
       .describe("A built-in environment server that `start` runs and supervises (environments/): toolcall (math tasks, a sandboxed python tool) or terminal (shell tasks checked by a script). Instead of env_url."),
     environment_port: port.default(18090).describe("Loopback port of the built-in environment server."),
     env_protocol: z
-      .enum(["lease", "gui"])
+      .enum(["lease", "gui", "swe"])
       .default("lease")
-      .describe("The protocol episodes.env_url speaks: lease (the reference's terminal router/pool and our built-in servers) or gui (the reference's GUI pool, gui-rl/env_pool_server.py: text observations only). docs/environments.md."),
+      .describe("The protocol episodes.env_url speaks: lease (the reference's terminal router/pool and our built-in servers), gui (the reference's GUI pool, gui-rl/env_pool_server.py: text observations only) or swe (its SWE pool, swe-rl/server/swe_env_pool_server.py: tasks carry image, problem_statement and eval_script). docs/environments.md."),
     tasks: z
       .string()
       .optional()

@@ -16,3 +16,8 @@ export interface EpisodeEnvironment {
   heartbeat(leaseId: string): Promise<void>;
   close(leaseId: string): Promise<void>;
 }
+
+/** An OpenAI function tool of one required text argument: the one tool a GUI or SWE episode gets. */
+export function oneTextArgumentTool(name: string, description: string, argument: string, argumentDescription: string) {
+  return { type: "function", function: { name, description, parameters: { type: "object", properties: { [argument]: { type: "string", description: argumentDescription } }, required: [argument] } } } as const;
+}

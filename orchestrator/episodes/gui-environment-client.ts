@@ -8,20 +8,18 @@ import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { EnvironmentToolCall } from "../../contracts/environment.ts";
 import { guiAllocateAnswerSchema, guiEvaluateAnswerSchema, guiPlainAnswerSchema, guiResetAnswerSchema, guiStepAnswerSchema, type GuiObservation } from "../../contracts/gui-environment.ts";
 import { EnvironmentHttp, type EnvironmentHttpOptions } from "./environment-http.ts";
-import type { EpisodeEnvironment } from "./episode-environment.ts";
+import { oneTextArgumentTool, type EpisodeEnvironment } from "./episode-environment.ts";
 
 /** gui-rl/env_client.py:21-22@0d034dd5: GUI_ENV_HTTP_MAX_RETRIES 10 for every call, GUI_EVALUATE_MAX_RETRIES 6. */
 export const GUI_ENDPOINT_ATTEMPTS = { "/allocate": 10, "/reset": 10, "/step": 10, "/heartbeat": 10, "/evaluate": 6, "/close": 10 } as const;
 
 /** The one tool: an action in the pool's action space (pyautogui by default), or one of its special actions. */
-export const COMPUTER_TOOL = {
-  type: "function",
-  function: {
-    name: "computer",
-    description: "Act on the desktop: one pyautogui command (for example pyautogui.click(320, 200) or pyautogui.typewrite('hello')), or WAIT, DONE (the task is complete) or FAIL (it cannot be done).",
-    parameters: { type: "object", properties: { action: { type: "string", description: "The pyautogui command, or WAIT, DONE or FAIL." } }, required: ["action"] },
-  },
-} as const;
+export const COMPUTER_TOOL = oneTextArgumentTool(
+  "computer",
+  "Act on the desktop: one pyautogui command (for example pyautogui.click(320, 200) or pyautogui.typewrite('hello')), or WAIT, DONE (the task is complete) or FAIL (it cannot be done).",
+  "action",
+  "The pyautogui command, or WAIT, DONE or FAIL.",
+);
 
 export class GuiEnvironmentClient implements EpisodeEnvironment {
   private readonly http: EnvironmentHttp;
