@@ -393,7 +393,7 @@ export const episodesSchema = z
       .string()
       .url()
       .optional()
-      .describe("Base URL of an environment server speaking the reference's lease protocol (/allocate, /reset, /exec_tool, /evaluate, /close); episodes are off without it or episodes.environment."),
+      .describe("Base URL of an environment server: one speaking the reference's lease protocol (/allocate, /reset, /exec_tool, /evaluate, /close), or its GUI or SWE pool (episodes.env_protocol); episodes are off without it or episodes.environment."),
     environment: z
       .enum(["toolcall", "terminal"])
       .optional()
