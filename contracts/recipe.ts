@@ -494,6 +494,9 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
   if (recipe.episodes.env_url && recipe.episodes.environment) {
     issue(["episodes", "environment"], "set episodes.env_url (your environment server) or episodes.environment (a built-in one that start runs), not both");
   }
+  if (recipe.episodes.environment && recipe.episodes.env_protocol !== "lease") {
+    issue(["episodes", "env_protocol"], `the built-in ${recipe.episodes.environment} environment speaks the lease protocol: env_protocol ${recipe.episodes.env_protocol} is for episodes.env_url (the reference's GUI or SWE pool)`);
+  }
   if (episodesOn(recipe) && recipe.method === "opd") {
     issue(["method"], "episodes are trained with step rewards (the RL term): use method binary or combine with episodes; opd has no reward term");
   }
