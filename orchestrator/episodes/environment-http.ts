@@ -23,8 +23,6 @@ export interface PostOptions {
   full?: (status: number, json: unknown) => boolean;
   /** Whether the run's stop signal cuts the call short (not for /close: a lease is closed at stop too). */
   stoppable?: boolean;
-  /** Whether an answer must carry ok: true (the lease and GUI protocols); else only ok: false is a refusal. */
-  requireOk?: boolean;
 }
 
 type Answer = z.ZodType<{ ok?: boolean; error?: string }>;
@@ -117,7 +115,7 @@ export class EnvironmentHttp {
     // the server's own words: `error` in the lease protocol, `detail` in a FastAPI HTTPException (the reference's pools)
     const error = (json as { error?: unknown } | null)?.error ?? (json as { detail?: unknown } | null)?.detail;
     const ok = (json as { ok?: unknown } | null)?.ok;
-    if (!response.ok || ok === false || ((options.requireOk ?? true) && ok !== true)) {
+    if (!response.ok || ok !== true) {
       throw new OpenclawRlError("ENVIRONMENT_ERROR", `${url} answered ${response.status}, ok ${String(ok)}${typeof error === "string" ? `: ${error}` : ""}`, {
         path: url,
         // an HTTP error is tried again (as the reference's client does); a 200 with ok false is the server's answer
