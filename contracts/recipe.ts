@@ -399,12 +399,16 @@ export const episodesSchema = z
       .string()
       .url()
       .optional()
-      .describe("Base URL of an environment server speaking the reference's lease protocol (/allocate, /reset, /exec_tool, /evaluate, /close); episodes are off without it or episodes.environment."),
+      .describe("Base URL of an environment server: one speaking the reference's lease protocol (/allocate, /reset, /exec_tool, /evaluate, /close), or its GUI or SWE pool (episodes.env_protocol); episodes are off without it or episodes.environment."),
     environment: z
       .enum(["toolcall", "terminal"])
       .optional()
       .describe("A built-in environment server that `start` runs and supervises (environments/): toolcall (math tasks, a sandboxed python tool) or terminal (shell tasks checked by a script). Instead of env_url."),
     environment_port: port.default(18090).describe("Loopback port of the built-in environment server."),
+    env_protocol: z
+      .enum(["lease", "gui", "swe"])
+      .default("lease")
+      .describe("The protocol episodes.env_url speaks: lease (the reference's terminal router/pool and our built-in servers), gui (the reference's GUI pool, gui-rl/env_pool_server.py: text observations only) or swe (its SWE pool, swe-rl/server/swe_env_pool_server.py: tasks carry image, problem_statement and eval_script). docs/environments.md."),
     tasks: z
       .string()
       .optional()
@@ -518,6 +522,9 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
   if (recipe.episodes.env_url && !recipe.episodes.tasks) issue(["episodes", "tasks"], "episodes.env_url is set, so episodes.tasks (a JSONL file of tasks) is required");
   if (recipe.episodes.env_url && recipe.episodes.environment) {
     issue(["episodes", "environment"], "set episodes.env_url (your environment server) or episodes.environment (a built-in one that start runs), not both");
+  }
+  if (recipe.episodes.environment && recipe.episodes.env_protocol !== "lease") {
+    issue(["episodes", "env_protocol"], `the built-in ${recipe.episodes.environment} environment speaks the lease protocol: env_protocol ${recipe.episodes.env_protocol} is for episodes.env_url (the reference's GUI or SWE pool)`);
   }
   if (episodesOn(recipe) && recipe.method === "opd") {
     issue(["method"], "episodes are trained with step rewards (the RL term): use method binary or combine with episodes; opd has no reward term");

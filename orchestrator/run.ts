@@ -16,7 +16,7 @@ import { judgeTokenizerSource, policyTokenizerSource } from "../lib/model/tokeni
 import { ResourceStack, type CloseFailure } from "../lib/resource-stack.ts";
 import { SwitchableClient } from "../lib/sglang/switchable-client.ts";
 import { BridgeListener } from "./bridge/bridge-listener.ts";
-import { EnvironmentClient } from "./episodes/environment-client.ts";
+import { environmentClient } from "./episodes/environment-protocols.ts";
 import { EpisodeDriver, type EpisodeResult } from "./episodes/episode-driver.ts";
 import { RolloutBudget } from "./episodes/rollout-budget.ts";
 import { episodeTasksFile, readTasks } from "./episodes/task-file.ts";
@@ -297,7 +297,7 @@ async function startEpisodes(run: Run, proxyUrl: string, store: SampleStore | nu
   const stop = new AbortController();
   // every worker waits on it (engines, budget, a request and its retries at once): a few listeners each, not a leak
   setMaxListeners(10 + 4 * episodes.concurrency, stop.signal);
-  const environment = new EnvironmentClient(url, { signal: stop.signal });
+  const environment = environmentClient(episodes.env_protocol, url, { signal: stop.signal });
   const budget = store ? followBudget(run, store) : null;
   const driver = new EpisodeDriver({
     proxyUrl: proxyUrl.replace(/\/v1$/, ""),

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { toolCallSchema, toolSchema, type ChatMessage, type Tool } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { sleepUnlessAborted } from "../../lib/abortable-sleep.ts";
-import type { EnvironmentClient } from "./environment-client.ts";
+import type { EpisodeEnvironment } from "./episode-environment.ts";
 import type { AdmissionQuestion } from "./rollout-budget.ts";
 import { episodeId, type Task } from "./task-file.ts";
 
@@ -19,7 +19,7 @@ export interface EpisodeDriverOptions {
   proxyUrl: string;
   apiKey: string | undefined;
   model: string;
-  environment: EnvironmentClient;
+  environment: EpisodeEnvironment;
   tasks: readonly Task[];
   samplesPerTask: number;
   maxSteps: number;
@@ -63,7 +63,7 @@ export interface EpisodeResult {
   taskKey: string;
   steps: number;
   /** Why the episode stopped taking steps. */
-  ended: "no-tool-call" | "max-steps" | "parse-errors" | "context-limit" | "truncated" | "failed";
+  ended: "no-tool-call" | "environment-done" | "max-steps" | "parse-errors" | "context-limit" | "truncated" | "failed";
   score: number | null;
   failure: string | null;
 }
@@ -160,10 +160,11 @@ export class EpisodeDriver {
       const leaseId = lease;
       heartbeat = setInterval(() => void environment.heartbeat(leaseId).catch(() => undefined), this.heartbeatMs);
       heartbeat.unref();
-      // run_ctx as the reference's generate sends it (terminal-rl/custom_types.py RunContext@0d034dd5: its pool server
-      // names a trial `{task_name}.{uid}.slime-run` and logs it under log_dir, its own default here), so a trial traces
-      // to this episode id `task_key:uid:group:sample`; our own two ids ride along
-      const runContext = { uid: this.options.uid, group_index: group, sample_index: sample, episode_id: id, group_id: groupId };
+      // run_ctx as the reference's generate sends it (terminal-rl/custom_types.py RunContext@0d034dd5). Its pool names
+      // the trial, and so the Docker container, `{task_name}.{uid}.slime-run`: the reference's uid is one per sample
+      // (generate.py:263), so ours is the episode's `uid-group-sample` (the run's uid alone gave every sample of a task
+      // one container, shared and stopped by the first close), and a trial traces to episode `task_key:uid:group:sample`
+      const runContext = { uid: `${this.options.uid}-${group}-${sample}`, group_index: group, sample_index: sample, episode_id: id, group_id: groupId };
       const reset = await environment.reset(leaseId, task.meta, runContext, REFERENCE_TASK_TIMEOUTS);
       const tools = parseTools(reset.toolSchemas, task.key);
       messages.push({ role: "user", content: reset.userMessage });
@@ -186,7 +187,7 @@ export class EpisodeDriver {
     return result;
   }
 
-  /** Takes steps until the model calls no tool, max_steps, repeated bad arguments, or the context limit. */
+  /** Takes steps until the model calls no tool, the environment says done, max_steps, repeated bad arguments, or the context limit. */
   private async steps(id: string, groupId: string, lease: string, messages: ChatMessage[], tools: Tool[], result: EpisodeResult): Promise<EpisodeResult["ended"]> {
     let parseErrors = 0;
     for (let step = 0; step < this.options.maxSteps; step++) {
@@ -215,6 +216,7 @@ export class EpisodeDriver {
         messages.push({ role: "tool", tool_call_id: call.id, content: observation });
       }
       if (parseErrors >= this.maxParseErrors) return "parse-errors";
+      if (this.options.environment.finished?.(lease)) return "environment-done";
       const used = (answer.usage?.prompt_tokens ?? 0) + (answer.usage?.completion_tokens ?? 0);
       if (answer.usage && used >= this.options.contextTokens) return "context-limit";
     }

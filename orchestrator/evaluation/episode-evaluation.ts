@@ -1,7 +1,7 @@
 // The general-agent part of an evaluation: every held-out task `k` times in the run's environment, each step through
 // the proxy as a side turn (EpisodeDriver's sideTurns: never judged or trained), and the outcome rate and pass@k.
 import type { EpisodeMetrics } from "../../contracts/evaluation.ts";
-import type { EnvironmentClient } from "../episodes/environment-client.ts";
+import type { EpisodeEnvironment } from "../episodes/episode-environment.ts";
 import { EpisodeDriver, type EpisodeResult } from "../episodes/episode-driver.ts";
 import type { Task } from "../episodes/task-file.ts";
 import { passAtK, wilsonInterval } from "./evaluation-statistics.ts";
@@ -11,7 +11,7 @@ export interface EpisodePlan {
   proxyUrl: string;
   apiKey: string | undefined;
   model: string;
-  environment: EnvironmentClient;
+  environment: EpisodeEnvironment;
   tasks: readonly Task[];
   k: number;
   maxSteps: number;

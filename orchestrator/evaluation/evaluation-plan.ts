@@ -2,7 +2,7 @@
 // simulator (evaluation.simulator_url, else the judge engine) and the scorer (the judge engine, evaluation.votes).
 import type { PersonaOpener } from "../../contracts/evaluation.ts";
 import { environmentUrl, type Recipe } from "../../contracts/recipe.ts";
-import { EnvironmentClient } from "../episodes/environment-client.ts";
+import { environmentClient } from "../episodes/environment-protocols.ts";
 import type { Task } from "../episodes/task-file.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { episodeTasksFile } from "../episodes/task-file.ts";
@@ -56,7 +56,7 @@ export function buildEvaluationPlan(recipe: Recipe, set: EvaluationSet, endpoint
             proxyUrl: endpoints.proxyUrl,
             apiKey: endpoints.apiKey,
             model: recipe.model.served_name,
-            environment: new EnvironmentClient(environment, signal ? { signal } : {}),
+            environment: environmentClient(recipe.episodes.env_protocol, environment, signal ? { signal } : {}),
             tasks: set.tasks,
             k: settings.episode_samples,
             maxSteps: recipe.episodes.max_steps,

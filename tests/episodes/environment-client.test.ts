@@ -17,7 +17,7 @@ describe("EnvironmentClient (the reference's lease protocol)", () => {
     return { server, url: await server.start() };
   }
 
-  it("runs an episode's calls: allocate, reset, exec_tool (text or JSON observations), heartbeat, evaluate, close", async () => {
+  it("runs an episode's calls: allocate, reset, exec_tool, heartbeat, evaluate, close", async () => {
     const { server, url } = await env();
     const client = new EnvironmentClient(url);
     expect(await client.healthy()).toBe(true);
@@ -25,14 +25,29 @@ describe("EnvironmentClient (the reference's lease protocol)", () => {
     expect(await client.allocate("math:add-1", "math:add-1:u1:0:0")).toBe(lease); // idempotent by request id
     const reset = await client.reset(lease, { a: 2, b: 3 });
     expect(reset.userMessage).toBe("What is 2 + 3?");
-    expect(reset.toolSchemas).toHaveLength(1);
+    // camel's strict schemas, as the reference's pool sends them: every parameter required, one with a default nullable
+    expect(reset.toolSchemas.map((tool) => (tool as { function: { name: string } }).function.name)).toEqual(["add", "echo"]);
+    expect(reset.toolSchemas[1]).toMatchObject({ function: { strict: true, parameters: { required: ["text", "times"], additionalProperties: false, properties: { times: { type: ["integer", "null"] } } } } });
     await client.heartbeat(lease);
     expect(await client.execTool(lease, { name: "add", arguments: { a: 2, b: 3 } })).toBe("5");
-    expect(await client.execTool(lease, { name: "echo", arguments: { x: 1 } })).toBe('{"echoed":{"x":1}}');
+    expect(await client.execTool(lease, { name: "echo", arguments: { text: "hi", times: null } })).toBe('{"echoed": "hi", "times": 1}');
+    // a tool that raises is an observation, as the reference's pool answers it
+    expect(await client.execTool(lease, { name: "echo", arguments: { x: 1 } })).toBe("[TOOL_ERROR] echo: TypeError: echo() got an unexpected keyword argument 'x'");
     expect(await client.evaluate(lease)).toBe(1);
     await client.close(lease);
     expect(server.leases.size).toBe(0);
-    expect(server.log).toEqual(["/healthz", "/allocate", "/allocate", "/reset", "/heartbeat", "/exec_tool", "/exec_tool", "/evaluate", "/close"]);
+    expect(server.log).toEqual(["/healthz", "/allocate", "/allocate", "/reset", "/heartbeat", "/exec_tool", "/exec_tool", "/exec_tool", "/evaluate", "/close"]);
+  });
+
+  it("closing a lease that is gone is fine, as the reference's pool answers it (200, found false); other calls on it fail naming the lease", async () => {
+    const { url } = await env();
+    const client = new EnvironmentClient(url, { retryDelayMs: 1 });
+    const lease = await client.allocate("t:1", "t:1:u:0:0");
+    await client.close(lease);
+    await client.close(lease);
+    const answer = await fetch(`${url}/close`, { method: "POST", body: JSON.stringify({ lease_id: lease }) });
+    expect([answer.status, await answer.json()]).toEqual([200, { ok: true, found: false }]);
+    await expect(client.heartbeat(lease)).rejects.toThrow(new RegExp(`/heartbeat answered 500, ok false: 'Unknown run_lease_id: ${lease.slice(2)}' \\(after 10 tries\\)`));
   });
 
   it("waits for room while the server answers 429, and says so by name when it stays full", async () => {
@@ -49,7 +64,7 @@ describe("EnvironmentClient (the reference's lease protocol)", () => {
   it("names the endpoint and the problem: ok false, a malformed answer, no server", async () => {
     const { url } = await env();
     const client = new EnvironmentClient(url);
-    await expect(client.evaluate("0:nope")).rejects.toThrow(/\/evaluate answered 404, ok false: unknown lease 0:nope/);
+    await expect(client.evaluate("0:nope")).rejects.toThrow(/\/evaluate answered 500, ok false: 'Unknown run_lease_id: nope'/);
     const odd = createServer((_request, response) => response.end(JSON.stringify({ ok: true, score: 3 })));
     await new Promise<void>((resolve) => odd.listen(0, "127.0.0.1", resolve));
     servers.push({ close: () => new Promise((resolve) => odd.close(() => resolve())) });

@@ -12,6 +12,7 @@ import type { AdmissionQuestion } from "../../orchestrator/episodes/rollout-budg
 import type { Task } from "../../orchestrator/episodes/task-file.ts";
 import { startHarness, type Harness } from "../proxy/harness.ts";
 import { LeaseEnvServer } from "./lease-env-server.ts";
+import { testDriver } from "./test-driver.ts";
 
 const ADD_CALL = '<think>\nI should add.\n</think>\n\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>';
 const WRONG_CALL = '<think>\nI should add.\n</think>\n\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 4}}\n</tool_call>';
@@ -41,23 +42,7 @@ async function setUp(slots = 4) {
   return { harness, env, envUrl };
 }
 
-function driver(proxyUrl: string, envUrl: string, tasks: Task[], overrides: Partial<ConstructorParameters<typeof EpisodeDriver>[0]> = {}) {
-  return new EpisodeDriver({
-    proxyUrl,
-    apiKey: undefined,
-    model: "qwen3-4b",
-    environment: new EnvironmentClient(envUrl, { capacityBackoffMs: 10, retryDelayMs: 1 }),
-    tasks,
-    samplesPerTask: 2,
-    maxSteps: 5,
-    concurrency: 2,
-    epochs: 1,
-    contextTokens: 32_768,
-    uid: "run1",
-    signal: new AbortController().signal,
-    ...overrides,
-  });
-}
+const driver = testDriver;
 
 const ofType = <T extends RunEvent["type"]>(events: RunEvent[], type: T) => events.filter((event): event is Extract<RunEvent, { type: T }> => event.type === type);
 
@@ -82,7 +67,7 @@ describe("the episode driver through the proxy", () => {
     expect(env.leases.size).toBe(0);
     // run_ctx and task_timeouts as the reference's generate sends them (custom_types.py RunContext, TaskTimeouts@0d034dd5)
     expect(env.resets.map((body) => [body.run_ctx, body.task_timeouts]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual([0, 1].map((sample) => [
-      { uid: "run1", group_index: 0, sample_index: sample, episode_id: `math:add-2-3:run1:0:${sample}`, group_id: "math:add-2-3:run1:0" },
+      { uid: `run1-0-${sample}`, group_index: 0, sample_index: sample, episode_id: `math:add-2-3:run1:0:${sample}`, group_id: "math:add-2-3:run1:0" },
       { ensure_image: 300, reset_session: 300, close_session: 60, eval: 600 },
     ]));
 
@@ -130,22 +115,12 @@ describe("the episode driver through the proxy", () => {
     expect(ofType(harness.events, "episode-end")[0]).toMatchObject({ score: null, failure: expect.stringContaining("not a JSON object"), steps: 3 });
   });
 
-  it("an episode that fails at /reset (the reference's pool answers 500 for a task missing from its dataset) is told, with the endpoint and the server's message, after the reference's 10 tries", async () => {
+  it("an episode that fails at /reset (the reference's pool answers 500 when its environment cannot start the task) is told, with the endpoint and the server's message, after the reference's 10 tries", async () => {
     const { harness, env, envUrl } = await setUp();
-    const original = env["route"].bind(env);
-    env["route"] = async (request: import("node:http").IncomingMessage, response: import("node:http").ServerResponse) => {
-      if (request.url === "/reset") {
-        env.log.push("/reset");
-        request.resume();
-        response.writeHead(500, { "content-type": "application/json" });
-        return void response.end(JSON.stringify({ detail: "Task not found: missing-task" }));
-      }
-      return original(request, response);
-    };
     const early: EpisodeResult[] = [];
-    const task: Task = { key: "math:missing", meta: { task_name: "math", task_path: "missing", a: 1, b: 1 } };
+    const task: Task = { key: "math:missing", meta: { task_name: "math", task_path: "missing" } };
     const results = await driver(harness.url, envUrl, [task], { samplesPerTask: 1, onFailedBeforeSteps: (result) => early.push(result) }).run();
-    expect(results).toMatchObject([{ steps: 0, ended: "failed", score: null, failure: expect.stringMatching(/\/reset answered 500, ok undefined: Task not found: missing-task \(after 10 tries\)/) }]);
+    expect(results).toMatchObject([{ steps: 0, ended: "failed", score: null, failure: expect.stringMatching(/\/reset answered 500, ok false: task missing has no numbers a and b \(after 10 tries\)/) }]);
     expect(early).toEqual(results);
     expect(env.log.filter((route) => route === "/reset")).toHaveLength(10);
     expect(env.leases.size).toBe(0); // closed all the same

@@ -43,8 +43,11 @@ describe("task file", () => {
     await expect(readTasks("/nonexistent/tasks.jsonl")).rejects.toThrow(/cannot read the task file \/nonexistent\/tasks\.jsonl/);
   });
 
-  it("recipe: episodes are off by default; env_url without tasks is refused by key", () => {
-    expect(recipeSchema.parse({}).episodes).toEqual({ samples_per_task: 8, max_steps: 10, prm_step_coef: 1, concurrency: 16, epochs: 1, group_timeout_s: 1800, environment_port: 18090 });
+  it("recipe: episodes are off by default; env_url without tasks is refused by key, and a built-in environment with another protocol", () => {
+    expect(recipeSchema.parse({}).episodes).toEqual({ samples_per_task: 8, max_steps: 10, prm_step_coef: 1, concurrency: 16, epochs: 1, group_timeout_s: 1800, environment_port: 18090, env_protocol: "lease" });
+    expect(recipeSchema.parse({ episodes: { env_url: "http://127.0.0.1:18090", tasks: "t.jsonl", env_protocol: "swe" } }).episodes.env_protocol).toBe("swe");
+    const gui = recipeSchema.safeParse({ episodes: { environment: "terminal", env_protocol: "gui" } });
+    expect(gui.error?.issues[0]).toMatchObject({ path: ["episodes", "env_protocol"], message: expect.stringContaining("the built-in terminal environment speaks the lease protocol") });
     const refused = recipeSchema.safeParse({ episodes: { env_url: "http://127.0.0.1:18090" } });
     expect(refused.success).toBe(false);
     expect(refused.error?.issues[0]).toMatchObject({ path: ["episodes", "tasks"], message: expect.stringContaining("episodes.tasks (a JSONL file of tasks) is required") });
