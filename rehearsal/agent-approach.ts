@@ -146,16 +146,17 @@ const editCall = (fix: CandidateFix, undo = false) => callWith("edit_file", { pa
 
 /**
  * An SWE episode (read_file, edit_file, run_tests and submit offered, a test_X file and X in the first message's file
- * list). Read X; then the approach decision, with the first suspect's edit either way; after an edit: run the tests,
- * or from memory submit; after failing tests: undo the edit and make the next suspect's, or submit when none is left;
- * after passing tests: submit; after the submission: done.
+ * list). Read X; then the approach decision, with the first suspect's edit either way: run the tests with it, or from
+ * memory submit it untested; after failing tests: undo the edit, make the next suspect's and run the tests again, or
+ * submit when none is left; after passing tests: submit; after the submission: done. (Calls go two or three to a
+ * turn, so that a task group's samples fit in the staleness window of configs/rehearsal.yaml.)
  */
 function planRepositoryStep(prompt: ReadPrompt, last: PromptTurn | undefined): EpisodePlan | null {
   const offered = new Set(prompt.tools.map((tool) => tool.name));
   const issue = prompt.turns.find((turn) => turn.role === "user" && !turn.toolResult);
   const target = issue ? moduleUnderTest(listedFiles(issue.text)) : null;
   if (!["read_file", "edit_file", "run_tests", "submit"].every((name) => offered.has(name)) || target === null || !last) return null;
-  const submit = callWith("submit", {});
+  const [submit, runTests] = [callWith("submit", {}), callWith("run_tests", {})];
   if (!last.toolResult) return { kind: "fixed", text: `<think>\nThe tests of ${target} fail; first I read it.\n</think>\n\n${callWith("read_file", { path: target })}` };
   const assistantTurns = prompt.turns.filter((turn) => turn.role === "assistant");
   const lastCalls = calledTools(assistantTurns.at(-1)?.text ?? "");
@@ -170,19 +171,18 @@ function planRepositoryStep(prompt: ReadPrompt, last: PromptTurn | undefined): E
       kind: "approach",
       text: (approach) =>
         APPROACHES[approach]?.name === "memory"
-          ? `${APPROACH_MARKER} ${APPROACHES[approach]!.words}\n</think>\n\nFrom memory, the bug is \`${line}\`; I fix it and submit.\n${editCall(first)}`
-          : `${APPROACH_MARKER} ${SWE_TOOL_WORDS}\n</think>\n\nA likely bug: \`${line}\`.\n${editCall(first)}`,
+          ? `${APPROACH_MARKER} ${APPROACHES[approach]!.words}\n</think>\n\nFrom memory, the bug is \`${line}\`; I fix it and submit.\n${editCall(first)}\n${submit}`
+          : `${APPROACH_MARKER} ${SWE_TOOL_WORDS}\n</think>\n\nA likely bug: \`${line}\`.\n${editCall(first)}\n${runTests}`,
     };
   }
-  if (lastCalls.includes("edit_file")) {
-    const fromMemory = assistantTurns.some((turn) => /\bfrom memory\b/i.test(turn.text.replace(/<think>[\s\S]*?<\/think>/g, "")));
-    return fromMemory ? { kind: "fixed", text: `<think>\nDone; submitting.\n</think>\n\n${submit}` } : { kind: "fixed", text: `<think>\nNow I run the tests.\n</think>\n\n${callWith("run_tests", {})}` };
-  }
-  if (lastCalls.includes("run_tests") && toolResultText(last).startsWith("PASSED")) {
+  if (lastCalls.includes("run_tests") && /^PASSED: /m.test(toolResultText(last))) {
     return { kind: "fixed", text: `<think>\nThe tests pass.\n</think>\n\nThe tests pass.\n${submit}` };
   }
   const tried = assistantTurns.filter((turn) => calledTools(turn.text).includes("edit_file")).length;
   const [applied, next] = [fixes[tried - 1], fixes[tried]];
   if (!applied || !next) return { kind: "fixed", text: `<think>\nNo fix I know makes the tests pass.\n</think>\n\n${submit}` };
-  return { kind: "fixed", text: `<think>\nThe tests fail; I undo that edit and try the next suspect.\n</think>\n\nNext: \`${next.oldText.trim()}\`.\n${editCall(applied, true)}\n${editCall(next)}` };
+  return {
+    kind: "fixed",
+    text: `<think>\nThe tests fail; I undo that edit and try the next suspect.\n</think>\n\nNext: \`${next.oldText.trim()}\`.\n${editCall(applied, true)}\n${editCall(next)}\n${runTests}`,
+  };
 }
