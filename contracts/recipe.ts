@@ -401,9 +401,9 @@ export const episodesSchema = z
       .optional()
       .describe("Base URL of an environment server: one speaking the reference's lease protocol (/allocate, /reset, /exec_tool, /evaluate, /close), or its GUI or SWE pool (episodes.env_protocol); episodes are off without it or episodes.environment."),
     environment: z
-      .enum(["toolcall", "terminal"])
+      .enum(["toolcall", "terminal", "swe"])
       .optional()
-      .describe("A built-in environment server that `start` runs and supervises (environments/): toolcall (math tasks, a sandboxed python tool) or terminal (shell tasks checked by a script). Instead of env_url."),
+      .describe("A built-in environment server that `start` runs and supervises (environments/): toolcall (math tasks, a sandboxed python tool), terminal (shell tasks checked by a script) or swe (tiny repositories with a failing test; each episode's final patch goes to the run folder's patches.jsonl). Instead of env_url."),
     environment_port: port.default(18090).describe("Loopback port of the built-in environment server."),
     env_protocol: z
       .enum(["lease", "gui", "swe"])

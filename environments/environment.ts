@@ -20,15 +20,21 @@ export interface EpisodeStart<State> {
   state: State;
 }
 
+/** A score and what else the evaluation found (the SWE environment's final patch); /evaluate answers both. */
+export interface Evaluation {
+  score: number;
+  details?: Record<string, unknown>;
+}
+
 export interface Environment<State> {
   /** The name /status reports (`toolcall`, `terminal`). */
   readonly kind: string;
-  /** Starts an episode; a task it cannot read or set up is an OpenclawRlError BAD_REQUEST (HTTP 400) saying why. */
-  reset(taskMeta: Record<string, unknown>): Promise<EpisodeStart<State>>;
+  /** Starts an episode (`runContext`: /reset's run_ctx, the client's ids of the episode); a task it cannot read or set up is an OpenclawRlError BAD_REQUEST (HTTP 400) saying why. */
+  reset(taskMeta: Record<string, unknown>, runContext?: Record<string, unknown>): Promise<EpisodeStart<State>>;
   /** The observation of one call. Bad arguments, an unknown tool, a crash or a timeout inside are observations too. */
   execTool(state: State, call: ToolCall): Promise<string>;
-  /** A score in [0, 1]. */
-  evaluate(state: State): Promise<number>;
+  /** A score in [0, 1], alone or with details that /evaluate's answer carries beside it. */
+  evaluate(state: State): Promise<number | Evaluation>;
   /** Releases what the episode holds (a sandbox folder); called once, on /close, a second /reset or reaping. */
   close(state: State): Promise<void>;
 }

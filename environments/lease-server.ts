@@ -108,7 +108,7 @@ class LeaseRoutes<State> {
       this.withLease(resetRequestSchema, json, async (lease, request) => {
         await this.table.releaseState(lease);
         try {
-          const start = await this.environment.reset(request.task_meta);
+          const start = await this.environment.reset(request.task_meta, request.run_ctx);
           lease.state = start.state;
           return done({ user_msg: start.userMessage, tool_schemas: start.toolSchemas });
         } catch (error) {
@@ -123,8 +123,9 @@ class LeaseRoutes<State> {
     "/heartbeat": (json) => this.withLease(leaseRequestSchema, json, async () => done(), false),
     "/evaluate": (json) =>
       this.withEpisode(leaseRequestSchema, json, async (state) => {
-        const score = await this.environment.evaluate(state);
-        return score >= 0 && score <= 1 ? done({ score }) : fail(500, `evaluate: the score ${score} is not in [0, 1]`);
+        const evaluation = await this.environment.evaluate(state);
+        const { score, details } = typeof evaluation === "number" ? { score: evaluation, details: {} } : evaluation;
+        return score >= 0 && score <= 1 ? done({ ...details, score }) : fail(500, `evaluate: the score ${score} is not in [0, 1]`);
       }),
     "/close": async (json) => {
       const request = leaseRequestSchema.safeParse(json);

@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { isOpenclawRlError } from "../contracts/errors.ts";
 import { environmentServerOptionsSchema, startEnvironmentServer } from "./environment-server.ts";
 
-const USAGE = "usage: serve.ts --kind toolcall|terminal [--host 127.0.0.1] [--port 0] [--slots 16] [--lease-ttl-s 600] [--sweep-s 60] [--tasks FILE]";
+const USAGE = "usage: serve.ts --kind toolcall|terminal|swe [--host 127.0.0.1] [--port 0] [--slots 16] [--lease-ttl-s 600] [--sweep-s 60] [--tasks FILE] [--patches FILE]";
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -16,6 +16,7 @@ async function main(): Promise<void> {
       "lease-ttl-s": { type: "string" },
       "sweep-s": { type: "string" },
       tasks: { type: "string" },
+      patches: { type: "string" },
     },
     strict: true,
   });
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
     leaseTtlS: number(values["lease-ttl-s"]),
     sweepS: number(values["sweep-s"]),
     tasks: values.tasks,
+    patches: values.patches,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -1,5 +1,6 @@
 // The built-in environment server a recipe asks for (episodes.environment): environments/serve.ts on a loopback port,
-// with as many lease slots as episodes run at once, and the recipe's task file when it names one. Pure: starts nothing.
+// with as many lease slots as episodes run at once, the recipe's task file when it names one, and for swe the run
+// folder's patches.jsonl (each episode's final patch). Pure: starts nothing.
 import path from "node:path";
 import type { PlanContext, ProcessSpec } from "../contracts/plan.ts";
 import type { Recipe } from "../contracts/recipe.ts";
@@ -21,6 +22,7 @@ export function environmentProcess(recipe: Recipe, context: PlanContext): Proces
       "--port", String(episodes.environment_port),
       "--slots", String(episodes.concurrency),
       ...(episodes.tasks ? ["--tasks", path.resolve(episodes.tasks)] : []),
+      ...(episodes.environment === "swe" ? ["--patches", path.join(context.runDir, "patches.jsonl")] : []),
     ],
     env: {},
   };

@@ -1,8 +1,9 @@
 // General agents in rehearsal, end to end: `openclaw-rl start` with a built-in environment, the episode driver
 // running task groups through the proxy, the stand-in judge scoring each step, step samples trained by the stand-in
 // trainer through the real rollout function. The stand-in starts answering from memory (tool-call: right for sums,
-// wrong for products; terminal: the task left undone) and learns to use the tool.
-// 1. The README's demos as printed (`--set method=binary --set episodes.environment=toolcall|terminal`, default
+// wrong for products; terminal: the task left undone; swe: its first suspect edited and submitted untested, right on
+// 4 of 12 repositories) and learns to use the tool (swe: to run the tests before it submits).
+// 1. The README's demos as printed (`--set method=binary --set episodes.environment=toolcall|terminal|swe`, default
 //    tasks and settings): the outcome rate of late weight versions is well above that of early ones, few samples are
 //    dropped stale, and the run says when its episodes are done.
 // 2. Step scores + outcome against outcome-only, on the tool-call tasks with the sums first: on a sum, only the
@@ -24,6 +25,8 @@ interface RunResult {
   judgements: Record<string, any>[];
   events: Record<string, any>[];
   toolByRollout: Map<number, number>;
+  /** The run folder's patches.jsonl (the swe environment's final patch of each episode); [] for the others. */
+  patches: Record<string, any>[];
 }
 
 /** An engine weight_version as a number ("default" is 0); one that is not slime's sorts before every version. */
@@ -94,7 +97,7 @@ async function runEpisodes(label: string, planned: number, settings: Record<stri
     const result = await start;
     if (result.exitCode !== 0) console.log(result.all?.slice(-4000));
     expect(status.episodes.finished).toBe(planned);
-    return { status, judgements, events, toolByRollout: await toolProbabilities(runDir) };
+    return { status, judgements, events, toolByRollout: await toolProbabilities(runDir), patches: await readJsonl(path.join(runDir, "patches.jsonl")) };
   } finally {
     stream?.close();
     start.kill("SIGTERM");
@@ -124,12 +127,14 @@ function pooled(versions: ReturnType<typeof byVersion>, episodes: number, from: 
 }
 
 describe("the README's general-agent demos learn with their environment's default tasks", () => {
-  for (const environment of ["toolcall", "terminal"] as const) {
+  for (const environment of ["toolcall", "terminal", "swe"] as const) {
     it(`episodes.environment=${environment}: the outcome rate rises over weight versions, few samples go stale, the end is announced`, async () => {
       // 12 default tasks × samples_per_task 8 × 1 epoch, everything else as configs/rehearsal.yaml has it
       const run = await runEpisodes(environment, 96, { "episodes.environment": environment });
       const versions = byVersion(run);
-      const early = pooled(versions, 16, "early");
+      // (an swe group's 8 episodes × 3–5 steps fill the staleness window alone: the second group starts only once the
+      // first is trained, on learned weights, so "early" is the first group there; toolcall and terminal run two at once)
+      const early = pooled(versions, environment === "swe" ? 8 : 16, "early");
       const late = pooled(versions, 24, "late");
       const samples = run.status.samples as { ready: number; delivered: number; acknowledged: number; dropped_stale: number };
       const made = samples.ready + samples.delivered + samples.acknowledged + samples.dropped_stale;
@@ -147,6 +152,15 @@ describe("the README's general-agent demos learn with their environment's defaul
       const done = run.events.find((event) => event.type === "episodes-done");
       expect(done).toMatchObject({ planned: 96, scored: 96, failed: 0 });
       expect(done!.outcomeRate).toBeCloseTo(run.status.episodes.outcome_rate, 9);
+      if (environment === "swe") {
+        // every episode's final patch is in the run folder, under its episode id, with its score
+        const scores = new Map(run.events.filter((event) => event.type === "episode-end").map((event) => [event.episodeId as string, event.score as number]));
+        expect(run.patches.length).toBe(96);
+        for (const record of run.patches) expect(record.score, record.episode_id).toBe(scores.get(record.episode_id));
+        const fixed = run.patches.find((record) => record.task_key === "swe:grades" && record.score === 1)!;
+        console.log(`swe: the patch of ${fixed.episode_id}:\n${fixed.patch}`);
+        expect(fixed.patch).toMatch(/^--- a\/grades.py\n\+\+\+ b\/grades.py\n@@ [\s\S]*\n-    if score > 80:\n\+    if score >= 80:\n/);
+      } else expect(run.patches).toEqual([]);
     }, 600_000);
   }
 });

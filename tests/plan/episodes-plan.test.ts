@@ -28,6 +28,13 @@ describe("episodes in the launch plan", () => {
     const recipe = recipeSchema.parse({ method: "binary", engine: { kind: "rehearsal" }, episodes: { environment: "terminal", environment_port: 18123 } });
     const child = defineChildren(plan, recipe, { bridgeHello: () => null, baseEnvironment: {} }).find((definition) => definition.name === "environment-terminal")!;
     expect(child).toMatchObject({ lifetime: "service", gatesTraffic: false });
+    // swe: each episode's final patch goes to the run folder's patches.jsonl
+    const swe = (await goldenPlan("rehearsal", ["method=binary", "episodes.environment=swe"])).processes.find((process) => process.role === "environment-server")!;
+    expect(swe.argv.slice(3, 5)).toEqual(["/opt/openclaw-rl/environments/serve.ts", "--kind"]);
+    expect(swe.argv.slice(5, 6)).toEqual(["swe"]);
+    expect(swe.argv.at(-2)).toBe("--patches");
+    expect(swe.argv.at(-1)).toMatch(/\/patches\.jsonl$/);
+    expect(environment.argv).not.toContain("--patches");
     // without episodes, no environment process
     expect((await goldenPlan("rehearsal")).processes.some((process) => process.role === "environment-server")).toBe(false);
   });
