@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Tool } from "../../contracts/chat.ts";
 import { createAnswerParser } from "../../orchestrator/capture/answer-parser.ts";
-import { requiresReasoning, toolChoiceGrammar, toolChoiceSchema, toolsToRender, type ToolChoice } from "../../orchestrator/capture/tool-choice-constraint.ts";
+import { toolChoiceGrammar, toolChoiceSchema, toolsToRender, type ToolChoice } from "../../orchestrator/capture/tool-choice-constraint.ts";
 import constraints from "../fixtures/sglang-tool-choice/constraints.json" with { type: "json" };
 import { postChat, qwen3, startHarness, waitFor } from "./harness.ts";
 import { closedAfterEach, oneChunk, scriptedEngine } from "./scripted-engine.ts";
@@ -64,14 +64,7 @@ describe("tool_choice required / a named function: SGLang's constraint (function
     expect(() => toolChoiceSchema([withDefinitions, clash], "required", { flavor: "fork", parallelToolCalls: true })).toThrow(/multiple schemas/);
   });
 
-  it("lets the model reason first where serving_chat does (require_reasoning), and renders only a named tool", () => {
-    expect(requiresReasoning(null, undefined)).toBe(false);
-    expect(requiresReasoning("qwen3", undefined)).toBe(true);
-    expect(requiresReasoning("qwen3", { enable_thinking: false })).toBe(false);
-    expect(requiresReasoning("glm45", {})).toBe(true);
-    expect(requiresReasoning("deepseek-v3", undefined)).toBe(false);
-    expect(requiresReasoning("deepseek-v3", { thinking: true })).toBe(true);
-    expect(requiresReasoning("deepseek-r1", { enable_thinking: false })).toBe(true);
+  it("renders only a named tool (require_reasoning, per flavour: tests/proxy/thinking-mode.test.ts)", () => {
     expect(toolsToRender(TOOLS, { type: "function", function: { name: "list_files" } })).toEqual([LIST]);
     expect(toolsToRender(TOOLS, "required")).toEqual(TOOLS);
   });
