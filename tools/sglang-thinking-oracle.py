@@ -1,6 +1,6 @@
 # Writes tests/fixtures/sglang-tool-choice/thinking-mode.json: what SGLang 4ad990ba's own code answers for each chat
 # template the tests use (detect_reasoning_pattern) and for each request (serving_chat's _get_reasoning_from_request).
-# Usage: python3 tools/sglang-thinking-oracle.py SGLANG_GIT_DIR > tests/fixtures/sglang-tool-choice/thinking-mode.json
+# Usage: /usr/bin/python3 tools/sglang-thinking-oracle.py SGLANG_GIT_DIR > tests/fixtures/sglang-tool-choice/thinking-mode.json
 # Runs SGLang's source read from its git directory at 4ad990ba (not kept here) with Debian's python3-jinja2 (/usr/bin/python3).
 import ast, json, logging, pathlib, subprocess, sys, types
 
