@@ -13,19 +13,25 @@ export interface ReasoningToggle {
 const ALWAYS: ReasoningToggle = { toggleParameter: null, defaultEnabled: null, specialCase: "always" };
 const toggle = (toggleParameter: "enable_thinking" | "thinking", defaultEnabled: boolean): ReasoningToggle => ({ toggleParameter, defaultEnabled, specialCase: null });
 
+/** A template's text, and its syntax tree once a rule asks (null: it does not parse). */
+interface TemplateText {
+  text: string;
+  tree(): unknown;
+}
+
 /** The first rule whose test holds, in SGLang's order (the nemotron rule's low_effort kwarg is not kept). */
-const RULES: readonly { name: string; value: ReasoningToggle; holds(template: string): boolean }[] = [
-  { name: "gpt_oss_channel_markers", value: ALWAYS, holds: (template) => template.includes("<|channel|>") },
+const RULES: readonly { name: string; value: ReasoningToggle; holds(template: TemplateText): boolean }[] = [
+  { name: "gpt_oss_channel_markers", value: ALWAYS, holds: ({ text }) => text.includes("<|channel|>") },
   {
     name: "force_reasoning_pattern",
     value: ALWAYS,
-    holds: (template) => /<\|im_start\|>assistant\\n<think>\\n/.test(template) && !template.includes("enable_thinking") && !template.includes("thinking"),
+    holds: ({ text }) => /<\|im_start\|>assistant\\n<think>\\n/.test(text) && !text.includes("enable_thinking") && !text.includes("thinking"),
   },
-  { name: "mistral_reasoning_effort", value: { toggleParameter: null, defaultEnabled: null, specialCase: "mistral" }, holds: (template) => template.includes("reasoning_effort") && template.includes("[THINK]") },
-  { name: "explicit_enable_thinking_default_false", value: toggle("enable_thinking", false), holds: (template) => setIfUndefined("enable_thinking", "false").test(template) || hasToggleDefault(template, "enable_thinking", false) },
-  { name: "nemotron_3_super_low_effort", value: toggle("enable_thinking", true), holds: (template) => template.includes("low_effort") && template.includes("truncate_history_thinking") },
+  { name: "mistral_reasoning_effort", value: { toggleParameter: null, defaultEnabled: null, specialCase: "mistral" }, holds: ({ text }) => text.includes("reasoning_effort") && text.includes("[THINK]") },
+  { name: "explicit_enable_thinking_default_false", value: toggle("enable_thinking", false), holds: (template) => setIfUndefined("enable_thinking", "false").test(template.text) || hasToggleDefault(template.tree(), "enable_thinking", false) },
+  { name: "nemotron_3_super_low_effort", value: toggle("enable_thinking", true), holds: ({ text }) => text.includes("low_effort") && text.includes("truncate_history_thinking") },
   { name: "enable_thinking_default_true", value: toggle("enable_thinking", true), holds: (template) => defaultTrue("enable_thinking", template) },
-  { name: "explicit_thinking_default_false", value: toggle("thinking", false), holds: (template) => setIfUndefined("thinking", "false").test(template) || hasToggleDefault(template, "thinking", false) },
+  { name: "explicit_thinking_default_false", value: toggle("thinking", false), holds: (template) => setIfUndefined("thinking", "false").test(template.text) || hasToggleDefault(template.tree(), "thinking", false) },
   { name: "thinking_default_true", value: toggle("thinking", true), holds: (template) => defaultTrue("thinking", template) },
 ];
 
@@ -36,7 +42,7 @@ function setIfUndefined(name: string, value: "false" | "true"): RegExp {
 }
 
 /** The default-on patterns of the enable_thinking and thinking rules (template_detection.py:193-208, 223-236@4ad990ba). */
-function defaultTrue(name: string, template: string): boolean {
+function defaultTrue(name: string, template: TemplateText): boolean {
   const patterns = [
     setIfUndefined(name, "true"),
     new RegExp(`set\\s+${name}\\s*=\\s*${name}\\s+if\\s+${name}\\s+is\\s+defined\\s+else\\s+(?:true|True)`),
@@ -44,7 +50,7 @@ function defaultTrue(name: string, template: string): boolean {
     new RegExp(`${name}\\s+is\\s+not\\s+defined\\s+or\\s+${name}`),
     new RegExp(`namespace\\([^)]*${name}\\s*=\\s*true`),
   ];
-  return patterns.some((pattern) => pattern.test(template)) || hasToggleDefault(template, name, true);
+  return patterns.some((pattern) => pattern.test(template.text)) || hasToggleDefault(template.tree(), name, true);
 }
 
 interface Node {
@@ -72,15 +78,10 @@ function constantTruth(node: Node): boolean | undefined {
  * Whether the template applies `default` (or `d`) to NAME with a boolean default equal to `wanted`, as a working
  * toggle (`default(true, true)` is not one: it turns an explicit false into true): _has_toggle_default_assignment,
  * template_detection.py:88-137@4ad990ba, over @huggingface/jinja's syntax tree instead of jinja2's. A template that
- * does not parse has none.
+ * does not parse (tree null) has none.
  */
-export function hasToggleDefault(template: string, name: string, wanted: boolean): boolean {
-  let tree: unknown;
-  try {
-    tree = new Template(template).parsed;
-  } catch {
-    return false;
-  }
+function hasToggleDefault(tree: unknown, name: string, wanted: boolean): boolean {
+  if (tree === null) return false;
   const matches = (node: Node): boolean => {
     if (node.type !== "FilterExpression") return false;
     const operand = node.operand as Node;
@@ -113,5 +114,17 @@ export function hasToggleDefault(template: string, name: string, wanted: boolean
 /** The template's reasoning toggle, or null when no rule holds (SGLang then falls back to the parser's default). */
 export function reasoningToggleOf(template: string | null): ReasoningToggle | null {
   if (template === null) return null;
-  return RULES.find((rule) => rule.holds(template))?.value ?? null;
+  let parsed: { tree: unknown } | null = null;
+  const tree = (): unknown => {
+    if (parsed === null) {
+      parsed = { tree: null };
+      try {
+        parsed.tree = new Template(template).parsed;
+      } catch {
+        // no tree: no default-filter toggle
+      }
+    }
+    return parsed.tree;
+  };
+  return RULES.find((rule) => rule.holds({ text: template, tree }))?.value ?? null;
 }
