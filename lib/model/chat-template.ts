@@ -5,6 +5,7 @@ import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import { chatTemplateText, specialTokenText, type TokenizerFiles } from "./model-files.ts";
 import { decodePythonJson } from "./python-json.ts";
 import { isQwen3Template, Qwen3Template } from "./qwen3-template.ts";
+import { reasoningToggleOf, type ReasoningToggle } from "./reasoning-toggle.ts";
 import { TransformersTemplate } from "./transformers-template.ts";
 
 export interface RenderOptions {
@@ -56,6 +57,8 @@ export class ChatTemplate {
   private readonly specials: Record<string, unknown>;
   /** A plain-code port of this template (Qwen3's), used once it rendered the probe conversations exactly as jinja. */
   private readonly compiled: Qwen3Template | null;
+  /** How the template turns reasoning on and off, as SGLang 4ad990ba reads it from the text (null: it says nothing). */
+  readonly reasoningToggle: ReasoningToggle | null;
 
   constructor(files: TokenizerFiles) {
     const source = chatTemplateText(files.tokenizerConfig.chat_template);
@@ -66,6 +69,7 @@ export class ChatTemplate {
       });
     }
     this.template = new TransformersTemplate(source); // strip('\n') strips only '\n', tojson is json.dumps, as in transformers
+    this.reasoningToggle = reasoningToggleOf(source);
     const config = files.tokenizerConfig;
     const specials: Record<string, string> = {};
     for (const name of SPECIAL_TOKENS) {

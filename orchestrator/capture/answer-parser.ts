@@ -4,6 +4,7 @@
 import type { ChatRequest, Tool } from "../../contracts/chat.ts";
 import { HarmonyParser } from "./harmony-parser.ts";
 import { JsonArrayCalls } from "./json-array-calls.ts";
+import { JsonFallbackCalls } from "./json-fallback-calls.ts";
 import { OutputParser } from "./output-parser.ts";
 import { constrainsNatively, forcesToolCall } from "./tool-choice-constraint.ts";
 import { reasoningFor, toolFormatFor } from "./tool-formats/tool-formats.ts";
@@ -15,7 +16,8 @@ export interface AnswerParserSettings {
   /**
    * Tool calls are parsed unless tool_choice is "none"; "required" or a named function (with tools): the output was
    * constrained (tool-choice-constraint.ts) to the family's own markup by a structural tag (upstream, all but glm45:
-   * read as any output) or to a JSON array of calls (read by JsonArrayCalls after the reasoning).
+   * read as any output, and a JSON array without the markup as calls: JsonFallbackCalls) or to a JSON array of calls
+   * (read by JsonArrayCalls after the reasoning).
    */
   toolChoice?: ChatRequest["tool_choice"];
   stop?: readonly string[];
@@ -29,7 +31,7 @@ export interface AnswerParserSettings {
   flavor: "fork" | "upstream";
 }
 
-export type AnswerParser = OutputParser | HarmonyParser | JsonArrayCalls;
+export type AnswerParser = OutputParser | HarmonyParser | JsonArrayCalls | JsonFallbackCalls;
 
 /** The parser for one turn, and whether it reads harmony (gpt-oss: the decoded text must keep special tokens). */
 export function createAnswerParser(settings: AnswerParserSettings): { parser: AnswerParser; harmony: boolean } {
@@ -38,13 +40,17 @@ export function createAnswerParser(settings: AnswerParserSettings): { parser: An
   const reasoning = parsers.reasoningParser === null ? null : reasoningFor(parsers.reasoningParser);
   // (forced under a JSON schema: whatever the family's markup, the engine wrote the JSON array SGLang constrains it to;
   // under a structural tag it wrote its own markup, which SGLang reads with the family's detector)
-  const forced = tools.length > 0 && forcesToolCall(settings.toolChoice) && !constrainsNatively(parsers.toolCallParser, settings.flavor);
+  const forcing = tools.length > 0 && forcesToolCall(settings.toolChoice);
+  const forced = forcing && !constrainsNatively(parsers.toolCallParser, settings.flavor);
+  // (under a structural tag, an output without the family's markup that is a JSON array of calls is read as calls)
+  const withFallback = (parser: OutputParser | HarmonyParser): AnswerParser =>
+    forcing && !forced && parsers.toolCallParser !== null ? new JsonFallbackCalls(parser, parsers.toolCallParser) : parser;
   const toolCalls = toolFormat !== null && tools.length > 0 && settings.toolChoice !== "none" && !forced;
   // gpt-oss writes harmony channels in special tokens: its own parser
   const harmony = toolFormat === "harmony" || parsers.reasoningParser === "gpt-oss";
   if (harmony) {
     const parser = new HarmonyParser({ toolCalls, tools, stop });
-    return { parser: forced ? new JsonArrayCalls(parser) : parser, harmony };
+    return { parser: forced ? new JsonArrayCalls(parser) : withFallback(parser), harmony };
   }
   const parser = new OutputParser({
     reasoning: reasoning !== null,
@@ -55,5 +61,5 @@ export function createAnswerParser(settings: AnswerParserSettings): { parser: An
     ...(typeof toolFormat === "object" && toolFormat !== null ? { toolFormat, tools } : {}),
     stop,
   });
-  return { parser: forced ? new JsonArrayCalls(parser) : parser, harmony };
+  return { parser: forced ? new JsonArrayCalls(parser) : withFallback(parser), harmony };
 }

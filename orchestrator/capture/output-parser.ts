@@ -21,8 +21,9 @@ export interface OutputParserOptions {
   toolCallEndsReasoning?: boolean;
   /**
    * Whitespace at the edges of reasoning and content: "kept" as the model wrote it (SGLang 4ad990ba), or "trimmed"
-   * (the fork's SGLang dce8b060 strips it). Either way the text before a tool call loses its trailing whitespace where
-   * the format's SGLang detector strips it, and whitespace after a call is no content. Default "trimmed".
+   * (the fork's SGLang dce8b060 strips it in its reasoning parser: only with a reasoning parser). Either
+   * way the text before a tool call loses its trailing whitespace where the format's SGLang detector strips it, and
+   * whitespace after a call is no content. Default "trimmed".
    */
   edges?: "kept" | "trimmed";
   /** The family's tool-call markup; absent: Qwen 2.5's <tool_call>{json}</tool_call>, streamed argument by argument. */
@@ -94,7 +95,7 @@ export class OutputParser {
 
   constructor(private readonly options: OutputParserOptions) {
     this.trim = options.edges !== "kept";
-    this.trimContentStart = this.trim;
+    this.trimContentStart = this.trimsContent;
     this.reasoningEnds = options.toolCallEndsReasoning ? [THINK_CLOSE, TOOL_OPEN] : [THINK_CLOSE];
     this.mode = options.reasoning && options.startInReasoning ? "reasoning" : "start";
     if (this.mode === "reasoning") {
@@ -155,6 +156,15 @@ export class OutputParser {
       if (this.pending.length === before && this.mode === mode) break;
     }
     return deltas;
+  }
+
+  /**
+   * Whether the content's edges are trimmed: under trimmed edges, only with a reasoning parser, as dce8b060 strips
+   * the text only in its reasoning parser's detect_and_parse (reasoning_parser.py:43-56@dce8b060); without one
+   * (Llama 3) the content is as written.
+   */
+  private get trimsContent(): boolean {
+    return this.trim && this.options.reasoning;
   }
 
   private stepStart(final: boolean): void {
@@ -246,10 +256,10 @@ export class OutputParser {
       this.pending = this.pending.slice(open);
       return { deltas: this.emitContent(trimBeforeOpen ? before.replace(/\s+$/, "") : before, false), opened: true };
     }
-    const keep = final ? 0 : holdBackTagsAndStops(this.pending, opens, this.options.stop ?? [], this.trim || (trimBeforeOpen && opens.length > 0));
+    const keep = final ? 0 : holdBackTagsAndStops(this.pending, opens, this.options.stop ?? [], this.trimsContent || (trimBeforeOpen && opens.length > 0));
     const text = this.pending.slice(0, this.pending.length - keep);
     this.pending = this.pending.slice(text.length);
-    return { deltas: this.emitContent(final && this.trim ? text.replace(/\s+$/, "") : text, false), opened: false };
+    return { deltas: this.emitContent(final && this.trimsContent ? text.replace(/\s+$/, "") : text, false), opened: false };
   }
 
   /**

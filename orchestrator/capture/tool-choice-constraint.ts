@@ -4,7 +4,9 @@
 // sampling_params, and whether the grammar waits for the reasoning to end. Ignores how the output is read.
 import type { ChatRequest, Tool } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
+import type { ReasoningToggle } from "../../lib/model/reasoning-toggle.ts";
 import { structuralTagFor, structuralTagKind } from "./structural-tag.ts";
+import { requiresReasoning } from "./thinking-mode.ts";
 
 export type ToolChoice = ChatRequest["tool_choice"];
 
@@ -84,19 +86,6 @@ export function toolChoiceSchema(tools: readonly Tool[], choice: ToolChoice, opt
   };
 }
 
-/**
- * Whether SGLang's grammar lets the model reason first (/generate's require_reasoning: the constraint starts after
- * the reasoning parser's end token), as serving_chat decides it (dce8b060 _get_reasoning_from_request): never without
- * a reasoning parser; deepseek-v3 only when asked (chat_template_kwargs.thinking); qwen3 and glm45 unless
- * enable_thinking is false; the others always.
- */
-export function requiresReasoning(reasoningParser: string | null, chatTemplateKwargs: Record<string, unknown> | null | undefined): boolean {
-  if (reasoningParser === null) return false;
-  if (reasoningParser === "deepseek-v3") return chatTemplateKwargs?.thinking === true;
-  if (reasoningParser === "qwen3" || reasoningParser === "glm45") return !chatTemplateKwargs || Object.keys(chatTemplateKwargs).length === 0 || (chatTemplateKwargs.enable_thinking ?? true) === true;
-  return true;
-}
-
 /** A grammar /generate takes in sampling_params: its key and its value as text. */
 export interface ToolChoiceGrammar {
   key: "json_schema" | "structural_tag";
@@ -130,17 +119,18 @@ export function toolChoiceGrammar(tools: readonly Tool[], choice: ToolChoice, op
 }
 
 /**
- * What a request's tool_choice adds to its /generate request: the grammar in sampling_params and require_reasoning;
- * null when it forces no call. SGLang sends nothing either when the request already asks for another constraint (the
+ * What a request's tool_choice adds to its /generate request: the grammar in sampling_params and require_reasoning
+ * (thinking-mode.ts: under upstream the chat template's reasoning toggle decides it); null when it forces no call. SGLang sends nothing either when the request already asks for another constraint (the
  * proxy refuses response_format json_* in tokens mode, so none comes).
  */
 export function toolChoiceConstraint(
   request: ChatRequest,
   parsers: { toolCallParser: string | null; reasoningParser: string | null },
   flavor: "fork" | "upstream",
+  templateToggle: ReasoningToggle | null,
 ): { grammar: ToolChoiceGrammar; requireReasoning: boolean } | null {
   const parallelToolCalls = (request as { parallel_tool_calls?: unknown }).parallel_tool_calls !== false;
   const grammar = toolChoiceGrammar(request.tools ?? [], request.tool_choice, { flavor, parallelToolCalls, toolCallParser: parsers.toolCallParser });
   if (grammar === null) return null;
-  return { grammar, requireReasoning: requiresReasoning(parsers.reasoningParser, request.chat_template_kwargs) };
+  return { grammar, requireReasoning: requiresReasoning(request, { reasoningParser: parsers.reasoningParser, flavor, templateToggle }) };
 }

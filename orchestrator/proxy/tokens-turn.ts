@@ -61,7 +61,7 @@ export async function serveTokensTurn(
   const prompt = await context.prompts.buildRequest(body, raw, decision.sessionId);
   const sampling = mapSampling(body, recipe, prompt.ids.length, decision.turnType);
   // tool_choice "required" / a named function: the grammar SGLang constrains the output with
-  const constraint = toolChoiceConstraint(body, parsers, recipe.engine.slime.flavor);
+  const constraint = toolChoiceConstraint(body, parsers, recipe.engine.slime.flavor, deps.template.reasoningToggle ?? null);
   if (constraint) {
     sampling.params[constraint.grammar.key] = constraint.grammar.value;
     // the grammar masks tokens slime's recomputed log-probs do not: such a turn is not the trainer's distribution

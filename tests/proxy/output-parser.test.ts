@@ -121,11 +121,28 @@ describe("OutputParser", () => {
   });
 
   it("holds back a possible stop string and drops the matched one", () => {
+    // (no reasoning parser: the content as written, also under trimmed edges, as dce8b060 strips only a reasoning read)
     const parser = new OutputParser({ reasoning: false, startInReasoning: false, toolCalls: false, stop: ["END"] });
-    expect(parser.push("abc E")).toEqual([{ kind: "content", text: "abc" }]);
+    expect(parser.push("abc E")).toEqual([{ kind: "content", text: "abc " }]);
     const deltas = [...parser.push("ND"), ...parser.finish("END")];
     expect(joined(deltas, "content")).toBe("");
-    expect(parser.message().content).toBe("abc");
+    expect(parser.message().content).toBe("abc ");
+    // after reasoning, trimmed edges hold the trailing whitespace back and drop it
+    const reasoned = new OutputParser({ reasoning: true, startInReasoning: false, toolCalls: false, stop: ["END"] });
+    expect(reasoned.push("<think>x</think> abc E")).toEqual([{ kind: "reasoning", text: "x" }, { kind: "content", text: "abc" }]);
+    expect(joined([...reasoned.push("ND"), ...reasoned.finish("END")], "content")).toBe("");
+    expect(reasoned.message().content).toBe("abc");
+  });
+
+  it("trimmed edges (fork) trim only with a reasoning parser: without one the content is as written (reasoning_parser.py:43-56@dce8b060 is the only strip)", () => {
+    const plain = new OutputParser({ reasoning: false, startInReasoning: false, toolCalls: false, edges: "trimmed" });
+    expect(joined([...plain.push("\n  Hello "), ...plain.finish()], "content")).toBe("\n  Hello ");
+    expect(plain.message()).toEqual({ role: "assistant", content: "\n  Hello " });
+    const reasoned = new OutputParser({ reasoning: true, startInReasoning: false, toolCalls: false, edges: "trimmed" });
+    expect(joined([...reasoned.push("\n  Hello "), ...reasoned.finish()], "content")).toBe("Hello");
+    const forced = new OutputParser({ reasoning: true, startInReasoning: true, toolCalls: false, edges: "trimmed" });
+    [...forced.push(" r </think>\n Hello "), ...forced.finish()];
+    expect(forced.message()).toEqual({ role: "assistant", content: "Hello", reasoning_content: "r" });
   });
 
   it("holdBack finds the longest tag prefix at the end", () => {

@@ -1,7 +1,11 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Tool } from "../../contracts/chat.ts";
+import { ChatTemplate } from "../../lib/model/chat-template.ts";
+import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
+import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { createAnswerParser } from "../../orchestrator/capture/answer-parser.ts";
-import { requiresReasoning, toolChoiceGrammar, toolChoiceSchema, toolsToRender, type ToolChoice } from "../../orchestrator/capture/tool-choice-constraint.ts";
+import { toolChoiceGrammar, toolChoiceSchema, toolsToRender, type ToolChoice } from "../../orchestrator/capture/tool-choice-constraint.ts";
 import constraints from "../fixtures/sglang-tool-choice/constraints.json" with { type: "json" };
 import { postChat, qwen3, startHarness, waitFor } from "./harness.ts";
 import { closedAfterEach, oneChunk, scriptedEngine } from "./scripted-engine.ts";
@@ -64,14 +68,7 @@ describe("tool_choice required / a named function: SGLang's constraint (function
     expect(() => toolChoiceSchema([withDefinitions, clash], "required", { flavor: "fork", parallelToolCalls: true })).toThrow(/multiple schemas/);
   });
 
-  it("lets the model reason first where serving_chat does (require_reasoning), and renders only a named tool", () => {
-    expect(requiresReasoning(null, undefined)).toBe(false);
-    expect(requiresReasoning("qwen3", undefined)).toBe(true);
-    expect(requiresReasoning("qwen3", { enable_thinking: false })).toBe(false);
-    expect(requiresReasoning("glm45", {})).toBe(true);
-    expect(requiresReasoning("deepseek-v3", undefined)).toBe(false);
-    expect(requiresReasoning("deepseek-v3", { thinking: true })).toBe(true);
-    expect(requiresReasoning("deepseek-r1", { enable_thinking: false })).toBe(true);
+  it("renders only a named tool (require_reasoning, per flavour: tests/proxy/thinking-mode.test.ts)", () => {
     expect(toolsToRender(TOOLS, { type: "function", function: { name: "list_files" } })).toEqual([LIST]);
     expect(toolsToRender(TOOLS, "required")).toEqual(TOOLS);
   });
@@ -186,6 +183,27 @@ describe("tool_choice required / named in tokens mode, through the proxy", () =>
     expect(sent.require_reasoning).toBe(true);
     expect(fake.calls[1]!.sampling_params).not.toHaveProperty("structural_tag");
     expect(fake.calls[1]).not.toHaveProperty("require_reasoning");
+  });
+
+  it("require_reasoning follows the flavour: Qwen3-Thinking-2507's template read with qwen3 and enable_thinking false thinks under upstream (the template cannot turn it off) and not under fork (by the parser's name)", async () => {
+    const qwen3Files = await loadTokenizerFiles("builtin:qwen3");
+    const files = { ...qwen3Files, tokenizerConfig: { ...qwen3Files.tokenizerConfig, chat_template: readFileSync(new URL("../fixtures/chat-templates/Qwen3-Thinking-2507.jinja", import.meta.url), "utf8") } };
+    const tokenizer = new ModelTokenizer(files);
+    const model = { tokenizer, template: new ChatTemplate(files), eosTokenIds: [tokenizer.tokenId("<|im_end|>")!], parsers: { toolCallParser: "qwen", reasoningParser: "qwen3" } };
+    const output = [...(await tokenizer.encode('ok\n</think>\n\n<tool_call>\n{"name": "read", "arguments": {"path": "a"}}\n</tool_call>')), tokenizer.tokenId("<|im_end|>")!];
+    for (const flavor of ["upstream", "fork"] as const) {
+      const fake = scriptedEngine([oneChunk(output, "v1", "stop")]);
+      slots.engine = fake.server;
+      const harness = (slots.harness = await startHarness({ script: () => "unused", policyUrl: await fake.start(), model, recipe: { engine: { kind: "rehearsal", slime: { flavor } } } }));
+      const answer = await postChat(harness.url, { messages: [{ role: "user", content: "open a" }], tools: TOOLS, tool_choice: "required", chat_template_kwargs: { enable_thinking: false } }, { "x-session-id": flavor });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      if (flavor === "upstream") expect(fake.calls[0]!.require_reasoning).toBe(true);
+      else expect(fake.calls[0]).not.toHaveProperty("require_reasoning");
+      await harness.close();
+      fake.server.closeAllConnections();
+      fake.server.close();
+      slots.harness = slots.engine = null;
+    }
   });
 
   it("continues a constrained generation cut by the engine (a weight update) without the grammar, which cannot resume mid-way", async () => {
