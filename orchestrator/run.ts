@@ -392,7 +392,7 @@ async function startStatusApi(run: Run, parts: ResourceStack, proxy: { proxy: Pr
   const admin = new AdminServer({ bus, token: adminToken, snapshot: () => status.snapshot(), actions: { [RESUME_ROUTE]: () => run.pause.resume(`POST ${RESUME_ROUTE}`) } });
   const dashboard = createDashboardRoutes({
     bus, recordsDir: runDir, token: adminToken, method: recipe.method, batchSize: recipe.training.batch_size, versionLabelNote: versionLabels(recipe).note, tally,
-    sessionIdleTimeoutS: recipe.proxy.session_idle_timeout_s,
+    sessionIdleTimeoutS: recipe.proxy.session_idle_timeout_s, evaluationEveryVersions: recipe.evaluation.every_versions,
   });
   admin.mount(dashboard);
   parts.push("admin", () => admin.close());

@@ -2,17 +2,13 @@
 // against the base, held-out tasks' outcome rate, the best version so far; or how to turn it on. Text only; the numbers
 // are the run tally's.
 import type { StatusSnapshot } from "../../contracts/status.ts";
-import { cliCommand } from "../../lib/cli-command.ts";
+import { evaluationAdvice } from "../../orchestrator/evaluation/evaluation-advice.ts";
 
 /** The last few versions shown; `status --json` has them all. */
 const SHOWN = 4;
 
 export function evaluationLines(evaluation: StatusSnapshot["evaluation"], runDir: string | null): string[] {
-  if (evaluation.versions.length === 0) {
-    if (evaluation.configured) return [`held-out    every ${evaluation.every_versions} versions: none finished yet (the base is evaluated first)`];
-    const run = runDir === null ? "" : ` --run ${runDir}`;
-    return [`held-out    not configured: set evaluation.every_versions (docs/evaluation.md), or run \`${cliCommand(`eval${run}`)}\``];
-  }
+  if (evaluation.versions.length === 0) return [`held-out    ${evaluationAdvice(evaluation.configured ? evaluation.every_versions : 0, runDir)}`];
   const percent = (value: number | null) => (value === null ? "–" : `${(100 * value).toFixed(1)}%`);
   const interval = (ci: { low: number; high: number } | null) => (ci === null ? "" : ` [${(100 * ci.low).toFixed(1)}, ${(100 * ci.high).toFixed(1)}]`);
   const label = (point: StatusSnapshot["evaluation"]["versions"][number]) => `v${point.version}${point.version_at_end !== point.version ? `→${point.version_at_end}` : ""}`;

@@ -1,6 +1,7 @@
-// Makes docs/dashboard.png and docs/dashboard-detail.png from a real rehearsal run: `openclaw-rl start`
-// (combine, the CPU stand-ins) on free loopback ports, `openclaw-rl demo` through its proxy, the page in Chromium.
-// Run: npx tsx tests/dashboard/screenshot.ts [docs-dir] [turns]   (needs /usr/bin/chromium; about a minute)
+// Makes docs/dashboard.png, docs/dashboard-detail.png and docs/dashboard-evaluation.png from a real rehearsal run:
+// `openclaw-rl start` (combine, the CPU stand-ins, held-out evaluation every 4 versions) on free loopback ports,
+// `openclaw-rl demo` through its proxy, the page in Chromium.
+// Run: npx tsx tests/dashboard/screenshot.ts [docs-dir] [turns]   (needs /usr/bin/chromium; a few minutes)
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -16,7 +17,7 @@ const cli = join(repo, "bin/openclaw-rl.mjs");
 const runDir = mkdtempSync(join(tmpdir(), "dashboard-rehearsal-"));
 const [proxyPort, adminPort, policyPort, judgePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
 const recipeArgs = [
-  "--method", "combine", "--set", `records.dir=${runDir}`, "--set", "training.batch_size=8",
+  "--method", "combine", "--set", `records.dir=${runDir}`, "--set", "training.batch_size=8", "--set", "evaluation.every_versions=4",
   "--set", `proxy.port=${proxyPort}`, "--set", `proxy.admin_port=${adminPort}`,
   "--set", `engine.rehearsal.policy_port=${policyPort}`, "--set", `engine.rehearsal.judge_port=${judgePort}`,
 ];
@@ -41,12 +42,15 @@ try {
   await page.waitForSelector("body[data-connection=live]");
   const demo = await execa("node", [cli, "demo", ...recipeArgs, "--turns", String(turns)], { cwd: repo, timeout: 300_000 });
   process.stdout.write(`${demo.stdout.split("\n").slice(-3).join("\n")}\n`);
+  // the base and at least two trained versions evaluated in the background (each after its version was reached)
+  await page.waitForFunction(() => Number(document.getElementById("chart-held-out")?.dataset.points) >= 3, undefined, { timeout: 240_000 });
   await page.waitForTimeout(1000);
   await page.screenshot({ path: join(docsDir, "dashboard.png") });
+  await page.locator("#held-out-figure").screenshot({ path: join(docsDir, "dashboard-evaluation.png") });
   await page.locator("#turn-rows tr.status-kept").first().click();
   await page.waitForSelector("#detail[data-loaded]");
   await page.screenshot({ path: join(docsDir, "dashboard-detail.png") });
-  process.stdout.write(`wrote ${join(docsDir, "dashboard.png")} and dashboard-detail.png\n`);
+  process.stdout.write(`wrote ${join(docsDir, "dashboard.png")}, dashboard-detail.png and dashboard-evaluation.png\n`);
 } finally {
   await browser.dispose();
   start.kill("SIGINT");

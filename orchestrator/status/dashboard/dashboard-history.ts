@@ -3,6 +3,7 @@
 // ready and the progress come from the run tally (run-tally.ts): start hands status and the dashboard one instance.
 // Knows nothing of HTTP or files.
 import type { RunEvent } from "../../../contracts/events.ts";
+import { evaluationAdvice } from "../../evaluation/evaluation-advice.ts";
 import { describeEta, progressOf } from "../run-progress.ts";
 import { RunTally } from "../run-tally.ts";
 import { BatchWindow } from "./batch-window.ts";
@@ -70,6 +71,8 @@ export class DashboardHistory {
     tally?: RunTally,
     /** proxy.session_idle_timeout_s: an open turn is closed (with no next state) once its session idled this long. */
     private readonly sessionIdleTimeoutS: number | null = null,
+    /** evaluation.every_versions (0: off) and the run folder, for the words shown before a held-out evaluation finished. */
+    private readonly evaluation: { everyVersions: number; runDir: string | null } = { everyVersions: 0, runDir: null },
   ) {
     this.limits = { ...defaultDashboardLimits, ...limits };
     this.method = method;
@@ -149,6 +152,7 @@ export class DashboardHistory {
       method: this.method,
       versionLabelNote: this.versionLabelNote,
       sessionIdleTimeoutS: this.sessionIdleTimeoutS,
+      evaluationSetup: { everyVersions: this.evaluation.everyVersions, advice: evaluationAdvice(this.evaluation.everyVersions, this.evaluation.runDir) },
       limits: { batches, latency, weights, errors, pageSize },
       totals: this.totals(now),
       open: this.openBatch(),

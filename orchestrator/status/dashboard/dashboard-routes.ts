@@ -30,6 +30,8 @@ export interface DashboardDeps {
   tally?: RunTally;
   /** proxy.session_idle_timeout_s: when an open turn (waiting for its session's next message) is closed without one. */
   sessionIdleTimeoutS?: number;
+  /** evaluation.every_versions (0 or absent: held-out evaluation is off; the page says how to start it). */
+  evaluationEveryVersions?: number;
   /** Where the dashboard lives on the admin server. */
   basePath?: string;
   limits?: Partial<DashboardLimits>;
@@ -57,7 +59,10 @@ export function createDashboardRoutes(deps: DashboardDeps): DashboardRouteHandle
     throw new OpenclawRlError("INTERNAL", "the dashboard needs the admin token (at least 8 characters)", { hint: "pass the admin server's token to createDashboardRoutes" });
   }
   const basePath = (deps.basePath ?? "/dashboard").replace(/\/+$/, "");
-  const history = new DashboardHistory(deps.limits, deps.method ?? null, deps.batchSize ?? null, deps.versionLabelNote ?? null, deps.tally, deps.sessionIdleTimeoutS ?? null);
+  const history = new DashboardHistory(deps.limits, deps.method ?? null, deps.batchSize ?? null, deps.versionLabelNote ?? null, deps.tally, deps.sessionIdleTimeoutS ?? null, {
+    everyVersions: deps.evaluationEveryVersions ?? 0,
+    runDir: deps.recordsDir,
+  });
   for (const event of deps.bus.recent()) history.apply(event);
   const stream = new DashboardStream(history, deps.stream);
   const unsubscribe = deps.bus.subscribe((event) => {

@@ -158,6 +158,8 @@ export interface DashboardSnapshot {
   versionLabelNote: string | null;
   /** proxy.session_idle_timeout_s: when a turn still open (waiting for its session's next message) is closed without one. */
   sessionIdleTimeoutS: number | null;
+  /** The held-out evaluation's setting (evaluation.every_versions, 0: off) and what the page says before a version is evaluated (status's words). */
+  evaluationSetup: { everyVersions: number; advice: string };
   limits: { batches: number; latency: number; weights: number; errors: number; pageSize: number };
   totals: Totals;
   open: OpenBatch;

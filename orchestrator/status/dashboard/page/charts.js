@@ -34,7 +34,7 @@ export function createCharts() {
       { ...byBatch, y: { range: (_chart, _min, max) => [0, Math.max(1, max)] } },
       [batchAxis, axisStyle],
     ),
-    evaluation: makeChart(document.getElementById("chart-eval"), [line("eval score", palette.eval)], { ...byBatch, y: { range: [-1, 1] } }, [batchAxis, axisStyle]),
+    evaluation: makeChart(document.getElementById("chart-eval"), [line("judged score (training signal)", palette.eval)], { ...byBatch, y: { range: [-1, 1] } }, [batchAxis, axisStyle]),
     latency: makeChart(
       document.getElementById("chart-latency"),
       [line("ttft ms", palette.ttft, { points: { show: false }, width: 1 }), line("total ms", palette.total, { points: { show: false }, width: 1 })],

@@ -2,6 +2,7 @@
 // live stream, keeps bounded arrays of what it shows and redraws at most once per frame. No framework.
 import { createCharts, drawCharts } from "./charts.js";
 import { element, formatMs, formatReward, formatTime, round } from "./format.js";
+import { HeldOutChart } from "./held-out-chart.js";
 import { TurnTable } from "./turn-table.js";
 
 const base = location.pathname.replace(/\/+$/, "");
@@ -15,8 +16,9 @@ const api = {
   },
 };
 
-const state = { limits: null, method: null, totals: null, open: null, engines: [], batches: [], batchTotal: 0, latency: [], latencyTotal: 0, errors: [], errorTotal: 0, weights: [] };
+const state = { limits: null, evaluationSetup: null, method: null, totals: null, open: null, engines: [], batches: [], batchTotal: 0, latency: [], latencyTotal: 0, errors: [], errorTotal: 0, weights: [] };
 const charts = createCharts();
+const heldOut = new HeldOutChart(document.getElementById("chart-held-out"), document.getElementById("held-out-empty"));
 let table = null;
 let drawPending = false;
 
@@ -40,7 +42,7 @@ function appendSlice(list, knownTotal, slice, limit) {
 }
 
 function applySnapshot(snapshot) {
-  Object.assign(state, { limits: snapshot.limits, method: snapshot.method, totals: snapshot.totals, open: snapshot.open, engines: snapshot.engines, weights: snapshot.weights });
+  Object.assign(state, { limits: snapshot.limits, evaluationSetup: snapshot.evaluationSetup, method: snapshot.method, totals: snapshot.totals, open: snapshot.open, engines: snapshot.engines, weights: snapshot.weights });
   state.batches = [];
   state.latency = [];
   state.errors = [];
@@ -80,6 +82,7 @@ function scheduleDraw() {
     drawPending = false;
     drawFacts();
     drawCharts(charts, state);
+    heldOut.draw(state.totals.evaluation, state.evaluationSetup);
     document.body.dataset.renders = String(Number(document.body.dataset.renders ?? 0) + 1);
     document.body.dataset.firstRenderMs ??= String(Math.round(performance.now())); // since navigation start
   });
