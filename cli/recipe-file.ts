@@ -143,6 +143,8 @@ function issueToError(issue: z.core.$ZodIssue, file: string): OpenclawRlError {
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === "invalid_type") return `expected ${issue.expected}, got ${describeValue(issue.input)}`;
   if (issue.code === "invalid_value") return `expected one of ${issue.values.map((value) => JSON.stringify(value)).join(" | ")}, got ${describeValue(issue.input)}`;
+  if (issue.code === "too_small" && issue.origin === "string" && Number(issue.minimum) === 1) return "must not be empty";
+  if ((issue.code === "too_small" || issue.code === "too_big") && issue.input !== undefined) return `${issue.message}, got ${describeValue(issue.input)}`;
   return issue.message;
 }
 
@@ -151,5 +153,6 @@ function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value); // (JSON.stringify writes null)
   return `${typeof value} ${JSON.stringify(value)}`;
 }

@@ -21,13 +21,14 @@ export const modelSchema = z
   .object({
     path: z
       .string()
+      .min(1)
       .default("/models/Qwen3-4B-Thinking-2507")
       .describe("Hugging Face checkpoint folder of the policy (config, tokenizer.json, tokenizer_config.json with the chat template)."),
     tokenizer_path: z
       .string()
       .optional()
       .describe("Folder holding tokenizer.json and tokenizer_config.json when it differs from model.path; `builtin:qwen3` uses the Qwen3 files shipped with openclaw-rl."),
-    served_name: z.string().default("qwen3-4b").describe("Model id the proxy answers to and lists in /v1/models."),
+    served_name: z.string().min(1).default("qwen3-4b").describe("Model id the proxy answers to and lists in /v1/models."),
     aliases: z
       .array(z.string().min(1))
       .default([])
@@ -378,7 +379,7 @@ export const sinkSchema = z
 
 export const recordsSchema = z
   .object({
-    dir: z.string().default(".openclaw-rl/run").describe("Run folder: turn and judgement records, the sample store, logs, the resolved recipe."),
+    dir: z.string().min(1).default(".openclaw-rl/run").describe("Run folder: turn and judgement records, the sample store, logs, the resolved recipe."),
   })
   .strict()
   .prefault({});

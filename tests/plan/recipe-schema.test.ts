@@ -30,6 +30,12 @@ describe("recipe schema", () => {
   it("reports unknown keys and wrong types with their YAML path", () => {
     expect(problems({ cluster: { gpus: 8 } })).toEqual([expect.stringMatching(/^cluster\.gpus: unknown key/)]);
     expect(problems({ training: { lr: "fast" } })).toEqual([expect.stringMatching(/^training\.lr: expected number, got string "fast"/)]);
+    expect(problems({ training: { lr: Number.POSITIVE_INFINITY } })).toEqual(["training.lr: expected number, got Infinity"]);
+    expect(problems({ proxy: { port: 99999 } })).toEqual([expect.stringMatching(/^proxy\.port: .*65535, got number 99999$/)]);
+  });
+
+  it("refuses empty names and folders (records.dir \"\" would make the working folder the run folder)", () => {
+    expect(problems({ records: { dir: "" }, model: { path: "", served_name: "" } }).sort()).toEqual(["model.path: must not be empty", "model.served_name: must not be empty", "records.dir: must not be empty"]);
   });
 
   const rules: [string, unknown, string][] = [
