@@ -264,7 +264,7 @@ export const opdSchema = z
       .enum(["engine", "trainer"])
       .default("engine")
       .describe(
-        "Where the teacher's log-probs are computed. engine: the judge engine scores each hinted turn (one prefill request at temperature 1, one request per response token at any other; docs/judging.md). trainer: the orchestrator only renders the hinted prompt; the sample carries the teacher's token ids (hinted prompt + response) and the trainer runs one forward pass of a frozen teacher over them at opd.teacher_temperature (exact at any temperature, no judge-engine request). trainer needs a trainer that does that forward: the rehearsal stand-in trainer does; neither slime flavour at its pinned commit can (see docs/judging.md), so engine.kind slime refuses it.",
+        "Where the teacher's log-probs are computed. engine: the judge engine scores each hinted turn (one prefill request at temperature 1, one request per response token at any other; docs/judging.md). trainer: the orchestrator only renders the hinted prompt; the sample carries the teacher's token ids (hinted prompt + response) and the trainer runs one forward pass of a frozen teacher over them at opd.teacher_temperature (exact at any temperature, no judge-engine request). trainer needs a trainer that does that forward: the rehearsal stand-in trainer does; neither slime flavour at its pinned commit can (see docs/judging.md), so engine.kind slime refuses it with method opd or combine (binary has no teacher).",
       ),
   })
   .strict()
@@ -560,7 +560,7 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
   if (recipe.opd.teacher === "trainer" && recipe.opd.topk > 0) {
     issue(["opd", "teacher"], "opd.teacher trainer gives token-level teacher log-probs only (no trainer here carries top-K rows into the top-K loss); use opd.topk: 0, or opd.teacher: engine for top-K distillation");
   }
-  if (recipe.opd.teacher === "trainer" && recipe.engine.kind === "slime") {
+  if (recipe.opd.teacher === "trainer" && recipe.engine.kind === "slime" && recipe.method !== "binary") { // (binary has no teacher to run)
     issue(
       ["opd", "teacher"],
       `engine.slime.flavor ${recipe.engine.slime.flavor} cannot run the teacher in the trainer over the hinted prompt: ${TRAINER_TEACHER_GAP[recipe.engine.slime.flavor]}; use opd.teacher: engine (the judge engine scores the hinted turns)`,

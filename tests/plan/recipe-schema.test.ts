@@ -37,6 +37,12 @@ describe("recipe schema", () => {
     expect(problems({ proxy: { port: 99999 } })).toEqual([expect.stringMatching(/^proxy\.port: .*65535, got number 99999$/)]);
   });
 
+  it("opd.teacher trainer is refused on slime only where there is a teacher (opd, combine), not under method binary", () => {
+    expect(problems({ method: "opd", opd: { teacher: "trainer" } })).toEqual([expect.stringMatching(/^opd\.teacher: engine\.slime\.flavor fork cannot run the teacher in the trainer/)]);
+    expect(problems({ method: "combine", opd: { teacher: "trainer" } })).toHaveLength(1);
+    expect(problems({ method: "binary", opd: { teacher: "trainer" } })).toEqual([]);
+  });
+
   it("refuses empty names and folders (records.dir \"\" would make the working folder the run folder)", () => {
     expect(problems({ records: { dir: "" }, model: { path: "", served_name: "" } }).sort()).toEqual(["model.path: must not be empty", "model.served_name: must not be empty", "records.dir: must not be empty"]);
   });
