@@ -1,7 +1,7 @@
 // `status`'s held-out evaluation lines: the score per evaluated weight version with its interval, the paired win rate
 // against the base, held-out tasks' outcome rate; or how to turn it on. Text only; the numbers are the run tally's.
 import type { StatusSnapshot } from "../../contracts/status.ts";
-import { cliCommand } from "../../lib/cli-command.ts";
+import { cliCommand, pastablePath } from "../../lib/cli-command.ts";
 
 /** The last few versions shown; `status --json` has them all. */
 const SHOWN = 4;
@@ -9,7 +9,7 @@ const SHOWN = 4;
 export function evaluationLines(evaluation: StatusSnapshot["evaluation"], runDir: string | null): string[] {
   if (evaluation.versions.length === 0) {
     if (evaluation.configured) return [`held-out    every ${evaluation.every_versions} versions: none finished yet (the base is evaluated first)`];
-    const run = runDir === null ? "" : ` --run ${runDir}`;
+    const run = runDir === null ? "" : ` --run ${pastablePath(runDir)}`;
     return [`held-out    not configured: set evaluation.every_versions (docs/evaluation.md), or run \`${cliCommand(`eval${run}`)}\``];
   }
   const percent = (value: number | null) => (value === null ? "–" : `${(100 * value).toFixed(1)}%`);
