@@ -7,6 +7,8 @@ import { parseDocument } from "yaml";
 import { z } from "zod";
 import { OpenclawRlError, OpenclawRlErrorList } from "../contracts/errors.ts";
 import { recipeObjectSchema, recipeSchema, type Recipe } from "../contracts/recipe.ts";
+import { cliCommand } from "../lib/cli-command.ts";
+import { nearestKey } from "./key-suggestion.ts";
 
 export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const DEFAULT_RECIPE = path.join(PACKAGE_ROOT, "configs", "rehearsal.yaml");
@@ -50,7 +52,15 @@ function readRecipeYaml(file: string): Record<string, unknown> {
   const document = parseDocument(text, { prettyErrors: true });
   if (document.errors.length > 0) {
     throw new OpenclawRlErrorList(
-      document.errors.map((error) => new OpenclawRlError("RECIPE_YAML", `malformed YAML: ${error.message.split("\n")[0]}`, { path: file })),
+      document.errors.map((error, index) => {
+        const [line, column] = [error.linePos?.[0]?.line, error.linePos?.[0]?.col];
+        const where = line === undefined ? file : `${file}:${line}:${column}`;
+        const source = line === undefined ? "" : (text.split("\n")[line - 1]?.trimEnd() ?? "");
+        const excerpt = source === "" ? "" : ` (${JSON.stringify(source)})`;
+        const message = error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+        const hint = index === 0 ? "fix the YAML at that line or the one before it: one key: value per line, a nested key indented under its parent, each key once (configs/rehearsal.yaml is an example); later errors often follow from the first" : undefined;
+        return new OpenclawRlError("RECIPE_YAML", `malformed YAML: ${message}${excerpt}`, { path: where, hint });
+      }),
     );
   }
   const value = document.toJS() ?? {};
@@ -71,7 +81,7 @@ export function applySet(raw: Record<string, unknown>, assignment: string): void
   const keys = key.split(".");
   const schema = schemaAt(keys);
   if (!schema) {
-    throw new OpenclawRlError("RECIPE_INVALID", `unknown recipe key "${key}"`, { path: key, hint: "see the recipe reference in the README" });
+    throw new OpenclawRlError("RECIPE_INVALID", `unknown recipe key "${key}"`, { path: key, hint: unknownKeyHint(keys) });
   }
   let target = raw;
   for (const part of keys.slice(0, -1)) {
@@ -97,6 +107,27 @@ function schemaAt(keys: string[]): z.ZodType | null {
     schema = child;
   }
   return schema;
+}
+
+/** "did you mean …" (each misspelt part of `keys` replaced by the nearest key the schema has there), and where every key is listed. */
+function unknownKeyHint(keys: readonly string[]): string {
+  const reference = `every key: ${cliCommand("recipe-reference")} (docs/recipe-reference.md)`;
+  const corrected: string[] = [];
+  for (const key of keys) {
+    const container = corrected.length === 0 ? recipeObjectSchema : schemaAt(corrected);
+    const inner = container ? unwrap(container) : null;
+    if (inner instanceof z.ZodRecord) {
+      const last = corrected.length === keys.length - 1; // (a free-form mapping's entries hold plain values)
+      if (!last || !(inner.keyType as z.ZodType).safeParse(key).success) return reference;
+      corrected.push(key);
+      continue;
+    }
+    const shape = inner instanceof z.ZodObject ? Object.keys(inner.shape as Record<string, z.ZodType>) : [];
+    const near = shape.includes(key) ? key : nearestKey(key, shape);
+    if (near === null) return reference;
+    corrected.push(near);
+  }
+  return `did you mean "${corrected.join(".")}"? ${reference}`;
 }
 
 function unwrap(schema: z.ZodType): z.ZodType {
@@ -134,7 +165,7 @@ function issueToError(issue: z.core.$ZodIssue, file: string): OpenclawRlError {
     const keys = issue.keys.map((key) => (dotted ? `${dotted}.${key}` : key));
     return new OpenclawRlError("RECIPE_INVALID", `unknown key${keys.length > 1 ? "s" : ""} ${keys.join(", ")}`, {
       path: keys[0] ?? file,
-      hint: "check the spelling against the recipe reference in the README",
+      hint: unknownKeyHint((keys[0] ?? "").split(".")),
     });
   }
   return new OpenclawRlError("RECIPE_INVALID", describeIssue(issue), { path: dotted || file });
@@ -143,6 +174,8 @@ function issueToError(issue: z.core.$ZodIssue, file: string): OpenclawRlError {
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === "invalid_type") return `expected ${issue.expected}, got ${describeValue(issue.input)}`;
   if (issue.code === "invalid_value") return `expected one of ${issue.values.map((value) => JSON.stringify(value)).join(" | ")}, got ${describeValue(issue.input)}`;
+  if (issue.code === "too_small" && issue.origin === "string" && Number(issue.minimum) === 1) return "must not be empty";
+  if ((issue.code === "too_small" || issue.code === "too_big") && issue.input !== undefined) return `${issue.message}, got ${describeValue(issue.input)}`;
   return issue.message;
 }
 
@@ -151,5 +184,6 @@ function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value); // (JSON.stringify writes null)
   return `${typeof value} ${JSON.stringify(value)}`;
 }

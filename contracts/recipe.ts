@@ -21,13 +21,14 @@ export const modelSchema = z
   .object({
     path: z
       .string()
+      .min(1)
       .default("/models/Qwen3-4B-Thinking-2507")
       .describe("Hugging Face checkpoint folder of the policy (config, tokenizer.json, tokenizer_config.json with the chat template)."),
     tokenizer_path: z
       .string()
       .optional()
       .describe("Folder holding tokenizer.json and tokenizer_config.json when it differs from model.path; `builtin:qwen3` uses the Qwen3 files shipped with openclaw-rl."),
-    served_name: z.string().default("qwen3-4b").describe("Model id the proxy answers to and lists in /v1/models."),
+    served_name: z.string().min(1).default("qwen3-4b").describe("Model id the proxy answers to and lists in /v1/models."),
     aliases: z
       .array(z.string().min(1))
       .default([])
@@ -263,7 +264,7 @@ export const opdSchema = z
       .enum(["engine", "trainer"])
       .default("engine")
       .describe(
-        "Where the teacher's log-probs are computed. engine: the judge engine scores each hinted turn (one prefill request at temperature 1, one request per response token at any other; docs/judging.md). trainer: the orchestrator only renders the hinted prompt; the sample carries the teacher's token ids (hinted prompt + response) and the trainer runs one forward pass of a frozen teacher over them at opd.teacher_temperature (exact at any temperature, no judge-engine request). trainer needs a trainer that does that forward: the rehearsal stand-in trainer does; neither slime flavour at its pinned commit can (see docs/judging.md), so engine.kind slime refuses it.",
+        "Where the teacher's log-probs are computed. engine: the judge engine scores each hinted turn (one prefill request at temperature 1, one request per response token at any other; docs/judging.md). trainer: the orchestrator only renders the hinted prompt; the sample carries the teacher's token ids (hinted prompt + response) and the trainer runs one forward pass of a frozen teacher over them at opd.teacher_temperature (exact at any temperature, no judge-engine request). trainer needs a trainer that does that forward: the rehearsal stand-in trainer does; neither slime flavour at its pinned commit can (see docs/judging.md), so engine.kind slime refuses it with method opd or combine (binary has no teacher).",
       ),
   })
   .strict()
@@ -378,7 +379,7 @@ export const sinkSchema = z
 
 export const recordsSchema = z
   .object({
-    dir: z.string().default(".openclaw-rl/run").describe("Run folder: turn and judgement records, the sample store, logs, the resolved recipe."),
+    dir: z.string().min(1).default(".openclaw-rl/run").describe("Run folder: turn and judgement records, the sample store, logs, the resolved recipe."),
   })
   .strict()
   .prefault({});
@@ -578,7 +579,7 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
   if (recipe.opd.teacher === "trainer" && recipe.opd.topk > 0) {
     issue(["opd", "teacher"], "opd.teacher trainer gives token-level teacher log-probs only (no trainer here carries top-K rows into the top-K loss); use opd.topk: 0, or opd.teacher: engine for top-K distillation");
   }
-  if (recipe.opd.teacher === "trainer" && recipe.engine.kind === "slime") {
+  if (recipe.opd.teacher === "trainer" && recipe.engine.kind === "slime" && recipe.method !== "binary") { // (binary has no teacher to run)
     issue(
       ["opd", "teacher"],
       `engine.slime.flavor ${recipe.engine.slime.flavor} cannot run the teacher in the trainer over the hinted prompt: ${TRAINER_TEACHER_GAP[recipe.engine.slime.flavor]}; use opd.teacher: engine (the judge engine scores the hinted turns)`,

@@ -27,8 +27,9 @@ export function registerDemoCommand(program: Command): void {
       }
       const proxyUrl = (options.proxyUrl ?? `http://127.0.0.1:${recipe.proxy.port}`).replace(/\/+$/, "");
       const policyUrl = `http://127.0.0.1:${recipe.engine.rehearsal.policy_port}`;
-      await expectReachable(`${proxyUrl}/v1/models`, "the proxy", "run `npx openclaw-rl start` with the same recipe first");
-      await expectReachable(`${policyUrl}/health`, "the stand-in policy", "run `npx openclaw-rl start` with the same recipe first");
+      const hint = "run `npx openclaw-rl start` first; for a start run with --set or --method, pass --recipe <its records.dir>/recipe.resolved.yaml (its banner prints this demo command)";
+      await expectReachable(`${proxyUrl}/v1/models`, "the proxy", hint);
+      await expectReachable(`${policyUrl}/health`, "the stand-in policy", hint);
       process.stdout.write(`demo: method ${recipe.method} (the running start must use the same), ${turns} judged turns through ${proxyUrl}; the model is a stand-in\n`);
       const user = new ScriptedUser({ proxyUrl, policyUrl, model: recipe.model.served_name, apiKey: process.env[recipe.proxy.api_key_env], stream: options.stream });
       let current: string | null = null;

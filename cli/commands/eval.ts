@@ -6,8 +6,9 @@ import path from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
 import { OpenclawRlError } from "../../contracts/errors.ts";
+import type { SessionResult, VersionMetrics } from "../../contracts/evaluation.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
-import { readResolvedRecipe } from "../../launchers/resolved-recipe.ts";
+import { resolvedRecipePath } from "../../launchers/resolved-recipe.ts";
 import { EVALUATION_SESSIONS_FILE, EVALUATIONS_FILE } from "../../orchestrator/evaluation/continuous-evaluation.ts";
 import { baseOf, readEvaluations } from "../../orchestrator/evaluation/evaluation-history.ts";
 import { buildEvaluationPlan, readEvaluationSet, refuseCheckpointEvaluation } from "../../orchestrator/evaluation/evaluation-plan.ts";
@@ -17,6 +18,7 @@ import { evaluateVersion } from "../../orchestrator/evaluation/version-evaluatio
 import { JsonlAppendFile } from "../../orchestrator/records/jsonl-append-file.ts";
 import { ADMIN_ENDPOINT_FILE, readAdminToken } from "../../orchestrator/status/admin-token.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
+import { loadRecipe } from "../recipe-file.ts";
 import { engineEndpoints } from "./start.ts";
 
 interface EvalOptions extends CommonOptions {
@@ -38,13 +40,14 @@ export function registerEvalCommand(program: Command): void {
     .action(async (options: EvalOptions) => {
       if (options.checkpoint) refuseCheckpointEvaluation(options.checkpoint);
       const runDir = path.resolve(options.run ?? recipeFromOptions(options).recipe.records.dir);
-      const recipe = withSamples(readResolvedRecipe(runDir) ?? recipeFromOptions(options).recipe, options.samples);
+      const recipe = withSamples(runRecipe(runDir, options), options.samples);
+      const judgeUrl = judgeUrlOf(options.judgeUrl, recipe);
+      const evaluationSet = await readEvaluationSet(recipe);
       const live = await liveVersion(runDir);
-      const judgeUrl = options.judgeUrl ?? engineEndpoints(recipe).judge;
-      if (!judgeUrl) throw new OpenclawRlError("RECIPE_INVALID", "this run's judge engine has no fixed URL (slime announces its router to the orchestrator only)", { path: "--judge-url", hint: "pass --judge-url <the judge router's base URL>" });
-      const plan = buildEvaluationPlan(recipe, await readEvaluationSet(recipe), { proxyUrl: live.proxy, apiKey: process.env[recipe.proxy.api_key_env] || undefined, judgeUrl });
+      const plan = buildEvaluationPlan(recipe, evaluationSet, { proxyUrl: live.proxy, apiKey: process.env[recipe.proxy.api_key_env] || undefined, judgeUrl });
       const earlier = baseOf(readEvaluations(runDir));
       const { metrics, sessions } = await evaluateVersion(plan, live.version, earlier && earlier.version !== live.version ? earlier : null);
+      refuseUnscored(metrics, sessions);
       metrics.versionAtEnd = (await liveVersion(runDir)).version;
       await appendAll(path.join(runDir, EVALUATION_SESSIONS_FILE), sessions.map((session) => ({ version: metrics.version, ...session })));
       await appendAll(path.join(runDir, EVALUATIONS_FILE), [metrics]);
@@ -58,6 +61,37 @@ export function registerEvalCommand(program: Command): void {
       process.stdout.write(`${stable}\n`);
       process.stdout.write(`report: ${path.join(runDir, "evaluation-report.md")} (chart evaluation.svg, data evaluation.json)\n`);
     });
+}
+
+/**
+ * The running start's recipe (its recipe.resolved.yaml) with this command's --set and --method on top, so that
+ * `--set evaluation.personas=FILE` and the like apply; --recipe names another base file; without a resolved
+ * recipe in the run folder, the recipe the options name.
+ */
+function runRecipe(runDir: string, options: EvalOptions): Recipe {
+  const resolved = resolvedRecipePath(runDir);
+  if (options.recipe === undefined && existsSync(resolved)) return loadRecipe({ recipe: resolved, method: options.method, set: options.set }).recipe;
+  return recipeFromOptions(options).recipe;
+}
+
+function judgeUrlOf(option: string | undefined, recipe: Recipe): string {
+  if (option !== undefined) {
+    if (!z.url({ protocol: /^https?$/ }).safeParse(option).success) throw new OpenclawRlError("RECIPE_INVALID", `--judge-url ${JSON.stringify(option)} is not an http(s) URL`, { path: "--judge-url", hint: "pass the judge engine's base URL, e.g. --judge-url http://127.0.0.1:30002" });
+    return option;
+  }
+  const url = engineEndpoints(recipe).judge;
+  if (!url) throw new OpenclawRlError("RECIPE_INVALID", "this run's judge engine has no fixed URL (slime announces its router to the orchestrator only)", { path: "--judge-url", hint: "pass --judge-url <the judge router's base URL>" });
+  return url;
+}
+
+/** An evaluation in which no session was scored measures nothing (an unreachable scorer or policy): it is not recorded, so it never becomes the run's base. */
+function refuseUnscored(metrics: VersionMetrics, sessions: readonly SessionResult[]): void {
+  if (metrics.sessions === 0 || metrics.scored > 0) return;
+  const failure = sessions.find((session) => session.failure)?.failure ?? "no valid scorer vote";
+  throw new OpenclawRlError("ENGINE_UNAVAILABLE", `no session of ${metrics.sessions} was scored (the first: ${failure}); nothing was recorded`, {
+    hint: "check that the running start's proxy and the judge engine answer (`openclaw-rl status`), or pass --judge-url <a reachable judge engine>",
+    retryable: true,
+  });
 }
 
 function withSamples(recipe: Recipe, samples: string | undefined): Recipe {

@@ -1,6 +1,6 @@
 // The one banner `start` prints when the run is up: where OpenClaw points, the key variable, the
-// openclaw-config command (on the run's resolved recipe, so --set / --method overrides such as proxy.port carry
-// over), logs, status/dashboard, what is still warming up; rehearsal says it is a stand-in.
+// openclaw-config and demo commands (on the run's resolved recipe, so --set / --method overrides such as proxy.port
+// carry over), status, eval, logs, the dashboard, what is still warming up; rehearsal says it is a stand-in.
 import path from "node:path";
 import type { Recipe } from "../../contracts/recipe.ts";
 import type { ChildStatus } from "../../launchers/supervisor/child-definition.ts";
@@ -39,6 +39,10 @@ export function formatBanner(input: BannerInput): string {
     `  API key            $${keyVariable} ${input.apiKeySet ? "(set: clients must send it as Bearer)" : "(not set: no auth on loopback)"}`,
     `  OpenClaw config    ${cliCommand(`openclaw-config --recipe ${resolvedRecipe} --write ~/.openclaw/openclaw.json`)}`,
     `  Status             ${cliCommand(`status --run ${pastablePath(input.runDir)}`)}   (or --json, --watch)`,
+  );
+  if (recipe.engine.kind === "rehearsal") lines.push(`  Demo               ${cliCommand(`demo --recipe ${resolvedRecipe}`)}`);
+  lines.push(
+    `  Held-out eval      ${cliCommand(`eval --run ${pastablePath(input.runDir)}`)}`,
     `  Dashboard          ${input.urls.dashboard}`,
     `  Logs               ${path.join(input.runDir, "logs")}/<engine>.log`,
     `  Engines            ${input.engines.map((engine) => `${engine.name} ${engine.state}`).join(", ") || "none supervised"}`,

@@ -7,7 +7,8 @@ import { describeEta } from "../../orchestrator/status/run-progress.ts";
 /** relative: "5s ago" (a screen read now); absolute: clock times and no uptime, so a line changes only with the run. */
 export type StatusClock = "relative" | "absolute";
 
-export function formatStatus(status: StatusSnapshot, columns = 80, clock: StatusClock = "relative"): string {
+/** runDir: the run folder status read (printed in the commands it suggests), null when it was given only --url. */
+export function formatStatus(status: StatusSnapshot, columns = 80, clock: StatusClock = "relative", runDir: string | null = null): string {
   const ago = (at: number) => (clock === "relative" ? `${duration(Date.now() - at)} ago` : `at ${new Date(at).toTimeString().slice(0, 8)}`);
   const lines: string[] = [];
   const title = `openclaw-rl ${status.name ?? ""} · run ${status.run_id ?? "?"} · ${status.method} · engine ${status.engine} · model ${status.model}${status.stand_in ? " (STAND-IN)" : ""}`;
@@ -30,7 +31,7 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
   if (status.records_folder) lines.push(`            since the records folder was created: ${status.records_folder.samples_trained} trained · ${status.records_folder.dropped_stale} dropped stale`);
   lines.push(`batches     ${status.batches} trained · ${status.batches_delivered} delivered (re-deliveries included)${status.last_batch_at ? ` · last delivered ${ago(status.last_batch_at)}` : ""}`);
   const rewards = status.rewards;
-  lines.push(...evaluationLines(status.evaluation, null));
+  lines.push(...evaluationLines(status.evaluation, runDir));
   lines.push(`rewards     ${rewards.count} samples · mean ${rewards.mean === null ? "–" : rewards.mean.toFixed(3)} · ${rewards.positive} good (above 0) · ${rewards.zero} neutral (0) · ${rewards.negative} bad (below 0)`);
   const judging = status.judging;
   const reasons = Object.entries(judging.skipped)

@@ -9,6 +9,8 @@ import { changedLines, formatStatus } from "./status-format.ts";
 export interface WatchTarget {
   url: string;
   token: string;
+  /** The run folder it was found in (null: --url given). */
+  runDir: string | null;
 }
 
 export interface WatchOptions {
@@ -22,9 +24,11 @@ export interface WatchOptions {
 export class PipedStatusPrinter {
   private previous: ReadonlySet<string> = new Set();
 
+  constructor(private readonly runDir: string | null = null) {}
+
   /** The text to print for this status ("" when no line changed). */
   next(status: StatusSnapshot, columns = 100, now = new Date()): string {
-    const lines = formatStatus(status, columns, "absolute").trimEnd().split("\n");
+    const lines = formatStatus(status, columns, "absolute", this.runDir).trimEnd().split("\n");
     const changed = changedLines(this.previous, lines);
     const first = this.previous.size === 0;
     this.previous = new Set(lines);
@@ -37,14 +41,14 @@ export class PipedStatusPrinter {
 
 export async function watchStatus(target: WatchTarget, options: WatchOptions): Promise<void> {
   const output = options.output ?? process.stdout;
-  const piped = new PipedStatusPrinter();
+  const piped = new PipedStatusPrinter(target.runDir);
   let render: NodeJS.Timeout | null = null;
   const redraw = () => {
     render ??= setTimeout(async () => {
       render = null;
       const status = await options.read();
       if (!status || options.json) return;
-      if (output.isTTY) output.write(`\x1b[2J\x1b[H${formatStatus(status, output.columns ?? 80)}`);
+      if (output.isTTY) output.write(`\x1b[2J\x1b[H${formatStatus(status, output.columns ?? 80, "relative", target.runDir)}`);
       else output.write(piped.next(status));
     }, 300);
   };

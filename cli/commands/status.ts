@@ -32,7 +32,7 @@ export function registerStatusCommand(program: Command): void {
       const target = resolveTarget(options);
       if (options.watch) return watchStatus(target, { json: options.json === true, read: () => fetchStatus(target).catch(() => null) });
       const status = await fetchStatus(target);
-      process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status, process.stdout.columns ?? 80));
+      process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status, process.stdout.columns ?? 80, "relative", target.runDir));
     });
 }
 
@@ -41,10 +41,10 @@ type Target = WatchTarget;
 /** The running start's admin URL and token: --url/--token, $OPENCLAW_RL_ADMIN_TOKEN, or the run folder's admin.json and admin-token. */
 export function resolveTarget(options: CommonOptions & { run?: string; url?: string; token?: string }): Target {
   const environmentToken = process.env.OPENCLAW_RL_ADMIN_TOKEN;
-  if (options.url && (options.token || environmentToken)) return { url: options.url.replace(/\/+$/, ""), token: (options.token ?? environmentToken)! };
+  if (options.url && (options.token || environmentToken)) return { url: options.url.replace(/\/+$/, ""), token: (options.token ?? environmentToken)!, runDir: null };
   const runDir = path.resolve(options.run ?? recipeFromOptions(options).recipe.records.dir);
   const token = options.token ?? environmentToken ?? readAdminToken(runDir);
-  if (options.url) return { url: options.url.replace(/\/+$/, ""), token };
+  if (options.url) return { url: options.url.replace(/\/+$/, ""), token, runDir };
   const endpoint = z.object({ url: z.string().url() }).safeParse(readJsonFile(path.join(runDir, ADMIN_ENDPOINT_FILE)));
   if (!endpoint.success) {
     throw new OpenclawRlError("RECIPE_NOT_FOUND", `no running openclaw-rl recorded in ${runDir} (${ADMIN_ENDPOINT_FILE} missing)`, {
@@ -52,7 +52,7 @@ export function resolveTarget(options: CommonOptions & { run?: string; url?: str
       hint: `start one with \`${cliCommand("start")}\`, or pass --run <records.dir> / --url`,
     });
   }
-  return { url: endpoint.data.url, token };
+  return { url: endpoint.data.url, token, runDir };
 }
 
 export async function fetchStatus(target: Target): Promise<StatusSnapshot> {

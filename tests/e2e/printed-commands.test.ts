@@ -100,9 +100,9 @@ describe("every printed command works when pasted", () => {
       }
       const banner = last!.banner;
       const printed = bannerCommands(banner);
-      expect(printed.map(subcommandOf)).toEqual(["openclaw-config", "status"]);
+      expect(printed.map(subcommandOf)).toEqual(["openclaw-config", "status", "demo", "eval"]);
       for (const command of printed) {
-        const result = await shell.run(command);
+        const result = await shell.run(subcommandOf(command) === "demo" ? `${command} --turns 2` : command);
         expect(result.output, command).not.toMatch(NOT_UNDERSTOOD);
         expect(result.exitCode, `${command}\n${result.output}`).toBe(0);
       }

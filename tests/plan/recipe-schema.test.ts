@@ -1,9 +1,12 @@
 // The recipe schema as `plan` relies on it: defaults of the reference, every cross-field rule naming its YAML
 // path, unknown keys, and --set values typed by the schema.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { OpenclawRlError, OpenclawRlErrorList } from "../../contracts/errors.ts";
 import { trainingBackend } from "../../contracts/recipe.ts";
-import { applySet, parseRecipe } from "../../cli/recipe-file.ts";
+import { applySet, loadRecipe, parseRecipe } from "../../cli/recipe-file.ts";
 
 function problems(raw: unknown): string[] {
   try {
@@ -30,6 +33,18 @@ describe("recipe schema", () => {
   it("reports unknown keys and wrong types with their YAML path", () => {
     expect(problems({ cluster: { gpus: 8 } })).toEqual([expect.stringMatching(/^cluster\.gpus: unknown key/)]);
     expect(problems({ training: { lr: "fast" } })).toEqual([expect.stringMatching(/^training\.lr: expected number, got string "fast"/)]);
+    expect(problems({ training: { lr: Number.POSITIVE_INFINITY } })).toEqual(["training.lr: expected number, got Infinity"]);
+    expect(problems({ proxy: { port: 99999 } })).toEqual([expect.stringMatching(/^proxy\.port: .*65535, got number 99999$/)]);
+  });
+
+  it("opd.teacher trainer is refused on slime only where there is a teacher (opd, combine), not under method binary", () => {
+    expect(problems({ method: "opd", opd: { teacher: "trainer" } })).toEqual([expect.stringMatching(/^opd\.teacher: engine\.slime\.flavor fork cannot run the teacher in the trainer/)]);
+    expect(problems({ method: "combine", opd: { teacher: "trainer" } })).toHaveLength(1);
+    expect(problems({ method: "binary", opd: { teacher: "trainer" } })).toEqual([]);
+  });
+
+  it("refuses empty names and folders (records.dir \"\" would make the working folder the run folder)", () => {
+    expect(problems({ records: { dir: "" }, model: { path: "", served_name: "" } }).sort()).toEqual(["model.path: must not be empty", "model.served_name: must not be empty", "records.dir: must not be empty"]);
   });
 
   const rules: [string, unknown, string][] = [
@@ -87,5 +102,36 @@ describe("recipe schema", () => {
     expect(parseRecipe(raw).engine.slime.env).toEqual({ CUDA_LAUNCH_BLOCKING: "1", NCCL_DEBUG: "INFO", OMP_NUM_THREADS: "8" });
     expect(() => applySet(raw, "engine.slime.bogus=1")).toThrow(/unknown recipe key "engine\.slime\.bogus"/);
     expect(() => applySet(raw, "engine.slime.env.NCCL_DEBUG.level=1")).toThrow(/unknown recipe key/);
+  });
+
+  it("an unknown key's hint names the nearest key there is, each misspelt part corrected, and the reference command", () => {
+    const hint = (assignment: string) => {
+      try {
+        applySet({}, assignment);
+      } catch (error) {
+        return (error as OpenclawRlError).hint;
+      }
+      return "no error";
+    };
+    expect(hint("training.lrr=1")).toBe('did you mean "training.lr"? every key: npx openclaw-rl recipe-reference (docs/recipe-reference.md)');
+    expect(hint("trainig.batchsize=4")).toMatch(/^did you mean "training\.batch_size"\?/);
+    expect(hint("engine.slim.env.NCCL_DEBUG=INFO")).toMatch(/^did you mean "engine\.slime\.env\.NCCL_DEBUG"\?/);
+    expect(hint("foo=1")).toBe("every key: npx openclaw-rl recipe-reference (docs/recipe-reference.md)");
+    expect(problems({ opd: { teachr: "trainer" } })).toEqual(['opd.teachr: unknown key opd.teachr (hint: did you mean "opd.teacher"? every key: npx openclaw-rl recipe-reference (docs/recipe-reference.md))']);
+  });
+
+  it("malformed YAML names the file, line and column, the line's text and a hint", () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "recipe-yaml-")), "bad.yaml");
+    writeFileSync(file, "name: x\nmethod: opd\n  model: 1\n");
+    const lines = (() => {
+      try {
+        loadRecipe({ recipe: file });
+      } catch (error) {
+        return (error as OpenclawRlErrorList).errors.map((item) => item.toLine());
+      }
+      return [];
+    })();
+    expect(lines[0]!.startsWith(`${file}:2:9: malformed YAML: `)).toBe(true);
+    expect(lines[0]).toContain('("method: opd") (hint: fix the YAML at that line');
   });
 });

@@ -21,7 +21,7 @@ describe("unknown model names", () => {
     const raw = await fetch(`${harness.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "gpt-17-ultra", messages: [{ role: "user", content: "hi" }] }) });
     expect(raw.status).toBe(404);
     expect(await raw.json()).toEqual({
-      error: { message: "The model `gpt-17-ultra` does not exist or you do not have access to it.", type: "invalid_request_error", param: null, code: "model_not_found" },
+      error: { message: "The model `gpt-17-ultra` does not exist or you do not have access to it. This proxy serves `qwen3-4b`, `gpt-4o`, `qwen3-mini` (GET /v1/models); to accept `gpt-17-ultra` as well, add it to model.aliases in the recipe.", type: "invalid_request_error", param: null, code: "model_not_found" },
     });
     const chat = openai.chat.completions.create({ model: "gpt-17-ultra", messages: [{ role: "user", content: "hi" }] });
     await expect(chat).rejects.toBeInstanceOf(OpenAI.NotFoundError);
@@ -38,7 +38,7 @@ describe("unknown model names", () => {
   it("Messages: Anthropic's not_found_error, raised as the SDK's NotFoundError", async () => {
     const raw = await fetch(`${harness.url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "claude-17", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }) });
     expect(raw.status).toBe(404);
-    expect(await raw.json()).toEqual({ type: "error", error: { type: "not_found_error", message: "The model `claude-17` does not exist or you do not have access to it." } });
+    expect(await raw.json()).toEqual({ type: "error", error: { type: "not_found_error", message: expect.stringMatching(/^The model `claude-17` does not exist or you do not have access to it\. This proxy serves .*model\.aliases/) } });
     const message = anthropic.messages.create({ model: "claude-17", max_tokens: 16, messages: [{ role: "user", content: "hi" }] });
     await expect(message).rejects.toBeInstanceOf(Anthropic.NotFoundError);
     expect(harness.standin.state.counters.requests).toBe(0);

@@ -109,6 +109,7 @@ describe("status: the held-out evaluation", () => {
     const { bus, status } = tracked();
     expect(status().evaluation).toEqual({ configured: false, every_versions: 0, stop_if_worse: false, base_version: null, best: null, versions: [] });
     expect(formatStatus(status(), 200)).toContain("held-out    not configured: set evaluation.every_versions (docs/evaluation.md), or run `npx");
+    expect(formatStatus(status(), 200, "relative", "/tmp/a run")).toMatch(/or run `npx (--prefix \S+ )?openclaw-rl eval --run '\/tmp\/a run'`/); // (the run status read: a custom records.dir)
     bus.emit(done("0", 0.731, null));
     bus.emit(done("8", 0.981, 0.781));
     const snapshot = status();
