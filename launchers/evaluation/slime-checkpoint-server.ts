@@ -1,16 +1,18 @@
 // The SGLang server `openclaw-rl eval --checkpoint` starts for a slime run: a Megatron (or FSDP) checkpoint converted to
 // a Hugging Face folder first (convert-checkpoint), on rollout_tp GPUs of the head node that no running start holds.
-// Refuses by name a checkpoint not converted yet (with the command that converts it) and a node without a free GPU.
+// Refuses by name an iteration not saved, one not converted yet (with the command that converts it), and a head node
+// without free GPUs.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
-import { iterationFolderName } from "../../lib/checkpoints/checkpoint-list.ts";
+import { iterationFolderName, listCheckpoints } from "../../lib/checkpoints/checkpoint-list.ts";
 import { versionOfIteration } from "../../lib/checkpoints/checkpoint-versions.ts";
 import { cliCommand, shellWord } from "../../lib/cli-command.ts";
 import { planPlacement } from "../placement.ts";
 import { sglangServerProcess } from "../sglang-server-process.ts";
 import { huggingFaceFolderState } from "../slime/checkpoint-conversion-run.ts";
+import { insideRunDir } from "../slime/train-args.ts";
 import type { CheckpointRequest, CheckpointServing, GpuAvailability } from "./served-checkpoint.ts";
 
 /** Where `convert-checkpoint` is told to write iteration N's Hugging Face folder, and where eval looks for it. */
@@ -25,6 +27,14 @@ export function planSlimeCheckpointServer(recipe: Recipe, request: CheckpointReq
   const { folder, iteration } = huggingFaceCheckpoint(runDir, request.checkpoint);
   const state = huggingFaceFolderState(folder);
   if (!state.ready) {
+    const saveDir = insideRunDir(runDir, recipe.training.save_dir);
+    if (!existsSync(path.join(saveDir, iterationFolderName(iteration)))) {
+      const saved = listCheckpoints(saveDir).map((entry) => entry.iteration);
+      throw new OpenclawRlError("CHECKPOINT_MISSING", `no checkpoint iteration ${iteration}: neither ${path.join(saveDir, iterationFolderName(iteration))} nor its converted folder ${folder}`, {
+        path: "--checkpoint",
+        hint: saved.length > 0 ? `${saveDir} holds iterations ${saved.join(", ")}` : `${saveDir} holds no checkpoint yet (training.save_interval decides when slime saves)`,
+      });
+    }
     const convert = cliCommand(`convert-checkpoint --run ${shellWord(runDir)} --iteration ${iteration} --out ${shellWord(convertedFolder(runDir, iteration))}`);
     throw new OpenclawRlError("EVALUATION_REFUSED", `iteration ${iteration} is not converted to Hugging Face yet (${state.detail}): SGLang loads only a Hugging Face folder`, {
       path: "--checkpoint",
