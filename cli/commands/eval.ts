@@ -77,15 +77,17 @@ async function evaluateLive(recipe: Recipe, runDir: string, set: EvaluationSet, 
 /**
  * Saved weights on a server of their own (a free loopback port), its OpenAI-compatible chat endpoint as the policy:
  * no proxy, so nothing is recorded or trained; the same plan (openers, personas, seeds, sampling) as every version.
+ * Held-out episodes need the proxy's episode routes: left out, and said so.
  */
 async function evaluateCheckpoint(recipe: Recipe, runDir: string, checkpoint: string, set: EvaluationSet, judgeUrl: string, earlier: VersionMetrics | null): Promise<VersionEvaluation> {
+  if (set.tasks.length > 0) process.stderr.write("· held-out tasks (evaluation.tasks) are not evaluated for a checkpoint: episodes run through the proxy's /v1/episodes routes, which only a running start has; the personas are\n");
   const startRunning = await liveVersion(runDir).then(() => true, () => false);
   const context = { packageRoot: PACKAGE_ROOT, runDir, bridgeUrl: "", bridgeToken: "", environment: {} };
   const serving = planCheckpointServing(recipe, { checkpoint, port: await freeLoopbackPort(), context, gpus: { startRunning } });
   process.stderr.write(`· serving v${serving.version} from ${serving.checkpoint ?? "the stand-in's base weights"} on ${serving.url} (${serving.spec.argv.slice(0, 4).join(" ")} …)\n`);
   const server = await startCheckpointServer(serving, serving.spec.role === "checkpoint-server" ? SGLANG_READY_MS : STANDIN_READY_MS);
   try {
-    const plan = buildEvaluationPlan(recipe, set, { proxyUrl: server.url, apiKey: undefined, judgeUrl });
+    const plan = buildEvaluationPlan(recipe, { ...set, tasks: [] }, { proxyUrl: server.url, apiKey: undefined, judgeUrl });
     const evaluation = await evaluateVersion(plan, serving.version, earlier && earlier.version !== serving.version ? earlier : null);
     evaluation.metrics.served = "checkpoint";
     if (serving.checkpoint) evaluation.metrics.checkpoint = serving.checkpoint;
