@@ -29,6 +29,7 @@ interface EvalOptions extends CommonOptions {
   judgeUrl?: string;
   samples?: string;
   checkpoint?: string;
+  plan?: boolean;
   json?: boolean;
 }
 
@@ -39,10 +40,12 @@ export function registerEvalCommand(program: Command): void {
     .option("--judge-url <url>", "the scorer's (and by default the simulator's) engine; default: the run's judge engine")
     .option("--samples <n>", "sessions per opener (default: evaluation.samples)")
     .option("--checkpoint <which>", "evaluate saved weights on a server of their own: rehearsal vN | base | policy-vN.json; slime N | iter_NNNNNNN (converted first with convert-checkpoint)")
+    .option("--plan", "with --checkpoint: print the server that would serve it (command, GPUs, URL) and run nothing")
     .option("--json", "print this version's metrics as JSON")
     .action(async (options: EvalOptions) => {
       const runDir = path.resolve(options.run ?? recipeFromOptions(options).recipe.records.dir);
       const recipe = withSamples(readResolvedRecipe(runDir) ?? recipeFromOptions(options).recipe, options.samples);
+      if (options.plan) return void process.stdout.write(await checkpointPlanText(recipe, runDir, options.checkpoint));
       const judgeUrl = options.judgeUrl ?? engineEndpoints(recipe).judge;
       if (!judgeUrl) throw new OpenclawRlError("RECIPE_INVALID", "this run's judge engine has no fixed URL (slime announces its router to the orchestrator only)", { path: "--judge-url", hint: "pass --judge-url <the judge router's base URL>" });
       const set = await readEvaluationSet(recipe);
@@ -79,11 +82,32 @@ async function evaluateLive(recipe: Recipe, runDir: string, set: EvaluationSet, 
  * no proxy, so nothing is recorded or trained; the same plan (openers, personas, seeds, sampling) as every version.
  * Held-out episodes need the proxy's episode routes: left out, and said so.
  */
-async function evaluateCheckpoint(recipe: Recipe, runDir: string, checkpoint: string, set: EvaluationSet, judgeUrl: string, earlier: VersionMetrics | null): Promise<VersionEvaluation> {
-  if (set.tasks.length > 0) process.stderr.write("· held-out tasks (evaluation.tasks) are not evaluated for a checkpoint: episodes run through the proxy's /v1/episodes routes, which only a running start has; the personas are\n");
+/** `--plan`: how the checkpoint would be served, as the refusal or the server's command. */
+async function checkpointPlanText(recipe: Recipe, runDir: string, checkpoint: string | undefined): Promise<string> {
+  if (!checkpoint) throw new OpenclawRlError("RECIPE_INVALID", "--plan shows how a checkpoint is served: pass --checkpoint too", { path: "--plan" });
+  const serving = await planServing(recipe, runDir, checkpoint);
+  const { spec } = serving;
+  return [
+    `version     v${serving.version}`,
+    `weights     ${serving.checkpoint ?? "the stand-in's base weights"}`,
+    `cwd         ${spec.cwd}`,
+    `env         ${Object.entries(spec.env).map(([key, value]) => `${key}=${value}`).join(" ") || "(none)"}`,
+    `command     ${spec.argv.join(" ")}`,
+    `policy      ${serving.url}/v1/chat/completions (ready: ${serving.readyUrl})`,
+    "",
+  ].join("\n");
+}
+
+/** The server for `checkpoint` on a free loopback port; beside a running start only its idle GPUs are free. */
+async function planServing(recipe: Recipe, runDir: string, checkpoint: string) {
   const startRunning = await liveVersion(runDir).then(() => true, () => false);
   const context = { packageRoot: PACKAGE_ROOT, runDir, bridgeUrl: "", bridgeToken: "", environment: {} };
-  const serving = planCheckpointServing(recipe, { checkpoint, port: await freeLoopbackPort(), context, gpus: { startRunning } });
+  return planCheckpointServing(recipe, { checkpoint, port: await freeLoopbackPort(), context, gpus: { startRunning } });
+}
+
+async function evaluateCheckpoint(recipe: Recipe, runDir: string, checkpoint: string, set: EvaluationSet, judgeUrl: string, earlier: VersionMetrics | null): Promise<VersionEvaluation> {
+  if (set.tasks.length > 0) process.stderr.write("· held-out tasks (evaluation.tasks) are not evaluated for a checkpoint: episodes run through the proxy's /v1/episodes routes, which only a running start has; the personas are\n");
+  const serving = await planServing(recipe, runDir, checkpoint);
   process.stderr.write(`· serving v${serving.version} from ${serving.checkpoint ?? "the stand-in's base weights"} on ${serving.url} (${serving.spec.argv.slice(0, 4).join(" ")} …)\n`);
   const server = await startCheckpointServer(serving, serving.spec.role === "checkpoint-server" ? SGLANG_READY_MS : STANDIN_READY_MS);
   try {

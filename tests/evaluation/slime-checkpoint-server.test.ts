@@ -76,7 +76,7 @@ describe("a slime checkpoint served for evaluation (plan only)", () => {
     );
   });
 
-  it("refuses engine.kind external (no engine to load it into), and the CLI prints the slime refusal", async () => {
+  it("refuses engine.kind external (no engine to load it into); the CLI prints the slime refusal, and --plan the server", async () => {
     const { runDir, context } = runFolder();
     const external = recipeSchema.parse({ engine: { kind: "external", policy_url: "http://127.0.0.1:1", judge_url: "http://127.0.0.1:2" } });
     expect(() => planCheckpointServing(external, { checkpoint: "4", port: 1, context })).toThrow(/engine.kind external: openclaw-rl starts no engine/);
@@ -84,5 +84,13 @@ describe("a slime checkpoint served for evaluation (plan only)", () => {
     expect(cli.exitCode).toBe(2);
     expect(cli.stderr).toMatch(/iteration 5 is not converted to Hugging Face yet/);
     expect(cli.stderr).toContain(`convert-checkpoint --run ${runDir} --iteration 5`);
+    const plan = await runCliInProcess(["eval", "--run", runDir, "--set", "engine.kind=slime", "--set", `records.dir=${runDir}`, "--checkpoint", "4", "--plan"]);
+    expect(plan.exitCode).toBe(0);
+    expect(plan.stdout).toContain("version     v6\n");
+    expect(plan.stdout).toContain(`-m sglang.launch_server --model-path ${convertedFolder(runDir, 4)} --host 127.0.0.1 --port `);
+    expect(plan.stdout).toContain("env         CUDA_VISIBLE_DEVICES=0,1 PYTHONUNBUFFERED=1");
+    const bare = await runCliInProcess(["eval", "--run", runDir, "--plan"]);
+    expect(bare.exitCode).toBe(2);
+    expect(bare.stderr).toContain("--plan shows how a checkpoint is served: pass --checkpoint too");
   });
 });
