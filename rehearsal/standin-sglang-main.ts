@@ -72,7 +72,14 @@ async function main(): Promise<void> {
   const saved = weightState ? readWeightState(weightState) : null;
   if (saved) restoreWeights(saved, responder);
   const policyFile = options["policy-file"];
-  if (policyFile) responder.importWeights?.(JSON.parse(readFileSync(policyFile, "utf8")));
+  if (policyFile) {
+    try {
+      responder.importWeights?.(JSON.parse(readFileSync(policyFile, "utf8")));
+    } catch (error) {
+      process.stderr.write(`standin-sglang-main: --policy-file ${policyFile}: ${(error as Error).message}\n`);
+      process.exit(2);
+    }
+  }
   const server = new StandinSglangServer({
     tokenizer,
     chatTemplate,

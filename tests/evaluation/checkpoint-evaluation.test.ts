@@ -68,7 +68,7 @@ describe("openclaw-rl eval --checkpoint (rehearsal)", () => {
     expect(v2!.winRate).toBeGreaterThan(v1!.winRate!);
   }, 300_000);
 
-  it("refuses by name a version whose policy is not kept, and a file that is no policy-vN.json", async () => {
+  it("refuses by name a version whose policy is not kept, a file that is no policy-vN.json, and one it cannot load", async () => {
     const missing = await runCliInProcess(["eval", ...common, "--checkpoint", "v7"]);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain(`no saved stand-in policy ${path.join(runDir, "standin-policy", "policy-v7.json")}`);
@@ -76,5 +76,11 @@ describe("openclaw-rl eval --checkpoint (rehearsal)", () => {
     const unnamed = await runCliInProcess(["eval", ...common, "--checkpoint", path.join(runDir, "personas.jsonl")]);
     expect(unnamed.exitCode).toBe(2);
     expect(unnamed.stderr).toMatch(/is not a saved stand-in policy \(policy-vN\.json\)/);
+    // a policy file the stand-in cannot load: its server exits before it is ready, and the error says why
+    const broken = path.join(runDir, "standin-policy", "policy-v9.json");
+    writeFileSync(broken, JSON.stringify({ format: POLICY_FILE_FORMAT, styles: ["plain"], logits: [1] }));
+    const failed = await runCliInProcess(["eval", ...common, "--checkpoint", "v9"]);
+    expect(failed.exitCode).toBe(2);
+    expect(failed.stderr).toMatch(/checkpoint-policy-v9 .* exited \(2\) before it was ready: .*--policy-file .*policy-v9\.json: .*styles must be plain, bulleted, ai/);
   }, 60_000);
 });
