@@ -57,6 +57,13 @@ export const versionMetricsSchema = z.object({
   version: z.string(),
   /** The version served when the evaluation ended: when it differs, training went on meanwhile and the sessions mix versions. */
   versionAtEnd: z.string().optional(),
+  /**
+   * How the version was served: "live" (the running start's engine, through its proxy as side turns) or "checkpoint"
+   * (saved weights loaded into a server of their own: a stand-in policy in rehearsal, SGLang with slime). Absent: live.
+   */
+  served: z.enum(["live", "checkpoint"]).optional(),
+  /** With served "checkpoint": the weights loaded (a policy-vN.json or a Hugging Face folder; absent for the stand-in's base). */
+  checkpoint: z.string().optional(),
   at: z.number(),
   sessions: z.number().int(),
   scored: z.number().int(),

@@ -21,7 +21,7 @@ export interface Placement {
 }
 
 /** What a process is, which decides how it is probed, restarted and stopped. */
-export type ProcessRole = "ray-head" | "ray-worker" | "slime-job" | "judge-server" | "standin-server" | "standin-trainer" | "environment-server" | "checkpoint-converter";
+export type ProcessRole = "ray-head" | "ray-worker" | "slime-job" | "judge-server" | "standin-server" | "standin-trainer" | "environment-server" | "checkpoint-converter" | "checkpoint-server";
 
 export interface ProcessSpec {
   /** Stable name used in logs and status: ray-head, slime-job, judge, rehearsal-policy, ... */

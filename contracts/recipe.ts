@@ -348,6 +348,12 @@ export const rehearsalSchema = z
     learn: z.enum(["auto", "on", "off"]).default("auto").describe("Stand-in trainer updates the stand-in policy with native/ losses when torch imports (auto), always (on) or never (off)."),
     train_seconds: z.number().min(0).default(1).describe("How long the stand-in trainer 'trains' on a batch."),
     seed: z.number().int().default(0).describe("Seed of the stand-in policy."),
+    keep_policies: z
+      .number()
+      .int()
+      .min(0)
+      .default(3)
+      .describe("Saved stand-in policies kept in <records.dir>/standin-policy/ (policy-vN.json, the newest N; 0 keeps every one): what `openclaw-rl eval --checkpoint vN` can evaluate."),
     stream_form: z
       .enum(STREAM_FORMS)
       .optional()

@@ -23,20 +23,22 @@ export function standinWeightStatePath(runDir: string): string {
   return path.join(runDir, "standin-policy", "weight-state.json");
 }
 
-function serverProcess(recipe: Recipe, context: PlanContext, role: "policy" | "judge"): ProcessSpec {
+/** A stand-in server; `weights` are its weight arguments (default: the policy's weight state in the run folder). */
+function serverProcess(recipe: Recipe, context: PlanContext, role: "policy" | "judge", served: { name?: string; port?: number; weights?: string[] } = {}): ProcessSpec {
   const rehearsal = recipe.engine.rehearsal;
   const tokenizer = (role === "policy" ? policyTokenizerSource(recipe) : judgeTokenizerSource(recipe)).path;
+  const port = served.port ?? (role === "policy" ? rehearsal.policy_port : rehearsal.judge_port);
   return {
-    name: `rehearsal-${role}`,
+    name: served.name ?? `rehearsal-${role}`,
     role: "standin-server",
-    port: role === "policy" ? rehearsal.policy_port : rehearsal.judge_port,
+    port,
     node: 0,
     cwd: context.packageRoot,
     argv: [
       process.execPath, "--import", "tsx/esm",
       path.join(context.packageRoot, "rehearsal", "standin-sglang-main.ts"),
       "--role", role,
-      "--port", String(role === "policy" ? rehearsal.policy_port : rehearsal.judge_port),
+      "--port", String(port),
       "--tokenizer", tokenizer,
       "--served-model-name", recipe.model.served_name,
       "--seed", String(rehearsal.seed),
@@ -44,10 +46,19 @@ function serverProcess(recipe: Recipe, context: PlanContext, role: "policy" | "j
       // the streaming form of the SGLang the recipe's slime would run, unless the recipe names one
       "--stream-form", rehearsal.stream_form ?? streamFormOf(recipe.engine.slime),
       // a restarted policy serves the version and weights it had in this run (a real engine gets the trainer's)
-      ...(role === "policy" ? ["--weight-state", standinWeightStatePath(context.runDir), "--run-id", context.runId ?? "plan"] : []),
+      ...(served.weights ?? (role === "policy" ? ["--weight-state", standinWeightStatePath(context.runDir), "--run-id", context.runId ?? "plan"] : [])),
     ],
     env: {},
   };
+}
+
+/**
+ * A second stand-in policy for `openclaw-rl eval --checkpoint`: the rehearsal's policy entry on `port`, serving a saved
+ * policy file (policy-vN.json; null: the base weights) as weight version `version`, keeping no weight state.
+ */
+export function standinCheckpointProcess(recipe: Recipe, context: PlanContext, checkpoint: { policyFile: string | null; version: string; port: number }): ProcessSpec {
+  const weights = [...(checkpoint.policyFile ? ["--policy-file", checkpoint.policyFile] : []), "--weight-version", checkpoint.version];
+  return serverProcess(recipe, context, "policy", { name: `checkpoint-policy-v${checkpoint.version}`, port: checkpoint.port, weights });
 }
 
 function trainerProcess(recipe: Recipe, context: PlanContext): ProcessSpec {
@@ -72,6 +83,7 @@ function trainerProcess(recipe: Recipe, context: PlanContext): ProcessSpec {
       "--w-opd", String(recipe.combine.w_opd),
       ...(recipe.method !== "binary" && recipe.opd.teacher === "trainer" ? ["--opd-teacher", "trainer", "--teacher-temperature", String(teacherTemperature(recipe))] : []),
       "--run-dir", context.runDir,
+      "--keep-policies", String(rehearsal.keep_policies),
     ],
     env: {
       OPENCLAW_RL_BRIDGE: context.bridgeUrl,

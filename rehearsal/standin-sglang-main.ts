@@ -1,7 +1,9 @@
 // Process entry of a stand-in SGLang server (rehearsal engine): parses argv, loads Qwen3's tokenizer, builds the
 // policy or judge Responder and serves until SIGTERM/SIGINT. Run: node --import tsx/esm standin-sglang-main.ts --role policy --port 31100
 // With --weight-state FILE --run-id ID it saves its version and weights at every update and, restarted within the
-// same run, serves them again (standin-weight-state.ts).
+// same run, serves them again (standin-weight-state.ts). With --policy-file FILE (a saved policy-vN.json) it serves
+// those weights from the start, for `openclaw-rl eval --checkpoint` (launchers/evaluation/checkpoint-serving.ts).
+import { readFileSync } from "node:fs";
 import { STREAM_FORMS } from "../contracts/sglang.ts";
 import { parseArgs } from "node:util";
 import { z } from "zod";
@@ -10,6 +12,7 @@ import { loadTokenizerFiles, specialTokenText } from "../lib/model/model-files.t
 import { ModelTokenizer } from "../lib/model/model-tokenizer.ts";
 import { JudgeResponder } from "./judge-responder.ts";
 import { PolicyResponder } from "./policy-responder.ts";
+import type { Responder } from "./standin-model.ts";
 import { StandinSglangServer } from "./standin-sglang-server.ts";
 import { readWeightState, restoreWeights, saveWeightState, type WeightStateFile } from "./standin-weight-state.ts";
 
@@ -25,6 +28,7 @@ const optionsSchema = z.object({
   "stream-form": z.enum(STREAM_FORMS).default("cumulative"),
   "weight-state": z.string().min(1).optional(),
   "run-id": z.string().min(1).default("run"),
+  "policy-file": z.string().min(1).optional(),
 });
 
 async function main(): Promise<void> {
@@ -41,6 +45,7 @@ async function main(): Promise<void> {
       "stream-form": { type: "string" },
       "weight-state": { type: "string" },
       "run-id": { type: "string" },
+      "policy-file": { type: "string" },
     },
     strict: true,
   });
@@ -54,14 +59,27 @@ async function main(): Promise<void> {
     process.stderr.write("standin-sglang-main: --host must be 127.0.0.1 (stand-ins bind loopback only)\n");
     process.exit(2);
   }
+  if (options["policy-file"] && options.role !== "policy") {
+    process.stderr.write("standin-sglang-main: --policy-file is the policy's saved weights (--role policy only)\n");
+    process.exit(2);
+  }
   const files = await loadTokenizerFiles(options.tokenizer);
   const tokenizer = new ModelTokenizer(files);
   const chatTemplate = new ChatTemplate(files);
-  const responder = options.role === "policy" ? await PolicyResponder.create(tokenizer, { seed: options.seed }) : await JudgeResponder.create(tokenizer);
+  const responder: Responder = options.role === "policy" ? await PolicyResponder.create(tokenizer, { seed: options.seed }) : await JudgeResponder.create(tokenizer);
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const weightState: WeightStateFile | null = options["weight-state"] ? { file: options["weight-state"], runId: options["run-id"] } : null;
   const saved = weightState ? readWeightState(weightState) : null;
   if (saved) restoreWeights(saved, responder);
+  const policyFile = options["policy-file"];
+  if (policyFile) {
+    try {
+      responder.importWeights?.(JSON.parse(readFileSync(policyFile, "utf8")));
+    } catch (error) {
+      process.stderr.write(`standin-sglang-main: --policy-file ${policyFile}: ${(error as Error).message}\n`);
+      process.exit(2);
+    }
+  }
   const server = new StandinSglangServer({
     tokenizer,
     chatTemplate,
@@ -80,6 +98,7 @@ async function main(): Promise<void> {
   });
   const { url } = await server.start();
   log(`[standin-${options.role}] the model is a stand-in: a CPU ${options.role === "policy" ? "policy (reply styles + tool calls, learnable style softmax)" : "judge/teacher (answers from cues in the next state)"} speaking SGLang's HTTP API with Qwen3's real tokenizer; no real model runs here`);
+  if (policyFile) log(`[standin-${options.role}] serving the saved policy ${policyFile} as weight version ${server.state.weightVersion}`);
   if (saved) log(`[standin-${options.role}] restarted within run ${saved.run_id}: serving weight version ${saved.weight_version} and its weights again (from ${weightState!.file})`);
   log(`[standin-${options.role}] listening on ${url} (weight version ${server.state.weightVersion})`);
   const stop = () => {

@@ -119,6 +119,7 @@ def parse_arguments(argv):
     parser.add_argument("--opd-teacher", choices=("engine", "trainer"), default="engine", help="trainer: samples carry teacher tokens, scored here")
     parser.add_argument("--teacher-temperature", type=float, default=1.0)
     parser.add_argument("--run-dir", required=True, help="policy files go to <run-dir>/standin-policy/")
+    parser.add_argument("--keep-policies", type=int, default=3, help="policy-vN.json files kept (the newest N; 0 keeps all)")
     parser.add_argument("--rollout-function-path", default="openclaw_rl.rollout.generate_rollout")
     return parser.parse_args(argv)
 
@@ -170,8 +171,9 @@ def make_learner(options):
 class WeightSync:
     """slime's update_weights as seen by SGLang: pause (abort in-flight), load weights with a new version, continue."""
 
-    def __init__(self, policy_url: str, run_dir: str, learner):
+    def __init__(self, policy_url: str, run_dir: str, learner, keep_policies: int = 3):
         self.policy_url = policy_url.rstrip("/")
+        self.keep_policies = keep_policies
         self.folder = os.path.join(run_dir, "standin-policy")
         self.learner = learner
         self.version = 0
@@ -188,8 +190,8 @@ class WeightSync:
                 answer = http_json("POST", self.policy_url + "/update_weights_from_disk", {"model_path": path, "weight_version": version})
                 if not isinstance(answer, dict) or not answer.get("success"):
                     raise RuntimeError(f"update_weights_from_disk failed: {answer}")
-                stale = os.path.join(self.folder, f"policy-v{self.version - 3}.json")
-                if os.path.exists(stale):
+                stale = os.path.join(self.folder, f"policy-v{self.version - self.keep_policies}.json")
+                if self.keep_policies > 0 and os.path.exists(stale):
                     os.remove(stale)
             else:
                 http_json("POST", self.policy_url + "/update_weight_version", {"new_version": version})
@@ -266,7 +268,7 @@ def main(argv=None) -> int:
         flush=True,
     )
     args = slime_like_args(options)
-    sync = WeightSync(options.policy_url, options.run_dir, learner)
+    sync = WeightSync(options.policy_url, options.run_dir, learner, options.keep_policies)
     teacher = StandinTeacher(options.judge_url, options.teacher_temperature) if options.opd_teacher == "trainer" and options.learn != "off" else None
     sync.update()  # slime's initial actor_model.update_weights()
     pending = Background(generate_rollout, args, 0, None)

@@ -1,5 +1,6 @@
-// `openclaw-rl eval [--run DIR] [--judge-url URL] [--samples N] [--json]`: evaluates the version a running start
-// serves now (its base when no weight update came yet) on the held-out personas, paired against the run's base, and
+// `openclaw-rl eval [--run DIR] [--checkpoint C] [--judge-url URL] [--samples N] [--json]`: evaluates the version a
+// running start serves now (its base when no weight update came yet), or a saved checkpoint served by a server of its
+// own (launchers/evaluation/checkpoint-serving.ts), on the held-out personas, paired against the run's base, and
 // writes evaluations.jsonl, evaluation.json, evaluation-report.md and evaluation.svg into the run folder.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -11,14 +12,16 @@ import type { Recipe } from "../../contracts/recipe.ts";
 import { resolvedRecipePath } from "../../launchers/resolved-recipe.ts";
 import { EVALUATION_SESSIONS_FILE, EVALUATIONS_FILE } from "../../orchestrator/evaluation/continuous-evaluation.ts";
 import { baseOf, readEvaluations } from "../../orchestrator/evaluation/evaluation-history.ts";
-import { buildEvaluationPlan, readEvaluationSet, refuseCheckpointEvaluation } from "../../orchestrator/evaluation/evaluation-plan.ts";
+import { buildEvaluationPlan, readEvaluationSet, type EvaluationSet } from "../../orchestrator/evaluation/evaluation-plan.ts";
 import { evaluationMarkdown, evaluationSvg, evaluationTable } from "../../orchestrator/evaluation/evaluation-report.ts";
 import { stableEffectLine } from "../../orchestrator/evaluation/stable-effect.ts";
-import { evaluateVersion } from "../../orchestrator/evaluation/version-evaluation.ts";
+import { evaluateVersion, type VersionEvaluation } from "../../orchestrator/evaluation/version-evaluation.ts";
+import { planCheckpointServing } from "../../launchers/evaluation/checkpoint-serving.ts";
+import { freeLoopbackPort, startCheckpointServer } from "../../launchers/evaluation/checkpoint-server.ts";
 import { JsonlAppendFile } from "../../orchestrator/records/jsonl-append-file.ts";
 import { ADMIN_ENDPOINT_FILE, readAdminToken } from "../../orchestrator/status/admin-token.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
-import { loadRecipe } from "../recipe-file.ts";
+import { loadRecipe, PACKAGE_ROOT } from "../recipe-file.ts";
 import { engineEndpoints } from "./start.ts";
 
 interface EvalOptions extends CommonOptions {
@@ -26,29 +29,30 @@ interface EvalOptions extends CommonOptions {
   judgeUrl?: string;
   samples?: string;
   checkpoint?: string;
+  plan?: boolean;
   json?: boolean;
 }
 
 export function registerEvalCommand(program: Command): void {
   withRecipeOptions(program.command("eval"))
-    .description("Evaluate the live served weight version of a running start on the held-out personas, paired against the run's base")
+    .description("Evaluate a weight version (the live one of a running start, or a saved checkpoint) on the held-out personas, paired against the run's base")
     .option("--run <dir>", "run folder of the running start (default: records.dir of the recipe)")
     .option("--judge-url <url>", "the scorer's (and by default the simulator's) engine; default: the run's judge engine")
     .option("--samples <n>", "sessions per opener (default: evaluation.samples)")
-    .option("--checkpoint <dir>", "a saved checkpoint to evaluate (refused: not yet)")
+    .option("--checkpoint <which>", "evaluate saved weights on a server of their own: rehearsal vN | base | policy-vN.json; slime N | iter_NNNNNNN (converted first with convert-checkpoint)")
+    .option("--plan", "with --checkpoint: print the server that would serve it (command, GPUs, URL) and run nothing")
     .option("--json", "print this version's metrics as JSON")
     .action(async (options: EvalOptions) => {
-      if (options.checkpoint) refuseCheckpointEvaluation(options.checkpoint);
       const runDir = path.resolve(options.run ?? recipeFromOptions(options).recipe.records.dir);
       const recipe = withSamples(runRecipe(runDir, options), options.samples);
+      if (options.plan) return void process.stdout.write(await checkpointPlanText(recipe, runDir, options.checkpoint));
       const judgeUrl = judgeUrlOf(options.judgeUrl, recipe);
-      const evaluationSet = await readEvaluationSet(recipe);
-      const live = await liveVersion(runDir);
-      const plan = buildEvaluationPlan(recipe, evaluationSet, { proxyUrl: live.proxy, apiKey: process.env[recipe.proxy.api_key_env] || undefined, judgeUrl });
+      const set = await readEvaluationSet(recipe);
       const earlier = baseOf(readEvaluations(runDir));
-      const { metrics, sessions } = await evaluateVersion(plan, live.version, earlier && earlier.version !== live.version ? earlier : null);
+      const { metrics, sessions } = options.checkpoint
+        ? await evaluateCheckpoint(recipe, runDir, options.checkpoint, set, judgeUrl, earlier)
+        : await evaluateLive(recipe, runDir, set, judgeUrl, earlier);
       refuseUnscored(metrics, sessions);
-      metrics.versionAtEnd = (await liveVersion(runDir)).version;
       await appendAll(path.join(runDir, EVALUATION_SESSIONS_FILE), sessions.map((session) => ({ version: metrics.version, ...session })));
       await appendAll(path.join(runDir, EVALUATIONS_FILE), [metrics]);
       const all = readEvaluations(runDir);
@@ -93,6 +97,64 @@ function refuseUnscored(metrics: VersionMetrics, sessions: readonly SessionResul
     retryable: true,
   });
 }
+
+/** The version the running start serves now, through its proxy (side turns: never trained). */
+async function evaluateLive(recipe: Recipe, runDir: string, set: EvaluationSet, judgeUrl: string, earlier: VersionMetrics | null): Promise<VersionEvaluation> {
+  const live = await liveVersion(runDir);
+  const plan = buildEvaluationPlan(recipe, set, { proxyUrl: live.proxy, apiKey: process.env[recipe.proxy.api_key_env] || undefined, judgeUrl });
+  const evaluation = await evaluateVersion(plan, live.version, earlier && earlier.version !== live.version ? earlier : null);
+  evaluation.metrics.versionAtEnd = (await liveVersion(runDir)).version;
+  evaluation.metrics.served = "live";
+  return evaluation;
+}
+
+/**
+ * Saved weights on a server of their own (a free loopback port), its OpenAI-compatible chat endpoint as the policy:
+ * no proxy, so nothing is recorded or trained; the same plan (openers, personas, seeds, sampling) as every version.
+ * Held-out episodes need the proxy's episode routes: left out, and said so.
+ */
+/** `--plan`: how the checkpoint would be served, as the refusal or the server's command. */
+async function checkpointPlanText(recipe: Recipe, runDir: string, checkpoint: string | undefined): Promise<string> {
+  if (!checkpoint) throw new OpenclawRlError("RECIPE_INVALID", "--plan shows how a checkpoint is served: pass --checkpoint too", { path: "--plan" });
+  const serving = await planServing(recipe, runDir, checkpoint);
+  const { spec } = serving;
+  return [
+    `version     v${serving.version}`,
+    `weights     ${serving.checkpoint ?? "the stand-in's base weights"}`,
+    `cwd         ${spec.cwd}`,
+    `env         ${Object.entries(spec.env).map(([key, value]) => `${key}=${value}`).join(" ") || "(none)"}`,
+    `command     ${spec.argv.join(" ")}`,
+    `policy      ${serving.url}/v1/chat/completions (ready: ${serving.readyUrl})`,
+    "",
+  ].join("\n");
+}
+
+/** The server for `checkpoint` on a free loopback port; beside a running start only its idle GPUs are free. */
+async function planServing(recipe: Recipe, runDir: string, checkpoint: string) {
+  const startRunning = await liveVersion(runDir).then(() => true, () => false);
+  const context = { packageRoot: PACKAGE_ROOT, runDir, bridgeUrl: "", bridgeToken: "", environment: {} };
+  return planCheckpointServing(recipe, { checkpoint, port: await freeLoopbackPort(), context, gpus: { startRunning } });
+}
+
+async function evaluateCheckpoint(recipe: Recipe, runDir: string, checkpoint: string, set: EvaluationSet, judgeUrl: string, earlier: VersionMetrics | null): Promise<VersionEvaluation> {
+  if (set.tasks.length > 0) process.stderr.write("· held-out tasks (evaluation.tasks) are not evaluated for a checkpoint: episodes run through the proxy's /v1/episodes routes, which only a running start has; the personas are\n");
+  const serving = await planServing(recipe, runDir, checkpoint);
+  process.stderr.write(`· serving v${serving.version} from ${serving.checkpoint ?? "the stand-in's base weights"} on ${serving.url} (${serving.spec.argv.slice(0, 4).join(" ")} …)\n`);
+  const server = await startCheckpointServer(serving, serving.spec.role === "checkpoint-server" ? SGLANG_READY_MS : STANDIN_READY_MS);
+  try {
+    const plan = buildEvaluationPlan(recipe, { ...set, tasks: [] }, { proxyUrl: server.url, apiKey: undefined, judgeUrl });
+    const evaluation = await evaluateVersion(plan, serving.version, earlier && earlier.version !== serving.version ? earlier : null);
+    evaluation.metrics.served = "checkpoint";
+    if (serving.checkpoint) evaluation.metrics.checkpoint = serving.checkpoint;
+    return evaluation;
+  } finally {
+    await server.stop();
+  }
+}
+
+/** How long a checkpoint server may take to answer /health_generate: a stand-in loads a tokenizer, SGLang a model. */
+const STANDIN_READY_MS = 120_000;
+const SGLANG_READY_MS = 900_000;
 
 function withSamples(recipe: Recipe, samples: string | undefined): Recipe {
   if (samples === undefined) return recipe;

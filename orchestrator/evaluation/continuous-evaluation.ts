@@ -86,6 +86,7 @@ export class ContinuousEvaluation {
     const { metrics, sessions } = await evaluateVersion(plan, String(version), this.base, this.stop.signal).finally(() => (this.baseTried = true));
     if (this.stop.signal.aborted) return;
     metrics.versionAtEnd = String(this.options.weights.current());
+    metrics.served = "live";
     this.base ??= metrics;
     await Promise.all(sessions.map((session) => this.sessions.append({ version: metrics.version, ...session })));
     await this.results.append(metrics);

@@ -4,7 +4,6 @@ import type { PersonaOpener } from "../../contracts/evaluation.ts";
 import { environmentUrl, type Recipe } from "../../contracts/recipe.ts";
 import { environmentClient } from "../episodes/environment-protocols.ts";
 import type { Task } from "../episodes/task-file.ts";
-import { OpenclawRlError } from "../../contracts/errors.ts";
 import { episodeTasksFile } from "../episodes/task-file.ts";
 import { readHeldOutTasks, readPersonaSet, SHIPPED_PERSONAS } from "./held-out-set.ts";
 import type { EvaluationPlan } from "./version-evaluation.ts";
@@ -64,12 +63,4 @@ export function buildEvaluationPlan(recipe: Recipe, set: EvaluationSet, endpoint
             contextTokens: recipe.model.context_length - recipe.model.max_response_tokens,
           },
   };
-}
-
-/** What this iteration cannot evaluate, refused by name. */
-export function refuseCheckpointEvaluation(checkpoint: string): never {
-  throw new OpenclawRlError("EVALUATION_REFUSED", `not yet: evaluating a saved checkpoint (${checkpoint}) needs it loaded into an engine, which openclaw-rl does not do yet`, {
-    path: "--checkpoint",
-    hint: "evaluate the live served version (`openclaw-rl eval --run DIR`) or the base (at the start of a run, before any weight update)",
-  });
 }

@@ -8,7 +8,7 @@ const interval = (ci: { low: number; high: number } | null) => (ci === null ? "�
 function rows(evaluations: readonly VersionMetrics[]): string[][] {
   const withEpisodes = evaluations.some((metrics) => metrics.episodes);
   return evaluations.map((metrics) => [
-    metrics.version + (metrics.versionAtEnd !== undefined && metrics.versionAtEnd !== metrics.version ? `→${metrics.versionAtEnd}` : "") + (metrics.baseVersion === null ? " (base)" : ""),
+    metrics.version + (metrics.versionAtEnd !== undefined && metrics.versionAtEnd !== metrics.version ? `→${metrics.versionAtEnd}` : "") + (metrics.baseVersion === null ? " (base)" : "") + servedFrom(metrics),
     `${metrics.scored}/${metrics.sessions}`,
     percent(metrics.meanScore),
     interval(metrics.scoreCi),
@@ -17,6 +17,12 @@ function rows(evaluations: readonly VersionMetrics[]): string[][] {
     `${metrics.requests.policy}+${metrics.requests.simulator}+${metrics.requests.scorer}`,
     ...(withEpisodes ? episodeCells(metrics.episodes) : []),
   ]);
+}
+
+/** A checkpoint's version says so, with the saved weights' name (a live version says nothing). */
+function servedFrom(metrics: VersionMetrics): string {
+  if (metrics.served !== "checkpoint") return "";
+  return ` · checkpoint ${metrics.checkpoint ? metrics.checkpoint.split("/").filter(Boolean).pop() : "base weights"}`;
 }
 
 function episodeCells(episodes: VersionMetrics["episodes"]): string[] {
@@ -44,7 +50,7 @@ export function evaluationMarkdown(evaluations: readonly VersionMetrics[], chart
   const lines = [
     "# Held-out evaluation",
     "",
-    "Mean session score in [0, 1] (the scorer's rubric votes / 10) with its 95% t interval; the win rate against the base is paired on the same openers and simulator seeds (ties count half), with a Wilson interval. Held-out episodes (when configured): the mean outcome and pass@k (a score of 1 passes), Wilson intervals. Everything runs through the proxy as side turns: never trained. `a→b`: the version served moved from a to b during the evaluation (training went on), so its sessions mix versions.",
+    "Mean session score in [0, 1] (the scorer's rubric votes / 10) with its 95% t interval; the win rate against the base is paired on the same openers and simulator seeds (ties count half), with a Wilson interval. Held-out episodes (when configured): the mean outcome and pass@k (a score of 1 passes), Wilson intervals. A live version runs through the proxy as side turns (never trained); a version marked `checkpoint` was served from saved weights by a server of its own (docs/evaluation.md). `a→b`: the version served moved from a to b during the evaluation (training went on), so its sessions mix versions.",
     "",
     `| ${HEADER.join(" | ")} |`,
     `| ${HEADER.map(() => "---").join(" | ")} |`,

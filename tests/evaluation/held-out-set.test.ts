@@ -46,10 +46,10 @@ describe("held-out sets", () => {
     expect(recipeSchema.safeParse({ evaluation: { tasks: "held-out.jsonl" }, episodes: { environment: "toolcall" } }).success).toBe(true);
   });
 
-  it("openclaw-rl eval refuses a checkpoint by name and a folder without a running start", async () => {
+  it("openclaw-rl eval refuses a rehearsal checkpoint that is no saved policy and a folder without a running start", async () => {
     const checkpoint = await runCliInProcess(["eval", "--run", folder, "--checkpoint", path.join(folder, "iter_0000004")]);
     expect(checkpoint.exitCode).toBe(2);
-    expect(checkpoint.stderr).toMatch(/not yet: evaluating a saved checkpoint/);
+    expect(checkpoint.stderr).toMatch(/iter_0000004 is not a saved stand-in policy \(policy-vN\.json\)/);
     const empty = await runCliInProcess(["eval", "--run", folder]);
     expect(empty.exitCode).toBe(2);
     expect(empty.stderr).toMatch(/no running openclaw-rl recorded in .*admin\.json missing/);
