@@ -37,6 +37,7 @@ import { createDashboardRoutes } from "./status/dashboard/dashboard-routes.ts";
 import { RunTally } from "./status/run-tally.ts";
 import type { StatusSnapshot } from "../contracts/status.ts";
 import type { RunEventInput } from "../contracts/events.ts";
+import { versionMetricsSchema, type VersionMetrics } from "../contracts/evaluation.ts";
 import { StatusTracker } from "./status/status-tracker.ts";
 import { followBus } from "./status/tally-feed.ts";
 import { TrainerWatchdog } from "./status/trainer-watchdog.ts";
@@ -47,6 +48,7 @@ import { StalenessPolicy } from "./weights/staleness-policy.ts";
 import { resetVersionsForTrainerRestart } from "./weights/trainer-restart.ts";
 import { versionLabels } from "./weights/version-labels.ts";
 import { WeightUpdateWatcher } from "./weights/weight-update-watcher.ts";
+import { EVALUATION_RECORDED_ROUTE, evaluationDoneEvent } from "./evaluation/evaluation-announcement.ts";
 import { WeightVersionTracker } from "./weights/weight-version-tracker.ts";
 
 export interface Readiness {
@@ -389,7 +391,11 @@ async function startStatusApi(run: Run, parts: ResourceStack, proxy: { proxy: Pr
   const tally = new RunTally(recipe.training.batch_size, {}, { runId: options.runId });
   const unfollow = followBus(bus, tally);
   const status = new StatusTracker(bus, recipe, { readiness: options.readiness, endpoints: () => urls }, tally);
-  const admin = new AdminServer({ bus, token: adminToken, snapshot: () => status.snapshot(), actions: { [RESUME_ROUTE]: () => run.pause.resume(`POST ${RESUME_ROUTE}`) } });
+  const admin = new AdminServer({ bus, token: adminToken, snapshot: () => status.snapshot(), actions: {
+    [RESUME_ROUTE]: { run: () => run.pause.resume(`POST ${RESUME_ROUTE}`) },
+    // `openclaw-rl eval` beside this start: its live version's result joins the screens as continuous evaluation's do
+    [EVALUATION_RECORDED_ROUTE]: { body: versionMetricsSchema, run: (metrics) => (bus.emit(evaluationDoneEvent(metrics as VersionMetrics)), { announced: (metrics as VersionMetrics).version }) },
+  } });
   const dashboard = createDashboardRoutes({
     bus, recordsDir: runDir, token: adminToken, method: recipe.method, batchSize: recipe.training.batch_size, versionLabelNote: versionLabels(recipe).note, tally,
     sessionIdleTimeoutS: recipe.proxy.session_idle_timeout_s, evaluationEveryVersions: recipe.evaluation.every_versions,

@@ -13,6 +13,7 @@ import { resolvedRecipePath } from "../../launchers/resolved-recipe.ts";
 import { EVALUATION_SESSIONS_FILE, EVALUATIONS_FILE } from "../../orchestrator/evaluation/continuous-evaluation.ts";
 import { baseOf, readEvaluations } from "../../orchestrator/evaluation/evaluation-history.ts";
 import { buildEvaluationPlan, readEvaluationSet, type EvaluationSet } from "../../orchestrator/evaluation/evaluation-plan.ts";
+import { EVALUATION_RECORDED_ROUTE } from "../../orchestrator/evaluation/evaluation-announcement.ts";
 import { evaluationMarkdown, evaluationSvg, evaluationTable } from "../../orchestrator/evaluation/evaluation-report.ts";
 import { stableEffectLine } from "../../orchestrator/evaluation/stable-effect.ts";
 import { evaluateVersion, type VersionEvaluation } from "../../orchestrator/evaluation/version-evaluation.ts";
@@ -55,6 +56,7 @@ export function registerEvalCommand(program: Command): void {
       refuseUnscored(metrics, sessions);
       await appendAll(path.join(runDir, EVALUATION_SESSIONS_FILE), sessions.map((session) => ({ version: metrics.version, ...session })));
       await appendAll(path.join(runDir, EVALUATIONS_FILE), [metrics]);
+      if (metrics.served === "live") await announceToStart(runDir, metrics);
       const all = readEvaluations(runDir);
       writeFileSync(path.join(runDir, "evaluation.json"), `${JSON.stringify(all, null, 2)}\n`);
       writeFileSync(path.join(runDir, "evaluation.svg"), evaluationSvg(all));
@@ -167,15 +169,34 @@ const statusSchema = z.object({ weight_version: z.string().nullable(), endpoints
 
 /** The running start's proxy and the weight version it serves now ("0" before the first update: the base). */
 async function liveVersion(runDir: string): Promise<{ proxy: string; version: string }> {
+  const url = adminUrl(runDir);
+  const response = await fetch(`${url}/status`, { headers: { authorization: `Bearer ${readAdminToken(runDir)}` }, signal: AbortSignal.timeout(5000) }).catch((cause: unknown) => {
+    throw new OpenclawRlError("ENGINE_UNAVAILABLE", `no openclaw-rl answers at ${url}`, { path: url, cause, hint: "is `openclaw-rl start` still running?", retryable: true });
+  });
+  const status = statusSchema.safeParse(await response.json().catch(() => null));
+  if (!response.ok || !status.success || !status.data.endpoints.proxy) throw new OpenclawRlError("ENGINE_ERROR", `unexpected answer from ${url}/status (${response.status})`, { path: url });
+  return { proxy: status.data.endpoints.proxy, version: status.data.weight_version ?? "0" };
+}
+
+/** The running start's admin API, as its run folder records it. */
+function adminUrl(runDir: string): string {
   const endpointFile = path.join(runDir, ADMIN_ENDPOINT_FILE);
   const endpoint = existsSync(endpointFile) ? z.object({ url: z.string().url() }).safeParse(JSON.parse(readFileSync(endpointFile, "utf8"))) : null;
   if (!endpoint?.success) throw new OpenclawRlError("RECIPE_NOT_FOUND", `no running openclaw-rl recorded in ${runDir} (${ADMIN_ENDPOINT_FILE} missing)`, { path: runDir, hint: "evaluate a running start: `openclaw-rl start`, then `openclaw-rl eval --run <records.dir>`" });
-  const response = await fetch(`${endpoint.data.url}/status`, { headers: { authorization: `Bearer ${readAdminToken(runDir)}` }, signal: AbortSignal.timeout(5000) }).catch((cause: unknown) => {
-    throw new OpenclawRlError("ENGINE_UNAVAILABLE", `no openclaw-rl answers at ${endpoint.data.url}`, { path: endpoint.data.url, cause, hint: "is `openclaw-rl start` still running?", retryable: true });
-  });
-  const status = statusSchema.safeParse(await response.json().catch(() => null));
-  if (!response.ok || !status.success || !status.data.endpoints.proxy) throw new OpenclawRlError("ENGINE_ERROR", `unexpected answer from ${endpoint.data.url}/status (${response.status})`, { path: endpoint.data.url });
-  return { proxy: status.data.endpoints.proxy, version: status.data.weight_version ?? "0" };
+  return endpoint.data.url;
+}
+
+/**
+ * Hands the running start a live version's result, so that status, status --json and the dashboard show it as they
+ * show continuous evaluation's; says so when the start cannot be told (the line is in evaluations.jsonl either way).
+ */
+async function announceToStart(runDir: string, metrics: VersionMetrics): Promise<void> {
+  const failure = await (async () => {
+    const url = `${adminUrl(runDir)}${EVALUATION_RECORDED_ROUTE}`;
+    const response = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${readAdminToken(runDir)}`, "content-type": "application/json" }, body: JSON.stringify(metrics), signal: AbortSignal.timeout(5000) });
+    return response.ok ? null : `${url} answered ${response.status} ${(await response.text()).slice(0, 200)}`;
+  })().catch((error: unknown) => (error as Error).message);
+  if (failure) process.stderr.write(`· the running start was not told of this result (${failure}): it is in evaluations.jsonl, not on status\n`);
 }
 
 async function appendAll(file: string, values: readonly unknown[]): Promise<void> {

@@ -9,6 +9,7 @@ import type { EventBus } from "../event-bus.ts";
 import { JsonlAppendFile } from "../records/jsonl-append-file.ts";
 import { dropMessage, HeldOutGuard } from "./held-out-guard.ts";
 import type { WeightVersionTracker } from "../weights/weight-version-tracker.ts";
+import { evaluationDoneEvent } from "./evaluation-announcement.ts";
 import { evaluateVersion, type EvaluationPlan } from "./version-evaluation.ts";
 
 export const EVALUATIONS_FILE = "evaluations.jsonl";
@@ -90,8 +91,7 @@ export class ContinuousEvaluation {
     this.base ??= metrics;
     await Promise.all(sessions.map((session) => this.sessions.append({ version: metrics.version, ...session })));
     await this.results.append(metrics);
-    const { version: label, versionAtEnd, baseVersion, sessions: count, scored, meanScore, scoreCi, winRate, winRateCi, requests, episodes } = metrics;
-    this.options.bus.emit({ type: "evaluation-done", version: label, versionAtEnd: versionAtEnd!, baseVersion, sessions: count, scored, meanScore, scoreCi, winRate, winRateCi, requests, episodes: episodes ?? null });
+    this.options.bus.emit(evaluationDoneEvent(metrics));
     const drop = this.guard.check(metrics);
     if (drop) this.options.onDrop?.(drop, dropMessage(drop));
   }

@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
+import type { z } from "zod";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { EVENT_VERSION } from "../../contracts/events.ts";
 import type { EventBus } from "../event-bus.ts";
@@ -22,11 +23,22 @@ export interface AdminServerOptions {
   bus: EventBus;
   token: string;
   snapshot: () => StatusSnapshot;
-  /** POST routes behind the token, by path; each answers 200 with what it returns (POST /training/resume). */
-  actions?: Record<string, () => unknown>;
+  /**
+   * POST routes behind the token, by path; each answers 200 with what it returns (POST /training/resume). One with a
+   * `body` schema is handed its JSON body, parsed (at most 64 KiB; a body that is not JSON or fails the schema is a 400
+   * naming the field).
+   */
+  actions?: Record<string, AdminAction>;
   /** Bounds of the ws event stream (replay length, client limit, unread-output cap). */
   stream?: Partial<EventStreamOptions>;
 }
+
+export interface AdminAction {
+  body?: z.ZodType;
+  run(body: unknown): unknown;
+}
+
+const MAX_ACTION_BODY_BYTES = 64 * 1024;
 
 export class AdminServer {
   private readonly server: Server;
@@ -97,7 +109,11 @@ export class AdminServer {
     if (!this.authorized(request, url)) return sendJsonFresh(response, 401, { error: { code: "UNAUTHORIZED", message: "missing or wrong admin token (see <run>/admin-token)" } });
     if (path === "/status" && request.method === "GET") return sendJsonFresh(response, 200, this.options.snapshot());
     const action = this.options.actions?.[path];
-    if (action && request.method === "POST") return sendJsonFresh(response, 200, await action());
+    if (action && request.method === "POST") {
+      const body = action.body ? await readActionBody(request, action.body) : { ok: true as const, value: undefined };
+      if (!body.ok) return sendJsonFresh(response, 400, { error: { code: "BAD_REQUEST", message: `POST ${path}: ${body.message}` } });
+      return sendJsonFresh(response, 200, await action.run(body.value));
+    }
     if (path === "/events/recent" && request.method === "GET") {
       const limit = Math.min(5000, Math.max(1, Number(url.searchParams.get("limit") ?? 200) || 200));
       return sendJsonFresh(response, 200, { version: EVENT_VERSION, events: this.options.bus.recent(limit) });
@@ -123,4 +139,25 @@ function digest(value: string): Buffer {
 /** The admin API's answers: never cached (they carry the run's live state). */
 function sendJsonFresh(response: ServerResponse, status: number, body: unknown): void {
   sendJson(response, status, body, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+}
+
+/** A POST action's body, bounded and parsed by its schema; what is wrong with it otherwise. */
+async function readActionBody(request: IncomingMessage, schema: z.ZodType): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_ACTION_BODY_BYTES) return { ok: false, message: `the body is over ${MAX_ACTION_BODY_BYTES} bytes` };
+    chunks.push(chunk as Buffer);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    return { ok: false, message: "the body is not JSON" };
+  }
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { ok: false, message: `${issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : ""}${issue?.message ?? "invalid body"}` };
 }

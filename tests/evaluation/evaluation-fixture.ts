@@ -1,6 +1,9 @@
 // A proxy with a scripted stand-in policy behind it (tests/proxy/harness.ts) and the rehearsal's stand-in judge as
 // simulator and scorer, on loopback; and the evaluation plan that points at them.
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import type { PersonaOpener } from "../../contracts/evaluation.ts";
+import { recipeSchema, type Recipe } from "../../contracts/recipe.ts";
 import type { EvaluationPlan } from "../../orchestrator/evaluation/version-evaluation.ts";
 import { JudgeResponder } from "../../rehearsal/judge-responder.ts";
 import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
@@ -49,4 +52,22 @@ export async function startEvaluationFixture(script: Script): Promise<Evaluation
       await judge.close();
     },
   };
+}
+
+/**
+ * A recipe for an orchestrator in front of the fixture's engines (engine and judge external), with `openers`
+ * one-reply persona openers written into runDir and `evaluation` settings on top of one sample and one vote each.
+ */
+export function fixtureRecipe(fixture: EvaluationFixture, runDir: string, openers: number, evaluation: Record<string, unknown>): Recipe {
+  const personas = path.join(runDir, "personas.jsonl");
+  const opener = (index: number) => ({ id: `o${index}`, persona: "You want a plain answer.", opener: `Question ${index}: how do I start?`, rubric: "Does every reply sound like a person wrote it?", turns: 1 });
+  writeFileSync(personas, Array.from({ length: openers }, (_, index) => JSON.stringify(opener(index))).join("\n") + "\n");
+  return recipeSchema.parse({
+    method: "binary",
+    model: { path: "builtin:qwen3", tokenizer_path: "builtin:qwen3" },
+    judge: { launch: "external", url: fixture.judge.url },
+    engine: { kind: "external", policy_url: fixture.harness.standin.url },
+    records: { dir: runDir },
+    evaluation: { samples: 1, votes: 1, personas, ...evaluation },
+  });
 }

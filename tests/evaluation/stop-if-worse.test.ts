@@ -3,17 +3,16 @@
 // under the stand-in scorer's rubric), the rehearsal's stand-in judge as simulator and scorer. The guard pauses
 // training and says why on the bus and on status (text and JSON, the best version named); `openclaw-rl resume-training`
 // resumes it through the admin API.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../contracts/events.ts";
-import { recipeSchema } from "../../contracts/recipe.ts";
 import { formatStatus } from "../../cli/commands/status-format.ts";
 import { startOrchestrator, type RunningOrchestrator } from "../../orchestrator/run.ts";
 import { runCliInProcess } from "../cli/cli-process.ts";
 import { until } from "../support/loopback.ts";
-import { startEvaluationFixture, type EvaluationFixture } from "./evaluation-fixture.ts";
+import { fixtureRecipe, startEvaluationFixture, type EvaluationFixture } from "./evaluation-fixture.ts";
 
 const PLAIN = "<think>\nok\n</think>\n\nSure. Start with one short sentence.";
 const AI_STYLE = "<think>\nok\n</think>\n\nAs an AI language model, I can tell you that this works. I hope this helps!";
@@ -28,18 +27,8 @@ describe("evaluation.stop_if_worse in the orchestrator", () => {
   beforeAll(async () => {
     fixture = await startEvaluationFixture(() => (worse ? AI_STYLE : PLAIN));
     runDir = mkdtempSync(path.join(tmpdir(), "stop-if-worse-"));
-    const personas = path.join(runDir, "personas.jsonl");
     // 6 one-reply openers × 1 sample: the fewest sessions a drop can be significant on (MIN_PAIRS)
-    const opener = (index: number) => ({ id: `o${index}`, persona: "You want a plain answer.", opener: `Question ${index}: how do I start?`, rubric: "Does every reply sound like a person wrote it?", turns: 1 });
-    writeFileSync(personas, Array.from({ length: 6 }, (_, index) => JSON.stringify(opener(index))).join("\n") + "\n");
-    const recipe = recipeSchema.parse({
-      method: "binary",
-      model: { path: "builtin:qwen3", tokenizer_path: "builtin:qwen3" },
-      judge: { launch: "external", url: fixture.judge.url },
-      engine: { kind: "external", policy_url: fixture.harness.standin.url },
-      records: { dir: runDir },
-      evaluation: { every_versions: 1, samples: 1, votes: 1, personas, stop_if_worse: true },
-    });
+    const recipe = fixtureRecipe(fixture, runDir, 6, { every_versions: 1, stop_if_worse: true });
     const ready = () => ({ ready: true, reason: "test", retryAfterS: 0 });
     orchestrator = await startOrchestrator({ recipe, runDir, apiKey: undefined, engines: { policy: fixture.harness.standin.url, judge: fixture.judge.url }, readiness: ready, ports: { proxy: 0, admin: 0 } });
     orchestrator.bus.subscribe((event) => void events.push(event));
