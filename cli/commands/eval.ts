@@ -161,7 +161,7 @@ const SGLANG_READY_MS = 900_000;
 function withSamples(recipe: Recipe, samples: string | undefined): Recipe {
   if (samples === undefined) return recipe;
   const count = Number(samples);
-  if (!Number.isInteger(count) || count < 1 || count > 32) throw new OpenclawRlError("RECIPE_INVALID", `--samples ${samples} is not a whole number from 1 to 32`, { path: "--samples" });
+  if (!Number.isInteger(count) || count < 1 || count > 32) throw new OpenclawRlError("RECIPE_INVALID", `${JSON.stringify(samples)} is not a whole number from 1 to 32`, { path: "--samples" });
   return { ...recipe, evaluation: { ...recipe.evaluation, samples: count } };
 }
 

@@ -53,6 +53,13 @@ describe("openclaw-rl eval --run", () => {
     expect(existsSync(path.join(runDir, "evaluations.jsonl"))).toBe(false);
   });
 
+  it("refuses a --samples that is not a whole number, naming the flag once", async () => {
+    const result = await runCliInProcess(["eval", "--run", runDir, "--samples", "abc"]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('--samples: "abc" is not a whole number from 1 to 32');
+    expect(existsSync(path.join(runDir, "evaluations.jsonl"))).toBe(false);
+  });
+
   it("refuses a --judge-url that is not a URL before evaluating anything", async () => {
     const result = await runCliInProcess(["eval", "--run", runDir, "--judge-url", "notaurl"]);
     expect(result.exitCode).toBe(2);
