@@ -394,7 +394,14 @@ async function startStatusApi(run: Run, parts: ResourceStack, proxy: { proxy: Pr
   const admin = new AdminServer({ bus, token: adminToken, snapshot: () => status.snapshot(), actions: {
     [RESUME_ROUTE]: { run: () => run.pause.resume(`POST ${RESUME_ROUTE}`) },
     // `openclaw-rl eval` beside this start: its live version's result joins the screens as continuous evaluation's do
-    [EVALUATION_RECORDED_ROUTE]: { body: versionMetricsSchema, run: (metrics) => (bus.emit(evaluationDoneEvent(metrics as VersionMetrics)), { announced: (metrics as VersionMetrics).version }) },
+    [EVALUATION_RECORDED_ROUTE]: {
+      body: versionMetricsSchema,
+      run: (body) => {
+        const metrics = body as VersionMetrics; // (parsed by versionMetricsSchema before it gets here)
+        bus.emit(evaluationDoneEvent(metrics));
+        return { announced: metrics.version };
+      },
+    },
   } });
   const dashboard = createDashboardRoutes({
     bus, recordsDir: runDir, token: adminToken, method: recipe.method, batchSize: recipe.training.batch_size, versionLabelNote: versionLabels(recipe).note, tally,
