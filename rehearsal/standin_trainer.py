@@ -207,7 +207,8 @@ class StandinTeacher:
     """The frozen teacher of opd.teacher trainer: the stand-in teacher model's one forward pass over each sample's
     teacher tokens (hinted prompt + response), reached through the judge stand-in's /standin/teacher_forward (the
     stand-in has no weights to load here), at the rollout temperature; the response's values become
-    teacher_log_probs. A sample without teacher tokens keeps its teacher (combine without a hint: its rollout's)."""
+    teacher_log_probs. A sample that carries teacher log-probs instead (combine without a hint: its rollout's) keeps them
+    (openclaw_rl.teacher_carriage)."""
 
     def __init__(self, judge_url: str, temperature: float):
         self.url = judge_url.rstrip("/") + "/standin/teacher_forward"
@@ -216,12 +217,18 @@ class StandinTeacher:
     def fill(self, samples) -> int:
         import torch
 
+        from openclaw_rl import teacher_carriage
+
         filled = 0
         for sample in samples:
-            tokens = getattr(sample, "teacher_tokens", None)
-            if tokens is None or getattr(sample, "teacher_log_probs", None) is not None:
+            teacher = teacher_carriage.carried(sample)
+            if teacher is None:
                 continue
-            answer = http_json("POST", self.url, {"input_ids": list(tokens), "temperature": self.temperature})
+            if teacher.tokens is None:
+                sample.teacher_log_probs = teacher.log_probs
+                continue
+            tokens = teacher.tokens.tolist()
+            answer = http_json("POST", self.url, {"input_ids": tokens, "temperature": self.temperature})
             values = answer["token_logprobs"][len(tokens) - int(sample.response_length):]
             sample.teacher_log_probs = torch.tensor(values, dtype=torch.float32)
             filled += 1

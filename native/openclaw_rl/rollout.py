@@ -12,6 +12,7 @@ import time
 
 import torch
 
+from . import teacher_carriage
 from .batch_frame import DecodedBatch, decode_batch_frame
 from .bridge_client import BatchUnknown, BridgeClient, BridgeEndpoint, BridgeUnavailable
 from .slime_types import carried_teacher_arrays, slime_types
@@ -122,6 +123,13 @@ def _check_teacher_all_or_none(batch: DecodedBatch) -> None:
             raise RuntimeError(f"openclaw-rl bridge sent {name} on {sum(present)} of {len(present)} samples; slime needs all or none")
 
 
+def _check_carriable(batch: DecodedBatch) -> None:
+    # the trainer's teacher gives token-level log-probs only (the recipe refuses top-K with opd.teacher trainer)
+    topk = [block for sample in batch.samples[:1] for block in sample.arrays if block.startswith("teacherTopk")]
+    if topk:
+        raise RuntimeError(f"openclaw-rl bridge sent teacherTokens with {', '.join(topk)}; the trainer's teacher computes token-level log-probs only (opd.topk: 0)")
+
+
 TEACHER_BLOCKS = {"teacherLogProbs": "teacher_log_probs", "teacherTopkLogProbs": "teacher_topk_log_probs", "teacherTopkIndices": "teacher_topk_indices"}
 
 
@@ -154,7 +162,11 @@ def build_samples(batch: DecodedBatch, step_wise: bool = False) -> list:
     """
     Sample, _, _ = slime_types()
     _check_teacher_all_or_none(batch)
-    _check_teacher_carried(batch, Sample)
+    carry = any("teacherTokens" in sample.arrays for sample in batch.samples)  # opd.teacher trainer: teacher_carriage.py
+    if carry:
+        _check_carriable(batch)
+    else:
+        _check_teacher_carried(batch, Sample)
     samples = []
     for decoded in batch.samples:
         header, arrays = decoded.header, decoded.arrays
@@ -194,11 +206,12 @@ def build_samples(batch: DecodedBatch, step_wise: bool = False) -> list:
                 "step_token_spans": [[0, length]],
                 "outcome_reward": float(episode["outcome"]) if episode is not None else float(header["reward"]),
             }
-        if "teacherLogProbs" in arrays:
+        if carry:
+            # opd.teacher trainer: the hinted prompt + response for the trainer's teacher to score, or (a combine sample
+            # without a hint) the teacher log-probs sent, travel to the trainer in multimodal_train_inputs
+            teacher_carriage.attach(sample, arrays.get("teacherTokens"), arrays.get("teacherLogProbs"))
+        elif "teacherLogProbs" in arrays:
             sample.teacher_log_probs = arrays["teacherLogProbs"].clone()
-        if "teacherTokens" in arrays:
-            # opd.teacher trainer: the hinted prompt + response, for the trainer's teacher (trainer_teacher.py) to score
-            sample.teacher_tokens = arrays["teacherTokens"].tolist()
         if "teacherTopkLogProbs" in arrays:
             k = int(header["topk"])
             sample.teacher_topk_log_probs = arrays["teacherTopkLogProbs"].reshape(length, k).clone()

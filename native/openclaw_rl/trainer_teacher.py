@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import torch
 
+from . import teacher_carriage
+
 
 @dataclass(frozen=True)
 class TeacherValues:
@@ -52,16 +54,21 @@ def response_teacher_values(logits: torch.Tensor, teacher_tokens: Sequence[int],
 
 
 def fill_teacher_log_probs(samples: list, forward: Callable[[torch.Tensor], torch.Tensor], temperature: float, topk: int = 0) -> int:
-    """Sets teacher_log_probs (and the top-K arrays with topk > 0) on every sample that carries teacher_tokens and no
-    teacher_log_probs yet, from one forward each; returns how many were filled. A sample without teacher tokens keeps
-    what it has (a combine sample without a hint carries its rollout log-probs as teacher)."""
+    """Sets teacher_log_probs (and the top-K arrays with topk > 0) on every sample that carries a teacher
+    (teacher_carriage.py): from one forward over its teacher tokens, or the carried log-probs as they are (a combine
+    sample without a hint carries its rollout log-probs). Returns how many samples the teacher scored. Samples that
+    carry nothing keep what they have."""
     filled = 0
     with torch.no_grad():
         for sample in samples:
-            tokens = getattr(sample, "teacher_tokens", None)
-            if tokens is None or getattr(sample, "teacher_log_probs", None) is not None:
+            teacher = teacher_carriage.carried(sample)
+            if teacher is None:
                 continue
-            logits = forward(torch.as_tensor(list(tokens), dtype=torch.int64))
+            if teacher.tokens is None:
+                sample.teacher_log_probs = teacher.log_probs
+                continue
+            tokens = teacher.tokens.tolist()
+            logits = forward(teacher.tokens)
             values = response_teacher_values(logits, tokens, int(sample.response_length), temperature, topk)
             sample.teacher_log_probs = values.log_probs
             if values.topk_log_probs is not None:

@@ -21,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import torch
 
-from openclaw_rl import rollout
+from openclaw_rl import rollout, teacher_carriage
 from openclaw_rl.batch_frame import DecodedBatch, DecodedSample
 from openclaw_rl.trainer_teacher import fill_teacher_log_probs, response_teacher_values
 
@@ -194,21 +194,23 @@ class TrainerTeacherValuesTest(unittest.TestCase):
             header = {"seq": seq, "id": f"s:{seq}", "kind": "combined", "why": "t", "approximate": False, "responseLength": 2, "status": "completed", "reward": 1, "weightVersions": [["0", 2]], "topk": 0}
             decoded.append(DecodedSample(header=header, arrays=arrays))
         samples = rollout.build_samples(DecodedBatch(header={"batchId": "b"}, samples=decoded[:2]))
-        self.assertEqual([hasattr(sample, "teacher_tokens") for sample in samples], [True, False])
+        carried = [teacher_carriage.carried(sample) for sample in samples]
+        self.assertEqual([teacher.tokens is not None for teacher in carried], [True, False])
+        self.assertEqual([getattr(sample, "teacher_log_probs", None) for sample in samples], [None, None])  # both travel in the carriage
         model = TinyTeacher()
         self.assertEqual(fill_teacher_log_probs(samples, model, 0.6), 1)
         self.assertEqual(samples[1].teacher_log_probs.tolist(), [-0.5, -0.25])
         self.assertEqual(samples[0].teacher_log_probs.shape, (2,))
-        self.assertEqual(list(hinted.teacher_tokens), [1, 9, 2, 3, 4])
+        self.assertEqual(teacher_carriage.carried(hinted).tokens.tolist(), [1, 9, 2, 3, 4])
         with self.assertRaisesRegex(RuntimeError, "teacherLogProbs on 2 of 3 samples"):
             rollout.build_samples(DecodedBatch(header={"batchId": "b"}, samples=decoded))
 
-    def test_samples_without_teacher_tokens_keep_their_teacher(self):
+    def test_samples_carrying_nothing_keep_their_teacher(self):
         samples = trainer_samples([1, 2], [1, 9, 2], [3, 4])
+        samples[0].multimodal_train_inputs = None
         samples[0].teacher_log_probs = torch.tensor([-1.0, -2.0])
         self.assertEqual(fill_teacher_log_probs(samples, lambda tokens: self.fail("no forward expected"), 1.0), 0)
         self.assertEqual(samples[0].teacher_log_probs.tolist(), [-1.0, -2.0])
-
 
 if __name__ == "__main__":
     unittest.main()

@@ -2,8 +2,9 @@
 slime/slime/ray/rollout.py:620-719): how Samples become the training batch.
 
 Owns the keys openclaw_rl relies on: tokens, response lengths, loss masks (length asserted), rollout log-probs and
-the teacher arrays, carried when present in samples[0].__dict__ (:710-717). Ignores reward post-processing (rewards
-are taken as the Samples hold them), constant-reward group dropping, multimodal inputs and the Ray actor around it.
+the teacher arrays, carried when present in samples[0].__dict__ (:710-717); multimodal_train_inputs when any sample
+has them, a sample without them dropped by a zero loss mask (:693-708). Ignores reward post-processing (rewards are
+taken as the Samples hold them), constant-reward group dropping and the Ray actor around it.
 """
 
 from __future__ import annotations
@@ -32,6 +33,13 @@ class RolloutManager:
             assert len(sample.loss_mask) == sample.response_length, f"loss mask length {len(sample.loss_mask)} != response length {sample.response_length}"
             loss_masks.append([0] * sample.response_length if sample.remove_sample else sample.loss_mask)
         train_data["loss_masks"] = loss_masks
+        if any(sample.multimodal_train_inputs is not None for sample in samples):
+            for index, sample in enumerate(samples):
+                if sample.multimodal_train_inputs is None and not sample.remove_sample:
+                    sample.remove_sample = True
+                    sample.loss_mask = [0] * sample.response_length
+                    loss_masks[index] = sample.loss_mask
+            train_data["multimodal_train_inputs"] = [sample.multimodal_train_inputs for sample in samples]
         if samples[0].rollout_log_probs is not None:
             train_data["rollout_log_probs"] = [sample.rollout_log_probs for sample in samples]
         for name in TEACHER_ARRAYS:

@@ -3,8 +3,9 @@ how Samples become the training batch.
 
 Owns the keys openclaw_rl relies on: tokens, response lengths, loss masks (length asserted), rollout
 log-probs, and teacher_log_probs, carried only as the declared field when samples[0].teacher_log_probs is not None
-(:746-747); any other attribute set on a Sample stays behind. Ignores reward post-processing (rewards are taken as
-the Samples hold them), rollout ids and per-rollout mask sums, top-p replay, multimodal inputs and the Ray actor around it.
+(:746-747); any other attribute set on a Sample stays behind; multimodal_train_inputs when any sample has them
+(:743-744). Ignores reward post-processing (rewards are taken as the Samples hold them), rollout ids and per-rollout
+mask sums, top-p replay and the Ray actor around it.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class RolloutManager:
         train_data["loss_masks"] = loss_masks
         if samples[0].rollout_log_probs is not None:
             train_data["rollout_log_probs"] = [sample.rollout_log_probs for sample in samples]
+        if any(sample.multimodal_train_inputs is not None for sample in samples):
+            train_data["multimodal_train_inputs"] = [sample.multimodal_train_inputs for sample in samples]
         if samples[0].teacher_log_probs is not None:
             train_data["teacher_log_probs"] = [sample.teacher_log_probs for sample in samples]
         return train_data

@@ -1,0 +1,164 @@
+"""The teacher in slime's Megatron trainer (recipe opd.teacher: trainer): before slime trains a batch that carries
+teacher tokens (teacher_carriage.py), one forward of the frozen teacher over every sample's hinted prompt + response
+gives teacher_log_probs, exactly, at the rollout temperature, with no request to the judge engine.
+
+The teacher is the checkpoint at slime's --ref-load (recipe training.ref_load, by default the policy's base weights),
+loaded the way slime loads its reference model (MegatronTrainRayActor.load_other_checkpoint: into the actor's own
+parameters, then backed up by its TensorBackuper in pinned host memory, fork and upstream slime/utils/tensor_backper.py
+backup()). When slime already holds the reference (the KL loss is on) that copy is the teacher. The forward swaps the
+teacher's weights into the actor's parameters (_switch_model), runs slime's own compute_log_prob over the teacher's
+tokens, and swaps back: no second model on the GPU, one more copy of the weights in host memory.
+
+Installed by slime's --custom-megatron-init-path in each trainer process (trainer_hooks.install): it wraps
+MegatronTrainRayActor.train_actor, whose first step (fork actor.py:449-462, upstream actor.py:424-446) builds the data
+iterator from rollout_data and forwards the reference; ours runs just before it and leaves rollout_data as slime would
+have had it with the teacher log-probs sent by the orchestrator: "teacher_log_probs" per sample (response length,
+float32), "multimodal_train_inputs" without our keys. Both flavours then use them as they use the engine's values (the
+fork's on_policy_distillation estimator, upstream's --use-opd term, our combine loss).
+
+Refused at install (clear error, nothing trained): context parallelism > 1 (slime's log-probs would be this rank's
+slice of the teacher's sequence, not of the student's), the fork's bshd layout, upstream's top-p replay (the teacher's
+distribution is the full softmax, as the engine's scoring returns it), and the fork with --disable-weights-backuper
+(one weight copy only: no room for a teacher).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import logging
+import os
+
+import torch
+
+from . import teacher_carriage
+
+LOGGER = logging.getLogger(__name__)
+TEACHER_TAG = "openclaw_rl_teacher"
+ACTOR_MODULE = "slime.backends.megatron_utils.actor"
+DATA_MODULE = "slime.backends.megatron_utils.data"
+WRAPPED_MARK = "openclaw_rl_trainer_teacher"
+
+
+class TrainerTeacherError(RuntimeError):
+    """The trainer-side teacher cannot run with these slime settings or this batch."""
+
+
+def check_args(args) -> None:
+    """Refuses the settings the teacher's forward cannot be exact with (see the module docstring)."""
+    problems = []
+    if int(getattr(args, "context_parallel_size", 1) or 1) > 1:
+        problems.append(f"--context-parallel-size {args.context_parallel_size}: each rank's log-probs would be its slice of the teacher's longer sequence, not of the student's")
+    if getattr(args, "qkv_format", "thd") == "bshd":
+        problems.append("--qkv-format bshd: the fork pads every sequence to the student's longest; the teacher's are longer")
+    if float(getattr(args, "rollout_top_p", 1.0) or 1.0) != 1.0:
+        problems.append(f"--rollout-top-p {args.rollout_top_p}: upstream's top-p replay would restrict the teacher to the student's kept tokens")
+    if getattr(args, "enable_weights_backuper", True) is False:
+        problems.append("--disable-weights-backuper: slime then keeps one copy of the weights, with no room for the teacher's")
+    if not getattr(args, "ref_load", None):
+        problems.append("no --ref-load: the teacher is the checkpoint there")
+    if problems:
+        raise TrainerTeacherError("openclaw-rl opd.teacher trainer cannot run here: " + "; ".join(problems) + ". Use opd.teacher: engine.")
+
+
+def install(args, actor_class=None) -> type:
+    """Wraps train_actor of slime's Megatron actor (or actor_class) once; returns the class wrapped."""
+    check_args(args)
+    if actor_class is None:
+        actor_class = importlib.import_module(ACTOR_MODULE).MegatronTrainRayActor
+    original = actor_class.train_actor
+    if getattr(original, WRAPPED_MARK, False):
+        return actor_class
+
+    @functools.wraps(original)
+    def train_actor(self, rollout_id, rollout_data, *rest, **keywords):
+        fill_teacher_log_probs(self, rollout_data)
+        return original(self, rollout_id, rollout_data, *rest, **keywords)
+
+    setattr(train_actor, WRAPPED_MARK, True)
+    actor_class.train_actor = train_actor
+    return actor_class
+
+
+def fill_teacher_log_probs(actor, rollout_data: dict) -> int:
+    """Sets rollout_data["teacher_log_probs"] for a carried batch (the teacher's forward for samples with teacher
+    tokens, the carried values for the others); returns how many samples the teacher scored (0: nothing carried, or
+    a pipeline stage other than the last, where slime keeps no per-sample values)."""
+    teachers = teacher_carriage.take(rollout_data)
+    if teachers is None:
+        return 0
+    if "teacher_log_probs" in rollout_data:
+        raise TrainerTeacherError("openclaw-rl: a batch carries teacher tokens and slime's own teacher_log_probs at once")
+    response_lengths = [int(length) for length in rollout_data["response_lengths"]]
+    for index, (teacher, length) in enumerate(zip(teachers, response_lengths, strict=True)):
+        if teacher.tokens is not None and int(teacher.tokens.numel()) <= length:
+            raise TrainerTeacherError(f"openclaw-rl: sample {index}'s teacher tokens ({teacher.tokens.numel()}) hold no hinted prompt before its {length}-token response")
+        if teacher.log_probs is not None and int(teacher.log_probs.numel()) != length:
+            raise TrainerTeacherError(f"openclaw-rl: sample {index} carries {teacher.log_probs.numel()} teacher log-probs for a {length}-token response")
+
+    tag = teacher_tag(actor)
+    data = teacher_rollout_data(rollout_data, teachers)
+    previous = getattr(actor, "_active_model_tag", None) or "actor"
+    if getattr(actor.args, "use_routing_replay", False):
+        os.environ["ROUTING_REPLAY_STAGE"] = "fallthrough"  # as slime forwards its reference
+    actor._switch_model(tag)
+    try:
+        iterators, num_microbatches = data_iterators(actor, data, rollout_data)
+        forwarded = actor.compute_log_prob(iterators, num_microbatches, store_prefix="teacher_").get("teacher_log_probs")
+    finally:
+        actor._switch_model(previous)
+    if forwarded is None:
+        return 0
+    values = []
+    for teacher, value in zip(teachers, forwarded, strict=True):
+        values.append(value if teacher.tokens is not None else teacher.log_probs.to(value.device))
+    rollout_data["teacher_log_probs"] = values
+    return sum(teacher.tokens is not None for teacher in teachers)
+
+
+def teacher_tag(actor) -> str:
+    """The weights backup holding the teacher: slime's reference when it loaded the same checkpoint, else ours, loaded
+    once (the first carried batch) with slime's own load_other_checkpoint."""
+    path = actor.args.ref_load
+    tags = actor.weights_backuper.backup_tags
+    if "ref" in tags:
+        return "ref"
+    if TEACHER_TAG not in tags:
+        previous = getattr(actor, "_active_model_tag", None) or "actor"
+        LOGGER.info("openclaw_rl: loading the trainer's teacher from %s (held in host memory beside the actor's weights)", path)
+        actor.load_other_checkpoint(TEACHER_TAG, path)
+        actor._switch_model(previous)
+    return TEACHER_TAG
+
+
+def teacher_rollout_data(rollout_data: dict, teachers: list) -> dict:
+    """What slime's forward step reads for the teacher's forward: each sample's teacher tokens (its own tokens where it
+    carries log-probs: it is scored but its value is not used), their lengths, the same responses and loss masks, and
+    the schedule keys of the student's batch (upstream: micro_batch_indices; the fork: dynamic_global_batch_size)."""
+    student_tokens = rollout_data["tokens"]
+    tokens = []
+    for teacher, own in zip(teachers, student_tokens, strict=True):
+        own = torch.as_tensor(own)
+        tokens.append(own if teacher.tokens is None else teacher.tokens.to(device=own.device, dtype=own.dtype))
+    data = {
+        "tokens": tokens,
+        "total_lengths": [int(t.numel()) for t in tokens],
+        "response_lengths": list(rollout_data["response_lengths"]),
+        "loss_masks": list(rollout_data["loss_masks"]),
+    }
+    for key in ("micro_batch_indices", "dynamic_global_batch_size"):
+        if key in rollout_data:
+            data[key] = rollout_data[key]
+    return data
+
+
+def data_iterators(actor, data: dict, rollout_data: dict):
+    """slime's data iterators over the teacher's data: the fork's get_data_iterator(args, model, rollout_data) schedules
+    micro-batches itself (from the teacher's lengths); upstream's get_data_iterator(rollout_data) follows the student's
+    schedule (micro_batch_indices and num_microbatches from the rollout manager)."""
+    get_data_iterator = importlib.import_module(DATA_MODULE).get_data_iterator
+    if len(inspect.signature(get_data_iterator).parameters) >= 3:
+        iterators, num_microbatches = get_data_iterator(actor.args, actor.model, data)
+        return iterators, num_microbatches
+    return get_data_iterator(data), rollout_data["num_microbatches"]
