@@ -262,9 +262,9 @@ export const opdSchema = z
       ),
     teacher: z
       .enum(["engine", "trainer"])
-      .default("engine")
+      .optional()
       .describe(
-        "Where the teacher's log-probs are computed. engine: the judge engine scores each hinted turn (one prefill request at temperature 1, one request per response token at any other; docs/judging.md). trainer: the orchestrator only renders the hinted prompt; the sample carries the teacher's token ids (hinted prompt + response) and the trainer runs one forward pass of a frozen teacher over them at opd.teacher_temperature (exact at any temperature, no judge-engine request). trainer needs a trainer that does that forward: the rehearsal stand-in trainer does; neither slime flavour at its pinned commit can (see docs/judging.md), so engine.kind slime refuses it with method opd or combine (binary has no teacher).",
+        "Where the teacher's log-probs are computed. engine: the judge engine scores each hinted turn (one prefill request at temperature 1, one request per response token at any other; docs/judging.md). trainer: the orchestrator only renders the hinted prompt; the sample carries the teacher's token ids (hinted prompt + response) and the trainer runs one forward pass of a frozen teacher over them at the rollout temperature (exact at any temperature, no judge-engine request). On slime the teacher is the --ref-load checkpoint (training.ref_load, else model.path: the policy's base weights, as judge.path defaults to), swapped into the trainer's own GPU parameters for that forward (host memory: one more copy of the weights; GPU: none beyond the forward); docs/judging.md. Unset: trainer wherever the trainer can run it, else engine (`npx openclaw-rl plan` prints which and why).",
       ),
   })
   .strict()
@@ -503,15 +503,33 @@ export const recipeObjectSchema = z
   .strict();
 
 /**
- * Why each slime flavour, at the commit the plan targets, cannot compute teacher log-probs over the hinted prompt in
- * the trainer (opd.teacher: trainer). Read from the sources, file:line at those commits.
+ * Why the trainer cannot compute the teacher's log-probs over the hinted prompt (opd.teacher: trainer) with this
+ * recipe, or null when it can. On slime the teacher runs in the Megatron trainer (native/openclaw_rl/slime_teacher.py,
+ * both flavours: native/tests/fixtures/slime_actor.json) over the --ref-load checkpoint at --rollout-temperature.
  */
-export const TRAINER_TEACHER_GAP = {
-  fork:
-    "the fork at 0d034dd loads no teacher model in the trainer (its actor forwards only the actor and --ref-load's reference over the student's own tokens, slime/slime/backends/megatron_utils/actor.py:449-482) and carries no per-sample teacher token ids into the training batch (slime/slime/ray/rollout.py:710-717, 757-776 pass only teacher_log_probs and the top-K arrays); the reference's Megatron PRM teacher with teacher_tokens (OpenClaw-RL PR #85) came after that commit",
-  upstream:
-    "upstream's --opd-type megatron forwards the --opd-teacher-load checkpoint over the student's own tokens, not the hinted prompt (slime/backends/megatron_utils/actor.py:447-458 through compute_log_prob over the same data iterator), and its rollout carries only declared Sample fields into the batch, none of them teacher token ids (slime/ray/rollout.py:746-747, 785-803)",
-} as const;
+export function trainerTeacherGap(recipe: z.output<typeof recipeObjectSchema>): string | null {
+  if (recipe.opd.topk > 0) return "it gives token-level teacher log-probs only (no trainer here carries top-K rows into the top-K loss); use opd.topk: 0 for it";
+  if (recipe.sink.kind === "jsonl") return "with sink.kind jsonl no trainer takes the samples, so nothing would score their teacher tokens";
+  if (recipe.engine.kind === "external") return "engine.kind external runs no trainer of ours";
+  if (recipe.engine.kind === "rehearsal") return null; // the stand-in trainer scores through the judge stand-in's teacher
+  const backend = recipe.training.backend ?? (recipe.training.lora ? "fsdp" : "megatron");
+  if (backend !== "megatron") return "the teacher's forward runs in slime's Megatron trainer; training.backend is fsdp";
+  if (recipe.cluster.actor_cp > 1) return `cluster.actor_cp is ${recipe.cluster.actor_cp}: with context parallelism each rank's log-probs are its slice of the teacher's longer sequence, not of the student's`;
+  if (recipe.judge.path !== undefined && recipe.judge.path !== recipe.model.path) {
+    return `the trainer's teacher is the --ref-load checkpoint (training.ref_load, else model.path), but judge.path ${recipe.judge.path} names another model as the teacher`;
+  }
+  const temperature = recipe.opd.teacher_temperature;
+  if (temperature !== undefined && temperature !== recipe.sampling.temperature) {
+    return `slime's forward scores at --rollout-temperature (sampling.temperature ${recipe.sampling.temperature}), not opd.teacher_temperature ${temperature}`;
+  }
+  return null;
+}
+
+/** Where the teacher's log-probs are computed: opd.teacher when set, else the trainer wherever it can run it. */
+export function opdTeacher(recipe: z.output<typeof recipeObjectSchema>): "engine" | "trainer" {
+  if (recipe.opd.teacher !== undefined) return recipe.opd.teacher;
+  return recipe.method !== "binary" && trainerTeacherGap(recipe) === null ? "trainer" : "engine";
+}
 
 /** Checks that need several keys at once; each message names the YAML path it is about. */
 export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => {
@@ -582,14 +600,9 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
       "training.kl_coef > 0 has no effect with top-K distillation (opd.topk > 0): slime computes no reference log-probs when it computes no advantages, and the top-K loss has no KL term; set training.kl_coef: 0 (or opd.topk: 0 for token-level OPD with a KL term)",
     );
   }
-  if (recipe.opd.teacher === "trainer" && recipe.opd.topk > 0) {
-    issue(["opd", "teacher"], "opd.teacher trainer gives token-level teacher log-probs only (no trainer here carries top-K rows into the top-K loss); use opd.topk: 0, or opd.teacher: engine for top-K distillation");
-  }
-  if (recipe.opd.teacher === "trainer" && recipe.engine.kind === "slime" && recipe.method !== "binary") { // (binary has no teacher to run)
-    issue(
-      ["opd", "teacher"],
-      `engine.slime.flavor ${recipe.engine.slime.flavor} cannot run the teacher in the trainer over the hinted prompt: ${TRAINER_TEACHER_GAP[recipe.engine.slime.flavor]}; use opd.teacher: engine (the judge engine scores the hinted turns)`,
-    );
+  const teacherGap = trainerTeacherGap(recipe);
+  if (recipe.opd.teacher === "trainer" && recipe.method !== "binary" && teacherGap !== null) { // (binary has no teacher to run)
+    issue(["opd", "teacher"], `opd.teacher trainer cannot run here: ${teacherGap}; use opd.teacher: engine (the judge engine scores the hinted turns)`);
   }
   if (recipe.training.kl_coef > 0 && !recipe.training.use_kl_loss) {
     issue(["training", "kl_coef"], "training.kl_coef > 0 needs training.use_kl_loss: true (the KL term needs the reference model)");

@@ -1,7 +1,7 @@
 // recipe + context → LaunchPlan, by engine kind: slime (Ray + slime + SGLang), external (nothing to start),
 // rehearsal (CPU stand-ins, from rehearsal/). Pure: starts nothing, writes nothing.
 import type { LaunchPlan, PlanContext } from "../contracts/plan.ts";
-import type { Recipe } from "../contracts/recipe.ts";
+import { opdTeacher, trainerTeacherGap, type Recipe } from "../contracts/recipe.ts";
 import { environmentProcess } from "./environment-plan.ts";
 import { rehearsalProcesses } from "./rehearsal-plan.ts";
 import { slimePlan, type SlimePlanOptions } from "./slime/slime-plan.ts";
@@ -11,7 +11,21 @@ export type LaunchPlanOptions = SlimePlanOptions;
 export async function buildLaunchPlan(recipe: Recipe, context: PlanContext, options: LaunchPlanOptions = {}): Promise<LaunchPlan> {
   const plan = await enginePlan(recipe, context, options);
   const environment = environmentProcess(recipe, context);
-  return environment ? { ...plan, processes: [...plan.processes, environment] } : plan;
+  const teacher = teacherNote(recipe);
+  return { ...plan, processes: environment ? [...plan.processes, environment] : plan.processes, notes: teacher ? [...plan.notes, teacher] : plan.notes };
+}
+
+/** Where the OPD teacher's log-probs are computed, and why (opd.teacher set, or chosen: contracts/recipe.ts opdTeacher). */
+export function teacherNote(recipe: Recipe): string | null {
+  if (recipe.method === "binary") return null;
+  const where = opdTeacher(recipe);
+  const chosen = recipe.opd.teacher === undefined ? "opd.teacher unset" : `opd.teacher ${where}`;
+  if (where === "engine") {
+    const gap = trainerTeacherGap(recipe);
+    return `teacher: the judge engine scores each hinted turn (${chosen}${recipe.opd.teacher === undefined && gap ? `; not in the trainer: ${gap}` : ""})`;
+  }
+  const model = recipe.engine.kind === "slime" ? ` of ${recipe.training.ref_load ?? recipe.model.path} (slime's --ref-load), in the trainer's own GPU parameters` : " (the judge stand-in's teacher)";
+  return `teacher: one forward in the trainer per hinted turn${model}, no judge-engine request (${chosen})`;
 }
 
 async function enginePlan(recipe: Recipe, context: PlanContext, options: LaunchPlanOptions): Promise<LaunchPlan> {

@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { PlanContext, ProcessSpec } from "../contracts/plan.ts";
-import { streamFormOf, teacherTemperature, type Recipe } from "../contracts/recipe.ts";
+import { opdTeacher, streamFormOf, teacherTemperature, type Recipe } from "../contracts/recipe.ts";
 import { judgeTokenizerSource, policyTokenizerSource } from "../lib/model/tokenizer-sources.ts";
 
 /**
@@ -81,7 +81,7 @@ function trainerProcess(recipe: Recipe, context: PlanContext): ProcessSpec {
       "--eps-clip-high", String(recipe.training.eps_clip_high),
       "--w-rl", String(recipe.combine.w_rl),
       "--w-opd", String(recipe.combine.w_opd),
-      ...(recipe.method !== "binary" && recipe.opd.teacher === "trainer" ? ["--opd-teacher", "trainer", "--teacher-temperature", String(teacherTemperature(recipe))] : []),
+      ...(opdTeacher(recipe) === "trainer" ? ["--opd-teacher", "trainer", "--teacher-temperature", String(teacherTemperature(recipe))] : []),
       "--run-dir", context.runDir,
       "--keep-policies", String(rehearsal.keep_policies),
     ],

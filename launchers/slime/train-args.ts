@@ -1,7 +1,7 @@
 // The exact argv of slime's train_async.py for a recipe, in the reference scripts' order: cluster, model,
 // checkpoints, rollout, optimizer, algorithm, perf, SGLang, W&B, our Python hooks, judge, LoRA, extras.
 import path from "node:path";
-import { judgePath, trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+import { judgePath, opdTeacher, trainingBackend, type Recipe } from "../../contracts/recipe.ts";
 import { parserNames } from "../../lib/model/model-family.ts";
 import { actorLayout, gpuSlices } from "../placement.ts";
 import { algorithmArgs, loraArgs, optimizerArgs, performanceArgs } from "./algorithm-args.ts";
@@ -10,8 +10,12 @@ import { algorithmArgs, loraArgs, optimizerArgs, performanceArgs } from "./algor
 export const ROLLOUT_FUNCTION_PATH = "openclaw_rl.rollout.generate_rollout";
 export const GENERATE_SHIM_PATH = "openclaw_rl.shims.generate";
 export const REWARD_SHIM_PATH = "openclaw_rl.shims.reward";
-/** Megatron only: wraps slime's per-step metrics log so each step's numbers also reach the bridge (native/openclaw_rl/trainer_metrics.py). */
-export const TRAINER_METRICS_HOOK_PATH = "openclaw_rl.trainer_metrics.install";
+/**
+ * Megatron only, slime's --custom-megatron-init-path (native/openclaw_rl/trainer_hooks.py): wraps slime's per-step
+ * metrics log so each step's numbers also reach the bridge, and with opd.teacher trainer runs the teacher's forward
+ * in the trainer (slime_teacher.py).
+ */
+export const TRAINER_HOOKS_PATH = "openclaw_rl.trainer_hooks.install";
 
 /** Slime sets every key of this YAML as an attribute of args (--custom-config-path). */
 export const CUSTOM_CONFIG_FILE = "slime-custom-config.yaml";
@@ -39,16 +43,16 @@ export function trainArgs({ recipe, runDir, modelArgs, parsers = parserNames(rec
     "--custom-generate-function-path", GENERATE_SHIM_PATH,
     "--custom-rm-path", REWARD_SHIM_PATH,
     "--custom-config-path", path.join(runDir, CUSTOM_CONFIG_FILE),
-    ...(trainingBackend(recipe) === "megatron" ? ["--custom-megatron-init-path", TRAINER_METRICS_HOOK_PATH] : []),
+    ...(trainingBackend(recipe) === "megatron" ? ["--custom-megatron-init-path", TRAINER_HOOKS_PATH] : []),
     ...judgeArgs(recipe),
     ...loraArgs(recipe),
     ...recipe.engine.slime.extra_args,
   ];
 }
 
-/** Keys slime copies onto args for our losses: combine weights and top-K (one source: the recipe). */
-export function customConfig(recipe: Recipe): Record<string, number> {
-  return { openclaw_rl_w_rl: recipe.combine.w_rl, openclaw_rl_w_opd: recipe.combine.w_opd, openclaw_rl_topk: recipe.opd.topk };
+/** Keys slime copies onto args for our losses and trainer hooks: combine weights, top-K, where the teacher runs (one source: the recipe). */
+export function customConfig(recipe: Recipe): Record<string, number | string> {
+  return { openclaw_rl_w_rl: recipe.combine.w_rl, openclaw_rl_w_opd: recipe.combine.w_opd, openclaw_rl_topk: recipe.opd.topk, openclaw_rl_teacher: opdTeacher(recipe) };
 }
 
 /** A relative recipe path (training.save_dir, load_dir) lives inside the run folder. */

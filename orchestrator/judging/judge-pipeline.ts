@@ -2,7 +2,7 @@
 // the bounded backlog, stale turns skipped), held feedback and re-judging, the record written and the event emitted
 // for each, and draining at shutdown. How one turn is decided: turn-judge.ts; episode steps: episode-step-judge.ts.
 import { setMaxListeners } from "node:events";
-import { teacherTemperature, type Recipe } from "../../contracts/recipe.ts";
+import { opdTeacher, teacherTemperature, type Recipe } from "../../contracts/recipe.ts";
 import type { SampleSink } from "../../contracts/sample-sink.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import type { ChatTemplate } from "../../lib/model/chat-template.ts";
@@ -100,7 +100,7 @@ export class JudgePipeline {
       topk: deps.recipe.method === "opd" ? deps.recipe.opd.topk : 0,
       temperature: teacherTemperature(deps.recipe),
       window: judge.concurrency,
-      place: deps.recipe.opd.teacher,
+      place: opdTeacher(deps.recipe),
       signal: this.shutdown.signal,
     });
     this.records = new JudgementRecords(deps.recordsDir);

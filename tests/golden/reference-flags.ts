@@ -95,7 +95,7 @@ const COMMON: Record<string, Difference> = {
   "--prm-model-path": { ours: CHECKPOINT, why: "judge.path, default model.path" },
   "--save": { ours: "/runs/golden/checkpoints", why: "training.save_dir inside records.dir" },
   "--custom-config-path": { ours: "/runs/golden/slime-custom-config.yaml", why: "combine weights and top-K reach the losses as args attributes (stated once)" },
-  "--custom-megatron-init-path": { ours: "openclaw_rl.trainer_metrics.install", why: "each training step's metrics (loss, grad norm, train/rollout log-prob diff) reach status through the bridge" },
+  "--custom-megatron-init-path": { ours: "openclaw_rl.trainer_hooks.install", why: "each training step's metrics (loss, grad norm, train/rollout log-prob diff) reach status through the bridge; with opd.teacher trainer, the teacher's forward over the hinted prompt runs in the trainer" },
   "--sglang-tool-call-parser": {
     ours: "qwen",
     why: "SGLang's name for the same parser: the scripts' qwen25 is deprecated and mapped to qwen with a warning (sglang dce8b060 server_args.py:773-778)",

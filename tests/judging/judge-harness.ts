@@ -134,7 +134,8 @@ export async function startHarness(recipe: RecipeInput, overrides: Partial<Judge
   const sink = new MemorySink();
   const recordsDir = await mkdtemp(path.join(tmpdir(), "judge-test-"));
   const pipeline = new JudgePipeline({
-    recipe: recipeSchema.parse({ engine: { kind: "rehearsal" }, ...recipe }),
+    // the judge engine scores the teacher unless a test asks for the trainer's (unset, rehearsal would pick the trainer)
+    recipe: recipeSchema.parse({ engine: { kind: "rehearsal" }, ...recipe, opd: { teacher: "engine", ...(recipe.opd as object | undefined) } }),
     judge: judgeClient(url),
     judgeTemplate: template,
     judgeTokenizer: tokenizer,

@@ -3,7 +3,8 @@
 // frame and the batch keep them apart from the rollout-teacher fill; the recipe refuses what no trainer can do.
 import { describe, expect, it } from "vitest";
 import { BATCH_FRAME_MAGIC, SAMPLE_FRAME_MAGIC, type BatchFrameHeader } from "../../contracts/bridge.ts";
-import { recipeSchema } from "../../contracts/recipe.ts";
+import { opdTeacher, recipeSchema, trainerTeacherGap } from "../../contracts/recipe.ts";
+import { customConfig } from "../../launchers/slime/train-args.ts";
 import { SAMPLE_VERSION, type Sample } from "../../contracts/sample.ts";
 import { assembleBatchFrame } from "../../orchestrator/bridge/batch-frame.ts";
 import { hintedPromptIds } from "../../orchestrator/judging/hinted-prompt.ts";
@@ -86,15 +87,37 @@ describe("opd.teacher trainer: frames", () => {
 });
 
 describe("opd.teacher: recipe", () => {
-  it("defaults to engine; trainer is refused on both slime flavours (by name, with the reason) and with top-K", () => {
-    expect(recipeSchema.parse({ method: "opd" }).opd.teacher).toBe("engine");
-    expect(recipeSchema.safeParse({ method: "opd", opd: { teacher: "trainer" }, engine: { kind: "rehearsal" } }).success).toBe(true);
+  const slime = (flavor: "fork" | "upstream", extra: Record<string, unknown> = {}): Record<string, unknown> => ({ method: "opd", engine: { kind: "slime", slime: { flavor } }, judge: { launch: "standalone" }, ...extra });
+
+  it("unset, it is trainer wherever the trainer can run the teacher: both slime flavours (Megatron) and rehearsal", () => {
     for (const flavor of ["fork", "upstream"] as const) {
-      const refused = recipeSchema.safeParse({ method: "opd", opd: { teacher: "trainer" }, engine: { kind: "slime", slime: { flavor } }, judge: { launch: "standalone" } });
-      expect(refused.success).toBe(false);
-      expect(refused.error!.issues.find((issue) => issue.path.join(".") === "opd.teacher")?.message).toMatch(new RegExp(`flavor ${flavor} cannot run the teacher in the trainer`));
+      const recipe = recipeSchema.parse(slime(flavor));
+      expect(recipe.opd.teacher).toBeUndefined();
+      expect(trainerTeacherGap(recipe)).toBeNull();
+      expect(opdTeacher(recipe)).toBe("trainer");
+      expect(customConfig(recipe).openclaw_rl_teacher).toBe("trainer");
     }
-    const topk = recipeSchema.safeParse({ method: "opd", opd: { teacher: "trainer", topk: 5 }, engine: { kind: "rehearsal" } });
-    expect(topk.error!.issues.map((issue) => issue.path.join("."))).toContain("opd.teacher");
+    expect(opdTeacher(recipeSchema.parse({ method: "combine", engine: { kind: "rehearsal" } }))).toBe("trainer");
+    expect(opdTeacher(recipeSchema.parse({ method: "binary" }))).toBe("engine"); // no teacher to run
+    expect(opdTeacher(recipeSchema.parse({ method: "opd", opd: { teacher: "engine" } }))).toBe("engine");
+  });
+
+  it("unset, it falls back to engine where the trainer cannot; set to trainer there, it is refused with the reason", () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ opd: { topk: 5 } }, /token-level teacher log-probs only/],
+      [{ cluster: { actor_cp: 2 } }, /cluster\.actor_cp is 2/],
+      [{ judge: { launch: "standalone", path: "/models/bigger-judge" } }, /judge\.path \/models\/bigger-judge names another model/],
+      [{ sampling: { temperature: 0.6 }, opd: { teacher_temperature: 1 } }, /--rollout-temperature \(sampling\.temperature 0\.6\), not opd\.teacher_temperature 1/],
+      [{ sink: { kind: "jsonl", path: "/tmp/s.jsonl" } }, /sink\.kind jsonl/],
+    ];
+    for (const [extra, reason] of cases) {
+      const base = slime("fork", extra);
+      const unset = recipeSchema.safeParse(base);
+      if (unset.success) expect(opdTeacher(unset.data)).toBe("engine");
+      const opd = { ...(base.opd as object | undefined), ...((extra.opd as object | undefined) ?? {}), teacher: "trainer" };
+      const refused = recipeSchema.safeParse({ ...base, opd });
+      expect(refused.success).toBe(false);
+      expect(refused.error!.issues.find((issue) => issue.path.join(".") === "opd.teacher")?.message).toMatch(reason);
+    }
   });
 });

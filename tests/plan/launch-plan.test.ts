@@ -108,10 +108,12 @@ describe("slime launch plan", () => {
     await expect(readModelArgs(parseRecipe({ engine: { slime: { model_args: file } } }))).rejects.toMatchObject({ path: "engine.slime.model_args" });
   });
 
-  it("the custom-config file carries the combine weights and top-K once", async () => {
+  it("the custom-config file carries the combine weights, top-K and where the teacher runs, once", async () => {
     const recipe = parseRecipe({ method: "combine", combine: { w_rl: 0.5, w_opd: 2 }, engine: { slime: { model_args: MODEL_ARGS_FIXTURE } } });
     const plan = await buildLaunchPlan(recipe, context);
-    expect(plan.files).toEqual([{ path: "/runs/golden/slime-custom-config.yaml", content: "openclaw_rl_w_rl: 0.5\nopenclaw_rl_w_opd: 2\nopenclaw_rl_topk: 0\n" }]);
+    expect(plan.files).toEqual([{ path: "/runs/golden/slime-custom-config.yaml", content: "openclaw_rl_w_rl: 0.5\nopenclaw_rl_w_opd: 2\nopenclaw_rl_topk: 0\nopenclaw_rl_teacher: trainer\n" }]);
+    expect(plan.processes.find((process) => process.name === "slime-job")?.argv.join(" ")).toContain("--custom-megatron-init-path openclaw_rl.trainer_hooks.install");
+    expect(plan.notes.at(-1)).toMatch(/^teacher: one forward in the trainer per hinted turn of .* \(slime's --ref-load\)/);
     const everything = JSON.stringify(plan.processes);
     expect(everything).not.toContain("OPENCLAW_COMBINE_W");
   });

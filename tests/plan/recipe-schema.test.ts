@@ -37,10 +37,11 @@ describe("recipe schema", () => {
     expect(problems({ proxy: { port: 99999 } })).toEqual([expect.stringMatching(/^proxy\.port: .*65535, got number 99999$/)]);
   });
 
-  it("opd.teacher trainer is refused on slime only where there is a teacher (opd, combine), not under method binary", () => {
-    expect(problems({ method: "opd", opd: { teacher: "trainer" } })).toEqual([expect.stringMatching(/^opd\.teacher: engine\.slime\.flavor fork cannot run the teacher in the trainer/)]);
-    expect(problems({ method: "combine", opd: { teacher: "trainer" } })).toHaveLength(1);
-    expect(problems({ method: "binary", opd: { teacher: "trainer" } })).toEqual([]);
+  it("opd.teacher trainer is refused only where there is a teacher (opd, combine) the trainer cannot run, not under method binary", () => {
+    expect(problems({ method: "opd", opd: { teacher: "trainer" } })).toEqual([]);
+    expect(problems({ method: "opd", opd: { teacher: "trainer" }, cluster: { actor_cp: 2 } })).toEqual([expect.stringMatching(/^opd\.teacher: opd\.teacher trainer cannot run here: cluster\.actor_cp is 2/)]);
+    expect(problems({ method: "combine", opd: { teacher: "trainer" }, cluster: { actor_cp: 2 } })).toHaveLength(1);
+    expect(problems({ method: "binary", opd: { teacher: "trainer" }, cluster: { actor_cp: 2 } })).toEqual([]);
   });
 
   it("refuses empty names and folders (records.dir \"\" would make the working folder the run folder)", () => {

@@ -26,7 +26,9 @@ describe("rehearsalProcesses", () => {
     expect(trainer!.env).toEqual({ OPENCLAW_RL_BRIDGE: "http://127.0.0.1:4567", OPENCLAW_RL_BRIDGE_TOKEN: "sekret", PYTHONPATH: path.join(root, "native"), PYTHONUNBUFFERED: "1" });
     expect(trainer!.secretEnv).toEqual(["OPENCLAW_RL_BRIDGE_TOKEN"]);
     expect(trainer!.argv.join(" ")).not.toContain("sekret");
-    expect(trainer!.argv).not.toContain("--opd-teacher"); // opd.teacher engine: the judge stand-in scores the teacher
+    expect(trainer!.argv.join(" ")).toContain("--opd-teacher trainer --teacher-temperature 0.6"); // opd.teacher unset: the trainer scores the teacher where it can
+    const engine = recipeSchema.parse({ ...recipe, opd: { ...recipe.opd, teacher: "engine" } });
+    expect(rehearsalProcesses(engine, context).find((process) => process.name === "rehearsal-trainer")!.argv).not.toContain("--opd-teacher"); // the judge stand-in scores it
   });
 
   it("opd.teacher trainer: the stand-in trainer scores the teacher tokens itself at the teacher temperature", () => {
