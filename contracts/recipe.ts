@@ -508,10 +508,13 @@ export const recipeObjectSchema = z
  * both flavours: native/tests/fixtures/slime_actor.json) over the --ref-load checkpoint at --rollout-temperature.
  */
 export function trainerTeacherGap(recipe: z.output<typeof recipeObjectSchema>): string | null {
-  if (recipe.opd.topk > 0) return "it gives token-level teacher log-probs only (no trainer here carries top-K rows into the top-K loss); use opd.topk: 0 for it";
   if (recipe.sink.kind === "jsonl") return "with sink.kind jsonl no trainer takes the samples, so nothing would score their teacher tokens";
   if (recipe.engine.kind === "external") return "engine.kind external runs no trainer of ours";
-  if (recipe.engine.kind === "rehearsal") return null; // the stand-in trainer scores through the judge stand-in's teacher
+  if (recipe.engine.kind === "rehearsal") {
+    // the stand-in trainer scores through the judge stand-in's teacher, token-level values only
+    return recipe.opd.topk > 0 ? "the rehearsal stand-in trainer gives token-level teacher log-probs only, no top-K rows; use opd.topk: 0 for it" : null;
+  }
+  if (recipe.opd.topk > 0 && recipe.engine.slime.flavor !== "fork") return "top-K rows reach the top-K loss on the fork's slime only; use opd.topk: 0 for it";
   const backend = recipe.training.backend ?? (recipe.training.lora ? "fsdp" : "megatron");
   if (backend !== "megatron") return "the teacher's forward runs in slime's Megatron trainer; training.backend is fsdp";
   if (recipe.cluster.actor_cp > 1) return `cluster.actor_cp is ${recipe.cluster.actor_cp}: with context parallelism each rank's log-probs are its slice of the teacher's longer sequence, not of the student's`;

@@ -2,6 +2,11 @@
 teacher tokens (teacher_carriage.py), one forward of the frozen teacher over every sample's hinted prompt + response
 gives teacher_log_probs, exactly, at the rollout temperature, with no request to the judge engine.
 
+With top-K distillation (openclaw_rl_topk > 0, the fork only: upstream's training batch carries no top-K rows to a
+loss), the same forward also keeps each response token's top-K rows over the whole vocabulary (forward_only with our
+own function, trainer_teacher.sharded_topk across the tensor-parallel group), as teacher_topk_log_probs /
+teacher_topk_indices.
+
 The teacher is the checkpoint at slime's --ref-load (recipe training.ref_load, by default the policy's base weights),
 loaded the way slime loads its reference model (MegatronTrainRayActor.load_other_checkpoint: into the actor's own
 parameters, then backed up by its TensorBackuper in pinned host memory, fork and upstream slime/utils/tensor_backper.py
@@ -32,12 +37,14 @@ import os
 
 import torch
 
-from . import teacher_carriage
+from . import slime_api, teacher_carriage
+from .trainer_teacher import sharded_topk
 
 LOGGER = logging.getLogger(__name__)
 TEACHER_TAG = "openclaw_rl_teacher"
 ACTOR_MODULE = "slime.backends.megatron_utils.actor"
 DATA_MODULE = "slime.backends.megatron_utils.data"
+MODEL_MODULE = "slime.backends.megatron_utils.model"
 WRAPPED_MARK = "openclaw_rl_trainer_teacher"
 
 
@@ -97,6 +104,9 @@ def fill_teacher_log_probs(actor, rollout_data: dict) -> int:
         if teacher.log_probs is not None and int(teacher.log_probs.numel()) != length:
             raise TrainerTeacherError(f"openclaw-rl: sample {index} carries {teacher.log_probs.numel()} teacher log-probs for a {length}-token response")
 
+    topk = int(getattr(actor.args, "openclaw_rl_topk", 0) or 0)
+    if topk > 0 and any(teacher.tokens is None for teacher in teachers):
+        raise TrainerTeacherError("openclaw-rl: a top-K distillation batch has samples without teacher tokens; every opd sample has a hint")
     tag = teacher_tag(actor)
     data = teacher_rollout_data(rollout_data, teachers)
     previous = getattr(actor, "_active_model_tag", None) or "actor"
@@ -105,16 +115,47 @@ def fill_teacher_log_probs(actor, rollout_data: dict) -> int:
     actor._switch_model(tag)
     try:
         iterators, num_microbatches = data_iterators(actor, data, rollout_data)
-        forwarded = actor.compute_log_prob(iterators, num_microbatches, store_prefix="teacher_").get("teacher_log_probs")
+        if topk > 0:
+            result = forward_with_topk(actor, iterators, num_microbatches, topk)
+        else:
+            result = actor.compute_log_prob(iterators, num_microbatches, store_prefix="teacher_")
     finally:
         actor._switch_model(previous)
+    forwarded = result.get("teacher_log_probs")
     if forwarded is None:
         return 0
+    if topk > 0:
+        # as the fork's _get_rollout_data leaves the engine's rows: CPU tensors [R, K], float32 and int64 (actor.py:253-294)
+        rollout_data["teacher_topk_log_probs"] = [value.float().cpu() for value in result["teacher_topk_log_probs"]]
+        rollout_data["teacher_topk_indices"] = [value.long().cpu() for value in result["teacher_topk_indices"]]
     values = []
     for teacher, value in zip(teachers, forwarded, strict=True):
         values.append(value if teacher.tokens is not None else teacher.log_probs.to(value.device))
     rollout_data["teacher_log_probs"] = values
     return sum(teacher.tokens is not None for teacher in teachers)
+
+
+def forward_with_topk(actor, iterators, num_microbatches, topk: int) -> dict:
+    """The teacher's forward through slime's forward_only with a function that keeps, per response token, the log-prob
+    of the token (slime's own get_log_probs_and_entropy) and the top-K rows over the whole vocabulary
+    (trainer_teacher.sharded_topk across the tensor-parallel group): {"teacher_log_probs", "teacher_topk_log_probs",
+    "teacher_topk_indices"}, in sample order. The fork only: upstream's training batch carries no top-K rows to a loss."""
+    forward_only = importlib.import_module(MODEL_MODULE).forward_only
+    helpers = slime_api.bind_slime_api()
+    from megatron.core import mpu
+
+    group = mpu.get_tensor_model_parallel_group()
+
+    def teacher_values(logits, *, args, unconcat_tokens, total_lengths, response_lengths, with_entropy=False, max_seq_lens=None, **_rest):
+        batch = {"unconcat_tokens": unconcat_tokens, "total_lengths": total_lengths, "response_lengths": response_lengths, "max_seq_lens": max_seq_lens}
+        # the rows first: at temperature 1 the fork's log-prob helper turns float32 logits into their softmax in place
+        rows = [sharded_topk(chunk, topk, group) for chunk, _tokens in helpers.response_logits(logits, args, batch)]
+        log_probs = helpers.response_log_probs(logits, args, batch, with_entropy=False)["log_probs"]
+        values = {"log_probs": log_probs, "topk_log_probs": [row[0] for row in rows], "topk_indices": [row[1] for row in rows]}
+        return torch.empty((0,), device=logits.device), values
+
+    with torch.no_grad():
+        return forward_only(teacher_values, actor.args, actor.model, iterators, num_microbatches, store_prefix="teacher_")
 
 
 def teacher_tag(actor) -> str:

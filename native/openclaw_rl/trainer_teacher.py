@@ -76,3 +76,36 @@ def fill_teacher_log_probs(samples: list, forward: Callable[[torch.Tensor], torc
                 sample.teacher_topk_indices = values.topk_indices
             filled += 1
     return filled
+
+
+def sharded_topk(rows: torch.Tensor, topk: int, group=None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The top-K of log_softmax(rows) over the whole vocabulary when each tensor-parallel rank holds one contiguous
+    slice of it (Megatron's vocab-parallel layout: rank r has ids [r·V/tp, (r+1)·V/tp)): (log-probs [R, K] float32,
+    global token ids [R, K] int64), equal on every rank. rows [R, V/tp] are already divided by the temperature. The
+    normaliser is all-reduced (max, then sum of exponentials) and each rank's own top-K all-gathered, so one forward
+    gives what a full-vocabulary log_softmax + topk gives (response_teacher_values)."""
+    import torch.distributed as dist
+
+    rows = rows.float()
+    sharded = group is not None and dist.is_available() and dist.is_initialized() and dist.get_world_size(group) > 1
+    peak = rows.max(dim=-1, keepdim=True).values
+    if sharded:
+        dist.all_reduce(peak, op=dist.ReduceOp.MAX, group=group)
+    total = torch.exp(rows - peak).sum(dim=-1, keepdim=True)
+    if sharded:
+        dist.all_reduce(total, op=dist.ReduceOp.SUM, group=group)
+    normaliser = peak + torch.log(total)
+    local = rows.topk(min(int(topk), rows.shape[-1]), dim=-1)
+    values, indices = local.values, local.indices
+    if sharded:
+        rank, world = dist.get_rank(group), dist.get_world_size(group)
+        indices = indices + rank * rows.shape[-1]
+        every_values = [torch.empty_like(values) for _ in range(world)]
+        every_indices = [torch.empty_like(indices) for _ in range(world)]
+        dist.all_gather(every_values, values.contiguous(), group=group)
+        dist.all_gather(every_indices, indices.contiguous(), group=group)
+        values, indices = torch.cat(every_values, dim=-1), torch.cat(every_indices, dim=-1)
+    if values.shape[-1] < topk:
+        raise ValueError(f"the vocabulary has {values.shape[-1]} tokens, fewer than the top-{topk} asked")
+    best = values.topk(int(topk), dim=-1)
+    return best.values - normaliser, indices.gather(-1, best.indices).to(torch.int64)

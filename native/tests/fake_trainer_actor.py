@@ -45,7 +45,7 @@ class FakeTrainerActorBody:
 
     def setup(self, args, models: dict, tags=("actor",), checkpoints: dict | None = None):
         self.args, self.models = args, dict(models)
-        self.model = ["megatron model chunk"]
+        self.model = [lambda tokens: self.models[self._active_model_tag](tokens)]  # the chunk forward_only calls
         self.weights_backuper = FakeBackuper(tags)
         self._active_model_tag = "actor"
         self.checkpoints = dict(checkpoints or {})  # path -> forward, for load_other_checkpoint

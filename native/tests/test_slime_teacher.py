@@ -64,7 +64,7 @@ def batch() -> DecodedBatch:
 
 
 def args(**overrides) -> Namespace:
-    values = dict(rollout_temperature=0.6, ref_load="/ckpt/base", max_tokens_per_gpu=9, context_parallel_size=1, qkv_format="thd", rollout_top_p=1.0, kl_coef=0.0, use_kl_loss=False, openclaw_rl_teacher="trainer")
+    values = dict(rollout_temperature=0.6, ref_load="/ckpt/base", max_tokens_per_gpu=9, log_probs_chunk_size=-1, context_parallel_size=1, qkv_format="thd", rollout_top_p=1.0, kl_coef=0.0, use_kl_loss=False, openclaw_rl_teacher="trainer")
     values.update(overrides)
     return Namespace(**values)
 
@@ -119,6 +119,32 @@ class SlimeTeacherTest(unittest.TestCase):
                 forwards = [event for event in actor.events if event[0] == "forward"]
                 self.assertEqual([event[:3] for event in forwards], [("forward", "teacher_", slime_teacher.TEACHER_TAG)] * 2)
 
+    def test_topk_rows_on_the_fork(self):
+        with fake_slime("fork"):
+            from slime.backends.megatron_utils.actor import MegatronTrainRayActor
+            from slime.ray.rollout import RolloutManager
+
+            hinted = DecodedBatch(header={"batchId": "b"}, samples=[decoded(seq, prompt, response, {"teacherTokens": torch.tensor(h + response, dtype=torch.int32)}) for seq, (prompt, h, response) in enumerate(SAMPLES) if h])
+            rollout_data = trainer_rollout_data(RolloutManager(None)._convert_samples_to_train_data(rollout.build_samples(hinted)))
+            for temperature in (0.6, 1.0):  # at 1 the fork's log-prob helper overwrites the logits in place: the rows come first
+                slime_teacher.install(args(openclaw_rl_topk=3, rollout_temperature=temperature))
+                actor = MegatronTrainRayActor()
+                actor.setup(args(openclaw_rl_topk=3, rollout_temperature=temperature), {"actor": ACTOR}, checkpoints={"/ckpt/base": TEACHER})
+                actor.train_actor(1, {key: list(value) if isinstance(value, list) else value for key, value in rollout_data.items()})
+                got = actor.trained[0][1]
+                for index, (_prompt, hint, response) in enumerate(sample for sample in SAMPLES if sample[1]):
+                    tokens = hint + response
+                    full = torch.log_softmax(TEACHER(torch.tensor(tokens))[len(tokens) - len(response) - 1 : -1] / temperature, dim=-1).float()
+                    top = full.topk(3, dim=-1)
+                    with self.subTest(temperature=temperature, sample=index):
+                        torch.testing.assert_close(got["teacher_topk_log_probs"][index], top.values, rtol=1e-6, atol=1e-6)
+                        self.assertEqual(got["teacher_topk_indices"][index].tolist(), top.indices.tolist())
+                        self.assertEqual((got["teacher_topk_indices"][index].dtype, got["teacher_topk_indices"][index].device.type), (torch.int64, "cpu"))
+                        torch.testing.assert_close(got["teacher_log_probs"][index], by_hand(TEACHER, tokens, len(response), temperature), rtol=1e-6, atol=1e-6)
+            with self.assertRaisesRegex(slime_teacher.TrainerTeacherError, "top-K distillation batch has samples without teacher tokens"):
+                mixed = trainer_rollout_data(RolloutManager(None)._convert_samples_to_train_data(rollout.build_samples(batch())))
+                actor.train_actor(2, mixed)
+
     def test_the_reference_is_the_teacher_when_slime_loaded_it(self):
         for flavour in FLAVOURS:
             with self.subTest(flavour=flavour):
@@ -172,7 +198,8 @@ class SlimeTeacherTest(unittest.TestCase):
         self.assertEqual(list(data["multimodal_train_inputs"][0]), ["pixel_values"])
 
     def test_fakes_match_the_real_signatures(self):
-        recorded = json.load(open(FIXTURE, encoding="utf-8"))["flavours"]
+        with open(FIXTURE, encoding="utf-8") as handle:
+            recorded = json.load(handle)["flavours"]
         for flavour in FLAVOURS:
             with fake_slime(flavour):
                 for name, entry in recorded[flavour]["methods"].items():

@@ -23,7 +23,7 @@ import torch
 
 from openclaw_rl import rollout, teacher_carriage
 from openclaw_rl.batch_frame import DecodedBatch, DecodedSample
-from openclaw_rl.trainer_teacher import fill_teacher_log_probs, response_teacher_values
+from openclaw_rl.trainer_teacher import fill_teacher_log_probs, response_teacher_values, sharded_topk
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DRIVER = os.path.join(REPO, "tests", "support", "teacher-scoring-driver.ts")
@@ -211,6 +211,49 @@ class TrainerTeacherValuesTest(unittest.TestCase):
         samples[0].teacher_log_probs = torch.tensor([-1.0, -2.0])
         self.assertEqual(fill_teacher_log_probs(samples, lambda tokens: self.fail("no forward expected"), 1.0), 0)
         self.assertEqual(samples[0].teacher_log_probs.tolist(), [-1.0, -2.0])
+
+def _sharded_topk_rank(rank: int, world: int, store: str, rows: torch.Tensor, topk: int, out: str) -> None:
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world)
+    try:
+        width = rows.shape[-1] // world
+        values, indices = sharded_topk(rows[:, rank * width : (rank + 1) * width], topk, dist.group.WORLD)
+        torch.save((values, indices), f"{out}.{rank}")
+    finally:
+        dist.destroy_process_group()
+
+
+class ShardedTopkTest(unittest.TestCase):
+    """The teacher's top-K rows when tensor parallelism splits the vocabulary: each rank's slice, one answer."""
+
+    def setUp(self):
+        generator = torch.Generator().manual_seed(3)
+        self.rows = torch.randn(5, 12, generator=generator) * 3
+        self.full = torch.log_softmax(self.rows, dim=-1).topk(4, dim=-1)
+
+    def test_one_rank_is_log_softmax_topk(self):
+        values, indices = sharded_topk(self.rows, 4)
+        torch.testing.assert_close(values, self.full.values)
+        self.assertEqual(indices.tolist(), self.full.indices.tolist())
+
+    def test_two_ranks_holding_half_the_vocabulary_each(self):
+        import tempfile
+
+        import torch.multiprocessing as mp
+
+        with tempfile.TemporaryDirectory() as folder:
+            out = os.path.join(folder, "rows")
+            mp.spawn(_sharded_topk_rank, args=(2, os.path.join(folder, "store"), self.rows, 4, out), nprocs=2, join=True)
+            for rank in range(2):
+                values, indices = torch.load(f"{out}.{rank}")
+                torch.testing.assert_close(values, self.full.values, rtol=1e-6, atol=1e-6)
+                self.assertEqual(indices.tolist(), self.full.indices.tolist())
+
+    def test_refuses_more_than_the_vocabulary(self):
+        with self.assertRaisesRegex(ValueError, "has 12 tokens, fewer than the top-13"):
+            sharded_topk(self.rows, 13)
+
 
 if __name__ == "__main__":
     unittest.main()

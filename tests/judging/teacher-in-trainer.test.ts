@@ -34,6 +34,22 @@ describe("opd.teacher trainer: judging", () => {
       await harness.close();
     });
   }
+
+  it("opd with top-K on the fork's slime: no teacher request either; the trainer's forward gives the rows (nothing top-K in the sample)", async () => {
+    let client: RecordingClient | null = null;
+    const recipe = { method: "opd", engine: { kind: "slime", slime: { flavor: "fork" } }, judge: { votes: 1 }, opd: { teacher: "trainer", topk: 3 } } as const;
+    const harness: Harness = await startHarness(recipe, {}, (url) => (client = new RecordingClient({ baseUrl: url })));
+    harness.judge.script("CASE-topk", "hint", [`\\boxed{1} [HINT_START]${HINT}[HINT_END]`]);
+    const turn = await makeTurn({ marker: "CASE-topk" });
+    await harness.judgeTurn(turn);
+    expect(client!.requests.filter((request) => request.input_ids !== undefined)).toEqual([]);
+    const sample = harness.sink.byId(`${turn.sessionId}:0`)!;
+    expect(sample.teacherTokens?.slice(-turn.responseIds.length)).toEqual(turn.responseIds);
+    expect([sample.teacherLogProbs, sample.teacherTopkLogProbs, sample.teacherTopkIndices]).toEqual([undefined, undefined, undefined]);
+    const [record] = await harness.records();
+    expect(record!.teacher).toMatchObject({ ok: true, scoring: "trainer", requests: 0 });
+    await harness.close();
+  });
 });
 
 function sample(id: string, extra: Partial<Sample>): Sample {
@@ -102,9 +118,17 @@ describe("opd.teacher: recipe", () => {
     expect(opdTeacher(recipeSchema.parse({ method: "opd", opd: { teacher: "engine" } }))).toBe("engine");
   });
 
+  it("top-K rows come from the trainer's teacher on the fork; the rehearsal stand-in gives token-level values only", () => {
+    const fork = recipeSchema.parse(slime("fork", { opd: { topk: 5 } }));
+    expect([opdTeacher(fork), customConfig(fork).openclaw_rl_topk]).toEqual(["trainer", 5]);
+    const rehearsal = { method: "opd", engine: { kind: "rehearsal" }, opd: { topk: 5 } };
+    expect(opdTeacher(recipeSchema.parse(rehearsal))).toBe("engine");
+    const refused = recipeSchema.safeParse({ ...rehearsal, opd: { topk: 5, teacher: "trainer" } });
+    expect(refused.error!.issues.find((issue) => issue.path.join(".") === "opd.teacher")?.message).toMatch(/rehearsal stand-in trainer gives token-level teacher log-probs only, no top-K rows/);
+  });
+
   it("unset, it falls back to engine where the trainer cannot; set to trainer there, it is refused with the reason", () => {
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ opd: { topk: 5 } }, /token-level teacher log-probs only/],
       [{ cluster: { actor_cp: 2 } }, /cluster\.actor_cp is 2/],
       [{ judge: { launch: "standalone", path: "/models/bigger-judge" } }, /judge\.path \/models\/bigger-judge names another model/],
       [{ sampling: { temperature: 0.6 }, opd: { teacher_temperature: 1 } }, /--rollout-temperature \(sampling\.temperature 0\.6\), not opd\.teacher_temperature 1/],
