@@ -156,9 +156,40 @@ class TrainerTeacherMatchesEngineTest(unittest.TestCase):
         if topk:
             torch.testing.assert_close(trainer.teacher_topk_log_probs.double(), torch.tensor(engine["values"]["topk"]["logProbs"], dtype=torch.float64), rtol=0, atol=2e-6)
             self.assertEqual(trainer.teacher_topk_indices.tolist(), engine["values"]["topk"]["indices"])
+        self.compare_in_slime(temperature, topk, engine)
         # the hinted prompt matters: over the student's own prompt the teacher says something else
         own = response_teacher_values(self.model(torch.tensor(self.student_prompt + self.response)), self.student_prompt + self.response, len(self.response), temperature)
         self.assertGreater(float((own.log_probs.double() - expected).abs().max()), 1e-3)
+
+    def compare_in_slime(self, temperature: float, topk: int, engine: dict):
+        """The same turn through slime's trainer (the fakes of each flavour): slime_teacher's wrapper of train_actor,
+        the teacher = this model at --ref-load; top-K rows on the fork only."""
+        from argparse import Namespace
+
+        from openclaw_rl import slime_teacher
+
+        from .slime_fakes import fake_slime
+
+        for flavour in ("fork", "upstream"):
+            rows = topk if flavour == "fork" else 0
+            with self.subTest(slime=flavour), fake_slime(flavour):
+                from slime.backends.megatron_utils.actor import MegatronTrainRayActor
+                from slime.ray.rollout import RolloutManager
+
+                args = Namespace(rollout_temperature=temperature, ref_load="/ckpt/teacher", max_tokens_per_gpu=64, log_probs_chunk_size=-1, qkv_format="thd", openclaw_rl_topk=rows)
+                train_data = RolloutManager(None)._convert_samples_to_train_data(trainer_samples(self.student_prompt, self.hinted_prompt, self.response))
+                rollout_data = {key: list(value) for key, value in train_data.items()}
+                rollout_data["tokens"] = [torch.tensor(tokens, dtype=torch.long) for tokens in rollout_data["tokens"]]
+                rollout_data.update(total_lengths=[len(tokens) for tokens in rollout_data["tokens"]], micro_batch_indices=[[0]], num_microbatches=[1])
+                slime_teacher.install(args)
+                actor = MegatronTrainRayActor()
+                actor.setup(args, {"actor": lambda tokens: self.fail("the actor's weights scored the teacher")}, checkpoints={"/ckpt/teacher": self.model})
+                actor.train_actor(0, rollout_data)
+                got = actor.trained[0][1]
+                torch.testing.assert_close(got["teacher_log_probs"][0].double(), torch.tensor(engine["values"]["logProbs"], dtype=torch.float64), rtol=0, atol=2e-6)
+                if rows:
+                    torch.testing.assert_close(got["teacher_topk_log_probs"][0].double(), torch.tensor(engine["values"]["topk"]["logProbs"], dtype=torch.float64), rtol=0, atol=2e-6)
+                    self.assertEqual(got["teacher_topk_indices"][0].tolist(), engine["values"]["topk"]["indices"])
 
     def test_per_position_scoring_at_rollout_temperature(self):
         self.compare(0.6, 0, "per-position", len(self.response))
