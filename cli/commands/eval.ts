@@ -2,7 +2,7 @@
 // running start serves now (its base when no weight update came yet), or a saved checkpoint served by a server of its
 // own (launchers/evaluation/checkpoint-serving.ts), on the held-out personas, paired against the run's base, and
 // writes evaluations.jsonl, evaluation.json, evaluation-report.md and evaluation.svg into the run folder.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
@@ -20,7 +20,7 @@ import { evaluateVersion, type VersionEvaluation } from "../../orchestrator/eval
 import { planCheckpointServing } from "../../launchers/evaluation/checkpoint-serving.ts";
 import { freeLoopbackPort, startCheckpointServer } from "../../launchers/evaluation/checkpoint-server.ts";
 import { JsonlAppendFile } from "../../orchestrator/records/jsonl-append-file.ts";
-import { ADMIN_ENDPOINT_FILE, readAdminToken } from "../../orchestrator/status/admin-token.ts";
+import { runFolderTarget } from "../admin-target.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
 import { loadRecipe, PACKAGE_ROOT } from "../recipe-file.ts";
 import { engineEndpoints } from "./start.ts";
@@ -169,8 +169,8 @@ const statusSchema = z.object({ weight_version: z.string().nullable(), endpoints
 
 /** The running start's proxy and the weight version it serves now ("0" before the first update: the base). */
 async function liveVersion(runDir: string): Promise<{ proxy: string; version: string }> {
-  const url = adminUrl(runDir);
-  const response = await fetch(`${url}/status`, { headers: { authorization: `Bearer ${readAdminToken(runDir)}` }, signal: AbortSignal.timeout(5000) }).catch((cause: unknown) => {
+  const { url, token } = runFolderTarget(runDir, NO_START_HINT);
+  const response = await fetch(`${url}/status`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5000) }).catch((cause: unknown) => {
     throw new OpenclawRlError("ENGINE_UNAVAILABLE", `no openclaw-rl answers at ${url}`, { path: url, cause, hint: "is `openclaw-rl start` still running?", retryable: true });
   });
   const status = statusSchema.safeParse(await response.json().catch(() => null));
@@ -178,13 +178,8 @@ async function liveVersion(runDir: string): Promise<{ proxy: string; version: st
   return { proxy: status.data.endpoints.proxy, version: status.data.weight_version ?? "0" };
 }
 
-/** The running start's admin API, as its run folder records it. */
-function adminUrl(runDir: string): string {
-  const endpointFile = path.join(runDir, ADMIN_ENDPOINT_FILE);
-  const endpoint = existsSync(endpointFile) ? z.object({ url: z.string().url() }).safeParse(JSON.parse(readFileSync(endpointFile, "utf8"))) : null;
-  if (!endpoint?.success) throw new OpenclawRlError("RECIPE_NOT_FOUND", `no running openclaw-rl recorded in ${runDir} (${ADMIN_ENDPOINT_FILE} missing)`, { path: runDir, hint: "evaluate a running start: `openclaw-rl start`, then `openclaw-rl eval --run <records.dir>`" });
-  return endpoint.data.url;
-}
+/** What a folder without a running start is told (the live version needs one; a checkpoint does not). */
+const NO_START_HINT = "evaluate a running start: `openclaw-rl start`, then `openclaw-rl eval --run <records.dir>`";
 
 /**
  * Hands the running start a live version's result, so that status, status --json and the dashboard show it as they
@@ -192,8 +187,9 @@ function adminUrl(runDir: string): string {
  */
 async function announceToStart(runDir: string, metrics: VersionMetrics): Promise<void> {
   const failure = await (async () => {
-    const url = `${adminUrl(runDir)}${EVALUATION_RECORDED_ROUTE}`;
-    const response = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${readAdminToken(runDir)}`, "content-type": "application/json" }, body: JSON.stringify(metrics), signal: AbortSignal.timeout(5000) });
+    const target = runFolderTarget(runDir, NO_START_HINT);
+    const url = `${target.url}${EVALUATION_RECORDED_ROUTE}`;
+    const response = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${target.token}`, "content-type": "application/json" }, body: JSON.stringify(metrics), signal: AbortSignal.timeout(5000) });
     return response.ok ? null : `${url} answered ${response.status} ${(await response.text()).slice(0, 200)}`;
   })().catch((error: unknown) => (error as Error).message);
   if (failure) process.stderr.write(`· the running start was not told of this result (${failure}): it is in evaluations.jsonl, not on status\n`);

@@ -5,8 +5,8 @@ import { z } from "zod";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { cliCommand } from "../../lib/cli-command.ts";
 import { RESUME_ROUTE } from "../../orchestrator/bridge/training-pause.ts";
+import { resolveTarget } from "../admin-target.ts";
 import { withRecipeOptions, type CommonOptions } from "../common-options.ts";
-import { resolveTarget } from "./status.ts";
 
 interface ResumeOptions extends CommonOptions {
   run?: string;

@@ -4,14 +4,8 @@
 import { WebSocket } from "ws";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { StatusSnapshot } from "../../contracts/status.ts";
+import type { AdminTarget } from "../admin-target.ts";
 import { changedLines, formatStatus } from "./status-format.ts";
-
-export interface WatchTarget {
-  url: string;
-  token: string;
-  /** The run folder it was found in (null: --url given). */
-  runDir: string | null;
-}
 
 export interface WatchOptions {
   json: boolean;
@@ -39,7 +33,7 @@ export class PipedStatusPrinter {
   }
 }
 
-export async function watchStatus(target: WatchTarget, options: WatchOptions): Promise<void> {
+export async function watchStatus(target: AdminTarget, options: WatchOptions): Promise<void> {
   const output = options.output ?? process.stdout;
   const piped = new PipedStatusPrinter(target.runDir);
   let render: NodeJS.Timeout | null = null;

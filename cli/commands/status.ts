@@ -1,16 +1,13 @@
 // `openclaw-rl status [--run DIR | --url URL] [--json] [--watch]`: asks the running orchestrator's loopback admin
 // API for its state and prints it (engines, turns, samples toward the next batch, rewards, weights, errors).
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import type { Command } from "commander";
-import { z } from "zod";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { cliCommand } from "../../lib/cli-command.ts";
-import { ADMIN_ENDPOINT_FILE, readAdminToken } from "../../orchestrator/status/admin-token.ts";
 import { statusSnapshotSchema, type StatusSnapshot } from "../../contracts/status.ts";
-import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
+import { resolveTarget, type AdminTarget } from "../admin-target.ts";
+import { withRecipeOptions, type CommonOptions } from "../common-options.ts";
 import { formatStatus } from "./status-format.ts";
-import { watchStatus, type WatchTarget } from "./status-watch.ts";
+import { watchStatus } from "./status-watch.ts";
 
 interface StatusOptions extends CommonOptions {
   run?: string;
@@ -36,26 +33,7 @@ export function registerStatusCommand(program: Command): void {
     });
 }
 
-type Target = WatchTarget;
-
-/** The running start's admin URL and token: --url/--token, $OPENCLAW_RL_ADMIN_TOKEN, or the run folder's admin.json and admin-token. */
-export function resolveTarget(options: CommonOptions & { run?: string; url?: string; token?: string }): Target {
-  const environmentToken = process.env.OPENCLAW_RL_ADMIN_TOKEN;
-  if (options.url && (options.token || environmentToken)) return { url: options.url.replace(/\/+$/, ""), token: (options.token ?? environmentToken)!, runDir: null };
-  const runDir = path.resolve(options.run ?? recipeFromOptions(options).recipe.records.dir);
-  const token = options.token ?? environmentToken ?? readAdminToken(runDir);
-  if (options.url) return { url: options.url.replace(/\/+$/, ""), token, runDir };
-  const endpoint = z.object({ url: z.string().url() }).safeParse(readJsonFile(path.join(runDir, ADMIN_ENDPOINT_FILE)));
-  if (!endpoint.success) {
-    throw new OpenclawRlError("RECIPE_NOT_FOUND", `no running openclaw-rl recorded in ${runDir} (${ADMIN_ENDPOINT_FILE} missing)`, {
-      path: runDir,
-      hint: `start one with \`${cliCommand("start")}\`, or pass --run <records.dir> / --url`,
-    });
-  }
-  return { url: endpoint.data.url, token, runDir };
-}
-
-export async function fetchStatus(target: Target): Promise<StatusSnapshot> {
+export async function fetchStatus(target: AdminTarget): Promise<StatusSnapshot> {
   let response: Response;
   try {
     response = await fetch(`${target.url}/status`, { headers: { authorization: `Bearer ${target.token}` }, signal: AbortSignal.timeout(5000) });
@@ -66,12 +44,4 @@ export async function fetchStatus(target: Target): Promise<StatusSnapshot> {
   const parsed = statusSnapshotSchema.safeParse(await response.json().catch(() => null));
   if (!response.ok || !parsed.success) throw new OpenclawRlError("ENGINE_ERROR", `unexpected answer from ${target.url}/status (${response.status})`, { path: target.url });
   return parsed.data;
-}
-
-function readJsonFile(file: string): unknown {
-  try {
-    return JSON.parse(readFileSync(file, "utf8"));
-  } catch {
-    return null;
-  }
 }
