@@ -32,7 +32,7 @@ describe("rehearsal learning (scripted user rejects the AI style)", () => {
   const runs = [
     ...(["binary", "opd", "combine"] as const).map((method) => ({ method, family: null as string | null, teacher: "engine" as const })),
     { method: "binary" as const, family: DEEPSEEK, teacher: "engine" as const }, // the whole loop on a second family's template and tokenizer
-    { method: "opd" as const, family: null, teacher: "trainer" as const }, // the teacher in the (stand-in) trainer
+    { method: "opd" as const, family: null, teacher: "trainer" as const }, // the teacher in the (stand-in) trainer: what opd.teacher unset means
   ];
   for (const { method, family, teacher } of runs) {
     it(`${method}${family ? " on DeepSeek-V3's template and tokenizer" : ""}${teacher === "trainer" ? " with the teacher in the trainer" : ""}: the rejected style's share falls over batches`, async () => {
@@ -48,7 +48,7 @@ describe("rehearsal learning (scripted user rejects the AI style)", () => {
         "engine.rehearsal.seed": 3,
         "training.batch_size": BATCH[method]!,
         ...(family ? { "model.path": family, "model.tokenizer_path": family, "judge.path": family } : {}),
-        ...(teacher === "trainer" ? { "opd.teacher": "trainer" } : {}),
+        ...(teacher === "engine" && method !== "binary" ? { "opd.teacher": "engine" } : {}), // unset, the trainer scores the teacher
       };
       const argv = ["bin/openclaw-rl.mjs", "start", "--method", method, ...Object.entries(sets).flatMap(([key, value]) => ["--set", `${key}=${value}`])];
       const start = execa(process.execPath, argv, { cwd: root, reject: false, env: { OPENCLAW_RL_API_KEY: "" }, all: true });
