@@ -605,7 +605,7 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
   }
   const teacherGap = trainerTeacherGap(recipe);
   if (recipe.opd.teacher === "trainer" && recipe.method !== "binary" && teacherGap !== null) { // (binary has no teacher to run)
-    issue(["opd", "teacher"], `opd.teacher trainer cannot run here: ${teacherGap}; use opd.teacher: engine (the judge engine scores the hinted turns)`);
+    issue(["opd", "teacher"], `the trainer cannot compute the teacher here: ${teacherGap}; use opd.teacher: engine (the judge engine scores the hinted turns)`);
   }
   if (recipe.training.kl_coef > 0 && !recipe.training.use_kl_loss) {
     issue(["training", "kl_coef"], "training.kl_coef > 0 needs training.use_kl_loss: true (the KL term needs the reference model)");

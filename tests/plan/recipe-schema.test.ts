@@ -39,7 +39,7 @@ describe("recipe schema", () => {
 
   it("opd.teacher trainer is refused only where there is a teacher (opd, combine) the trainer cannot run, not under method binary", () => {
     expect(problems({ method: "opd", opd: { teacher: "trainer" } })).toEqual([]);
-    expect(problems({ method: "opd", opd: { teacher: "trainer" }, cluster: { actor_cp: 2 } })).toEqual([expect.stringMatching(/^opd\.teacher: opd\.teacher trainer cannot run here: cluster\.actor_cp is 2/)]);
+    expect(problems({ method: "opd", opd: { teacher: "trainer" }, cluster: { actor_cp: 2 } })).toEqual([expect.stringMatching(/^opd\.teacher: the trainer cannot compute the teacher here: cluster\.actor_cp is 2/)]);
     expect(problems({ method: "combine", opd: { teacher: "trainer" }, cluster: { actor_cp: 2 } })).toHaveLength(1);
     expect(problems({ method: "binary", opd: { teacher: "trainer" }, cluster: { actor_cp: 2 } })).toEqual([]);
   });
