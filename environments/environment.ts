@@ -2,7 +2,7 @@
 // message, the tools, a state of its own), run a tool call, score the episode, release it. Leases, HTTP and timeouts
 // are the lease server's; an environment never sees a lease id.
 
-/** A tool call as /exec_tool carries it; `arguments` is an object, or JSON text of one, or anything a model wrote. */
+/** A tool call as /exec_tool carries it; `arguments` is an object over HTTP (the lease server refuses anything else, as the reference's pool does), or JSON text of one when called directly. */
 export interface ToolCall {
   name: string;
   arguments: unknown;
@@ -29,7 +29,7 @@ export interface Evaluation {
 export interface Environment<State> {
   /** The name /status reports (`toolcall`, `terminal`). */
   readonly kind: string;
-  /** Starts an episode (`runContext`: /reset's run_ctx, the client's ids of the episode); a task it cannot read or set up is an OpenclawRlError BAD_REQUEST (HTTP 400) saying why. */
+  /** Starts an episode (`runContext`: /reset's run_ctx, the client's ids of the episode); a task it cannot read or set up is an OpenclawRlError BAD_REQUEST saying why (HTTP 500 {ok: false, error}, as the reference's pool answers a task it cannot start). */
   reset(taskMeta: Record<string, unknown>, runContext?: Record<string, unknown>): Promise<EpisodeStart<State>>;
   /** The observation of one call. Bad arguments, an unknown tool, a crash or a timeout inside are observations too. */
   execTool(state: State, call: ToolCall): Promise<string>;

@@ -1,16 +1,16 @@
-// The HTTP server of the reference's lease protocol around one Environment: /healthz, /status, /allocate (429 when
-// full), /reset, /exec_tool, /heartbeat, /evaluate, /close, every body checked with zod and every answer with `ok`.
-// A tool's failure or timeout becomes its observation; the lease table owns slots, idempotency and reaping.
+// The HTTP server of the reference's lease protocol around one Environment, answering as a client of the reference's
+// terminal router in front of one pool sees it (Gen-Verse/OpenClaw-RL@0d034dd5; every case, with file:line, in
+// tests/fixtures/terminal-rl/lease-protocol-answers.json): /healthz, /status, /allocate, /reset, /exec_tool, /heartbeat,
+// /evaluate, /close. A tool's failure or timeout becomes its observation; the lease table owns slots, idempotency, reaping.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
-import { isOpenclawRlError } from "../contracts/errors.ts";
 import { listen } from "../lib/http/listen.ts";
 import { sendJson } from "../lib/http/send-json.ts";
 import type { Environment } from "./environment.ts";
-import { allocateRequestSchema, describeIssue, execToolRequestSchema, leaseRequestSchema, resetRequestSchema } from "./lease-requests.ts";
+import { encodeLeaseId, unknownLeaseError } from "./lease-id.ts";
+import { allocateRequestSchema, checkBody, checkLeaseId, execToolRequestSchema, jsonPayload, resetRequestSchema } from "./lease-requests.ts";
 import { LeaseTable, type Lease } from "./lease-table.ts";
-
 export const leaseServerOptionsSchema = z
   .object({
     host: z.string().default("127.0.0.1"),
@@ -38,6 +38,8 @@ interface Answer {
 const MAX_BODY_BYTES = 1024 * 1024;
 const fail = (status: number, error: string): Answer => ({ status, body: { ok: false, error } });
 const done = (body: Record<string, unknown> = {}): Answer => ({ status: 200, body: { ok: true, ...body } });
+/** terminal_env.py:187-188, :216: a lease whose /reset has not succeeded has no environment to call. */
+const NOT_RESET = "env is not initialized; call reset first";
 
 export async function startLeaseServer<State>(environment: Environment<State>, input: LeaseServerOptionsInput = {}): Promise<RunningLeaseServer> {
   const options = leaseServerOptionsSchema.parse(input);
@@ -67,8 +69,9 @@ export async function startLeaseServer<State>(environment: Environment<State>, i
 async function answer<State>(routes: LeaseRoutes<State>, request: IncomingMessage, response: ServerResponse): Promise<void> {
   let result: Answer;
   try {
-    result = await routes.route(request.method ?? "GET", (request.url ?? "/").split("?")[0]!, () => readJson(request));
+    result = await routes.route(request.method ?? "GET", (request.url ?? "/").split("?")[0]!, () => readBody(request));
   } catch (error) {
+    // their routes answer any exception as 500 {ok: false, error: str(exc)} (pool_server.py:423-424, 478-479, …)
     result = fail(500, (error as Error).message);
   }
   sendJson(response, result.status, result.body);
@@ -82,94 +85,105 @@ class LeaseRoutes<State> {
     private readonly slots: number,
   ) {}
 
-  async route(method: string, route: string, body: () => Promise<unknown>): Promise<Answer> {
-    if (method === "GET" && route === "/healthz") return done();
-    if (method === "GET" && route === "/status") return done({ kind: this.environment.kind, leases: this.table.size, capacity: this.slots, reaped: this.table.reaped });
+  async route(method: string, route: string, body: () => Promise<string>): Promise<Answer> {
     const handler = this.handlers[route];
-    if (!handler) return fail(404, `no route ${method} ${route}`);
-    if (method !== "POST") return fail(405, `${route} takes POST`);
-    let json: unknown;
+    const get = route === "/healthz" || route === "/status";
+    // FastAPI's own answers for a path it has no route for, and for a route called with another method
+    if (!handler && !get) return { status: 404, body: { detail: "Not Found" } };
+    if (method !== (get ? "GET" : "POST")) return { status: 405, body: { detail: "Method Not Allowed" } };
+    if (route === "/healthz") return done();
+    // not theirs (the router's {ok, num_workers, workers}, over the pool's {ok, pool}): one server, no workers to list
+    if (route === "/status") return done({ kind: this.environment.kind, leases: this.table.size, capacity: this.slots, reaped: this.table.reaped });
+    let text: string;
     try {
-      json = await body();
+      text = await body();
     } catch (error) {
+      // theirs reads a body of any size; ours stops at MAX_BODY_BYTES and says so, in their error shape
       return fail(400, `body: ${(error as Error).message}`);
     }
-    return handler(json);
+    return handler!(jsonPayload(text));
   }
 
-  private readonly handlers: Record<string, (json: unknown) => Promise<Answer>> = {
-    "/allocate": async (json) => {
-      const request = allocateRequestSchema.safeParse(json);
-      if (!request.success) return fail(400, describeIssue(request.error));
-      const lease = this.table.allocate(request.data.task_key, request.data.request_id);
-      return lease === "full" ? fail(429, `no capacity: all ${this.slots} leases are held`) : done({ lease_id: lease.id });
+  private readonly handlers: Record<string, (payload: Record<string, unknown>) => Promise<Answer>> = {
+    "/allocate": async (payload) => {
+      const request = checkBody(allocateRequestSchema, payload);
+      if (!request.ok) return fail(400, request.error);
+      const allocated = this.table.allocate(request.value.task_key, request.value.request_id);
+      // their pool counts task keys and runs per key (TASK_/RUN_SLOTS_EXHAUSTED, pool_server.py:218-232); ours counts
+      // leases in all, so its message says that, under their status, keys and the code of a run slot not found
+      if (allocated === "full") return { status: 429, body: { ok: false, error: `Worker at lease capacity: ${this.table.size}/${this.slots}`, code: "RUN_SLOTS_EXHAUSTED" } };
+      return done({ lease_id: encodeLeaseId(allocated.lease.id), reused: allocated.reused, worker_idx: 0 });
     },
-    "/reset": (json) =>
-      this.withLease(resetRequestSchema, json, async (lease, request) => {
+    "/reset": (payload) =>
+      this.withLease(payload, resetRequestSchema, async (lease, request) => {
         await this.table.releaseState(lease);
-        try {
-          const start = await this.environment.reset(request.task_meta, request.run_ctx);
-          lease.state = start.state;
-          return done({ user_msg: start.userMessage, tool_schemas: start.toolSchemas });
-        } catch (error) {
-          return fail(isOpenclawRlError(error) && error.code === "BAD_REQUEST" ? 400 : 500, `reset: ${(error as Error).message}`);
-        }
+        // an environment that cannot start the task throws: their 500 {ok: false, error: str(exc)} (pool_server.py:478-479)
+        const start = await this.environment.reset(request.task_meta, request.run_ctx);
+        lease.state = start.state;
+        return done({ user_msg: start.userMessage, tool_schemas: start.toolSchemas });
       }),
-    "/exec_tool": (json) =>
-      this.withEpisode(execToolRequestSchema, json, async (state, request) => {
+    "/exec_tool": (payload) =>
+      this.withEpisode(payload, execToolRequestSchema, async (state, request) => {
         const call = { name: request.tool_call.name, arguments: request.tool_call.arguments };
         return done({ observation: await this.observe(this.environment.execTool(state, call), call.name) });
       }),
-    "/heartbeat": (json) => this.withLease(leaseRequestSchema, json, async () => done(), false),
-    "/evaluate": (json) =>
-      this.withEpisode(leaseRequestSchema, json, async (state) => {
+    "/heartbeat": (payload) => this.withLease(payload, z.object({}), async () => done(), false),
+    "/evaluate": (payload) =>
+      this.withEpisode(payload, z.object({}), async (state) => {
         const evaluation = await this.environment.evaluate(state);
         const { score, details } = typeof evaluation === "number" ? { score: evaluation, details: {} } : evaluation;
+        // theirs passes any float on; ours refuses a score the protocol's clients cannot use, as a failed evaluation
         return score >= 0 && score <= 1 ? done({ ...details, score }) : fail(500, `evaluate: the score ${score} is not in [0, 1]`);
       }),
-    "/close": async (json) => {
-      const request = leaseRequestSchema.safeParse(json);
-      if (!request.success) return fail(400, describeIssue(request.error));
-      return (await this.table.close(request.data.lease_id)) ? done() : fail(404, `unknown lease ${request.data.lease_id}`);
+    "/close": async (payload) => {
+      const poolLease = checkLeaseId(payload);
+      if (!poolLease.ok) return fail(400, poolLease.error);
+      return done({ found: await this.table.close(poolLease.value) });
     },
   };
 
-  /** Parses `json`, finds its lease and runs `handle` on it (after the lease's earlier operations, when `serialize`). */
-  private async withLease<T extends { lease_id: string }>(
-    schema: z.ZodType<T>,
-    json: unknown,
-    handle: (lease: Lease<State>, request: T) => Promise<Answer>,
+  /**
+   * Checks the lease id (the router's checks), then the rest of the body (the pool's), then finds the lease: so a bad
+   * body on an unknown lease is a 400, and an unknown lease a 500 with the pool's KeyError. Runs `handle` after the
+   * lease's earlier operations when `serialize`.
+   */
+  private async withLease<S extends z.ZodType>(
+    payload: Record<string, unknown>,
+    schema: S,
+    handle: (lease: Lease<State>, request: z.infer<S>) => Promise<Answer>,
     serialize = true,
   ): Promise<Answer> {
-    const request = schema.safeParse(json);
-    if (!request.success) return fail(400, describeIssue(request.error));
-    const lease = this.table.find(request.data.lease_id);
-    if (!lease) return fail(404, `unknown lease ${request.data.lease_id} (never allocated, closed, or reaped after its idle TTL)`);
-    return serialize ? this.table.serialize(lease, () => handle(lease, request.data)) : handle(lease, request.data);
+    const poolLease = checkLeaseId(payload);
+    if (!poolLease.ok) return fail(400, poolLease.error);
+    const request = checkBody(schema, payload);
+    if (!request.ok) return fail(400, request.error);
+    const lease = this.table.find(poolLease.value);
+    if (!lease) return fail(500, unknownLeaseError(poolLease.value));
+    return serialize ? this.table.serialize(lease, () => handle(lease, request.value)) : handle(lease, request.value);
   }
 
   /** As withLease, for a lease whose episode has started (/reset answered). */
-  private withEpisode<T extends { lease_id: string }>(schema: z.ZodType<T>, json: unknown, handle: (state: State, request: T) => Promise<Answer>): Promise<Answer> {
-    return this.withLease(schema, json, (lease, request) =>
-      lease.state === undefined ? Promise.resolve(fail(400, `lease ${lease.id} has no episode: call /reset first`)) : handle(lease.state, request),
-    );
+  private withEpisode<S extends z.ZodType>(payload: Record<string, unknown>, schema: S, handle: (state: State, request: z.infer<S>) => Promise<Answer>): Promise<Answer> {
+    return this.withLease(payload, schema, (lease, request) => (lease.state === undefined ? Promise.resolve(fail(500, NOT_RESET)) : handle(lease.state, request)));
   }
 
-  /** The tool's observation; a throw or no answer within the tool timeout is an `error: …` observation. */
+  /** The tool's observation; a throw, or no answer within the tool timeout, is "[TOOL_ERROR] <tool>: <error>: <message>" as theirs writes it (terminal_env.py:201-203). */
   private async observe(observation: Promise<string>, tool: string): Promise<string> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<string>((resolve) => {
-      timer = setTimeout(() => resolve(`error: ${tool} did not answer within ${this.toolTimeoutMs / 1000} s`), this.toolTimeoutMs);
+      timer = setTimeout(() => resolve(`[TOOL_ERROR] ${tool}: TimeoutError: no answer within ${this.toolTimeoutMs / 1000} s`), this.toolTimeoutMs);
     });
+    const failed = (error: unknown) => `[TOOL_ERROR] ${tool}: ${error instanceof Error ? `${error.name}: ${error.message}` : `Error: ${String(error)}`}`;
     try {
-      return await Promise.race([observation.catch((error: unknown) => `error: ${tool} failed: ${(error as Error)?.message ?? String(error)}`), timeout]);
+      return await Promise.race([observation.catch(failed), timeout]);
     } finally {
       clearTimeout(timer);
     }
   }
 }
 
-async function readJson(request: IncomingMessage): Promise<unknown> {
+/** The body's text, refused past MAX_BODY_BYTES. */
+async function readBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
@@ -177,10 +191,5 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
     if (size > MAX_BODY_BYTES) throw new Error(`larger than ${MAX_BODY_BYTES} bytes`);
     chunks.push(chunk as Buffer);
   }
-  const text = Buffer.concat(chunks).toString("utf8");
-  try {
-    return JSON.parse(text.trim() === "" ? "{}" : text);
-  } catch {
-    throw new Error("not JSON");
-  }
+  return Buffer.concat(chunks).toString("utf8");
 }

@@ -1,7 +1,8 @@
-// The leases of one environment server: a fixed number of slots, allocation idempotent by request id (the same id
-// within its TTL gets the same lease), one operation at a time per lease, and idle leases reaped after their TTL.
+// The leases of one environment server: a fixed number of slots, allocation idempotent by (task key, request id) as
+// the reference's pool keeps it (the same pair within its TTL gets the same lease), ids "run-<16 hex>" as the pool's,
+// one operation at a time per lease, and idle leases reaped after their TTL.
 // Knows nothing of HTTP or of what an episode's state is; it calls `release` when a lease's state must go.
-import { randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 
 export interface Lease<State> {
   readonly id: string;
@@ -17,7 +18,7 @@ export interface LeaseTableOptions<State> {
   slots: number;
   /** A lease not used for this long is released by reapIdle(). */
   leaseTtlMs: number;
-  /** How long a request id keeps its lease for a retried /allocate. */
+  /** How long a (task key, request id) keeps its lease for a retried /allocate. */
   requestTtlMs: number;
   release: (state: State) => Promise<void>;
   now?: () => number;
@@ -41,17 +42,21 @@ export class LeaseTable<State> {
     return this.reapedCount;
   }
 
-  /** The lease of `requestId` (the one it got before, while that lives and the TTL holds), or "full". */
-  allocate(taskKey: string, requestId: string): Lease<State> | "full" {
+  /**
+   * The lease `requestId` got before for `taskKey` (reused, while it lives and the TTL holds), a new one, or "full";
+   * without a request id every call gets a new lease (pool_server.py:204-247@0d034dd5).
+   */
+  allocate(taskKey: string, requestId: string | undefined): { lease: Lease<State>; reused: boolean } | "full" {
     this.forgetOldRequests();
-    const known = this.byRequest.get(requestId);
+    const requestKey = requestId === undefined ? undefined : `${taskKey}\u0000${requestId}`;
+    const known = requestKey === undefined ? undefined : this.byRequest.get(requestKey);
     const lease = known && this.leases.get(known.leaseId);
-    if (lease) return this.touch(lease);
+    if (lease) return { lease: this.touch(lease), reused: true };
     if (this.leases.size >= this.options.slots) return "full";
-    const created: Lease<State> = { id: randomUUID(), taskKey, state: undefined, lastSeen: this.now(), busy: 0, tail: Promise.resolve() };
+    const created: Lease<State> = { id: `run-${randomBytes(8).toString("hex")}`, taskKey, state: undefined, lastSeen: this.now(), busy: 0, tail: Promise.resolve() };
     this.leases.set(created.id, created);
-    this.byRequest.set(requestId, { leaseId: created.id, at: this.now() });
-    return created;
+    if (requestKey !== undefined) this.byRequest.set(requestKey, { leaseId: created.id, at: this.now() });
+    return { lease: created, reused: false };
   }
 
   /** The lease, marked as used now; undefined when it is unknown, closed or reaped. */

@@ -1,7 +1,8 @@
 // A client of an environment server that speaks the reference's lease protocol (contracts/environment.ts):
 // allocate (idempotent by request id, retried while the server is full), reset, exec_tool, evaluate, close and
 // heartbeat, each tried as often as the reference's client tries it, every answer checked with zod. Typed errors name
-// the endpoint and what was wrong. Knows nothing of episodes' steps or rewards.
+// the endpoint, the server's words and, for the protocol's own errors, what they mean (lease-error-hints.ts).
+// Knows nothing of episodes' steps or rewards.
 import type { z } from "zod";
 import {
   allocateAnswerSchema,
@@ -13,6 +14,7 @@ import {
 } from "../../contracts/environment.ts";
 import { EnvironmentHttp, type EnvironmentHttpOptions } from "./environment-http.ts";
 import type { EpisodeEnvironment } from "./episode-environment.ts";
+import { withLeaseHint } from "./lease-error-hints.ts";
 
 /**
  * How many times each endpoint is tried when it cannot be reached or answers an HTTP error, as the reference's
@@ -37,8 +39,12 @@ export class EnvironmentClient implements EpisodeEnvironment {
 
   /** A lease for one episode of `taskKey` (`task_name:task_path`); `requestId` makes a retried call get the same lease. */
   async allocate(taskKey: string, requestId: string): Promise<string> {
-    const answer = await this.http.postUntilRoom("/allocate", { task_key: taskKey, request_id: requestId }, allocateAnswerSchema, { attempts: ENDPOINT_ATTEMPTS["/allocate"], full: (status) => status === 429 });
-    return answer.lease_id;
+    try {
+      const answer = await this.http.postUntilRoom("/allocate", { task_key: taskKey, request_id: requestId }, allocateAnswerSchema, { attempts: ENDPOINT_ATTEMPTS["/allocate"], full: (status) => status === 429 });
+      return answer.lease_id;
+    } catch (error) {
+      throw withLeaseHint(error);
+    }
   }
 
   async reset(leaseId: string, taskMeta: Record<string, unknown>, runCtx: Record<string, unknown> = {}, taskTimeouts?: Record<string, number>): Promise<{ userMessage: string; toolSchemas: unknown[] }> {
@@ -65,6 +71,10 @@ export class EnvironmentClient implements EpisodeEnvironment {
   }
 
   private async call<S extends z.ZodType<{ ok: boolean; error?: string }>>(route: Endpoint, body: unknown, schema: S, stoppable = true): Promise<z.infer<S>> {
-    return (await this.http.post(route, body, schema, { attempts: ENDPOINT_ATTEMPTS[route], stoppable })) as z.infer<S>;
+    try {
+      return (await this.http.post(route, body, schema, { attempts: ENDPOINT_ATTEMPTS[route], stoppable })) as z.infer<S>;
+    } catch (error) {
+      throw withLeaseHint(error);
+    }
   }
 }

@@ -1,6 +1,7 @@
 // The lease server over HTTP with a small environment of its own (the environment is the server's plug-in): idempotent
-// allocate, 429 when full and the client's retry, unknown leases, bad bodies, reaping, heartbeats, a crashing or hung
-// tool as an observation, and a graceful close that releases every episode.
+// allocate, 429 when full and the client's retry, the client's typed errors for unknown leases and calls before /reset,
+// reaping, heartbeats, a crashing or hung tool as an observation, and a graceful close that releases every episode.
+// Each answer's status and body against the reference's: lease-protocol-answers.test.ts.
 import { afterEach, describe, expect, it } from "vitest";
 import type { Environment, ToolCall } from "../../environments/environment.ts";
 import { startLeaseServer, type LeaseServerOptionsInput, type RunningLeaseServer } from "../../environments/lease-server.ts";
@@ -69,17 +70,19 @@ describe("the lease server", () => {
     expect(await client.evaluate(lease)).toBe(1);
     await client.close(lease);
     expect(environment.released).toEqual([{ target: 5, total: 5 }]);
-    await expect(client.evaluate(lease)).rejects.toThrow(/404.*unknown lease/);
+    await expect(client.evaluate(lease)).rejects.toThrow(/\/evaluate answered 500, ok false: 'Unknown run_lease_id: run-[0-9a-f]{16}'$/);
   });
 
-  it("gives a retried allocate the same lease, and another request id another", async () => {
+  it("gives a retried allocate (the same task key and request id) the same lease, and another pair another", async () => {
     const url = await start();
     const client = new EnvironmentClient(url);
     const first = await client.allocate("counter:a", "r1");
+    expect(first).toMatch(/^0:run-[0-9a-f]{16}$/);
     expect(await client.allocate("counter:a", "r1")).toBe(first);
     expect(await client.allocate("counter:a", "r2")).not.toBe(first);
+    expect(await client.allocate("counter:b", "r1")).not.toBe(first);
     const status = await (await fetch(`${url}/status`)).json();
-    expect(status).toMatchObject({ ok: true, kind: "counter", leases: 2, capacity: 16 });
+    expect(status).toMatchObject({ ok: true, kind: "counter", leases: 3, capacity: 16 });
   });
 
   it("answers 429 when every slot is leased, and the client's retry gets the slot a close frees", async () => {
@@ -87,7 +90,7 @@ describe("the lease server", () => {
     const held = await new EnvironmentClient(url).allocate("counter:a", "r1");
     const full = await post(url, "/allocate", { task_key: "counter:a", request_id: "r2" });
     expect(full.status).toBe(429);
-    expect(full.json).toMatchObject({ ok: false, error: expect.stringContaining("no capacity") });
+    expect(full.json).toEqual({ ok: false, error: "Worker at lease capacity: 1/1", code: "RUN_SLOTS_EXHAUSTED" });
     const patient = new EnvironmentClient(url, { capacityTries: 50, capacityBackoffMs: 20 });
     const waiting = patient.allocate("counter:a", "r2");
     setTimeout(() => void new EnvironmentClient(url).close(held), 100);
@@ -95,42 +98,30 @@ describe("the lease server", () => {
     await expect(new EnvironmentClient(url, { capacityTries: 2, capacityBackoffMs: 10 }).allocate("counter:a", "r3")).rejects.toThrow(/stayed full through 2 tries/);
   });
 
-  it("answers 404 with ok false for a lease it does not know, on every lease route", async () => {
+  it("gives the client typed errors with the server's words and what they mean: a lease that is gone, a call before /reset", async () => {
     const url = await start();
-    for (const [route, body] of [
-      ["/reset", { lease_id: "nope", task_meta: {} }],
-      ["/exec_tool", { lease_id: "nope", tool_call: { name: "add", arguments: { n: 1 } } }],
-      ["/heartbeat", { lease_id: "nope" }],
-      ["/evaluate", { lease_id: "nope" }],
-      ["/close", { lease_id: "nope" }],
-    ] as const) {
-      const answer = await post(url, route, body);
-      expect(answer.status, route).toBe(404);
-      expect(answer.json, route).toEqual({ ok: false, error: expect.stringContaining("unknown lease nope") });
-    }
+    const client = new EnvironmentClient(url, { retryDelayMs: 1 });
+    const gone = await client.allocate("counter:a", "r1");
+    await client.close(gone);
+    await client.close(gone); // a lease already gone closes fine: {ok: true, found: false}
+    const unknown = new RegExp(`answered 500, ok false: 'Unknown run_lease_id: ${gone.slice(2)}'`);
+    const goneHint = expect.stringContaining("the lease is gone");
+    await expect(client.reset(gone, { target: 1 })).rejects.toMatchObject({ code: "ENVIRONMENT_ERROR", message: expect.stringMatching(unknown), hint: goneHint });
+    await expect(client.execTool(gone, { name: "add", arguments: { n: 1 } })).rejects.toMatchObject({ code: "ENVIRONMENT_ERROR", message: expect.stringMatching(unknown), hint: goneHint });
+    await expect(client.heartbeat(gone)).rejects.toMatchObject({ message: expect.stringMatching(/\/heartbeat answered 500, .* \(after 10 tries\)$/), hint: goneHint });
+    await expect(client.evaluate(gone)).rejects.toMatchObject({ message: expect.stringMatching(unknown), hint: goneHint });
+    const fresh = await client.allocate("counter:a", "r2");
+    await expect(client.execTool(fresh, { name: "add", arguments: { n: 1 } })).rejects.toMatchObject({
+      message: expect.stringMatching(/\/exec_tool answered 500, ok false: env is not initialized; call reset first/),
+      hint: expect.stringContaining("need a /reset that succeeded first"),
+    });
+    await expect(client.heartbeat(gone.replace("0:", ""))).rejects.toMatchObject({ message: expect.stringMatching(/answered 400, ok false: Invalid lease_id format: substring not found/), hint: expect.stringContaining("exactly as /allocate gave it") });
   });
 
-  it("answers 400 naming the field for a bad body, and for a tool call before the reset", async () => {
+  it("refuses a body past 1 MiB in the protocol's error shape (theirs reads any size)", async () => {
     const url = await start();
-    const lease = await new EnvironmentClient(url).allocate("counter:a", "r1");
-    const cases: [string, unknown, RegExp][] = [
-      ["/allocate", { task_key: "counter:a" }, /^request_id: /],
-      ["/allocate", { task_key: 3, request_id: "r" }, /^task_key: /],
-      ["/allocate", "{not json", /^body: not JSON/],
-      ["/reset", { lease_id: lease }, /^task_meta: /],
-      ["/exec_tool", { lease_id: lease, tool_call: { arguments: {} } }, /^tool_call\.name: /],
-      ["/evaluate", {}, /^lease_id: /],
-      ["/close", { lease_id: "" }, /^lease_id: /],
-      ["/exec_tool", { lease_id: lease, tool_call: { name: "add", arguments: { n: 1 } } }, /has no episode: call \/reset first/],
-    ];
-    for (const [route, body, error] of cases) {
-      const answer = await post(url, route, body);
-      expect(answer.status, route).toBe(400);
-      expect(answer.json.ok, route).toBe(false);
-      expect(answer.json.error, route).toMatch(error);
-    }
-    expect((await fetch(`${url}/allocate`)).status).toBe(405);
-    expect((await post(url, "/nowhere", {})).status).toBe(404);
+    const answer = await post(url, "/allocate", { task_key: "counter:a", request_id: "x".repeat(1024 * 1024) });
+    expect(answer).toEqual({ status: 400, json: { ok: false, error: "body: larger than 1048576 bytes" } });
   });
 
   it("turns a tool that throws or never answers into an error observation, and the episode goes on", async () => {
@@ -138,8 +129,9 @@ describe("the lease server", () => {
     const client = new EnvironmentClient(url);
     const lease = await client.allocate("counter:a", "r1");
     await client.reset(lease, { target: 1 });
-    expect(await client.execTool(lease, { name: "crash", arguments: {} })).toBe("error: crash failed: the tool fell over");
-    expect(await client.execTool(lease, { name: "hang", arguments: {} })).toBe("error: hang did not answer within 0.3 s");
+    // as the reference's pool writes a raising tool (terminal_env.py:201-203@0d034dd5)
+    expect(await client.execTool(lease, { name: "crash", arguments: {} })).toBe("[TOOL_ERROR] crash: Error: the tool fell over");
+    expect(await client.execTool(lease, { name: "hang", arguments: {} })).toBe("[TOOL_ERROR] hang: TimeoutError: no answer within 0.3 s");
     expect(await client.execTool(lease, { name: "add", arguments: { n: 1 } })).toBe("1");
     expect(await client.evaluate(lease)).toBe(1);
   });
@@ -154,7 +146,7 @@ describe("the lease server", () => {
 
   it("reaps a lease idle past its TTL (releasing its episode), while heartbeats keep another alive", async () => {
     const url = await start({ leaseTtlS: 0.4, sweepS: 0.05 });
-    // the reaped lease's 404 is tried again as the reference's client does (10 times for a heartbeat): 1 ms apart here,
+    // the reaped lease's 500 is tried again as the reference's client does (10 times for a heartbeat): 1 ms apart here,
     // so the live lease's 0.4 s TTL is not outwaited by the retries
     const client = new EnvironmentClient(url, { retryDelayMs: 1 });
     const idle = await client.allocate("counter:a", "r1");
@@ -164,7 +156,7 @@ describe("the lease server", () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       await client.heartbeat(alive);
     }
-    await expect(client.heartbeat(idle)).rejects.toThrow(/404.*unknown lease/);
+    await expect(client.heartbeat(idle)).rejects.toThrow(/\/heartbeat answered 500, ok false: 'Unknown run_lease_id: /);
     expect(environment.released).toEqual([{ target: 3, total: 0 }]);
     expect(await (await fetch(`${url}/status`)).json()).toMatchObject({ leases: 1, reaped: 1 });
     expect(await client.allocate("counter:a", "r1")).not.toBe(idle);

@@ -94,7 +94,7 @@ describe("the SWE environment", () => {
       const reset = await post("/reset", { lease_id, task_meta: { task_name: "swe", task_path: "series" }, run_ctx: { episode_id: "swe:series:run-1:0:3" } });
       expect(reset.ok).toBe(true);
       const fix = tasks.find((task) => task.task_path === "series")!.reference_fix[0]!;
-      expect((await post("/exec_tool", { lease_id, tool_call: { name: "edit_file", arguments: JSON.stringify(fix) } })).observation).toMatch(/^edited series.py/);
+      expect((await post("/exec_tool", { lease_id, tool_call: { name: "edit_file", arguments: fix } })).observation).toMatch(/^edited series.py/);
       const evaluation = await post("/evaluate", { lease_id });
       expect(evaluation).toMatchObject({ ok: true, score: 1, patch: expect.stringContaining(`+${fix.new_text}\n`) });
       await post("/close", { lease_id });

@@ -78,7 +78,7 @@ describe("the terminal environment", () => {
   it("refuses a task whose setup fails, naming it", async () => {
     const lease = await client.allocate("terminal:broken", "terminal:broken:0");
     await expect(client.reset(lease, { task_name: "terminal", task_path: "broken", instruction: "x", setup: "exit 3", check: "true" })).rejects.toThrow(
-      /400.*the setup of terminal:broken failed: error: exit code 3/,
+      /500.*the setup of terminal:broken failed: error: exit code 3/,
     );
   });
 });

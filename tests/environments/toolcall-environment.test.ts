@@ -26,9 +26,6 @@ async function episode(taskMeta: Record<string, unknown> = TASK): Promise<{ clie
   return { client, lease, ...(await client.reset(lease, taskMeta)) };
 }
 
-/** Arguments as JSON text, the way an OpenAI-style tool call carries them (the client's type says object). */
-const asJsonText = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value)) as unknown as Record<string, unknown>;
-
 describe("the tool-call environment", () => {
   it("scores 1 when the episode computes the answer with python and submits it", async () => {
     const { client, lease, userMessage, toolSchemas } = await episode();
@@ -36,7 +33,7 @@ describe("the tool-call environment", () => {
     expect(toolSchemas.map((tool) => (tool as { function: { name: string } }).function.name)).toEqual(["python", "submit_answer"]);
     expect(toolSchemas[0]).toMatchObject({ type: "function", function: { parameters: { type: "object", required: ["code"] } } });
     expect(await client.execTool(lease, { name: "python", arguments: { code: "print(12 * 24 - 197)" } })).toBe("91");
-    expect(await client.execTool(lease, { name: "submit_answer", arguments: asJsonText({ answer: "91" }) })).toBe("answer submitted: 91");
+    expect(await client.execTool(lease, { name: "submit_answer", arguments: { answer: "91" } })).toBe("answer submitted: 91");
     expect(await client.execTool(lease, { name: "submit_answer", arguments: { answer: 90 } })).toMatch(/^error: an answer was already submitted \(91\)/);
     expect(await client.evaluate(lease)).toBe(1);
     await client.close(lease);
@@ -56,7 +53,9 @@ describe("the tool-call environment", () => {
     expect(crash).toMatch(/^before\nstderr:\nTraceback[\s\S]*ValueError: boom\nerror: exit code 1$/);
     expect(await client.execTool(lease, { name: "python", arguments: { code: "while True: pass" } })).toContain("error: timed out after 2 s and was killed");
     expect(await client.execTool(lease, { name: "python", arguments: {} })).toMatch(/^error: python: argument code: /);
-    expect(await client.execTool(lease, { name: "python", arguments: asJsonText("{code: print(1)") })).toMatch(/^error: the arguments of python are not JSON/);
+    // arguments as JSON text are refused as the reference's pool refuses them (pool_server.py:509-513@0d034dd5): the episode driver parses them first
+    const asText = "{code: print(1)" as unknown as Record<string, unknown>;
+    await expect(client.execTool(lease, { name: "python", arguments: asText })).rejects.toThrow(/\/exec_tool answered 400, ok false: tool_call\.arguments must be a dict/);
     expect(await client.execTool(lease, { name: "shell", arguments: {} })).toBe("error: no tool named shell; the tools are python, submit_answer");
     const network = await client.execTool(lease, { name: "python", arguments: { code: "import socket\nsocket.create_connection(('1.1.1.1', 53), timeout=2)" } });
     expect(network).toMatch(/OSError|Network is unreachable/);
@@ -64,15 +63,15 @@ describe("the tool-call environment", () => {
     expect(await client.evaluate(lease)).toBe(1);
   });
 
-  it("finds a shipped task by its task_path alone, and refuses a task it cannot read with 400", async () => {
+  it("finds a shipped task by its task_path alone, and refuses a task it cannot read with 500, as the reference's pool answers a task it cannot start", async () => {
     const { userMessage } = await episode({ task_name: "toolcall-arithmetic", task_path: "arith-02" });
     expect(userMessage).toContain("What is 725 * 15?");
     const response = await fetch(`${server!.url}/reset`, {
       method: "POST",
       body: JSON.stringify({ lease_id: await new EnvironmentClient(server!.url).allocate("x:y", "r-x"), task_meta: { task_name: "toolcall-math", task_path: "nope" } }),
     });
-    expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ ok: false, error: expect.stringMatching(/^reset: task_meta\.question: .*task_path names no task/) });
+    expect(response.status).toBe(500);
+    expect(await response.json()).toMatchObject({ ok: false, error: expect.stringMatching(/^task_meta\.question: .*task_path names no task/) });
   });
 
   it("removes the episode's sandbox folder when the lease closes", async () => {
