@@ -168,9 +168,10 @@ export type RunEvent = EventBase &
     /**
      * Training paused (evaluation.stop_if_worse: `drop` says which version fell how far below the best): the bridge hands
      * the trainer no new batch until it is resumed; the proxy keeps serving and samples keep being made. `message`
-     * is the sentence every screen shows; `resume` how to resume.
+     * is the sentence every screen shows; `resume` how to resume. `since`: when the pause began, where that was before
+     * this event (a pause recorded in the run folder, said again after a restart of `start`); absent: at `at`.
      */
-    | { type: "training-paused"; reason: "held-out-worse"; message: string; resume: string; drop: HeldOutDrop }
+    | { type: "training-paused"; reason: "held-out-worse"; message: string; resume: string; drop: HeldOutDrop; since?: number }
     /** Training resumed after a pause: batches are handed out again. `by`: who resumed it (the admin route). */
     | { type: "training-resumed"; pausedAt: number; by: string }
     | { type: "error"; source: string; code: string; message: string; hint?: string }

@@ -1,6 +1,6 @@
 // Composition of the running orchestrator, as named steps that each push what they open onto one ResourceStack;
 // stop() closes that stack, so the stop order is the start order reversed: episodes → evaluation → proxy → judge → sink → bridge → weight
-// watcher → engines → status API. Owns the order and the wiring; each part's behaviour is in its own file.
+// watcher → engines → status API → the training pause's record. Owns the order and the wiring; each part's behaviour is in its own file.
 // Just over 400 lines: the wiring of each step (episodes with their budget, evaluation) is kept beside the order it
 // belongs to; moving a step's wiring out is the next split when one grows (episodes' is the largest).
 import { setMaxListeners } from "node:events";
@@ -23,6 +23,7 @@ import { episodeTasksFile, readTasks } from "./episodes/task-file.ts";
 import { sleepUnlessAborted } from "../lib/abortable-sleep.ts";
 import { BridgeServer, bridgeHost } from "./bridge/bridge-server.ts";
 import { RESUME_ROUTE, TrainingPause } from "./bridge/training-pause.ts";
+import { PauseRecordFile } from "./bridge/training-pause-record.ts";
 import { cliCommand, shellWord } from "../lib/cli-command.ts";
 import { EventBus } from "./event-bus.ts";
 import { ContinuousEvaluation } from "./evaluation/continuous-evaluation.ts";
@@ -117,6 +118,7 @@ interface PolicyModel {
 export async function startOrchestrator(options: OrchestratorOptions): Promise<RunningOrchestrator> {
   const run = beginRun(options);
   try {
+    await run.pause.restoreRecorded(); // (before the bridge hands out anything; a damaged record fails the start)
     const statusApi = reserveStatusApi(run);
     const stop = placeEngineStop(run);
     const policy = connectPolicy(run);
@@ -141,7 +143,9 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<R
 function beginRun(options: OrchestratorOptions): Run {
   const bus = new EventBus();
   const stack = new ResourceStack({ onCloseError: reportTo(bus) });
-  const pause = new TrainingPause(bus, `\`${cliCommand(`resume-training --run ${shellWord(options.runDir)}`)}\` (or POST ${RESUME_ROUTE} on the admin API)`);
+  const resumeHint = `\`${cliCommand(`resume-training --run ${shellWord(options.runDir)}`)}\` (or POST ${RESUME_ROUTE} on the admin API)`;
+  const pause = new TrainingPause(bus, resumeHint, new PauseRecordFile(options.runDir));
+  stack.push("training pause record", () => pause.recorded());
   return { options, recipe: options.recipe, runDir: options.runDir, bus, weights: new WeightVersionTracker(0), pause, stack };
 }
 
@@ -392,7 +396,14 @@ async function startStatusApi(run: Run, parts: ResourceStack, proxy: { proxy: Pr
   const unfollow = followBus(bus, tally);
   const status = new StatusTracker(bus, recipe, { readiness: options.readiness, endpoints: () => urls }, tally);
   const admin = new AdminServer({ bus, token: adminToken, snapshot: () => status.snapshot(), actions: {
-    [RESUME_ROUTE]: { run: () => run.pause.resume(`POST ${RESUME_ROUTE}`) },
+    // answered once the run folder's record of the pause is gone too (a restart right after does not pause again)
+    [RESUME_ROUTE]: {
+      run: async () => {
+        const result = run.pause.resume(`POST ${RESUME_ROUTE}`);
+        await run.pause.recorded();
+        return result;
+      },
+    },
     // `openclaw-rl eval` beside this start: its live version's result joins the screens as continuous evaluation's do
     [EVALUATION_RECORDED_ROUTE]: {
       body: versionMetricsSchema,

@@ -7,6 +7,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { OpenclawRlError, OpenclawRlErrorList } from "../../contracts/errors.ts";
 import type { LaunchPlan, PlanContext } from "../../contracts/plan.ts";
+import type { RunEvent } from "../../contracts/events.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import { buildLaunchPlan } from "../../launchers/launch-plan.ts";
 import { runPreflight } from "../../launchers/preflight/preflight.ts";
@@ -64,12 +65,15 @@ async function runStart(options: StartOptions): Promise<number> {
 
   const { plan, orchestrator, supervisor } = await launch({ recipe, runDir, apiKey, terminal, echoLines: options.followLogs === true });
   const stopped = stopOnSignals(orchestrator, supervisor, terminal);
-  // a general-agent run whose planned episodes are done says so (it stays up: docs/episodes.md); a paused training too
-  orchestrator.bus.subscribe((event) => {
+  // a general-agent run whose planned episodes are done says so (it stays up: docs/episodes.md); a paused training too,
+  // from the bus's history first (a pause recorded before a restart is said while the orchestrator starts)
+  const say = (event: RunEvent) => {
     if (event.type === "episodes-done") terminal(episodesDoneLine(event, runDir));
     if (event.type === "training-paused") terminal(`⏸ training paused: ${event.message}; the proxy keeps serving. Resume: ${event.resume}`);
     if (event.type === "training-resumed") terminal(`▶ training resumed (${event.by})`);
-  });
+  };
+  for (const event of orchestrator.bus.recent()) say(event);
+  orchestrator.bus.subscribe(say);
   startEngines(supervisor, plan, recipe, orchestrator);
   await supervisor.waitAllReady(readyTimeout);
   if (!stopped.requested()) {

@@ -326,7 +326,7 @@ export class RunTally {
         this.evaluations.add(event);
         return;
       case "training-paused":
-        this.trainingPause ??= { since: event.at, message: event.message, resume: event.resume };
+        this.trainingPause ??= { since: event.since ?? event.at, message: event.message, resume: event.resume };
         return;
       case "training-resumed":
         this.trainingPause = null;

@@ -1,13 +1,15 @@
 // The training pause (evaluation.stop_if_worse) as the bridge obeys it, with a real sample store on loopback: while
 // paused a trainer asking for a batch gets batch-wait though samples are ready; a resume hands the waiting poll its
 // batch; the pause and the resume are said on the bus once; the trainer watchdog does not call a paused trainer stalled.
-import { mkdtemp, rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { HeldOutDrop } from "../../contracts/evaluation.ts";
 import { BridgeServer } from "../../orchestrator/bridge/bridge-server.ts";
 import { TrainingPause } from "../../orchestrator/bridge/training-pause.ts";
+import { PAUSE_RECORD_FILE, PauseRecordFile } from "../../orchestrator/bridge/training-pause-record.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { TRAINER_STALLED, TrainerWatchdog } from "../../orchestrator/status/trainer-watchdog.ts";
 import { SampleStore } from "../../orchestrator/store/sample-store.ts";
@@ -88,5 +90,34 @@ describe("the training pause at the bridge", () => {
     } finally {
       watchdog.stop();
     }
+  });
+
+  it("the record in the run folder follows the state: written on a pause, taken up by a new pause object, removed on a resume", async () => {
+    const file = join(dir, PAUSE_RECORD_FILE);
+    const recorded = new TrainingPause(bus, "resume", new PauseRecordFile(dir));
+    recorded.pauseFor(drop, "v6 below v3");
+    await recorded.recorded();
+    const since = bus.recent()[0]!.at;
+    expect(JSON.parse(await readFile(file, "utf8"))).toEqual({ version: 1, reason: "held-out-worse", since, message: "v6 below v3", drop });
+
+    const restartedBus = new EventBus();
+    const restarted = new TrainingPause(restartedBus, "resume", new PauseRecordFile(dir));
+    expect(await restarted.restoreRecorded()).toBe(true);
+    expect(restarted.paused()).toBe(true);
+    const message = `v6 below v3 (paused before a restart, since ${new Date(since).toISOString()})`;
+    expect(restartedBus.recent()).toMatchObject([{ type: "training-paused", reason: "held-out-worse", message, resume: "resume", drop, since }]);
+    expect(restarted.resume("test")).toEqual({ resumed: true, pause: { since, message } });
+    await restarted.recorded();
+    expect(existsSync(file)).toBe(false);
+    expect(await new TrainingPause(new EventBus(), "resume", new PauseRecordFile(dir)).restoreRecorded()).toBe(false);
+  });
+
+  it("a record that cannot be written is said on the bus; the pause holds in memory", async () => {
+    const recorded = new TrainingPause(bus, "resume", new PauseRecordFile(join(dir, "no-such-folder")));
+    recorded.pauseFor(drop, "v6 below v3");
+    await recorded.recorded();
+    expect(recorded.paused()).toBe(true);
+    const errors = bus.recent().filter((event) => event.type === "error");
+    expect(errors).toMatchObject([{ source: "training pause", code: "PATH_UNWRITABLE", message: expect.stringContaining(join(dir, "no-such-folder", PAUSE_RECORD_FILE)) }]);
   });
 });
