@@ -1,12 +1,16 @@
 // `openclaw-rl start` as a real process with engine.kind external against fixture SGLang servers: the banner,
-// `status --json`, the proxy's 503 + Retry-After while the policy is down and its recovery, and Ctrl-C.
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+// `status --json`, the proxy's 503 + Retry-After while the policy is down and its recovery, and Ctrl-C; a training
+// pause recorded in the run folder before this start (a restart) said on its terminal and status, and resumed.
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PAUSE_RECORD_FILE } from "../../orchestrator/bridge/training-pause-record.ts";
 import { eventually, FIXTURE_BIN, freePort, Harness } from "./harness.ts";
 
 const BIN = path.resolve(FIXTURE_BIN, "../../../bin/openclaw-rl.mjs");
+const PAUSED_SINCE = Date.UTC(2026, 10, 27, 20, 30);
+const PAUSE_MESSAGE = "held-out score of version 2 (0.0% [0.0%, 0.0%]) significantly below best version 0 (100.0% [100.0%, 100.0%]): paired difference −100.0 points [−100.0, −100.0] over 6 sessions";
 
 function fakeSglang(harness: Harness, port: number) {
   return execa(path.join(FIXTURE_BIN, "python3"), ["-m", "sglang.launch_server", "--model-path", "/m", "--port", String(port)], { env: harness.environment, reject: false });
@@ -40,6 +44,10 @@ describe("openclaw-rl start (engine external)", () => {
         `records: { dir: ${harness.runDir} }`,
       ].join("\n"),
     );
+    // evaluation.stop_if_worse paused training in an earlier start on this folder
+    const drop = { version: "2", meanScore: 0, scoreCi: { low: 0, high: 0 }, bestVersion: "0", bestMeanScore: 1, bestScoreCi: { low: 1, high: 1 }, difference: -1, differenceCi: { low: -1, high: -1 }, pairs: 6 };
+    mkdirSync(harness.runDir, { recursive: true });
+    writeFileSync(path.join(harness.runDir, PAUSE_RECORD_FILE), JSON.stringify({ version: 1, reason: "held-out-worse", since: PAUSED_SINCE, message: PAUSE_MESSAGE, drop }));
     start = execa(process.execPath, [BIN, "start", "--recipe", recipeFile], { env: { ...process.env, OPENCLAW_RL_API_KEY: "" }, reject: false, buffer: false });
     start.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     start.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -81,6 +89,19 @@ describe("openclaw-rl start (engine external)", () => {
       ],
     });
   }, 15_000);
+
+  it("a pause recorded before this start: said on its terminal and on status until resume-training", async () => {
+    const message = `${PAUSE_MESSAGE} (paused before a restart, since ${new Date(PAUSED_SINCE).toISOString()})`;
+    expect(stderr).toContain(`⏸ training paused: ${message}; the proxy keeps serving. Resume: \`npx openclaw-rl resume-training --run ${harness.runDir}\``);
+    const text = (await execa(process.execPath, [BIN, "status", "--run", harness.runDir])).stdout;
+    expect(text).toContain(`TRAINING PAUSED: ${message}`);
+    const resumed = await execa(process.execPath, [BIN, "resume-training", "--run", harness.runDir]);
+    expect(resumed.stdout).toBe(`✓ training resumed (paused since ${new Date(PAUSED_SINCE).toISOString()}: ${message})`); // (execa strips the final newline)
+    expect(existsSync(path.join(harness.runDir, PAUSE_RECORD_FILE))).toBe(false);
+    await eventually(() => stderr.includes("▶ training resumed (POST /training/resume)"), 5000, "start's resumed line");
+    const status = JSON.parse((await execa(process.execPath, [BIN, "status", "--run", harness.runDir, "--json"])).stdout);
+    expect(status.training).toEqual({ paused: false, since: null, message: null, resume: null });
+  }, 30_000);
 
   it("answers 503 with Retry-After and the reason while the policy is down, and recovers by itself", async () => {
     policy.kill("SIGKILL");
