@@ -515,8 +515,7 @@ export function trainerTeacherGap(recipe: z.output<typeof recipeObjectSchema>): 
     return recipe.opd.topk > 0 ? "the rehearsal stand-in trainer gives token-level teacher log-probs only, no top-K rows; use opd.topk: 0 for it" : null;
   }
   if (recipe.opd.topk > 0 && recipe.engine.slime.flavor !== "fork") return "top-K rows reach the top-K loss on the fork's slime only; use opd.topk: 0 for it";
-  const backend = recipe.training.backend ?? (recipe.training.lora ? "fsdp" : "megatron");
-  if (backend !== "megatron") return "the teacher's forward runs in slime's Megatron trainer; training.backend is fsdp";
+  if (trainingBackend(recipe) !== "megatron") return "the teacher's forward runs in slime's Megatron trainer; training.backend is fsdp";
   if (recipe.cluster.actor_cp > 1) return `cluster.actor_cp is ${recipe.cluster.actor_cp}: with context parallelism each rank's log-probs are its slice of the teacher's longer sequence, not of the student's`;
   if (recipe.judge.path !== undefined && recipe.judge.path !== recipe.model.path) {
     return `the trainer's teacher is the --ref-load checkpoint (training.ref_load, else model.path), but judge.path ${recipe.judge.path} names another model as the teacher`;
@@ -610,7 +609,7 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
   if (recipe.training.kl_coef > 0 && !recipe.training.use_kl_loss) {
     issue(["training", "kl_coef"], "training.kl_coef > 0 needs training.use_kl_loss: true (the KL term needs the reference model)");
   }
-  const backend = recipe.training.backend ?? (recipe.training.lora ? "fsdp" : "megatron");
+  const backend = trainingBackend(recipe);
   if (backend === "megatron" && recipe.training.lora) {
     issue(["training", "backend"], "LoRA needs the fsdp backend in slime (set training.backend: fsdp or remove training.lora)");
   }

@@ -3,10 +3,10 @@ actor.py declare the real signatures and call this): a trainer actor whose "mode
 logits [L, V] and whose weight tags behave like slime's TensorBackuper (fork and upstream actor.py: backup_tags,
 _switch_model, load_other_checkpoint leaving the loaded tag active).
 
-Owns compute_log_prob as forward_only + get_log_probs_and_entropy compute it for one micro-batch schedule: for each
-micro-batch of the data iterator, log_softmax(logits / rollout_temperature) of every response token from the row before
-it, values put back in sample order (forward_only's reorder by micro_batch_indices). Ignores packing, pipeline stages,
-entropy and the optimizer.
+Owns compute_log_prob as forward_only + get_log_probs_and_entropy compute it, and forward_only's loop
+(per_micro_batch, which the fork fake's forward_only uses too): for each micro-batch of the data iterator,
+log_softmax(logits / rollout_temperature) of every response token from the row before it, values put back in sample
+order (forward_only's reorder by micro_batch_indices). Ignores packing, pipeline stages, entropy and the optimizer.
 """
 
 from __future__ import annotations
@@ -54,7 +54,10 @@ class FakeTrainerActorBody:
 
     # the real signatures (fixtures/slime_actor.json; the same in both flavours); train_actor is per flavour
     def _switch_model(self, target_tag: str) -> None:
-        self.switch(target_tag)
+        if target_tag not in self.weights_backuper.backup_tags:
+            raise ValueError(f"Cannot switch to unknown model tag: {target_tag}")
+        self._active_model_tag = target_tag
+        self.events.append(("switch", target_tag))
 
     def compute_log_prob(
         self,
@@ -62,35 +65,36 @@ class FakeTrainerActorBody:
         num_microbatches: list[int],
         store_prefix: str = "",
     ) -> dict[str, list[torch.Tensor]]:
-        return self.log_probs(data_iterator, num_microbatches, store_prefix)
+        forward = self.models[self._active_model_tag]
+
+        def log_probs(batch: dict) -> dict[str, list[torch.Tensor]]:
+            values = []
+            for tokens, total, response in zip(batch["tokens"], batch["total_lengths"], batch["response_lengths"]):
+                tokens = torch.as_tensor(tokens, dtype=torch.int64)
+                assert tokens.numel() == total, (tokens.numel(), total)
+                rows = forward(tokens)[total - response - 1 : total - 1].float() / self.args.rollout_temperature
+                values.append(torch.log_softmax(rows, dim=-1).gather(-1, tokens[total - response :].unsqueeze(-1)).squeeze(-1))
+            return {"log_probs": values}
+
+        self.events.append(("forward", store_prefix, self._active_model_tag, sum(num_microbatches)))
+        return per_micro_batch(data_iterator, num_microbatches, store_prefix, log_probs)
 
     def load_other_checkpoint(self, model_tag: str, path: str) -> None:
-        self.load(model_tag, path)
-
-    def switch(self, target_tag: str) -> None:
-        if target_tag not in self.weights_backuper.backup_tags:
-            raise ValueError(f"Cannot switch to unknown model tag: {target_tag}")
-        self._active_model_tag = target_tag
-        self.events.append(("switch", target_tag))
-
-    def load(self, model_tag: str, path: str) -> None:
         self.models[model_tag] = self.checkpoints[path]
         self.weights_backuper.backup_tags.append(model_tag)
         self._active_model_tag = model_tag
         self.events.append(("load", model_tag, path))
 
-    def log_probs(self, data_iterator, num_microbatches, store_prefix) -> dict:
-        forward = self.models[self._active_model_tag]
-        iterator = data_iterator[0]
-        iterator.reset()
-        values = {}
-        for _ in range(sum(num_microbatches)):
-            indices = iterator.micro_batch_indices[iterator.offset]
-            batch = iterator.get_next(["tokens", "total_lengths", "response_lengths"])
-            for index, tokens, total, response in zip(indices, batch["tokens"], batch["total_lengths"], batch["response_lengths"]):
-                tokens = torch.as_tensor(tokens, dtype=torch.int64)
-                assert tokens.numel() == total, (tokens.numel(), total)
-                rows = forward(tokens)[total - response - 1 : total - 1].float() / self.args.rollout_temperature
-                values[index] = torch.log_softmax(rows, dim=-1).gather(-1, tokens[total - response :].unsqueeze(-1)).squeeze(-1)
-        self.events.append(("forward", store_prefix, self._active_model_tag, sum(num_microbatches)))
-        return {f"{store_prefix}log_probs": [values[index] for index in range(len(values))]}
+
+def per_micro_batch(data_iterator, num_microbatches, store_prefix: str, compute) -> dict[str, list]:
+    """forward_only's loop: compute(batch) -> {key: a value per sample} for each micro-batch of the schedule, then the
+    lists in sample order (its reorder by micro_batch_indices) under store_prefix."""
+    iterator = data_iterator[0]
+    iterator.reset()
+    stored: dict[str, dict[int, object]] = {}
+    for _ in range(sum(num_microbatches)):
+        indices = iterator.micro_batch_indices[iterator.offset]
+        for key, per_sample in compute(iterator.get_next(["tokens", "total_lengths", "response_lengths"])).items():
+            assert isinstance(per_sample, list)
+            stored.setdefault(key, {}).update(zip(indices, per_sample))
+    return {f"{store_prefix}{key}": [by_index[i] for i in range(len(by_index))] for key, by_index in stored.items()}

@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 
 import torch
 
+from tests.fake_trainer_actor import per_micro_batch
+
 DDP = object
 DataIterator = object
 
@@ -24,16 +26,10 @@ def forward_only(
     num_microbatches: Sequence[int],
     store_prefix: str = "",
 ) -> dict[str, list[torch.Tensor]]:
-    iterator = data_iterator[0]
-    iterator.reset()
-    stored: dict[str, dict[int, torch.Tensor]] = {}
-    for _ in range(sum(num_microbatches)):
-        indices = iterator.micro_batch_indices[iterator.offset]
-        batch = iterator.get_next(["tokens", "total_lengths", "response_lengths"])
+    def call(batch: dict) -> dict[str, list[torch.Tensor]]:
         tokens = [torch.as_tensor(t, dtype=torch.int64) for t in batch["tokens"]]
         logits = torch.cat([model[0](t).float() for t in tokens]).unsqueeze(0)
         _, values = f(logits, args=args, unconcat_tokens=tokens, total_lengths=batch["total_lengths"], response_lengths=batch["response_lengths"], with_entropy=False, max_seq_lens=None)
-        for key, per_sample in values.items():
-            assert isinstance(per_sample, list)
-            stored.setdefault(key, {}).update(zip(indices, per_sample))
-    return {f"{store_prefix}{key}": [by_index[i] for i in range(len(by_index))] for key, by_index in stored.items()}
+        return values
+
+    return per_micro_batch(data_iterator, num_microbatches, store_prefix, call)
