@@ -3,6 +3,7 @@
 import type { EpisodeMetrics, HeldOutDrop } from "./evaluation.ts";
 import type { SampleKind } from "./sample.ts";
 import type { FinishReason } from "./turn.ts";
+import type { Method } from "./recipe.ts";
 
 export const EVENT_VERSION = 1 as const;
 
@@ -62,7 +63,7 @@ export type RunEvent = EventBase &
         type: "turn-judged";
         sessionId: string;
         turn: number;
-        method: "binary" | "opd" | "combine";
+        method: Method;
         score: number | null;
         hintAccepted: boolean | null;
         sample: { kind: SampleKind; reward: number; why: string } | null;

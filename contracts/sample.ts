@@ -3,7 +3,7 @@
 
 export const SAMPLE_VERSION = 1 as const;
 
-export type SampleKind = "rl" | "opd" | "combined";
+export type SampleKind = "rl" | "opd" | "combined" | "hybrid";
 export type SampleStatus = "completed" | "truncated";
 
 export interface Sample {
@@ -26,6 +26,14 @@ export interface Sample {
    * teacherLogProbs: the trainer computes them.
    */
   teacherTokens?: number[];
+  /**
+   * method hybrid: one entry per hint candidate, each the candidate prompt's ids (the hinted prompt, rendered and
+   * tokenized by us, never re-tokenized from text) followed by the response's exact ids, so its last responseLength ids
+   * equal `tokens`' last responseLength. Shortest hint first, de-duplicated, at most hybrid.max_candidates; the
+   * "evaluation only" case has one candidate, the un-enhanced prompt + response (= `tokens`). Such a sample has no
+   * teacher fields: the trainer's frozen teacher computes top-K rows per candidate.
+   */
+  hintCandidates?: number[][];
   weightVersions: string[]; // one per response token
   status: SampleStatus;
   why: string; // which rule kept it, e.g. "binary: majority +1 of 3 votes"

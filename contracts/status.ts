@@ -2,6 +2,7 @@
 // schema is the edge check of the CLI that reads it over HTTP; orchestrator/status/status-tracker.ts fills it.
 import { z } from "zod";
 import { ENGINE_STATES, ENTROPY_SOURCES, SKIP_CATEGORIES } from "./events.ts";
+import { methodSchema } from "./recipe.ts";
 
 export const STATUS_VERSION = 1 as const;
 
@@ -15,7 +16,7 @@ export const statusSnapshotSchema = z.object({
   ready: z.boolean(),
   reason: z.string(),
   name: z.string().nullable(),
-  method: z.enum(["binary", "opd", "combine"]),
+  method: methodSchema,
   engine: z.enum(["slime", "external", "rehearsal"]),
   stand_in: z.boolean().describe("True for engine.kind rehearsal: the model is a stand-in."),
   model: z.string(),

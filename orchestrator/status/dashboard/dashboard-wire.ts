@@ -2,6 +2,7 @@
 // the page (page/*.js) reads exactly these shapes. Knows nothing of HTTP or of how they are computed.
 import type { EvaluationCounts } from "../evaluation-tally.ts";
 import type { EngineState, PolicyEntropy } from "../../../contracts/events.ts";
+import type { Method } from "../../../contracts/recipe.ts";
 
 export const DASHBOARD_VERSION = 1 as const;
 
@@ -81,7 +82,7 @@ export interface TurnRow {
   totalMs: number | null;
   closedBy: string | null;
   nextStateRole: "user" | "tool" | null;
-  method: "binary" | "opd" | "combine" | null;
+  method: Method | null;
   score: number | null;
   hintAccepted: boolean | null;
   reward: number | null;
@@ -153,7 +154,7 @@ export interface DashboardSnapshot {
   now: number;
   /** Whose counts these are: start's run id and when it started (every total is this run's unless it says otherwise). */
   run: { runId: string; startedAt: number };
-  method: "binary" | "opd" | "combine" | null;
+  method: Method | null;
   /** Why the weight versions tokens are labelled with are approximate for this run (version-labels.ts); null when exact. */
   versionLabelNote: string | null;
   /** proxy.session_idle_timeout_s: when a turn still open (waiting for its session's next message) is closed without one. */
@@ -175,7 +176,7 @@ export interface DashboardSnapshot {
 export interface DashboardDelta {
   version: typeof DASHBOARD_VERSION;
   now: number;
-  method: "binary" | "opd" | "combine" | null;
+  method: Method | null;
   totals: Totals;
   open: OpenBatch;
   engines: EngineStatus[] | null; // null: unchanged
