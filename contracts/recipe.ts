@@ -317,7 +317,7 @@ export const hybridSchema = z
       .boolean()
       .default(true)
       .describe(
-        "A turn with an evaluation of ±1 but no kept hint still trains: true gives it one candidate, the un-enhanced prompt (its distillation term is then about 0), as the reference's OpenClaw server does; false gives it no candidate, so only the GRPO term trains it.",
+        "A turn with an evaluation of ±1 but no kept hint: true trains it with one candidate, the un-enhanced prompt (its distillation term is then about 0), as the reference's OpenClaw server does; false makes no sample of it (the trainer takes a hybrid batch only when every sample carries a candidate, so it cannot be trained by the GRPO term alone).",
       ),
     teacher: z
       .enum(["trainer"])
@@ -707,6 +707,9 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
   const hybridGap = recipe.method === "hybrid" ? hybridTrainerGap(recipe) : null;
   if (hybridGap !== null) {
     issue(["hybrid", "teacher"], `method hybrid needs the trainer's frozen teacher to score every hint candidate, and it cannot here: ${hybridGap}; use engine.kind: slime with sink.kind: bridge and training.backend: megatron, or method: combine`);
+  }
+  if (recipe.method === "hybrid" && recipe.engine.slime.extra_args.includes("--use-rollout-logprobs")) {
+    issue(["engine", "slime", "extra_args"], "method hybrid compares the teacher with the trainer's own old log-probs, which --use-rollout-logprobs replaces with the engine's (the hybrid loss refuses it, as the reference's asserts); remove it");
   }
   if (recipe.method === "hybrid" && recipe.hybrid.w_rl === 0 && recipe.hybrid.w_opd === 0) {
     issue(["hybrid"], "hybrid.w_rl and hybrid.w_opd are both 0: nothing would be learned");

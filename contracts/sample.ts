@@ -27,11 +27,9 @@ export interface Sample {
    */
   teacherTokens?: number[];
   /**
-   * method hybrid: one entry per hint candidate, each the candidate prompt's ids (the hinted prompt, rendered and
-   * tokenized by us, never re-tokenized from text) followed by the response's exact ids, so its last responseLength ids
-   * equal `tokens`' last responseLength. Shortest hint first, de-duplicated, at most hybrid.max_candidates; the
-   * "evaluation only" case has one candidate, the un-enhanced prompt + response (= `tokens`). Such a sample has no
-   * teacher fields: the trainer's frozen teacher computes top-K rows per candidate.
+   * method hybrid: one entry per hint candidate, each the candidate prompt's ids followed by the response's exact ids
+   * (its last responseLength ids are `tokens`' response), shortest hint first. The trainer's frozen teacher computes
+   * top-K rows per candidate, so such a sample has no teacherLogProbs, teacherTopk* or teacherTokens.
    */
   hintCandidates?: number[][];
   weightVersions: string[]; // one per response token

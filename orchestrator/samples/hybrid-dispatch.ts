@@ -13,7 +13,7 @@ export interface HybridSettings {
   minHintChars: number;
   /** hybrid.max_candidates. */
   maxCandidates: number;
-  /** hybrid.fallback_to_unenhanced: an evaluation-only turn gets the un-enhanced prompt as its one candidate. */
+  /** hybrid.fallback_to_unenhanced: an evaluation-only turn trains, with the un-enhanced prompt as its one candidate. */
   fallbackToUnenhanced: boolean;
 }
 
@@ -26,13 +26,11 @@ export type HybridDispatch =
       case: Exclude<HybridCase, "neither">;
       /** The GRPO reward: the evaluation's ±1, or 0 with hints only. */
       reward: number;
-      /** The kept hints, shortest first: one candidate each. Empty in the evaluation-only case. */
+      /** The kept hints, shortest first: one candidate each. Empty in the evaluation-only case, whose one candidate is the un-enhanced prompt. */
       hints: string[];
-      /** The evaluation-only case's one candidate is the un-enhanced prompt (hybrid.fallback_to_unenhanced). */
-      unenhancedCandidate: boolean;
       why: string;
     }
-  | { make: false; case: "neither"; reason: string };
+  | { make: false; case: "evaluation-only" | "neither"; reason: string };
 
 /**
  * The hints that become candidates: votes that said 1 with a trimmed hint longer than `minChars` characters (code
@@ -55,21 +53,24 @@ export function keptHints(votes: readonly HintVote[], minChars: number, maxCandi
 /**
  * The table. `evalScore` is the evaluation votes' majority (a tie or no valid vote: 0), null when there is none; only
  * ±1 counts as an evaluation. Hints and evaluation → reward = evaluation, the hinted prompts; hints only → reward 0;
- * evaluation only → the un-enhanced prompt (or no candidate, hybrid.fallback_to_unenhanced false); neither → no sample.
+ * evaluation only → the un-enhanced prompt (no sample with hybrid.fallback_to_unenhanced false: the trainer takes a
+ * hybrid batch only when every sample carries a candidate); neither → no sample.
  */
 export function dispatchHybrid(hintVotes: readonly HintVote[], evalScore: number | null, settings: HybridSettings): HybridDispatch {
   const hints = keptHints(hintVotes, settings.minHintChars, settings.maxCandidates);
   const evaluation = evalScore === 1 || evalScore === -1 ? evalScore : null;
   const hintText = `${hints.length} hint${hints.length === 1 ? "" : "s"} of ${hintVotes.length} votes`;
   if (hints.length > 0 && evaluation !== null) {
-    return { make: true, case: "hint-and-evaluation", reward: evaluation, hints, unenhancedCandidate: false, why: `hybrid: ${hintText} + evaluation ${signed(evaluation)}` };
+    return { make: true, case: "hint-and-evaluation", reward: evaluation, hints, why: `hybrid: ${hintText} + evaluation ${signed(evaluation)}` };
   }
   if (hints.length > 0) {
-    return { make: true, case: "hint-only", reward: 0, hints, unenhancedCandidate: false, why: `hybrid: ${hintText}, evaluation ${evalText(evalScore)} → reward 0` };
+    return { make: true, case: "hint-only", reward: 0, hints, why: `hybrid: ${hintText}, evaluation ${evalText(evalScore)} → reward 0` };
+  }
+  if (evaluation !== null && settings.fallbackToUnenhanced) {
+    return { make: true, case: "evaluation-only", reward: evaluation, hints: [], why: `hybrid: evaluation ${signed(evaluation)}, no hint kept → the un-enhanced prompt as its one candidate` };
   }
   if (evaluation !== null) {
-    const candidate = settings.fallbackToUnenhanced ? "the un-enhanced prompt as its one candidate" : "no candidate (GRPO term only)";
-    return { make: true, case: "evaluation-only", reward: evaluation, hints: [], unenhancedCandidate: settings.fallbackToUnenhanced, why: `hybrid: evaluation ${signed(evaluation)}, no hint kept → ${candidate}` };
+    return { make: false, case: "evaluation-only", reason: `hybrid: evaluation ${signed(evaluation)} but no hint kept (of ${hintVotes.length} votes), and hybrid.fallback_to_unenhanced is false` };
   }
   return { make: false, case: "neither", reason: `hybrid: no hint kept (of ${hintVotes.length} votes) and evaluation ${evalText(evalScore)}` };
 }

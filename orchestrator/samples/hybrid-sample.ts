@@ -22,9 +22,9 @@ export function buildHybridSample({ turn, dispatch, hintedPrompts, evalScore, no
   const decision = { make: true, kind: "hybrid", reward: dispatch.reward, teacher: "none", masked: false, promoted: false, why: dispatch.why } as const;
   const built = buildSample({ turn, decision, teacher: null, evalScore, now });
   if (!built.ok) return built;
-  const prompts = dispatch.unenhancedCandidate ? [plainArray(turn.promptIds)] : hintedPrompts;
+  const prompts = dispatch.case === "evaluation-only" ? [plainArray(turn.promptIds)] : hintedPrompts;
   const empty = prompts.findIndex((prompt) => prompt.length === 0);
   if (empty >= 0) return { ok: false, reason: `hint candidate ${empty} has an empty prompt` };
-  if (prompts.length > 0) built.sample.hintCandidates = prompts.map((prompt) => [...prompt, ...turn.responseIds]);
+  built.sample.hintCandidates = prompts.map((prompt) => [...prompt, ...turn.responseIds]);
   return built;
 }

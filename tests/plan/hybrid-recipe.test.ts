@@ -48,6 +48,7 @@ describe("method hybrid in the recipe", () => {
   it("refuses what belongs to other methods, and weights that learn nothing", () => {
     expect(problems({ method: "hybrid", opd: { topk: 4 } })).toEqual([expect.stringMatching(/^opd\.topk: method hybrid takes its top-K width from hybrid\.topk/)]);
     expect(problems({ method: "hybrid", episodes: { environment: "toolcall" } })).toEqual([expect.stringMatching(/^method: episodes are trained with step rewards/)]);
+    expect(problems({ method: "hybrid", engine: { slime: { extra_args: ["--use-rollout-logprobs"] } } })).toEqual([expect.stringMatching(/^engine\.slime\.extra_args: method hybrid compares the teacher with the trainer's own old log-probs/)]);
     expect(problems({ method: "hybrid", hybrid: { w_rl: 0, w_opd: 0 } })).toEqual(["hybrid: hybrid.w_rl and hybrid.w_opd are both 0: nothing would be learned"]);
     expect(problems({ method: "hybrid", hybrid: { selection: "longest" } })).toEqual([expect.stringMatching(/^hybrid\.selection: .*sequence_optimal/)]);
   });

@@ -42,7 +42,7 @@ describe("the hybrid's dispatch, case by case against the reference's server", (
       expect(dispatch.make).toBe(true);
       if (!dispatch.make) return;
       expect(dispatch.reward).toBe(item.sample.reward);
-      expect(dispatch.unenhancedCandidate ? ["<unenhanced>"] : dispatch.hints).toEqual(item.sample.candidates);
+      expect(dispatch.case === "evaluation-only" ? ["<unenhanced>"] : dispatch.hints).toEqual(item.sample.candidates);
     });
   }
 });
@@ -56,9 +56,13 @@ describe("the hybrid's dispatch beyond the reference's fixed settings", () => {
     expect(keptHints(votes, 5, 3)).toEqual(["a longer hint here"]);
   });
 
-  it("hybrid.fallback_to_unenhanced false leaves an evaluation-only turn without a candidate (GRPO term only)", () => {
-    expect(dispatchHybrid([], -1, { minHintChars: 10, maxCandidates: 3, fallbackToUnenhanced: false })).toMatchObject({ make: true, case: "evaluation-only", reward: -1, hints: [], unenhancedCandidate: false });
-    expect(dispatchHybrid([], -1, { minHintChars: 10, maxCandidates: 3, fallbackToUnenhanced: true })).toMatchObject({ make: true, case: "evaluation-only", unenhancedCandidate: true });
+  it("hybrid.fallback_to_unenhanced false: an evaluation-only turn makes no sample (a hybrid batch needs a candidate on every sample)", () => {
+    expect(dispatchHybrid([], -1, { minHintChars: 10, maxCandidates: 3, fallbackToUnenhanced: false })).toEqual({
+      make: false,
+      case: "evaluation-only",
+      reason: "hybrid: evaluation -1 but no hint kept (of 0 votes), and hybrid.fallback_to_unenhanced is false",
+    });
+    expect(dispatchHybrid([], -1, { minHintChars: 10, maxCandidates: 3, fallbackToUnenhanced: true })).toMatchObject({ make: true, case: "evaluation-only", reward: -1, hints: [] });
   });
 
   it("says why, for the records", () => {

@@ -73,14 +73,12 @@ describe("buildHybridSample", () => {
     expect(sample.teacherTokens).toBeUndefined();
   });
 
-  it("evaluation only: one candidate, the un-enhanced prompt + response (= tokens); none with fallback_to_unenhanced false", async () => {
+  it("evaluation only: one candidate, the un-enhanced prompt + response (= tokens)", async () => {
     const { template, tokenizer } = await qwen3();
     const turn = await turnOf(tokenizer, template);
     const fallback = buildHybridSample({ turn, dispatch: made(dispatchHybrid([], 1, SETTINGS)), hintedPrompts: [], evalScore: 1, now: 5 });
     expect(fallback.ok && fallback.sample.hintCandidates).toEqual([fallback.ok ? fallback.sample.tokens : []]);
     expect(fallback.ok && fallback.sample.reward).toBe(1);
-    const none = buildHybridSample({ turn, dispatch: made(dispatchHybrid([], 1, { ...SETTINGS, fallbackToUnenhanced: false })), hintedPrompts: [], evalScore: 1, now: 5 });
-    expect(none.ok && none.sample.hintCandidates).toBeUndefined();
   });
 
   it("refuses instead of guessing: a hinted prompt missing or empty, or a turn no sample can come from", async () => {
