@@ -6,6 +6,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tallyEvalVotes, type Vote } from "../../orchestrator/judging/vote-tally.ts";
 import { dispatchHybrid, keptHints, type HintVote } from "../../orchestrator/samples/hybrid-dispatch.ts";
+import { decideSample, type JudgedSignals } from "../../orchestrator/samples/sample-decision.ts";
 import { REPO_ROOT } from "../golden/golden-plan.ts";
 
 interface OracleCase {
@@ -63,6 +64,11 @@ describe("the hybrid's dispatch beyond the reference's fixed settings", () => {
       reason: "hybrid: evaluation -1 but no hint kept (of 0 votes), and hybrid.fallback_to_unenhanced is false",
     });
     expect(dispatchHybrid([], -1, { minHintChars: 10, maxCandidates: 3, fallbackToUnenhanced: true })).toMatchObject({ make: true, case: "evaluation-only", reward: -1, hints: [] });
+  });
+
+  it("is the hybrid's only table: decideSample (one kept hint) refuses method hybrid by name", () => {
+    const signals = { method: "hybrid", hasNextState: true, evalScore: 1, evalSource: "votes", evalFailed: false, evalDetail: "", hint: "a hint", hintSource: "votes", hintFailed: false, hintReason: null, sessionHasEffectiveSample: false } satisfies JudgedSignals;
+    expect(() => decideSample(signals)).toThrow(/method hybrid is dispatched by dispatchHybrid/);
   });
 
   it("says why, for the records", () => {
