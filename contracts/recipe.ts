@@ -618,7 +618,10 @@ export function usesOpdTeacher(method: Method): boolean {
   return method === "opd" || method === "combine";
 }
 
-/** Where the teacher's log-probs are computed: the trainer for the hybrid; else opd.teacher when set, else the trainer wherever it can run it. */
+/**
+ * Where the teacher's log-probs are computed: the trainer for the hybrid; else opd.teacher when set, else the trainer
+ * wherever it can run it.
+ */
 export function opdTeacher(recipe: z.output<typeof recipeObjectSchema>): "engine" | "trainer" {
   if (recipe.method === "hybrid") return recipe.hybrid.teacher;
   if (recipe.opd.teacher !== undefined) return recipe.opd.teacher;
@@ -706,7 +709,7 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
   }
   const hybridGap = recipe.method === "hybrid" ? hybridTrainerGap(recipe) : null;
   if (hybridGap !== null) {
-    issue(["hybrid", "teacher"], `method hybrid needs the trainer's frozen teacher to score every hint candidate, and it cannot here: ${hybridGap}; use engine.kind: slime with sink.kind: bridge and training.backend: megatron, or method: combine`);
+    issue(["hybrid", "teacher"], `method hybrid needs the trainer's frozen teacher to score every hint candidate, and it cannot here: ${hybridGap}; change that, or use method: combine (whose teacher can be the judge engine)`);
   }
   if (recipe.method === "hybrid" && recipe.engine.slime.extra_args.includes("--use-rollout-logprobs")) {
     issue(["engine", "slime", "extra_args"], "method hybrid compares the teacher with the trainer's own old log-probs, which --use-rollout-logprobs replaces with the engine's (the hybrid loss refuses it, as the reference's asserts); remove it");

@@ -34,7 +34,7 @@ describe("method hybrid in the recipe", () => {
   it("refuses, by YAML path with the reason, the recipes where no trainer of ours can run its teacher", () => {
     const teacher = (raw: Record<string, unknown>) => problems({ method: "hybrid", ...raw }).filter((line) => line.startsWith("hybrid.teacher:"));
     expect(teacher({ engine: { kind: "external", policy_url: "http://p:1" }, judge: { launch: "external", url: "http://j:1" } })).toEqual([
-      expect.stringMatching(/^hybrid\.teacher: .*engine\.kind external runs no trainer of ours; use /),
+      expect.stringMatching(/^hybrid\.teacher: .*engine\.kind external runs no trainer of ours; change that, or use method: combine/),
     ]);
     expect(teacher({ engine: { kind: "external", policy_url: "http://p:1" }, judge: { launch: "external", url: "http://j:1" }, sink: { kind: "jsonl", path: "s.jsonl" } })).toEqual([
       expect.stringMatching(/^hybrid\.teacher: .*with sink\.kind jsonl no trainer takes the samples/),
