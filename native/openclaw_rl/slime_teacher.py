@@ -65,6 +65,12 @@ def check_args(args) -> None:
         problems.append("--disable-weights-backuper: slime then keeps one copy of the weights, with no room for the teacher's")
     if not getattr(args, "ref_load", None):
         problems.append("no --ref-load: the teacher is the checkpoint there")
+    if getattr(args, "prm_teacher_load", None):
+        problems.append(
+            f"--prm-teacher-load {args.prm_teacher_load}: a teacher of another size than the student is not built (the reference runs it as its "
+            "own actor group on its own GPUs, a change to slime; ours swaps the --ref-load checkpoint into the student's own parameters, so it "
+            "must be the student's architecture)"
+        )
     if problems:
         raise TrainerTeacherError("openclaw-rl opd.teacher trainer cannot run here: " + "; ".join(problems) + ". Use opd.teacher: engine.")
 
@@ -80,6 +86,9 @@ def install(args, actor_class=None) -> type:
 
     @functools.wraps(original)
     def train_actor(self, rollout_id, rollout_data, *rest, **keywords):
+        from .slime_hybrid import fill_hybrid_rows
+
+        fill_hybrid_rows(self, rollout_data)
         fill_teacher_log_probs(self, rollout_data)
         return original(self, rollout_id, rollout_data, *rest, **keywords)
 
