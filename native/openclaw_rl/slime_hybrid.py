@@ -26,7 +26,7 @@ import torch
 
 from . import hybrid_rows, slime_api, teacher_carriage
 from .hybrid_math import SUBSETS, SampleRows
-from .slime_teacher import MODEL_MODULE, TrainerTeacherError, data_iterators, teacher_tag
+from .slime_teacher import MODEL_MODULE, TrainerTeacherError, data_iterators, forward_data, teacher_tag
 from .trainer_teacher import sharded_topk
 
 DEFAULT_TOPK = 4
@@ -59,7 +59,7 @@ def fill_hybrid_rows(actor, rollout_data: dict) -> int:
     student_tokens = [torch.as_tensor(tokens) for tokens in rollout_data["tokens"]]
     hybrid_rows.clear()
     if subset == "student":
-        student = _forward(actor, _student_tag(actor), _data(rollout_data, student_tokens), rollout_data, topk, None)
+        student = _forward(actor, _student_tag(actor), forward_data(rollout_data, student_tokens), rollout_data, topk, None)
         if student is None:
             return 0
         teachers = _teacher_forwards(actor, rollout_data, candidates, topk, at=student["indices"])
@@ -68,7 +68,7 @@ def fill_hybrid_rows(actor, rollout_data: dict) -> int:
         if teachers is None:
             return 0
         at = [torch.cat([teachers[c]["indices"][i] for c in range(len(candidates[i]))], dim=-1) for i in range(len(candidates))] if subset == "teacher" else None
-        student = _forward(actor, _student_tag(actor), _data(rollout_data, student_tokens), rollout_data, topk, at)
+        student = _forward(actor, _student_tag(actor), forward_data(rollout_data, student_tokens), rollout_data, topk, at)
     if student is None or teachers is None:
         return 0
     rows = []
@@ -92,25 +92,12 @@ def _student_tag(actor) -> str:
     return "old_actor" if getattr(actor.args, "keep_old_actor", False) else "actor"
 
 
-def _data(rollout_data: dict, tokens: list[torch.Tensor]) -> dict:
-    data = {
-        "tokens": tokens,
-        "total_lengths": [int(t.numel()) for t in tokens],
-        "response_lengths": list(rollout_data["response_lengths"]),
-        "loss_masks": list(rollout_data["loss_masks"]),
-    }
-    for key in ("micro_batch_indices", "dynamic_global_batch_size"):
-        if key in rollout_data:
-            data[key] = rollout_data[key]
-    return data
-
-
 def _teacher_forwards(actor, rollout_data: dict, candidates: list, topk: int, at) -> list[dict] | None:
     tag = teacher_tag(actor)
     results = []
     for c in range(max(len(sample) for sample in candidates)):
         tokens = [sample[c % len(sample)] for sample in candidates]
-        result = _forward(actor, tag, _data(rollout_data, tokens), rollout_data, topk, at)
+        result = _forward(actor, tag, forward_data(rollout_data, tokens), rollout_data, topk, at)
         if result is None:
             return None
         results.append(result)

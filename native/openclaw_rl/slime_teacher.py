@@ -186,11 +186,16 @@ def teacher_rollout_data(rollout_data: dict, teachers: list) -> dict:
     """What slime's forward step reads for the teacher's forward: each sample's teacher tokens (its own tokens where it
     carries log-probs: it is scored but its value is not used), their lengths, the same responses and loss masks, and
     the schedule keys of the student's batch (upstream: micro_batch_indices; the fork: dynamic_global_batch_size)."""
-    student_tokens = rollout_data["tokens"]
     tokens = []
-    for teacher, own in zip(teachers, student_tokens, strict=True):
+    for teacher, own in zip(teachers, rollout_data["tokens"], strict=True):
         own = torch.as_tensor(own)
         tokens.append(own if teacher.tokens is None else teacher.tokens.to(device=own.device, dtype=own.dtype))
+    return forward_data(rollout_data, tokens)
+
+
+def forward_data(rollout_data: dict, tokens: list[torch.Tensor]) -> dict:
+    """What slime's forward step reads to forward other tokens over the same responses: the tokens, their lengths, the
+    responses and loss masks, and the student's schedule keys."""
     data = {
         "tokens": tokens,
         "total_lengths": [int(t.numel()) for t in tokens],
