@@ -3,7 +3,9 @@
 slime's get_batch hands a custom loss only the keys it names, and upstream's names none that holds rows of several
 candidates, so the trainer-side teacher (slime_teacher.py) publishes the rows here, keyed by each sample's token ids,
 just before slime trains the batch, and hybrid_loss_function looks each sample of a micro-batch up by its tokens
-(batch["unconcat_tokens"]). Samples with equal tokens share a key; their rows are handed out in publication order.
+(batch["unconcat_tokens"]). Samples with equal tokens share a key; their rows are handed out in publication order
+(equal rows, the usual case of equal tokens, make the order moot; with different candidates and
+--recompute-loss-function, which calls the loss twice per micro-batch, the second call would get the next sample's).
 
 Owns the key and the table. Ignores how the rows were computed.
 """
