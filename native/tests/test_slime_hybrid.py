@@ -100,6 +100,12 @@ class SlimeHybridTest(unittest.TestCase):
         with self.assertRaisesRegex(slime_teacher.TrainerTeacherError, "--prm-teacher-load /ckpt/8b: a teacher of another size than the student is not built"):
             slime_teacher.install(args(prm_teacher_load="/ckpt/8b"), actor_class=type("Actor", (), {"train_actor": lambda self, rollout_id, rollout_data: None}))
 
+    def test_the_hybrid_loss_without_the_trainer_teacher_is_refused_at_install(self):
+        from argparse import Namespace
+
+        with self.assertRaisesRegex(slime_teacher.TrainerTeacherError, "the hybrid loss needs the trainer's teacher for its rows; openclaw_rl_teacher is 'engine'"):
+            trainer_hooks.install(Namespace(openclaw_rl_teacher="engine", custom_loss_function_path="openclaw_rl.losses.hybrid_loss_function"))
+
     def test_the_candidates_key_leaves_other_inputs(self):
         data = {"multimodal_train_inputs": [{"pixel_values": torch.ones(1), teacher_carriage.CANDIDATES_KEY: [torch.tensor([1, 2])]}]}
         self.assertEqual([c.tolist() for c in teacher_carriage.take_candidates(data)[0]], [[1, 2]])
