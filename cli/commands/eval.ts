@@ -1,7 +1,7 @@
 // `openclaw-rl eval [--run DIR] [--checkpoint C] [--judge-url URL] [--samples N] [--json]`: evaluates the version a
-// running start serves now (its base when no weight update came yet), or a saved checkpoint served by a server of its
-// own (launchers/evaluation/checkpoint-serving.ts), on the held-out personas, paired against the run's base, and
-// writes evaluations.jsonl, evaluation.json, evaluation-report.md and evaluation.svg into the run folder.
+// running start serves now, or a saved checkpoint served by a server of its own, on the held-out set, paired against
+// the run's base (the base weights, evaluated first when the run has none), and writes the run's rows to
+// evaluation.json, evaluation-report.md and evaluation.svg beside evaluations.jsonl (every run's rows).
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
@@ -11,13 +11,16 @@ import type { SessionResult, VersionMetrics } from "../../contracts/evaluation.t
 import type { Recipe } from "../../contracts/recipe.ts";
 import { resolvedRecipePath } from "../../launchers/resolved-recipe.ts";
 import { EVALUATION_SESSIONS_FILE, EVALUATIONS_FILE } from "../../orchestrator/evaluation/continuous-evaluation.ts";
-import { baseOf, readEvaluations } from "../../orchestrator/evaluation/evaluation-history.ts";
+import { baseFor, latestRun, readEvaluations, runRows, type RunBase } from "../../orchestrator/evaluation/evaluation-history.ts";
+import { evaluationBasis, type EvaluationBasis } from "../../orchestrator/evaluation/evaluation-basis.ts";
 import { buildEvaluationPlan, readEvaluationSet, type EvaluationSet } from "../../orchestrator/evaluation/evaluation-plan.ts";
 import { EVALUATION_RECORDED_ROUTE } from "../../orchestrator/evaluation/evaluation-announcement.ts";
 import { evaluationMarkdown, evaluationSvg, evaluationTable } from "../../orchestrator/evaluation/evaluation-report.ts";
 import { stableEffectLine } from "../../orchestrator/evaluation/stable-effect.ts";
 import { evaluateVersion, type VersionEvaluation } from "../../orchestrator/evaluation/version-evaluation.ts";
 import { planCheckpointServing } from "../../launchers/evaluation/checkpoint-serving.ts";
+import type { CheckpointServing } from "../../launchers/evaluation/served-checkpoint.ts";
+import { cliCommand, shellWord } from "../../lib/cli-command.ts";
 import { freeLoopbackPort, startCheckpointServer } from "../../launchers/evaluation/checkpoint-server.ts";
 import { JsonlAppendFile } from "../../orchestrator/records/jsonl-append-file.ts";
 import { runFolderTarget } from "../admin-target.ts";
@@ -49,24 +52,91 @@ export function registerEvalCommand(program: Command): void {
       if (options.plan) return void process.stdout.write(await checkpointPlanText(recipe, runDir, options.checkpoint));
       const judgeUrl = judgeUrlOf(options.judgeUrl, recipe);
       const set = await readEvaluationSet(recipe);
-      const earlier = baseOf(readEvaluations(runDir));
-      const { metrics, sessions } = options.checkpoint
-        ? await evaluateCheckpoint(recipe, runDir, options.checkpoint, set, judgeUrl, earlier)
-        : await evaluateLive(recipe, runDir, set, judgeUrl, earlier);
-      refuseUnscored(metrics, sessions);
-      await appendAll(path.join(runDir, EVALUATION_SESSIONS_FILE), sessions.map((session) => ({ version: metrics.version, ...session })));
-      await appendAll(path.join(runDir, EVALUATIONS_FILE), [metrics]);
-      if (metrics.served === "live") await announceToStart(runDir, metrics);
-      const all = readEvaluations(runDir);
-      writeFileSync(path.join(runDir, "evaluation.json"), `${JSON.stringify(all, null, 2)}\n`);
-      writeFileSync(path.join(runDir, "evaluation.svg"), evaluationSvg(all));
-      const stable = await stableEffectLine(runDir, all);
-      writeFileSync(path.join(runDir, "evaluation-report.md"), evaluationMarkdown(all, "evaluation.svg", [stable]));
-      if (options.json) return void process.stdout.write(`${JSON.stringify(metrics, null, 2)}\n`);
-      process.stdout.write(evaluationTable(all));
-      process.stdout.write(`${stable}\n`);
+      sayWhatIsEvaluated(recipe, set);
+      const history = readEvaluations(runDir);
+      const start = await liveVersion(runDir).catch((error: unknown) => (options.checkpoint ? null : Promise.reject(error)));
+      const target: EvalTarget = { recipe, runDir, set, judgeUrl, start, run: start?.run ?? latestRun(history), basis: evaluationBasis(recipe, set) };
+      const serving = options.checkpoint ? await planServing(recipe, runDir, options.checkpoint, start !== null) : null;
+      const base = await baseToPairWith(target, baseFor(history, target.run, target.basis), serving?.version ?? start!.version);
+      const evaluation = serving ? await evaluateCheckpoint(target, serving, base) : await evaluateLive(target, base);
+      await record(target, evaluation);
+      const shown = runRows(readEvaluations(runDir), target.run, base ?? { metrics: evaluation.metrics, reused: false });
+      writeFileSync(path.join(runDir, "evaluation.json"), `${JSON.stringify(shown, null, 2)}\n`);
+      writeFileSync(path.join(runDir, "evaluation.svg"), evaluationSvg(shown));
+      const notes = [await stableEffectLine(runDir, shown), ...provenance(readEvaluations(runDir), shown, target.run, base)];
+      writeFileSync(path.join(runDir, "evaluation-report.md"), evaluationMarkdown(shown, "evaluation.svg", notes));
+      if (options.json) return void process.stdout.write(`${JSON.stringify(evaluation.metrics, null, 2)}\n`);
+      process.stdout.write(evaluationTable(shown));
+      process.stdout.write(notes.map((note) => `${note}\n`).join(""));
       process.stdout.write(`report: ${path.join(runDir, "evaluation-report.md")} (chart evaluation.svg, data evaluation.json)\n`);
     });
+}
+
+/** What one `eval` works on: the run's recipe and held-out set, the running start (null: none, for a checkpoint), the run and its basis. */
+interface EvalTarget {
+  recipe: Recipe;
+  runDir: string;
+  set: EvaluationSet;
+  judgeUrl: string;
+  start: LiveStart | null;
+  run: string | null;
+  basis: EvaluationBasis;
+}
+
+/**
+ * The base the evaluated version pairs with: the run's own base row, or an earlier run's on the same base weights and
+ * evaluation plan (handed to the running start, so that its screens show it, marked as reused). With neither, a
+ * version other than 0 is preceded by the base weights' own evaluation, served as `--checkpoint base` serves them;
+ * version 0 is the base itself (null: it becomes the run's base row).
+ */
+async function baseToPairWith(target: EvalTarget, base: RunBase | null, version: string): Promise<RunBase | null> {
+  if (base?.reused) {
+    process.stderr.write(`· the base is run ${base.metrics.run ?? "?"}'s evaluation of v${base.metrics.version}, reused: the same base weights (${target.basis.weights}) and evaluation plan\n`);
+    if (target.start) await announceToStart(target.runDir, base.metrics);
+  }
+  if (base !== null || version === "0") return base;
+  process.stderr.write(`· no base evaluated in ${target.run === null ? "this folder" : `run ${target.run}`} yet: evaluating the base weights (v0) first, then v${version} against them\n`);
+  const serving = await planServing(target.recipe, target.runDir, "base", target.start !== null).catch((error: unknown) => {
+    throw baseRefusal(target, error);
+  });
+  const evaluation = await evaluateCheckpoint(target, serving, null);
+  await record(target, evaluation);
+  return { metrics: evaluation.metrics, reused: false };
+}
+
+/** Why the base weights cannot be evaluated now, and the command that records the base once they can be served. */
+function baseRefusal(target: EvalTarget, error: unknown): OpenclawRlError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new OpenclawRlError("EVALUATION_REFUSED", `no base is evaluated for this run yet, and the base weights cannot be served beside it now: ${reason}`, {
+    path: "--checkpoint",
+    cause: error,
+    hint: `record the base where its weights can be served, e.g. with the start stopped: \`${cliCommand(`eval --run ${shellWord(target.runDir)} --checkpoint base`)}\` (a later run on the same base weights and evaluation plan reuses it), or set evaluation.every_versions so that start evaluates its base before training`,
+  });
+}
+
+/** Appends an evaluation to the run folder (its sessions, then its metrics line) and tells the running start of a live or base row. */
+async function record(target: EvalTarget, { metrics, sessions }: VersionEvaluation): Promise<void> {
+  refuseUnscored(metrics, sessions);
+  await appendAll(path.join(target.runDir, EVALUATION_SESSIONS_FILE), sessions.map((session) => ({ version: metrics.version, ...session })));
+  await appendAll(path.join(target.runDir, EVALUATIONS_FILE), [metrics]);
+  if (target.start && (metrics.served === "live" || metrics.baseVersion === null)) await announceToStart(target.runDir, metrics);
+}
+
+/** Lines under the table: where the base came from when reused, and how many rows of other runs are left out. */
+function provenance(all: readonly VersionMetrics[], shown: readonly VersionMetrics[], run: string | null, base: RunBase | null): string[] {
+  const lines = [];
+  if (base?.reused) lines.push(`base: run ${base.metrics.run ?? "?"}'s evaluation of the base weights, reused (the same base weights and evaluation plan)`);
+  const others = all.length - shown.length;
+  if (others > 0) lines.push(`${others} evaluation${others === 1 ? "" : "s"} of other runs in this folder not shown (${run === null ? "no run recorded" : `this run: ${run}`}; all in ${EVALUATIONS_FILE})`);
+  return lines;
+}
+
+/** In a run with an environment, says whether held-out tasks are evaluated, and how to choose them. */
+function sayWhatIsEvaluated(recipe: Recipe, set: EvaluationSet): void {
+  const environment = recipe.episodes.environment ?? recipe.episodes.env_url;
+  if (!environment) return;
+  if (set.tasks.length > 0) return void process.stderr.write(`· held-out tasks: ${set.tasks.length} of ${recipe.evaluation.tasks} in the run's environment (${environment}), ${recipe.evaluation.episode_samples} episodes each, beside the chat personas\n`);
+  process.stderr.write(`· this evaluates chat conversations (the persona set) only, not the run's environment (${environment}): evaluation.tasks is not set; to evaluate held-out tasks of it, add \`--set evaluation.tasks=<tasks.jsonl>\` (the environment's task format, none of them in episodes.tasks; docs/evaluation.md)\n`);
 }
 
 /**
@@ -101,24 +171,26 @@ function refuseUnscored(metrics: VersionMetrics, sessions: readonly SessionResul
 }
 
 /** The version the running start serves now, through its proxy (side turns: never trained). */
-async function evaluateLive(recipe: Recipe, runDir: string, set: EvaluationSet, judgeUrl: string, earlier: VersionMetrics | null): Promise<VersionEvaluation> {
-  const live = await liveVersion(runDir);
-  const plan = buildEvaluationPlan(recipe, set, { proxyUrl: live.proxy, apiKey: process.env[recipe.proxy.api_key_env] || undefined, judgeUrl });
-  const evaluation = await evaluateVersion(plan, live.version, earlier && earlier.version !== live.version ? earlier : null);
-  evaluation.metrics.versionAtEnd = (await liveVersion(runDir)).version;
+async function evaluateLive(target: EvalTarget, base: RunBase | null): Promise<VersionEvaluation> {
+  const live = target.start!;
+  const plan = buildEvaluationPlan(target.recipe, target.set, { proxyUrl: live.proxy, apiKey: process.env[target.recipe.proxy.api_key_env] || undefined, judgeUrl: target.judgeUrl });
+  const evaluation = await evaluateVersion(plan, live.version, base?.metrics ?? null);
+  evaluation.metrics.versionAtEnd = (await liveVersion(target.runDir)).version;
   evaluation.metrics.served = "live";
+  return withRun(target, evaluation, base);
+}
+
+/** The run, the base's run and the basis on a new row (a row without a base is the run's base row). */
+function withRun(target: EvalTarget, evaluation: VersionEvaluation, base: RunBase | null): VersionEvaluation {
+  Object.assign(evaluation.metrics, { run: target.run, baseRun: base ? (base.metrics.run ?? null) : null, basis: target.basis });
   return evaluation;
 }
 
-/**
- * Saved weights on a server of their own (a free loopback port), its OpenAI-compatible chat endpoint as the policy:
- * no proxy, so nothing is recorded or trained; the same plan (openers, personas, seeds, sampling) as every version.
- * Held-out episodes need the proxy's episode routes: left out, and said so.
- */
 /** `--plan`: how the checkpoint would be served, as the refusal or the server's command. */
 async function checkpointPlanText(recipe: Recipe, runDir: string, checkpoint: string | undefined): Promise<string> {
   if (!checkpoint) throw new OpenclawRlError("RECIPE_INVALID", "--plan shows how a checkpoint is served: pass --checkpoint too", { path: "--plan" });
-  const serving = await planServing(recipe, runDir, checkpoint);
+  const startRunning = await liveVersion(runDir).then(() => true, () => false);
+  const serving = await planServing(recipe, runDir, checkpoint, startRunning);
   const { spec } = serving;
   return [
     `version     v${serving.version}`,
@@ -132,23 +204,27 @@ async function checkpointPlanText(recipe: Recipe, runDir: string, checkpoint: st
 }
 
 /** The server for `checkpoint` on a free loopback port; beside a running start only its idle GPUs are free. */
-async function planServing(recipe: Recipe, runDir: string, checkpoint: string) {
-  const startRunning = await liveVersion(runDir).then(() => true, () => false);
+async function planServing(recipe: Recipe, runDir: string, checkpoint: string, startRunning: boolean): Promise<CheckpointServing> {
   const context = { packageRoot: PACKAGE_ROOT, runDir, bridgeUrl: "", bridgeToken: "", environment: {} };
   return planCheckpointServing(recipe, { checkpoint, port: await freeLoopbackPort(), context, gpus: { startRunning } });
 }
 
-async function evaluateCheckpoint(recipe: Recipe, runDir: string, checkpoint: string, set: EvaluationSet, judgeUrl: string, earlier: VersionMetrics | null): Promise<VersionEvaluation> {
+/**
+ * Saved weights on a server of their own (a free loopback port), its OpenAI-compatible chat endpoint as the policy:
+ * no proxy, so nothing is recorded or trained; the same plan (openers, personas, seeds, sampling) as every version.
+ * Held-out episodes need the proxy's episode routes: left out, and said so.
+ */
+async function evaluateCheckpoint(target: EvalTarget, serving: CheckpointServing, base: RunBase | null): Promise<VersionEvaluation> {
+  const { recipe, set } = target;
   if (set.tasks.length > 0) process.stderr.write("· held-out tasks (evaluation.tasks) are not evaluated for a checkpoint: episodes run through the proxy's /v1/episodes routes, which only a running start has; the personas are\n");
-  const serving = await planServing(recipe, runDir, checkpoint);
   process.stderr.write(`· serving v${serving.version} from ${serving.checkpoint ?? "the stand-in's base weights"} on ${serving.url} (${serving.spec.argv.slice(0, 4).join(" ")} …)\n`);
   const server = await startCheckpointServer(serving, serving.spec.role === "checkpoint-server" ? SGLANG_READY_MS : STANDIN_READY_MS);
   try {
-    const plan = buildEvaluationPlan(recipe, { ...set, tasks: [] }, { proxyUrl: server.url, apiKey: undefined, judgeUrl });
-    const evaluation = await evaluateVersion(plan, serving.version, earlier && earlier.version !== serving.version ? earlier : null);
+    const plan = buildEvaluationPlan(recipe, { ...set, tasks: [] }, { proxyUrl: server.url, apiKey: undefined, judgeUrl: target.judgeUrl });
+    const evaluation = await evaluateVersion(plan, serving.version, base?.metrics ?? null);
     evaluation.metrics.served = "checkpoint";
     if (serving.checkpoint) evaluation.metrics.checkpoint = serving.checkpoint;
-    return evaluation;
+    return withRun(target, evaluation, base);
   } finally {
     await server.stop();
   }
@@ -165,17 +241,23 @@ function withSamples(recipe: Recipe, samples: string | undefined): Recipe {
   return { ...recipe, evaluation: { ...recipe.evaluation, samples: count } };
 }
 
-const statusSchema = z.object({ weight_version: z.string().nullable(), endpoints: z.object({ proxy: z.string().nullable() }) });
+const statusSchema = z.object({ run_id: z.string().nullable().default(null), weight_version: z.string().nullable(), endpoints: z.object({ proxy: z.string().nullable() }) });
 
-/** The running start's proxy and the weight version it serves now ("0" before the first update: the base). */
-async function liveVersion(runDir: string): Promise<{ proxy: string; version: string }> {
+/** The running start: its proxy, its run id and the weight version it serves now ("0" before the first update: the base weights). */
+interface LiveStart {
+  proxy: string;
+  version: string;
+  run: string | null;
+}
+
+async function liveVersion(runDir: string): Promise<LiveStart> {
   const { url, token } = runFolderTarget(runDir, NO_START_HINT);
   const response = await fetch(`${url}/status`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5000) }).catch((cause: unknown) => {
     throw new OpenclawRlError("ENGINE_UNAVAILABLE", `no openclaw-rl answers at ${url}`, { path: url, cause, hint: "is `openclaw-rl start` still running?", retryable: true });
   });
   const status = statusSchema.safeParse(await response.json().catch(() => null));
   if (!response.ok || !status.success || !status.data.endpoints.proxy) throw new OpenclawRlError("ENGINE_ERROR", `unexpected answer from ${url}/status (${response.status})`, { path: url });
-  return { proxy: status.data.endpoints.proxy, version: status.data.weight_version ?? "0" };
+  return { proxy: status.data.endpoints.proxy, version: status.data.weight_version ?? "0", run: status.data.run_id };
 }
 
 /** What a folder without a running start is told (the live version needs one; a checkpoint does not). */
