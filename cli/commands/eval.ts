@@ -13,7 +13,7 @@ import { resolvedRecipePath } from "../../launchers/resolved-recipe.ts";
 import { EVALUATION_SESSIONS_FILE, EVALUATIONS_FILE } from "../../orchestrator/evaluation/continuous-evaluation.ts";
 import { baseFor, latestRun, readEvaluations, runRows, type RunBase } from "../../orchestrator/evaluation/evaluation-history.ts";
 import { evaluationBasis, type EvaluationBasis } from "../../orchestrator/evaluation/evaluation-basis.ts";
-import { buildEvaluationPlan, readEvaluationSet, type EvaluationSet } from "../../orchestrator/evaluation/evaluation-plan.ts";
+import { buildEvaluationPlan, heldOutTasksFile, readEvaluationSet, type EvaluationSet } from "../../orchestrator/evaluation/evaluation-plan.ts";
 import { EVALUATION_RECORDED_ROUTE } from "../../orchestrator/evaluation/evaluation-announcement.ts";
 import { evaluationMarkdown, evaluationSvg, evaluationTable } from "../../orchestrator/evaluation/evaluation-report.ts";
 import { stableEffectLine } from "../../orchestrator/evaluation/stable-effect.ts";
@@ -131,12 +131,16 @@ function provenance(all: readonly VersionMetrics[], shown: readonly VersionMetri
   return lines;
 }
 
-/** In a run with an environment, says whether held-out tasks are evaluated, and how to choose them. */
+/** In a run with an environment, says which held-out tasks are evaluated (or that none are), and how to choose them. */
 function sayWhatIsEvaluated(recipe: Recipe, set: EvaluationSet): void {
   const environment = recipe.episodes.environment ?? recipe.episodes.env_url;
   if (!environment) return;
-  if (set.tasks.length > 0) return void process.stderr.write(`· held-out tasks: ${set.tasks.length} of ${recipe.evaluation.tasks} in the run's environment (${environment}), ${recipe.evaluation.episode_samples} episodes each, beside the chat personas\n`);
-  process.stderr.write(`· this evaluates chat conversations (the persona set) only, not the run's environment (${environment}): evaluation.tasks is not set; to evaluate held-out tasks of it, add \`--set evaluation.tasks=<tasks.jsonl>\` (the environment's task format, none of them in episodes.tasks; docs/evaluation.md)\n`);
+  const choose = "`--set evaluation.tasks=<tasks.jsonl>` (the environment's task format, none of them in episodes.tasks; docs/evaluation.md)";
+  if (set.tasks.length > 0) {
+    const which = recipe.evaluation.tasks ? `evaluation.tasks (${recipe.evaluation.tasks})` : `the tasks the ${environment} environment ships held out (${heldOutTasksFile(recipe)})`;
+    return void process.stderr.write(`· held-out tasks: ${set.tasks.length} from ${which}, ${recipe.evaluation.episode_samples} episodes each in the run's environment, beside the chat personas; others: ${choose}\n`);
+  }
+  process.stderr.write(`· this evaluates chat conversations (the persona set) only, not the run's environment (${environment}): evaluation.tasks is not set; to evaluate held-out tasks of it, add ${choose}\n`);
 }
 
 /**
@@ -212,15 +216,15 @@ async function planServing(recipe: Recipe, runDir: string, checkpoint: string, s
 /**
  * Saved weights on a server of their own (a free loopback port), its OpenAI-compatible chat endpoint as the policy:
  * no proxy, so nothing is recorded or trained; the same plan (openers, personas, seeds, sampling) as every version.
- * Held-out episodes need the proxy's episode routes: left out, and said so.
+ * Held-out episodes too where the checkpoint's server answers tool calls and the environment is up (episodesFor).
  */
 async function evaluateCheckpoint(target: EvalTarget, serving: CheckpointServing, base: RunBase | null): Promise<VersionEvaluation> {
-  const { recipe, set } = target;
-  if (set.tasks.length > 0) process.stderr.write("· held-out tasks (evaluation.tasks) are not evaluated for a checkpoint: episodes run through the proxy's /v1/episodes routes, which only a running start has; the personas are\n");
+  const { recipe } = target;
+  const set = { ...target.set, tasks: episodesFor(target) };
   process.stderr.write(`· serving v${serving.version} from ${serving.checkpoint ?? "the stand-in's base weights"} on ${serving.url} (${serving.spec.argv.slice(0, 4).join(" ")} …)\n`);
   const server = await startCheckpointServer(serving, serving.spec.role === "checkpoint-server" ? SGLANG_READY_MS : STANDIN_READY_MS);
   try {
-    const plan = buildEvaluationPlan(recipe, { ...set, tasks: [] }, { proxyUrl: server.url, apiKey: undefined, judgeUrl: target.judgeUrl });
+    const plan = buildEvaluationPlan(recipe, set, { proxyUrl: server.url, apiKey: undefined, judgeUrl: target.judgeUrl });
     const evaluation = await evaluateVersion(plan, serving.version, base?.metrics ?? null);
     evaluation.metrics.served = "checkpoint";
     if (serving.checkpoint) evaluation.metrics.checkpoint = serving.checkpoint;
@@ -228,6 +232,19 @@ async function evaluateCheckpoint(target: EvalTarget, serving: CheckpointServing
   } finally {
     await server.stop();
   }
+}
+
+/**
+ * The held-out tasks a checkpoint runs: in rehearsal (whose stand-in answers tool calls) while the environment is up
+ * (episodes.env_url, or the built-in one a running start supervises); else none, and said so.
+ */
+function episodesFor(target: EvalTarget): EvaluationSet["tasks"] {
+  const { recipe, set } = target;
+  if (set.tasks.length === 0) return [];
+  if (recipe.engine.kind === "rehearsal" && (target.start !== null || recipe.episodes.env_url)) return set.tasks;
+  const why = recipe.engine.kind === "rehearsal" ? "the built-in environment runs only beside a running start" : "the checkpoint's SGLang server is started without a tool-call parser";
+  process.stderr.write(`· held-out tasks are not evaluated for this checkpoint (${why}); the personas are\n`);
+  return [];
 }
 
 /** How long a checkpoint server may take to answer /health_generate: a stand-in loads a tokenizer, SGLang a model. */

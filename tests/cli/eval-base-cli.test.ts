@@ -14,7 +14,8 @@ import { resolvedRecipePath } from "../../launchers/resolved-recipe.ts";
 import { readEvaluations } from "../../orchestrator/evaluation/evaluation-history.ts";
 import { SHIPPED_PERSONAS } from "../../orchestrator/evaluation/held-out-set.ts";
 import { policyScript, startEvaluationFixture, type EvaluationFixture } from "../evaluation/evaluation-fixture.ts";
-import { runCliInProcess } from "./cli-process.ts";
+import { startEnvironmentServer } from "../../environments/environment-server.ts";
+import { REPO_ROOT, runCliInProcess } from "./cli-process.ts";
 
 describe("openclaw-rl eval: the base is the base weights", () => {
   let fixture: EvaluationFixture;
@@ -106,12 +107,29 @@ describe("openclaw-rl eval: the base is the base weights", () => {
     ]);
   }, 240_000);
 
-  it("in a run with an environment and no held-out tasks, says that only chat is evaluated and how to choose tasks", async () => {
-    Object.assign(start, { run: "run-d", version: "5" });
-    const result = await runCliInProcess(["eval", "--run", runDir, "--set", "evaluation.votes=2", "--set", "episodes.environment=toolcall"]);
+  it("in a run on a built-in environment, evaluates the tasks it ships held out, for the base weights and the served version alike", async () => {
+    Object.assign(start, { run: "run-e", version: "6" });
+    const environment = await startEnvironmentServer({ kind: "toolcall", port: 0, slots: 4 });
+    try {
+      const port = new URL(environment.url).port;
+      const result = await runCliInProcess(["eval", "--run", runDir, "--set", "episodes.environment=toolcall", "--set", `episodes.environment_port=${port}`, "--set", "evaluation.episode_samples=1"]);
+      expect(result.exitCode).toBe(0);
+      expect(result.stderr).toContain(`· held-out tasks: 6 from the tasks the toolcall environment ships held out (${path.join(REPO_ROOT, "environments", "toolcall", "held-out.jsonl")}), 1 episodes each in the run's environment, beside the chat personas; others: \`--set evaluation.tasks=<tasks.jsonl>\``);
+      const own = readEvaluations(runDir).filter((metrics) => metrics.run === "run-e");
+      expect(own.map((metrics) => [metrics.version, metrics.baseVersion, metrics.episodes?.tasks, metrics.episodes?.episodes])).toEqual([["0", null, 6, 6], ["6", "0", 6, 6]]);
+      expect(result.stdout.split("\n")[0]).toMatch(/^version\s.*\sepisode outcome\s+95% CI\s+pass@1\s+95% CI\s+run$/);
+    } finally {
+      await environment.close();
+    }
+  }, 240_000);
+
+  it("in a run on another environment with no held-out tasks, says that only chat is evaluated and how to choose tasks", async () => {
+    Object.assign(start, { run: "run-e", version: "7" });
+    const tasks = path.join(REPO_ROOT, "environments", "terminal", "tasks.jsonl");
+    const result = await runCliInProcess(["eval", "--run", runDir, "--set", "episodes.env_url=http://127.0.0.1:9", "--set", `episodes.tasks=${tasks}`]);
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toContain(
-      "· this evaluates chat conversations (the persona set) only, not the run's environment (toolcall): evaluation.tasks is not set; to evaluate held-out tasks of it, add `--set evaluation.tasks=<tasks.jsonl>`",
+      "· this evaluates chat conversations (the persona set) only, not the run's environment (http://127.0.0.1:9): evaluation.tasks is not set; to evaluate held-out tasks of it, add `--set evaluation.tasks=<tasks.jsonl>`",
     );
   }, 240_000);
 });
