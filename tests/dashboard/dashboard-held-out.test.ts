@@ -114,7 +114,7 @@ describe.skipIf(!hasChromium)(`held-out evaluation chart in headless Chromium${s
     expect(perBatch.legend).toContain("judged score (training signal)");
     // the x axis is drawn on canvas: its tick labels as uPlot last drew them
     const ticks = await page.$eval("#chart-held-out", (node) => (node as unknown as { uplot: { axes: Array<{ _values: string[] }> } }).uplot.axes[0]!._values);
-    expect(ticks.filter((tick) => tick !== "")).toEqual(["v0", "v2", "v4", "v6→7"]);
+    expect(ticks.filter((tick) => tick !== "")).toEqual(["v0 (base)", "v2", "v4", "v6→7"]);
     expect(pageErrors).toEqual([]);
     await page.close();
   });
