@@ -169,7 +169,7 @@ function refuseUnscored(metrics: VersionMetrics, sessions: readonly SessionResul
   if (metrics.sessions === 0 || metrics.scored > 0) return;
   const failure = sessions.find((session) => session.failure)?.failure ?? "no valid scorer vote";
   throw new OpenclawRlError("ENGINE_UNAVAILABLE", `no session of ${metrics.sessions} was scored (the first: ${failure}); nothing was recorded`, {
-    hint: "check that the running start's proxy and the judge engine answer (`openclaw-rl status`), or pass --judge-url <a reachable judge engine>",
+    hint: `check that the running start's proxy and the judge engine answer (\`${cliCommand("status")}\`), or pass --judge-url <a reachable judge engine>`,
     retryable: true,
   });
 }
@@ -278,7 +278,7 @@ async function liveVersion(runDir: string): Promise<LiveStart> {
 }
 
 /** What a folder without a running start is told (the live version needs one; a checkpoint does not). */
-const NO_START_HINT = "evaluate a running start: `openclaw-rl start`, then `openclaw-rl eval --run <records.dir>`";
+const NO_START_HINT = `evaluate a running start: \`${cliCommand("start")}\`, then \`${cliCommand("eval --run <records.dir>")}\` (a saved checkpoint needs none: --checkpoint)`;
 
 /**
  * Hands the running start a live version's result, so that status, status --json and the dashboard show it as they
