@@ -39,11 +39,11 @@ interface EvalOptions extends CommonOptions {
 
 export function registerEvalCommand(program: Command): void {
   withRecipeOptions(program.command("eval"))
-    .description("Evaluate a weight version (the live one of a running start, or a saved checkpoint) on the held-out personas, paired against the run's base")
+    .description("Evaluate a weight version (the live one of a running start, or a saved checkpoint) on the held-out set, paired against the run's base (the base weights, evaluated first when the run has none)")
     .option("--run <dir>", "run folder of the running start (default: records.dir of the recipe)")
     .option("--judge-url <url>", "the scorer's (and by default the simulator's) engine; default: the run's judge engine")
     .option("--samples <n>", "sessions per opener (default: evaluation.samples)")
-    .option("--checkpoint <which>", "evaluate saved weights on a server of their own: rehearsal vN | base | policy-vN.json; slime N | iter_NNNNNNN (converted first with convert-checkpoint)")
+    .option("--checkpoint <which>", "evaluate saved weights on a server of their own: rehearsal vN | base | policy-vN.json; slime N | iter_NNNNNNN (converted first with convert-checkpoint) | base (model.path)")
     .option("--plan", "with --checkpoint: print the server that would serve it (command, GPUs, URL) and run nothing")
     .option("--json", "print this version's metrics as JSON")
     .action(async (options: EvalOptions) => {
@@ -60,16 +60,24 @@ export function registerEvalCommand(program: Command): void {
       const base = await baseToPairWith(target, baseFor(history, target.run, target.basis), serving?.version ?? start!.version);
       const evaluation = serving ? await evaluateCheckpoint(target, serving, base) : await evaluateLive(target, base);
       await record(target, evaluation);
-      const shown = runRows(readEvaluations(runDir), target.run, base ?? { metrics: evaluation.metrics, reused: false });
-      writeFileSync(path.join(runDir, "evaluation.json"), `${JSON.stringify(shown, null, 2)}\n`);
-      writeFileSync(path.join(runDir, "evaluation.svg"), evaluationSvg(shown));
-      const notes = [await stableEffectLine(runDir, shown), ...provenance(readEvaluations(runDir), shown, target.run, base)];
-      writeFileSync(path.join(runDir, "evaluation-report.md"), evaluationMarkdown(shown, "evaluation.svg", notes));
+      const { shown, notes } = await writeReport(target, base ?? { metrics: evaluation.metrics, reused: false });
       if (options.json) return void process.stdout.write(`${JSON.stringify(evaluation.metrics, null, 2)}\n`);
       process.stdout.write(evaluationTable(shown));
       process.stdout.write(notes.map((note) => `${note}\n`).join(""));
       process.stdout.write(`report: ${path.join(runDir, "evaluation-report.md")} (chart evaluation.svg, data evaluation.json)\n`);
     });
+}
+
+/** The run's rows (its base first) into evaluation.json, evaluation.svg and evaluation-report.md, with the lines under the table. */
+async function writeReport(target: EvalTarget, base: RunBase): Promise<{ shown: VersionMetrics[]; notes: string[] }> {
+  const { runDir } = target;
+  const all = readEvaluations(runDir);
+  const shown = runRows(all, target.run, base);
+  const notes = [await stableEffectLine(runDir, shown), ...provenance(all, shown, target.run, base)];
+  writeFileSync(path.join(runDir, "evaluation.json"), `${JSON.stringify(shown, null, 2)}\n`);
+  writeFileSync(path.join(runDir, "evaluation.svg"), evaluationSvg(shown));
+  writeFileSync(path.join(runDir, "evaluation-report.md"), evaluationMarkdown(shown, "evaluation.svg", notes));
+  return { shown, notes };
 }
 
 /** What one `eval` works on: the run's recipe and held-out set, the running start (null: none, for a checkpoint), the run and its basis. */
@@ -123,9 +131,9 @@ async function record(target: EvalTarget, { metrics, sessions }: VersionEvaluati
 }
 
 /** Lines under the table: where the base came from when reused, and how many rows of other runs are left out. */
-function provenance(all: readonly VersionMetrics[], shown: readonly VersionMetrics[], run: string | null, base: RunBase | null): string[] {
+function provenance(all: readonly VersionMetrics[], shown: readonly VersionMetrics[], run: string | null, base: RunBase): string[] {
   const lines = [];
-  if (base?.reused) lines.push(`base: run ${base.metrics.run ?? "?"}'s evaluation of the base weights, reused (the same base weights and evaluation plan)`);
+  if (base.reused) lines.push(`base: run ${base.metrics.run ?? "?"}'s evaluation of the base weights, reused (the same base weights and evaluation plan)`);
   const others = all.length - shown.length;
   if (others > 0) lines.push(`${others} evaluation${others === 1 ? "" : "s"} of other runs in this folder not shown (${run === null ? "no run recorded" : `this run: ${run}`}; all in ${EVALUATIONS_FILE})`);
   return lines;
