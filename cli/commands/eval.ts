@@ -12,20 +12,17 @@ import type { Recipe } from "../../contracts/recipe.ts";
 import { resolvedRecipePath } from "../../launchers/resolved-recipe.ts";
 import { EVALUATION_SESSIONS_FILE, EVALUATIONS_FILE } from "../../orchestrator/evaluation/continuous-evaluation.ts";
 import { baseFor, latestRun, readEvaluations, runRows, type RunBase } from "../../orchestrator/evaluation/evaluation-history.ts";
-import { evaluationBasis, type EvaluationBasis } from "../../orchestrator/evaluation/evaluation-basis.ts";
+import { evaluationBasis } from "../../orchestrator/evaluation/evaluation-basis.ts";
 import { buildEvaluationPlan, heldOutTasksFile, readEvaluationSet, type EvaluationSet } from "../../orchestrator/evaluation/evaluation-plan.ts";
-import { EVALUATION_RECORDED_ROUTE } from "../../orchestrator/evaluation/evaluation-announcement.ts";
 import { evaluationMarkdown, evaluationSvg, evaluationTable } from "../../orchestrator/evaluation/evaluation-report.ts";
 import { stableEffectLine } from "../../orchestrator/evaluation/stable-effect.ts";
 import { evaluateVersion, type VersionEvaluation } from "../../orchestrator/evaluation/version-evaluation.ts";
-import { planCheckpointServing } from "../../launchers/evaluation/checkpoint-serving.ts";
-import type { CheckpointServing } from "../../launchers/evaluation/served-checkpoint.ts";
 import { cliCommand, shellWord } from "../../lib/cli-command.ts";
-import { freeLoopbackPort, startCheckpointServer } from "../../launchers/evaluation/checkpoint-server.ts";
 import { JsonlAppendFile } from "../../orchestrator/records/jsonl-append-file.ts";
-import { runFolderTarget } from "../admin-target.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
-import { loadRecipe, PACKAGE_ROOT } from "../recipe-file.ts";
+import { loadRecipe } from "../recipe-file.ts";
+import { checkpointPlanText, evaluateCheckpoint, planServing } from "./eval-checkpoint.ts";
+import { announceToStart, liveVersion, withRun, type EvalTarget } from "./eval-target.ts";
 import { engineEndpoints } from "./start.ts";
 
 interface EvalOptions extends CommonOptions {
@@ -78,17 +75,6 @@ async function writeReport(target: EvalTarget, base: RunBase): Promise<{ shown: 
   writeFileSync(path.join(runDir, "evaluation.svg"), evaluationSvg(shown));
   writeFileSync(path.join(runDir, "evaluation-report.md"), evaluationMarkdown(shown, "evaluation.svg", notes));
   return { shown, notes };
-}
-
-/** What one `eval` works on: the run's recipe and held-out set, the running start (null: none, for a checkpoint), the run and its basis. */
-interface EvalTarget {
-  recipe: Recipe;
-  runDir: string;
-  set: EvaluationSet;
-  judgeUrl: string;
-  start: LiveStart | null;
-  run: string | null;
-  basis: EvaluationBasis;
 }
 
 /**
@@ -192,114 +178,11 @@ async function evaluateLive(target: EvalTarget, base: RunBase | null): Promise<V
   return withRun(target, evaluation, base);
 }
 
-/** The run, the base's run and the basis on a new row (a row without a base is the run's base row). */
-function withRun(target: EvalTarget, evaluation: VersionEvaluation, base: RunBase | null): VersionEvaluation {
-  Object.assign(evaluation.metrics, { run: target.run, baseRun: base ? (base.metrics.run ?? null) : null, basis: target.basis });
-  return evaluation;
-}
-
-/** `--plan`: how the checkpoint would be served, as the refusal or the server's command. */
-async function checkpointPlanText(recipe: Recipe, runDir: string, checkpoint: string | undefined): Promise<string> {
-  if (!checkpoint) throw new OpenclawRlError("RECIPE_INVALID", "--plan shows how a checkpoint is served: pass --checkpoint too", { path: "--plan" });
-  const startRunning = await liveVersion(runDir).then(() => true, () => false);
-  const serving = await planServing(recipe, runDir, checkpoint, startRunning);
-  const { spec } = serving;
-  return [
-    `version     v${serving.version}`,
-    `weights     ${serving.checkpoint ?? "the stand-in's base weights"}`,
-    `cwd         ${spec.cwd}`,
-    `env         ${Object.entries(spec.env).map(([key, value]) => `${key}=${value}`).join(" ") || "(none)"}`,
-    `command     ${spec.argv.join(" ")}`,
-    `policy      ${serving.url}/v1/chat/completions (ready: ${serving.readyUrl})`,
-    "",
-  ].join("\n");
-}
-
-/** The server for `checkpoint` on a free loopback port; beside a running start only its idle GPUs are free. */
-async function planServing(recipe: Recipe, runDir: string, checkpoint: string, startRunning: boolean): Promise<CheckpointServing> {
-  const context = { packageRoot: PACKAGE_ROOT, runDir, bridgeUrl: "", bridgeToken: "", environment: {} };
-  return planCheckpointServing(recipe, { checkpoint, port: await freeLoopbackPort(), context, gpus: { startRunning } });
-}
-
-/**
- * Saved weights on a server of their own (a free loopback port), its OpenAI-compatible chat endpoint as the policy:
- * no proxy, so nothing is recorded or trained; the same plan (openers, personas, seeds, sampling) as every version.
- * Held-out episodes too where the checkpoint's server answers tool calls and the environment is up (episodesFor).
- */
-async function evaluateCheckpoint(target: EvalTarget, serving: CheckpointServing, base: RunBase | null): Promise<VersionEvaluation> {
-  const { recipe } = target;
-  const set = { ...target.set, tasks: episodesFor(target) };
-  process.stderr.write(`· serving v${serving.version} from ${serving.checkpoint ?? "the stand-in's base weights"} on ${serving.url} (${serving.spec.argv.slice(0, 4).join(" ")} …)\n`);
-  const server = await startCheckpointServer(serving, serving.spec.role === "checkpoint-server" ? SGLANG_READY_MS : STANDIN_READY_MS);
-  try {
-    const plan = buildEvaluationPlan(recipe, set, { proxyUrl: server.url, apiKey: undefined, judgeUrl: target.judgeUrl });
-    const evaluation = await evaluateVersion(plan, serving.version, base?.metrics ?? null);
-    evaluation.metrics.served = "checkpoint";
-    if (serving.checkpoint) evaluation.metrics.checkpoint = serving.checkpoint;
-    return withRun(target, evaluation, base);
-  } finally {
-    await server.stop();
-  }
-}
-
-/**
- * The held-out tasks a checkpoint runs: in rehearsal (whose stand-in answers tool calls) while the environment is up
- * (episodes.env_url, or the built-in one a running start supervises); else none, and said so.
- */
-function episodesFor(target: EvalTarget): EvaluationSet["tasks"] {
-  const { recipe, set } = target;
-  if (set.tasks.length === 0) return [];
-  if (recipe.engine.kind === "rehearsal" && (target.start !== null || recipe.episodes.env_url)) return set.tasks;
-  const why = recipe.engine.kind === "rehearsal" ? "the built-in environment runs only beside a running start" : "the checkpoint's SGLang server is started without a tool-call parser";
-  process.stderr.write(`· held-out tasks are not evaluated for this checkpoint (${why}); the personas are\n`);
-  return [];
-}
-
-/** How long a checkpoint server may take to answer /health_generate: a stand-in loads a tokenizer, SGLang a model. */
-const STANDIN_READY_MS = 120_000;
-const SGLANG_READY_MS = 900_000;
-
 function withSamples(recipe: Recipe, samples: string | undefined): Recipe {
   if (samples === undefined) return recipe;
   const count = Number(samples);
   if (!Number.isInteger(count) || count < 1 || count > 32) throw new OpenclawRlError("RECIPE_INVALID", `${JSON.stringify(samples)} is not a whole number from 1 to 32`, { path: "--samples" });
   return { ...recipe, evaluation: { ...recipe.evaluation, samples: count } };
-}
-
-const statusSchema = z.object({ run_id: z.string().nullable().default(null), weight_version: z.string().nullable(), endpoints: z.object({ proxy: z.string().nullable() }) });
-
-/** The running start: its proxy, its run id and the weight version it serves now ("0" before the first update: the base weights). */
-interface LiveStart {
-  proxy: string;
-  version: string;
-  run: string | null;
-}
-
-async function liveVersion(runDir: string): Promise<LiveStart> {
-  const { url, token } = runFolderTarget(runDir, NO_START_HINT);
-  const response = await fetch(`${url}/status`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5000) }).catch((cause: unknown) => {
-    throw new OpenclawRlError("ENGINE_UNAVAILABLE", `no openclaw-rl answers at ${url}`, { path: url, cause, hint: "is `openclaw-rl start` still running?", retryable: true });
-  });
-  const status = statusSchema.safeParse(await response.json().catch(() => null));
-  if (!response.ok || !status.success || !status.data.endpoints.proxy) throw new OpenclawRlError("ENGINE_ERROR", `unexpected answer from ${url}/status (${response.status})`, { path: url });
-  return { proxy: status.data.endpoints.proxy, version: status.data.weight_version ?? "0", run: status.data.run_id };
-}
-
-/** What a folder without a running start is told (the live version needs one; a checkpoint does not). */
-const NO_START_HINT = `evaluate a running start: \`${cliCommand("start")}\`, then \`${cliCommand("eval --run <records.dir>")}\` (a saved checkpoint needs none: --checkpoint)`;
-
-/**
- * Hands the running start a live version's result, so that status, status --json and the dashboard show it as they
- * show continuous evaluation's; says so when the start cannot be told (the line is in evaluations.jsonl either way).
- */
-async function announceToStart(runDir: string, metrics: VersionMetrics): Promise<void> {
-  const failure = await (async () => {
-    const target = runFolderTarget(runDir, NO_START_HINT);
-    const url = `${target.url}${EVALUATION_RECORDED_ROUTE}`;
-    const response = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${target.token}`, "content-type": "application/json" }, body: JSON.stringify(metrics), signal: AbortSignal.timeout(5000) });
-    return response.ok ? null : `${url} answered ${response.status} ${(await response.text()).slice(0, 200)}`;
-  })().catch((error: unknown) => (error as Error).message);
-  if (failure) process.stderr.write(`· the running start was not told of this result (${failure}): it is in evaluations.jsonl, not on status\n`);
 }
 
 async function appendAll(file: string, values: readonly unknown[]): Promise<void> {
