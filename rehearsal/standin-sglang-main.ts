@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   const files = await loadTokenizerFiles(options.tokenizer);
   const tokenizer = new ModelTokenizer(files);
   const chatTemplate = new ChatTemplate(files);
-  const responder: Responder = options.role === "policy" ? await PolicyResponder.create(tokenizer, { seed: options.seed }) : await JudgeResponder.create(tokenizer);
+  const responder: Responder = options.role === "policy" ? await PolicyResponder.create(tokenizer, { seed: options.seed }) : await JudgeResponder.create(tokenizer, { seed: options.seed });
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const weightState: WeightStateFile | null = options["weight-state"] ? { file: options["weight-state"], runId: options["run-id"] } : null;
   const saved = weightState ? readWeightState(weightState) : null;

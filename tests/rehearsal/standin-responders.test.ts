@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
+import { parseJudgeAnswer } from "../../orchestrator/judging/judge-answer.ts";
 import { evaluationPrompt, hintPrompt } from "../../orchestrator/judging/judge-prompts.ts";
 import { appendHint } from "../../orchestrator/judging/hinted-prompt.ts";
 import { JudgeResponder, teacherStyleLogprobs } from "../../rehearsal/judge-responder.ts";
@@ -107,6 +108,40 @@ describe("JudgeResponder", () => {
     expect(none).not.toContain("[HINT_START]");
   });
 
+  it("answers m hint votes on one turn with distinct candidates: reworded, too short, a duplicate, no hint", async () => {
+    const votesOf = async (seed: number, nextState: string, m: number) => {
+      const responder = await JudgeResponder.create(tokenizer, { seed });
+      const asked = await asRequest(hintPrompt("As an AI language model, ...", nextState, "user"));
+      return Array.from({ length: m }, () => parseJudgeAnswer(responder.reply(asked).text!, "hint")).map((vote) => (vote.score === 1 ? vote.hint : vote.score));
+    };
+    const natural = await votesOf(0, "That sounds like an AI. Be natural, please.", 5);
+    // the first ask is the canonical hint (m = 1 behaves as before); the next four are each variant once
+    expect(natural[0]).toBe('Answer in a natural, human voice. Never open with "As an AI language model".');
+    expect(new Set(natural.slice(1))).toEqual(new Set([natural[0], "Sound like a person talking, not an assistant reciting a disclaimer.", "Be human.", -1]));
+    expect(natural.filter((vote) => typeof vote === "string" && vote.length <= 10)).toEqual(["Be human."]); // dropped by the reference's length rule
+    // deterministic per seed; another seed rotates the variants differently for some turns
+    expect(await votesOf(0, "That sounds like an AI. Be natural, please.", 5)).toEqual(natural);
+    const states = ["No, that is wrong: use metric units.", "That sounds like an AI. Be natural.", "No. Try again with the 2024 numbers.", "Be more natural, please."];
+    const rotations = await Promise.all([1, 2, 3].map(async (seed) => Promise.all(states.map(async (state) => JSON.stringify(await votesOf(seed, state, 3))))));
+    expect(new Set(rotations.map((rotation) => rotation.join("|"))).size).toBeGreaterThan(1);
+    // a correction quotes the user in both wordings; a next state that teaches nothing gets -1 on every ask
+    const corrected = await votesOf(4, "No, that is wrong: use metric units.", 5);
+    expect(corrected).toContain('Follow the user\'s correction: "No, that is wrong: use metric units.".');
+    expect(await votesOf(0, "Thanks!", 3)).toEqual([-1, -1, -1]);
+  });
+
+  it("as the teacher, dislikes the AI style less under the reworded hint, and not at all under a hint about something else", async () => {
+    const messages: ChatMessage[] = [{ role: "user", content: "How should I name my cat?" }];
+    const share = async (hint: string) => {
+      const ids = await tokenizer.encode(template.render(appendHint(messages, hint), { tools: null, addGenerationPrompt: true }));
+      const decision = [...ids, ...(await judge()).tokens.markerIds, (await judge()).tokens.styleIds[2]!];
+      return Math.exp((await judge()).score({ inputIds: decision, promptText: tokenizer.decode(decision), weightVersion: "x" }).at(-1)!);
+    };
+    expect(await share('Answer in a natural, human voice. Never open with "As an AI language model".')).toBeCloseTo(0.02, 10);
+    expect(await share("Sound like a person talking, not an assistant reciting a disclaimer.")).toBeCloseTo(0.1, 10);
+    expect(await share("Use metric units.")).toBeCloseTo(1 / 3, 10);
+  });
+
   it("as the teacher, dislikes the AI style on a hinted prompt and agrees with the policy's hash elsewhere", async () => {
     const policy = await PolicyResponder.create(tokenizer, { seed: 2, logits: [-5, -5, 5] }); // always the AI style
     const messages: ChatMessage[] = [{ role: "user", content: "How should I name my cat?" }];
@@ -117,7 +152,7 @@ describe("JudgeResponder", () => {
     const scores = (await judge()).score({ inputIds: ids, promptText: tokenizer.decode(ids), weightVersion: "x" });
     const [decision] = stylePositions(response.tokenIds!, policy.tokens);
     const teacher = response.tokenIds!.map((_, index) => scores[hintedPrompt.length + index]!);
-    expect(teacher[decision!.position]).toBeCloseTo(teacherStyleLogprobs(true)[2]!, 10);
+    expect(teacher[decision!.position]).toBeCloseTo(teacherStyleLogprobs(0.02)[2]!, 10);
     teacher.forEach((value, index) => {
       if (index !== decision!.position) expect(value).toBe(response.logprobs![index]);
     });
