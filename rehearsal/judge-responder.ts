@@ -23,9 +23,9 @@ export class JudgeResponder implements Responder {
   readonly answered = { eval: 0, hint: 0, evaluation: 0, other: 0 };
 
   /** The tokenizer's style tokens are found first (the tokenizer encodes asynchronously). */
-  /** `seed` picks the rotation of hint variants a turn's later hint votes get (hint-votes.ts). */
-  static async create(tokenizer: StandinTokenizer, options: { seed?: number } = {}): Promise<JudgeResponder> {
-    return new JudgeResponder(await styleTokens(tokenizer), new HintVotes(options.seed ?? 0));
+  /** `hintVariants`: the asks of one hint prompt vary (hint-votes.ts), from a cycle whose start `seed` sets. */
+  static async create(tokenizer: StandinTokenizer, options: { seed?: number; hintVariants?: boolean } = {}): Promise<JudgeResponder> {
+    return new JudgeResponder(await styleTokens(tokenizer), new HintVotes(options.seed ?? 0, options.hintVariants ?? false));
   }
 
   private constructor(

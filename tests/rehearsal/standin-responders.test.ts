@@ -108,26 +108,32 @@ describe("JudgeResponder", () => {
     expect(none).not.toContain("[HINT_START]");
   });
 
-  it("answers m hint votes on one turn with distinct candidates: reworded, too short, a duplicate, no hint", async () => {
-    const votesOf = async (seed: number, nextState: string, m: number) => {
-      const responder = await JudgeResponder.create(tokenizer, { seed });
+  it("with hint variants, answers m hint votes on one turn with distinct candidates: reworded, too short, a duplicate, no hint", async () => {
+    const canonical = 'Answer in a natural, human voice. Never open with "As an AI language model".';
+    const votesOf = async (nextState: string, m: number, options: { seed?: number; hintVariants?: boolean }) => {
+      const responder = await JudgeResponder.create(tokenizer, options);
       const asked = await asRequest(hintPrompt("As an AI language model, ...", nextState, "user"));
       return Array.from({ length: m }, () => parseJudgeAnswer(responder.reply(asked).text!, "hint")).map((vote) => (vote.score === 1 ? vote.hint : vote.score));
     };
-    const natural = await votesOf(0, "That sounds like an AI. Be natural, please.", 5);
-    // the first ask is the canonical hint (m = 1 behaves as before); the next four are each variant once
-    expect(natural[0]).toBe('Answer in a natural, human voice. Never open with "As an AI language model".');
-    expect(new Set(natural.slice(1))).toEqual(new Set([natural[0], "Sound like a person talking, not an assistant reciting a disclaimer.", "Be human.", -1]));
-    expect(natural.filter((vote) => typeof vote === "string" && vote.length <= 10)).toEqual(["Be human."]); // dropped by the reference's length rule
-    // deterministic per seed; another seed rotates the variants differently for some turns
-    expect(await votesOf(0, "That sounds like an AI. Be natural, please.", 5)).toEqual(natural);
-    const states = ["No, that is wrong: use metric units.", "That sounds like an AI. Be natural.", "No. Try again with the 2024 numbers.", "Be more natural, please."];
-    const rotations = await Promise.all([1, 2, 3].map(async (seed) => Promise.all(states.map(async (state) => JSON.stringify(await votesOf(seed, state, 3))))));
-    expect(new Set(rotations.map((rotation) => rotation.join("|"))).size).toBeGreaterThan(1);
+    const rejection = "That sounds like an AI. Be natural, please.";
+    // without variants (the default: binary, opd, combine) every ask gets the canonical hint
+    expect(await votesOf(rejection, 3, { seed: 5 })).toEqual([canonical, canonical, canonical]);
+    // with them, five asks walk one cycle: canonical twice (a duplicate), reworded, too short (dropped by the
+    // reference's length rule: over 10 characters), no hint
+    const cycle = await votesOf(rejection, 5, { seed: 0, hintVariants: true });
+    expect([...cycle].sort()).toEqual([canonical, canonical, "Be human.", "Sound like a person talking, not an assistant reciting a disclaimer.", -1].sort());
+    // repeatable per seed; any three asks in a row hold the canonical hint (opd's longest-hint rule keeps it)
+    expect(await votesOf(rejection, 5, { seed: 0, hintVariants: true })).toEqual(cycle);
+    const long = await votesOf(rejection, 12, { seed: 0, hintVariants: true });
+    for (let ask = 0; ask + 3 <= long.length; ask += 1) expect(long.slice(ask, ask + 3), `asks ${ask}..${ask + 2}`).toContain(canonical);
+    // the seed moves where each prompt's cycle starts
+    const starts = await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(async (seed) => JSON.stringify((await votesOf(rejection, 2, { seed, hintVariants: true })))));
+    expect(new Set(starts).size).toBeGreaterThan(1);
     // a correction quotes the user in both wordings; a next state that teaches nothing gets -1 on every ask
-    const corrected = await votesOf(4, "No, that is wrong: use metric units.", 5);
+    const corrected = await votesOf("No, that is wrong: use metric units.", 5, { hintVariants: true });
     expect(corrected).toContain('Follow the user\'s correction: "No, that is wrong: use metric units.".');
-    expect(await votesOf(0, "Thanks!", 3)).toEqual([-1, -1, -1]);
+    expect(corrected).toContain('The user said: "No, that is wrong: use metric units.". Do what they ask there.');
+    expect(await votesOf("Thanks!", 3, { hintVariants: true })).toEqual([-1, -1, -1]);
   });
 
   it("as the teacher, dislikes the AI style less under the reworded hint, and not at all under a hint about something else", async () => {
