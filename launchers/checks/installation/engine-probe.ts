@@ -3,8 +3,8 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
-import type { Recipe } from "../../contracts/recipe.ts";
-import { slimePythonPath } from "../slime/slime-job.ts";
+import type { Recipe } from "../../../contracts/recipe.ts";
+import { slimePythonPath } from "../../slime/slime-job.ts";
 import { engineProbeReportSchema, type EngineInstallation } from "./engine-probe-report.ts";
 
 const PROBE_SCRIPT = fileURLToPath(new URL("./engine_probe.py", import.meta.url));

@@ -3,7 +3,7 @@
 import { execa } from "execa";
 import { z } from "zod";
 import type { Recipe } from "../../contracts/recipe.ts";
-import { failed, passed, type CheckResult } from "./doctor-check.ts";
+import { failed, passed, type CheckResult } from "./check-result.ts";
 
 const MODULES = ["torch", "ray", "openclaw_rl"] as const;
 

@@ -2,7 +2,7 @@
 // Ignores GPU memory and driver versions; other nodes are checked by running doctor there.
 import { execa } from "execa";
 import type { Recipe } from "../../contracts/recipe.ts";
-import { failed, passed, type CheckResult } from "./doctor-check.ts";
+import { failed, passed, type CheckResult } from "./check-result.ts";
 
 export async function checkGpus(recipe: Recipe): Promise<CheckResult> {
   const needed = recipe.cluster.gpus_per_node;
