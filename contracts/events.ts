@@ -155,7 +155,10 @@ export type RunEvent = EventBase &
         version: string;
         /** The version served when it ended; another than `version` when training went on meanwhile (its sessions mix the two). */
         versionAtEnd: string;
+        /** Null on a base row (the base weights' own evaluation). */
         baseVersion: string | null;
+        /** The run whose evaluation it is (absent: not recorded); a base row of another run than this one was reused (same base weights and plan). */
+        run?: string | null;
         sessions: number;
         scored: number;
         meanScore: number | null;

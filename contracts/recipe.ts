@@ -522,7 +522,7 @@ export const evaluationSchema = z
     tasks: z
       .string()
       .optional()
-      .describe("JSONL of held-out general-agent tasks in the environment task format, run in the episodes' environment (episodes.env_url or episodes.environment); refused when a task is also in episodes.tasks."),
+      .describe("JSONL of held-out general-agent tasks in the environment task format, run in the episodes' environment (episodes.env_url or episodes.environment); refused when a task is also in episodes.tasks. Default with episodes.environment and its shipped tasks: the tasks it ships held out (environments/<name>/held-out.jsonl)."),
     episode_samples: positiveInt.max(64).default(4).describe("k: episodes per held-out task per version (outcome rate and pass@k)."),
     samples: positiveInt.max(32).default(2).describe("Sessions per opener per version (each with its own fixed simulator seeds)."),
     votes: positiveInt.max(16).default(3).describe("m: scorer votes per session (the judge with the persona's rubric), averaged."),

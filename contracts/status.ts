@@ -73,6 +73,8 @@ export const statusSnapshotSchema = z.object({
             outcome_rate: z.number().nullable().describe("Held-out tasks' outcome rate (general agents)."),
             outcome_ci: z.object({ low: z.number(), high: z.number() }).nullable(),
             requests: z.number().int().describe("Engine requests the evaluation cost (policy, simulator, scorer)."),
+            run: z.string().nullable().default(null).describe("The run whose evaluation it is; on the base, another than run_id: an earlier run's base, reused (the same base weights and evaluation plan)."),
+            base: z.boolean().default(false).describe("The base weights' own evaluation (v0), which win_rate pairs against; always the first."),
           }),
         )
         .describe("One point per evaluated weight version, 95% intervals (docs/evaluation.md). Never mixed with the training reward."),
