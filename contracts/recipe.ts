@@ -789,6 +789,11 @@ export function judgePath(recipe: Recipe): string {
   return recipe.judge.path ?? recipe.model.path;
 }
 
+/** The external judge's base URL: judge.url, else engine.judge_url; null when neither is set. */
+export function judgeUrl(recipe: { judge: { url?: string | undefined }; engine: { judge_url?: string | undefined } }): string | null {
+  return recipe.judge.url ?? recipe.engine.judge_url ?? null;
+}
+
 /** The hybrid's two vote counts per turn: hybrid.hint_votes and hybrid.eval_votes, each judge.votes when unset. */
 export function hybridVotes(recipe: Recipe): { hint: number; evaluation: number } {
   return { hint: recipe.hybrid.hint_votes ?? recipe.judge.votes, evaluation: recipe.hybrid.eval_votes ?? recipe.judge.votes };

@@ -17,7 +17,7 @@ describe("openclaw-rl start (engine slime, fixture ray + python3)", () => {
   let stderr = "";
 
   beforeAll(async () => {
-    // start's preflight probes the installed slime and SGLang: a fake fork installation, probed for real
+    // start's checks probe the installed slime and SGLang: a fake fork installation, probed for real
     const installation = await buildInstallation(path.join(harness.root, "install"), "fork", "jan");
     const slimeRoot = installation.root;
     const [proxyPort, adminPort, judgePort, rayPort, dashboardPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);

@@ -2,7 +2,8 @@
 // Ignores GPU memory and driver versions; other nodes are checked by running doctor there.
 import { execa } from "execa";
 import type { Recipe } from "../../contracts/recipe.ts";
-import { failed, passed, type CheckResult } from "./doctor-check.ts";
+import { failed, passed, type CheckResult } from "./check-result.ts";
+import { lastLine } from "./process-output.ts";
 
 export async function checkGpus(recipe: Recipe): Promise<CheckResult> {
   const needed = recipe.cluster.gpus_per_node;
@@ -18,8 +19,4 @@ export async function checkGpus(recipe: Recipe): Promise<CheckResult> {
     return failed("gpus", `${gpus.length} GPU(s) visible (${names}), cluster.gpus_per_node asks for ${needed}`, "lower cluster.gpus_per_node and the slices, or check CUDA_VISIBLE_DEVICES");
   }
   return passed("gpus", `${gpus.length} GPU(s) visible (${names}); the recipe uses ${needed} per node`);
-}
-
-function lastLine(text: string): string {
-  return text.trim().split("\n").pop() ?? "";
 }

@@ -1,8 +1,8 @@
 // Which /generate streaming form engine.slime.stream_output_flag produces on the installed SGLang, or why slime
 // would reject the flag. slime re-adds every ServerArgs.add_cli_args option with a --sglang- prefix, so the flag
 // exists when SGLang's parser defines the unprefixed option. Ignores the proxy (it reads whatever form arrives).
-import type { Recipe } from "../../contracts/recipe.ts";
-import type { StreamForm } from "../../contracts/sglang.ts";
+import type { Recipe } from "../../../contracts/recipe.ts";
+import type { StreamForm } from "../../../contracts/sglang.ts";
 import type { SglangProbe } from "./engine-probe-report.ts";
 
 export type StreamFlag = Recipe["engine"]["slime"]["stream_output_flag"];

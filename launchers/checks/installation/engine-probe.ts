@@ -3,8 +3,9 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
-import type { Recipe } from "../../contracts/recipe.ts";
-import { slimePythonPath } from "../slime/slime-job.ts";
+import type { Recipe } from "../../../contracts/recipe.ts";
+import { slimePythonPath } from "../../slime/slime-job.ts";
+import { lastLine, parseJson } from "../process-output.ts";
 import { engineProbeReportSchema, type EngineInstallation } from "./engine-probe-report.ts";
 
 const PROBE_SCRIPT = fileURLToPath(new URL("./engine_probe.py", import.meta.url));
@@ -58,16 +59,4 @@ async function checkoutCommit(folder: string | null): Promise<string | null> {
   const result = await execa("git", ["-C", folder, "rev-parse", "HEAD"], { reject: false, timeout: 20_000, stdin: "ignore" });
   const commit = result.failed ? "" : result.stdout.trim();
   return /^[0-9a-f]{40}$/.test(commit) ? commit : null;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
-
-function lastLine(text: string): string {
-  return (text.trim().split("\n").pop() ?? "").slice(0, 300);
 }

@@ -1,9 +1,9 @@
 // A `start` already running with this records folder (its pid in <run>/pids.json, still alive): start refuses to run
-// a second one beside it, and doctor says so instead of reporting that run's own ports as taken. Never signals it.
-import { OpenclawRlError } from "../../contracts/errors.ts";
+// a second one beside it, and the port check says its ports are that run's. Never signals it.
 import { recipePorts } from "../recipe-ports.ts";
 import { readResolvedRecipe } from "../resolved-recipe.ts";
 import { findLeftovers } from "../supervisor/pid-registry.ts";
+import { failed, passed, type CheckResult } from "./check-result.ts";
 
 export interface RunningStart {
   pid: number;
@@ -19,12 +19,10 @@ export function findRunningStart(runDir: string): RunningStart | null {
   return { pid, ports: recipe ? recipePorts(recipe).map((use) => use.port) : [] };
 }
 
-/** The refusal for a live `start` of this run folder, else null. */
-export function runningStartProblem(runDir: string): OpenclawRlError | null {
-  const pid = findRunningStart(runDir)?.pid ?? null;
-  if (pid === null) return null;
-  return new OpenclawRlError("PORT_IN_USE", `another openclaw-rl start (pid ${pid}) is running with this run folder (${runDir})`, {
+export function checkRunningStart(runDir: string, running: RunningStart | null): CheckResult {
+  if (running === null) return passed("run", `no start is running with records.dir ${runDir}`);
+  return failed("run", `another openclaw-rl start (pid ${running.pid}) is running with this run folder (${runDir})`, `stop it first (Ctrl-C in its terminal, or kill -TERM ${running.pid}), or use another records.dir (--set records.dir=<folder>)`, {
+    code: "PORT_IN_USE",
     path: "records.dir",
-    hint: `stop it first (Ctrl-C in its terminal, or kill -TERM ${pid}), or use another records.dir (--set records.dir=<folder>)`,
   });
 }

@@ -1,15 +1,15 @@
-// Doctor and preflight: the policy's model family (lib/model/model-family.ts) against the parsers the recipe asks
+// The policy's model family (lib/model/model-family.ts) against the parsers the recipe asks
 // for. A recipe that forces Qwen's parsers on a family that writes other markup fails: its tool calls would reach the
 // agent as text and never run. An unknown family is said, with what to do. Ignores rendering and tokenizing.
 import type { Recipe } from "../../contracts/recipe.ts";
 import { parserNames, resolveFamily } from "../../lib/model/model-family.ts";
 import { policyTokenizerSource } from "../../lib/model/tokenizer-sources.ts";
-import { failed, passed, skipped, warned, type CheckResult } from "./doctor-check.ts";
+import { failed, passed, warned, type CheckResult } from "./check-result.ts";
 
 export async function checkFamily(recipe: Recipe): Promise<CheckResult> {
   const tokenizer = policyTokenizerSource(recipe);
   const { family, evidence, templateRead, sglang: own } = await resolveFamily(recipe);
-  if (!templateRead && !family) return skipped("model-family", `no readable tokenizer_config.json for ${tokenizer.key} (${tokenizer.path}): see the tokenizer check`);
+  if (!templateRead && !family) return passed("model-family", `not checked: no readable tokenizer_config.json for ${tokenizer.key} (${tokenizer.path}): see the tokenizer check`);
   if (!family) {
     return warned(
       "model-family",
@@ -24,6 +24,7 @@ export async function checkFamily(recipe: Recipe): Promise<CheckResult> {
       "model-family",
       `${family.name} (${evidence}) writes tool calls as ${family.toolCallMarkup}, but model.tool_call_parser ${recipe.model.tool_call_parser} forces Qwen's parser: its tool calls would reach the agent as text and never run`,
       `set model.tool_call_parser: auto (the family's: ${own.toolCallParser}); if its markup is Qwen's after all, set model.family: qwen3`,
+      { code: "ENGINE_UNSUPPORTED", path: "model.tool_call_parser" },
     );
   }
   if (names.toolCallParser === null && names.reasoningParser === null) {

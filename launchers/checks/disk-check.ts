@@ -3,14 +3,14 @@
 import { statfs } from "node:fs/promises";
 import path from "node:path";
 import type { Recipe } from "../../contracts/recipe.ts";
-import { failed, passed, warned, type CheckResult } from "./doctor-check.ts";
+import { failed, passed, warned, type CheckResult } from "./check-result.ts";
 
 const GIB = 1024 ** 3;
 const MINIMUM_BYTES = 1 * GIB; // records and the sample store
 const CHECKPOINT_BYTES = 50 * GIB; // a few full checkpoints of a 4B model with its optimizer state
 
-export async function checkDisk(recipe: Recipe, cwd: string): Promise<CheckResult> {
-  const runDir = path.resolve(cwd, recipe.records.dir);
+/** `runDir`: records.dir made absolute. */
+export async function checkDisk(recipe: Recipe, runDir: string): Promise<CheckResult> {
   const existing = await nearestExisting(runDir);
   const stats = await statfs(existing);
   const free = stats.bavail * stats.bsize;

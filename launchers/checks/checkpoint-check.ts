@@ -5,7 +5,7 @@ import path from "node:path";
 import { judgePath, type Recipe } from "../../contracts/recipe.ts";
 import { chatTemplateText, readChatTemplateFile, resolveTokenizerFolder } from "../../lib/model/model-files.ts";
 import { judgeTokenizerSource, policyTokenizerSource } from "../../lib/model/tokenizer-sources.ts";
-import { failed, passed, type CheckResult } from "./doctor-check.ts";
+import { failed, passed, type CheckResult } from "./check-result.ts";
 
 interface Folder {
   key: string; // the YAML path it comes from

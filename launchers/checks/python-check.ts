@@ -3,7 +3,8 @@
 import { execa } from "execa";
 import { z } from "zod";
 import type { Recipe } from "../../contracts/recipe.ts";
-import { failed, passed, type CheckResult } from "./doctor-check.ts";
+import { failed, passed, type CheckResult } from "./check-result.ts";
+import { lastLine, parseJson } from "./process-output.ts";
 
 const MODULES = ["torch", "ray", "openclaw_rl"] as const;
 
@@ -31,11 +32,11 @@ export async function checkPythonImports(recipe: Recipe, pythonPath: string): Pr
   });
   if (result.failed) {
     const missing = (result.cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
-    const detail = missing ? `engine.slime.python (${python}) was not found` : `${python} could not run the import check: ${tail(result.stderr || result.shortMessage || "")}`;
+    const detail = missing ? `engine.slime.python (${python}) was not found` : `${python} could not run the import check: ${lastLine(result.stderr || result.shortMessage || "")}`;
     return [failed("python", detail, "set engine.slime.python to the interpreter of your slime environment (the one with torch, ray and sglang)")];
   }
-  const parsed = reportSchema.safeParse(safeJson(result.stdout.trim().split("\n").pop() ?? ""));
-  if (!parsed.success) return [failed("python", `${python} printed no import report: ${tail(result.stdout)}`, "run the interpreter by hand and check its environment")];
+  const parsed = reportSchema.safeParse(parseJson(result.stdout.trim().split("\n").pop() ?? ""));
+  if (!parsed.success) return [failed("python", `${python} printed no import report: ${lastLine(result.stdout)}`, "run the interpreter by hand and check its environment")];
   return MODULES.map((name) => {
     const entry = parsed.data[name];
     if (entry?.ok) return passed("python", `${python} imports ${name}${entry.version ? ` ${entry.version}` : ""}`);
@@ -48,25 +49,13 @@ export async function checkRay(recipe: Recipe): Promise<CheckResult> {
   const result = await execa(ray, ["--version"], { reject: false, timeout: 60_000, stdin: "ignore" });
   if (result.failed) {
     const missing = (result.cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
-    const why = missing ? "was not found" : `does not run: ${tail(result.stderr || result.shortMessage || "")}`;
+    const why = missing ? "was not found" : `does not run: ${lastLine(result.stderr || result.shortMessage || "")}`;
     return failed("ray", `engine.slime.ray (${ray}) ${why}`, "install ray in the slime environment or set engine.slime.ray to its ray executable");
   }
-  return passed("ray", `${ray}: ${tail(result.stdout)}`);
+  return passed("ray", `${ray}: ${lastLine(result.stdout)}`);
 }
 
 function importFix(name: string): string {
   if (name === "openclaw_rl") return "the package root's native/ folder must be readable; reinstall openclaw-rl";
   return `install ${name} into the environment of engine.slime.python`;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
-
-function tail(text: string): string {
-  return (text.trim().split("\n").pop() ?? "").slice(0, 300);
 }
