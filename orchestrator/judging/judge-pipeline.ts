@@ -27,11 +27,6 @@ import { explicitFeedback, judgeTurn, refusal, type TurnJudgeDeps } from "./turn
 import { TurnLedger } from "./turn-ledger.ts";
 import { TurnVoter } from "./turn-voter.ts";
 
-/** The run's events judging follows (the judging thread is sent these): a main turn's end, an episode's, the weight version. */
-export function judgingFollows(event: RunEvent): boolean {
-  return (event.type === "turn-end" && event.turnType === "main") || event.type === "episode-end" || event.type === "weights-update-end" || event.type === "weights-version-reset";
-}
-
 /** What became of a judged turn's sample: stored, or why not (the verdict's reason, or the sink's refusal). */
 type Settled = { sample: Sample | null; skipped: string | null; category: Verdict["category"] };
 
@@ -42,6 +37,7 @@ export interface JudgePipelineDeps {
   judgeTokenizer: ModelTokenizer;
   policyTemplate: ChatTemplate;
   policyTokenizer: ModelTokenizer;
+  /** Where judging's events go (judge-vote, turn-judged, error); the run's events come in through follow(), never from here. */
   bus: EventBus;
   sink: SampleSink;
   recordsDir: string;
@@ -72,7 +68,7 @@ export class JudgePipeline {
   private readonly waiting: ClosedTurn[] = [];
   private judging = 0;
   private readonly maxJudging: number;
-  /** The engines' weight version on this thread: the run's owner type, fed by the bus's weight events. */
+  /** The engines' weight version on this thread: the run's owner type, fed by the weight events it follows. */
   private readonly versions: WeightVersionTracker;
   private readonly staleness: StalenessPolicy;
   private readonly shutdown = new AbortController();
@@ -80,7 +76,6 @@ export class JudgePipeline {
   private readonly book: EpisodeBook<StepJudgement>;
   private readonly sweep: NodeJS.Timeout;
   private closed = false;
-  private readonly unsubscribe: () => void;
 
   constructor(private readonly deps: JudgePipelineDeps) {
     this.recipe = deps.recipe;
@@ -131,11 +126,10 @@ export class JudgePipeline {
     });
     this.sweep = setInterval(() => this.book.sweep(), Math.min(60_000, episodes.group_timeout_s * 250));
     this.sweep.unref();
-    this.unsubscribe = deps.bus.subscribe((event) => this.follow(event));
   }
 
   /**
-   * An event of the run that judging follows (judgingFollows): a main turn's end (the turn is open, so feedback for
+   * An event of the run that judging follows (judgingFollows, judge-thread-protocol.ts): a main turn's end (the turn is open, so feedback for
    * it is held, or aborted), an episode's outcome, the engines' weight version (a reset: slime restarted).
    */
   follow(event: RunEvent): void {
@@ -184,7 +178,6 @@ export class JudgePipeline {
       const until = Date.now() + 2000;
       while (this.inflight.size > 0 && Date.now() < until) await settleWithin([...this.inflight], until - Date.now());
     }
-    this.unsubscribe();
     await this.records.close();
   }
 

@@ -44,7 +44,7 @@ export type PackedSample = Omit<Sample, "tokens" | "lossMask" | "rolloutLogProbs
 
 export type ToJudgeWorker =
   | { type: "turn-closed"; turn: PackedTurn }
-  /** An event of the proxy's bus the pipeline listens to (main turn-end: the turn is open; weights-update-end / -version-reset). */
+  /** An event of the proxy's bus judging follows (judgingFollows), handed to JudgePipeline.follow. */
   | { type: "event"; event: RunEvent }
   | { type: "feedback"; id: number; body: unknown; headers: FeedbackHeaders }
   | { type: "judge-url"; url: string }
@@ -60,6 +60,11 @@ export type FromJudgeWorker =
   | { type: "sample"; id: number; sample: PackedSample }
   | { type: "feedback-reply"; id: number; reply: FeedbackReply }
   | { type: "drained" };
+
+/** The run's events judging follows (the thread is sent these): a main turn's end, an episode's, the weight version. */
+export function judgingFollows(event: RunEvent): boolean {
+  return (event.type === "turn-end" && event.turnType === "main") || event.type === "episode-end" || event.type === "weights-update-end" || event.type === "weights-version-reset";
+}
 
 /** The id arrays copied into typed arrays of their own, to transfer (the prompt ids are shared with the proxy's tokenizer memo). */
 export function packTurn(turn: ClosedTurn): { turn: PackedTurn; transfer: ArrayBuffer[] } {

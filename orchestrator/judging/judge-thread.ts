@@ -10,7 +10,7 @@ import type { EventBus } from "../event-bus.ts";
 import { startTsWorker } from "../../lib/worker-thread.ts";
 import type { WeightVersionSource } from "../weights/weight-version-tracker.ts";
 import type { FeedbackHeaders, FeedbackReply } from "./feedback-endpoint.ts";
-import { packTurn, unpackSample, type FromJudgeWorker, type JudgeWorkerData, type ToJudgeWorker } from "./judge-thread-protocol.ts";
+import { judgingFollows, packTurn, unpackSample, type FromJudgeWorker, type JudgeWorkerData, type ToJudgeWorker } from "./judge-thread-protocol.ts";
 
 export interface JudgeThreadOptions {
   data: JudgeWorkerData;
@@ -40,11 +40,11 @@ export class JudgeThread {
   private readonly unsubscribe: () => void;
 
   private constructor(private readonly options: JudgeThreadOptions) {
-    // The pipeline learns that a main turn is open from the proxy's turn-end events, and the engines' weight version
-    // (to skip turns already stale) from the version it starts with and then the weights-update-end and
-    // weights-version-reset events.
+    // The pipeline learns that a main turn is open from the proxy's turn-end events, an episode's outcome from
+    // episode-end, and the engines' weight version (to skip turns already stale) from the version it starts with and
+    // then the weights-update-end and weights-version-reset events (judgingFollows).
     this.unsubscribe = options.bus.subscribe((event) => {
-      if ((event.type === "turn-end" && event.turnType === "main") || event.type === "episode-end" || event.type === "weights-update-end" || event.type === "weights-version-reset") this.post({ type: "event", event });
+      if (judgingFollows(event)) this.post({ type: "event", event });
     });
   }
 

@@ -16,6 +16,7 @@ import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { HINT_HEADER } from "../../orchestrator/judging/hinted-prompt.ts";
 import { JudgePipeline, type JudgePipelineDeps } from "../../orchestrator/judging/judge-pipeline.ts";
+import { judgingFollows } from "../../orchestrator/judging/judge-thread-protocol.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
@@ -148,6 +149,8 @@ export async function startHarness(recipe: RecipeInput, overrides: Partial<Judge
     turnRetryDelayMs: 10,
     ...overrides,
   });
+  // the run's events judging follows reach the pipeline as the judging thread hands them on
+  bus.subscribe((event) => judgingFollows(event) && pipeline.follow(event));
   const events: RunEvent[] = [];
   bus.subscribe((event) => void events.push(event));
   const nextJudged = (sessionId: string, turn: number) =>
