@@ -24,6 +24,7 @@ import { JudgeClient } from "./judge-client.ts";
 import { judgementRecord, turnRecord, unjudged, type Judgement, type Verdict } from "./judgement.ts";
 import { TeacherScorer } from "./teacher-scorer.ts";
 import { explicitFeedback, judgeTurn, refusal, type TurnJudgeDeps } from "./turn-judge.ts";
+import type { TurnEnded } from "./open-turns.ts";
 import { TurnLedger } from "./turn-ledger.ts";
 import { TurnVoter } from "./turn-voter.ts";
 
@@ -129,14 +130,16 @@ export class JudgePipeline {
   }
 
   /**
-   * An event of the run that judging follows (judgingFollows, judge-thread-protocol.ts): a main turn's end (the turn is open, so feedback for
-   * it is held, or aborted), an episode's outcome, the engines' weight version (a reset: slime restarted).
+   * A main turn that ended before it closed (told only when feedback may need it: open-turns.ts): feedback for an
+   * open turn is held until it closes; an aborted one is never closed or trained.
    */
+  turnEnded(notice: TurnEnded): void {
+    if (notice.aborted) this.ledger.noteAborted(notice.sessionId, notice.turn);
+    else this.ledger.noteOpen(notice.sessionId, notice.turn);
+  }
+
+  /** An event of the run that judging follows (judgingFollows): an episode's outcome, the engines' weight version (a reset: slime restarted). */
   follow(event: RunEvent): void {
-    if (event.type === "turn-end" && event.turnType === "main") {
-      if (event.finishReason === "abort") this.ledger.noteAborted(event.sessionId, event.turn);
-      else this.ledger.noteOpen(event.sessionId, event.turn);
-    }
     if (event.type === "episode-end") this.book.ended({ episodeId: event.episodeId, groupId: event.groupId, score: event.score, failure: event.failure, steps: event.steps });
     followVersionEvent(this.versions, event);
   }

@@ -74,6 +74,9 @@ async function main(): Promise<void> {
       case "turn-closed":
         pipeline.onTurnClosed(unpackTurn(message.turn));
         return;
+      case "turns-ended":
+        for (const notice of message.turns) pipeline.turnEnded(notice);
+        return;
       case "event":
         pipeline.follow(message.event);
         return;
