@@ -1,38 +1,31 @@
 // Judges the steps of general-agent episodes: a step's score from the judge's votes on its next state (a
 // StepJudgement, held in the episode book by the pipeline), and, once its task group is settled, the step's sample
-// and record parts. Writes nothing shared; ignores chat turns and when steps are judged (judge-pipeline.ts).
+// and record parts. Writes nothing shared; ignores chat turns, and which steps are judged when (judge-pipeline.ts).
 import type { SkipCategory } from "../../contracts/events.ts";
-import type { Recipe } from "../../contracts/recipe.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import type { SettledGroup, SettledStep } from "../episodes/episode-book.ts";
 import { stepScoreOf } from "../episodes/step-rewards.ts";
 import type { JudgementRecord } from "../records/judgement-records.ts";
 import { buildSample } from "../samples/sample-builder.ts";
-import { recordVote, type EvaluationNote, type GateNote, type Verdict } from "./judgement.ts";
-import { refusal } from "./turn-judge.ts";
+import { recordVote, type EvaluationNote, type GateNote, type NotJudged, type Verdict } from "./judgement.ts";
 import type { TurnVoter } from "./turn-voter.ts";
 import { tallyEvalVotes } from "./vote-tally.ts";
 
 export type EpisodeStep = ClosedTurn & { episode: NonNullable<ClosedTurn["episode"]> };
 
-export function isEpisodeStep(turn: ClosedTurn): turn is EpisodeStep {
-  return turn.episode !== undefined;
-}
-
 /** A judged step, held until its group settles: its score (mean of the judge's valid votes) and its record parts. */
 export interface StepJudgement {
   stepScore: number | null;
-  /** Why the step can never be trained (the verdict it was given, unusable, gated), else null. */
+  /** Why the step can never be trained (unusable, gated, stale: the pipeline did not judge it), else null. */
   unusable: string | null;
   attempt: number;
   evaluation: EvaluationNote | null;
   gate: GateNote | null;
 }
 
-/** A step's score from the judge's votes on its next state (none without one), or why it can never be trained. */
-export async function judgeStep(turn: EpisodeStep, decided: Verdict | null, recipe: Recipe, voter: TurnVoter): Promise<StepJudgement> {
-  const refused = decided ? null : refusal(turn, recipe);
-  const judgement: StepJudgement = { stepScore: null, unusable: decided?.skipped ?? refused?.skipped ?? null, attempt: 1, evaluation: null, gate: refused?.gate ?? null };
+/** A step's score from the judge's votes on its next state (none without one), or why it was not judged. */
+export async function judgeStep(turn: EpisodeStep, notJudged: NotJudged | null, voter: TurnVoter): Promise<StepJudgement> {
+  const judgement: StepJudgement = { stepScore: null, unusable: notJudged?.skipped ?? null, attempt: 1, evaluation: null, gate: notJudged?.gate ?? null };
   if (judgement.unusable === null && turn.nextState !== null) {
     const { evalVotes, attempts } = await voter.collect(turn, true, false);
     judgement.attempt = attempts;

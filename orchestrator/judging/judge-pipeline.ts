@@ -13,17 +13,19 @@ import type { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import type { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import type { EventBus } from "../event-bus.ts";
 import { EpisodeBook, type SettledGroup } from "../episodes/episode-book.ts";
+import { turnRefusal } from "../samples/sample-gate.ts";
 import { JudgementRecords, type JudgementRecord } from "../records/judgement-records.ts";
 import { StalenessPolicy } from "../weights/staleness-policy.ts";
 import { followVersionEvent } from "../weights/version-events.ts";
 import { WeightVersionTracker } from "../weights/weight-version-tracker.ts";
 import { CallLimiter } from "./call-limiter.ts";
-import { isEpisodeStep, judgeStep, stepRecordPart, stepVerdict, type EpisodeStep, type StepJudgement } from "./episode-step-judge.ts";
+import { judgeStep, stepRecordPart, stepVerdict, type EpisodeStep, type StepJudgement } from "./episode-step-judge.ts";
 import { handleFeedbackRequest, type FeedbackHeaders, type FeedbackReply } from "./feedback-endpoint.ts";
 import { JudgeClient } from "./judge-client.ts";
-import { judgementRecord, turnRecord, unjudged, type Judgement, type Verdict } from "./judgement.ts";
+import { explicitFeedback } from "./explicit-feedback.ts";
+import { judgementRecord, turnRecord, unjudged, type Judgement, type NotJudged, type Verdict } from "./judgement.ts";
 import { TeacherScorer } from "./teacher-scorer.ts";
-import { explicitFeedback, judgeTurn, refusal, type TurnJudgeDeps } from "./turn-judge.ts";
+import { judgeTurn, type TurnJudgeDeps } from "./turn-judge.ts";
 import type { TurnEnded } from "./open-turns.ts";
 import { TurnLedger } from "./turn-ledger.ts";
 import { TurnVoter } from "./turn-voter.ts";
@@ -191,22 +193,24 @@ export class JudgePipeline {
 
   private launch(turn: ClosedTurn): void {
     this.ledger.noteJudging(turn);
-    if (!this.needsJudge(turn)) return this.start(turn, null); // decided at once: never waits, never pushes a turn out
+    // decided at once (never trainable, or no judge call to make): never waits, never pushes a turn out
+    const refused = turnRefusal(turn, this.recipe.training.sample_gate);
+    if (refused) return this.start(turn, refused);
+    if (!this.needsJudge(turn)) return this.start(turn, null);
     this.waiting.push(turn);
     const limit = this.recipe.judge.max_waiting_turns;
     if (this.waiting.length > limit) {
       const oldest = this.waiting.shift()!;
-      this.start(oldest, { sample: null, skipped: `backlog full: more than ${limit} turns waiting for the judge (judge.max_waiting_turns); the oldest is not judged`, category: "backlog-full" });
+      this.start(oldest, { skipped: `backlog full: more than ${limit} turns waiting for the judge (judge.max_waiting_turns); the oldest is not judged`, category: "backlog-full", gate: null });
     }
     this.pump();
   }
 
   /**
-   * Whether judging the turn may call the judge: not for an unusable turn, nor for one with no next state and no
-   * feedback held for it (the session's last turn at an idle timeout or at shutdown, when many close at once).
+   * Whether judging a trainable turn may call the judge: not for one with no next state and no feedback held for it
+   * (the session's last turn at an idle timeout or at shutdown, when many close at once).
    */
   private needsJudge(turn: ClosedTurn): boolean {
-    if (refusal(turn, this.recipe) !== null) return false;
     return turn.nextState !== null || Boolean(this.ledger.entry(turn.sessionId, turn.turn)?.held);
   }
 
@@ -218,10 +222,10 @@ export class JudgePipeline {
     }
   }
 
-  /** Judges a turn now, or records it with `verdict` (a turn not to judge). */
-  private start(turn: ClosedTurn, verdict: Verdict | null): void {
+  /** Judges a turn now, or records it with why it is not judged. */
+  private start(turn: ClosedTurn, notJudged: NotJudged | null): void {
     this.judging++;
-    const judged = isEpisodeStep(turn) ? this.judgeStep(turn, verdict) : this.judgeTurn(turn, verdict);
+    const judged = isEpisodeStep(turn) ? this.judgeStep(turn, notJudged) : this.judgeTurn(turn, notJudged);
     this.track(
       judged
         .catch((error: unknown) => {
@@ -244,35 +248,37 @@ export class JudgePipeline {
   }
 
   /** A turn whose oldest token is already more than training.max_staleness versions behind: its sample would never be delivered. */
-  private staleOutcome(turn: ClosedTurn): Verdict | null {
+  private staleOutcome(turn: ClosedTurn): NotJudged | null {
     const reason = this.staleness.staleReason(turn.weightVersions.map((span) => span.version));
     if (reason === null) return null;
-    return {
-      sample: null,
-      skipped: `stale before judging: ${reason} (its sample would not be delivered)`,
-      category: "stale",
-    };
+    return { skipped: `stale before judging: ${reason} (its sample would not be delivered)`, category: "stale", gate: null };
   }
 
-  /** A chat turn judged (turn-judge.ts), or recorded with the verdict it was given; then its sample stored and settled. */
-  private async judgeTurn(turn: ClosedTurn, decided: Verdict | null): Promise<void> {
+  /**
+   * A chat turn judged (turn-judge.ts), or recorded with why it is not; then its sample stored, the ledger told, the
+   * record written and the turn announced (the ledger first, so that feedback following the announcement finds the
+   * turn judged).
+   */
+  private async judgeTurn(turn: ClosedTurn, notJudged: NotJudged | null): Promise<void> {
     const explicit = explicitFeedback(turn, this.ledger.takeHeld(turn.sessionId, turn.turn));
-    const judgement: Judgement = decided ? unjudged(this.recipe.method, decided, explicit) : await judgeTurn(turn, explicit, this.ledger, this.turnJudgeDeps);
+    const judgement: Judgement = notJudged ? unjudged(this.recipe.method, notJudged, explicit) : await judgeTurn(turn, explicit, this.ledger, this.turnJudgeDeps);
     if (judgement.failure) this.reportError("JUDGE_FAILED", judgement.failure);
     // (counted before the sample is stored, so that a turn of the session judged meanwhile sees it; taken back if not stored)
     if (judgement.verdict.sample && judgement.effective) this.ledger.markEffective(turn.sessionId);
     const settled = await this.store(judgement.verdict);
     if (!settled.sample && judgement.verdict.sample && judgement.effective) this.ledger.unmarkEffective(turn.sessionId);
     const record = turnRecord(turn, judgement, settled, Date.now());
-    await this.settle(turn, record, settled);
+    await this.write(record);
+    this.ledger.noteJudged(turn, settled.sample?.id ?? null);
+    this.announce(turn, record, settled);
     // Feedback that arrived while this turn was being judged: use it now if no sample was made.
     const entry = this.ledger.entry(turn.sessionId, turn.turn);
     if (!settled.sample && entry?.held && !this.closed) this.launch(turn);
   }
 
   /** A step's score, held in the episode book until its episode's outcome and its task group are in. */
-  private async judgeStep(turn: EpisodeStep, decided: Verdict | null): Promise<void> {
-    const judgement = await judgeStep(turn, decided, this.recipe, this.voter);
+  private async judgeStep(turn: EpisodeStep, notJudged: NotJudged | null): Promise<void> {
+    const judgement = await judgeStep(turn, notJudged, this.voter);
     this.ledger.noteJudged(turn, null);
     this.book.stepJudged({ turn, stepScore: judgement.stepScore, unusable: judgement.unusable, carried: judgement });
   }
@@ -296,7 +302,8 @@ export class JudgePipeline {
         episode: stepRecordPart(step, group),
         at: Date.now(),
       });
-      await this.settle(step.turn, record, settled);
+      await this.write(record);
+      this.announce(step.turn, record, settled); // (the ledger was told when the step was judged)
     }
   }
 
@@ -312,13 +319,12 @@ export class JudgePipeline {
     return verdict;
   }
 
-  /**
-   * The turn's judgement record written and announced, with the sample it made or why none; the ledger told first
-   * (a step's was told when it was judged), so that feedback following the announcement finds the turn judged.
-   */
-  private async settle(turn: ClosedTurn, record: JudgementRecord, settled: Settled): Promise<void> {
+  private async write(record: JudgementRecord): Promise<void> {
     await this.records.write(record).catch((error: unknown) => this.reportError("INTERNAL", `cannot write the judgement record: ${(error as Error).message}`));
-    if (!isEpisodeStep(turn)) this.ledger.noteJudged(turn, settled.sample?.id ?? null);
+  }
+
+  /** turn-judged: the sample the turn made, or why none. */
+  private announce(turn: ClosedTurn, record: JudgementRecord, settled: Settled): void {
     this.deps.bus.emit({
       type: "turn-judged",
       sessionId: turn.sessionId,
@@ -335,6 +341,11 @@ export class JudgePipeline {
   private reportError(code: "INTERNAL" | "JUDGE_FAILED", message: string): void {
     this.deps.bus.emit({ type: "error", source: "judge", code, message });
   }
+}
+
+/** A step of a general-agent episode (judged by its step score, trained with its group), not a chat turn. */
+function isEpisodeStep(turn: ClosedTurn): turn is EpisodeStep {
+  return turn.episode !== undefined;
 }
 
 /** Waits for the promises to settle, at most `ms`; clears its timer either way. */

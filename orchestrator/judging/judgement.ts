@@ -74,9 +74,17 @@ export function judgementOf(method: Method, notes: JudgementNotes): Judgement {
   }
 }
 
-/** A turn not judged: recorded with the verdict it was given (stale, backlog full) and the feedback it came with. */
-export function unjudged(method: Method, verdict: Verdict, explicit: ExplicitFeedback | null): Judgement {
-  return judgementOf(method, { verdict, explicit, attempt: 1, evalScore: null, gate: null, effective: false, failure: null, evaluation: null, hint: null, teacher: null });
+/** Why the pipeline does not judge a turn: it can never be trained (unusable, gated), it is stale, the backlog is full. */
+export interface NotJudged {
+  skipped: string;
+  category: SkipCategory;
+  gate: GateNote | null;
+}
+
+/** A turn not judged: recorded with why, and the feedback it came with. */
+export function unjudged(method: Method, why: NotJudged, explicit: ExplicitFeedback | null): Judgement {
+  const verdict: Verdict = { sample: null, skipped: why.skipped, category: why.category };
+  return judgementOf(method, { verdict, explicit, attempt: 1, evalScore: null, gate: why.gate, effective: false, failure: null, evaluation: null, hint: null, teacher: null });
 }
 
 export function recordVote(vote: Vote, withHint: boolean): RecordedVote {
