@@ -73,6 +73,23 @@ describe("a closed turn's record, sample and events stay as pinned", () => {
     );
   });
 
+  it("the sample gate: a truncated chat turn, and a truncated episode step beside a trained one", async () => {
+    harness = await startHarness({ method: "binary", judge: { votes: 1 }, episodes: { samples_per_task: 1 } });
+    const h = harness;
+    h.judge.script("CASE-ok", "eval", ["\\boxed{1}"]);
+    await pin(h, "gated", async () => {
+      await judgeAll(h, await makeTurn({ marker: "CASE-cut", finishReason: "length" }));
+      const cut = await makeTurn({ sessionId: "e:2", turn: 0, marker: "CASE-cutstep", next: "observation", nextRole: "tool", finishReason: "length" });
+      const ok = await makeTurn({ sessionId: "e:2", turn: 1, marker: "CASE-ok", next: "observation", nextRole: "tool" });
+      const judged = [h.nextJudged("e:2", 0), h.nextJudged("e:2", 1)];
+      h.pipeline.onTurnClosed({ ...cut, episode: { id: "e:2", groupId: "g:2" } });
+      h.pipeline.onTurnClosed({ ...ok, episode: { id: "e:2", groupId: "g:2" } });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      h.bus.emit({ type: "episode-end", episodeId: "e:2", groupId: "g:2", score: 1, failure: null, steps: 2, weightVersion: "8" });
+      await Promise.all(judged);
+    });
+  });
+
   it("opd: the longest positive hint, the teacher scored by the engine", async () => {
     const h = await chat({ method: "opd" });
     h.judge.script("CASE-opd", "hint", ["\\boxed{1} [HINT_START]Use metric units![HINT_END]", "\\boxed{1} [HINT_START]Say km.[HINT_END]", "\\boxed{-1}"]);
