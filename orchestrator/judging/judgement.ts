@@ -52,7 +52,14 @@ export interface CombineJudgement extends JudgementCommon {
   teacher: TeacherNote | null;
 }
 
-export type Judgement = BinaryJudgement | OpdJudgement | CombineJudgement;
+/** hybrid: hint votes (several candidates) and evaluation votes; the trainer's teacher scores the candidates. */
+export interface HybridJudgement extends JudgementCommon {
+  method: "hybrid";
+  evaluation: EvaluationNote | null;
+  hint: HintNote | null;
+}
+
+export type Judgement = BinaryJudgement | OpdJudgement | CombineJudgement | HybridJudgement;
 
 /** What a method's judging found, before it is shaped into the method's Judgement. */
 export interface JudgementNotes extends JudgementCommon {
@@ -71,6 +78,8 @@ export function judgementOf(method: Method, notes: JudgementNotes): Judgement {
       return { method, ...common, hint, teacher };
     case "combine":
       return { method, ...common, evaluation, hint, teacher };
+    case "hybrid":
+      return { method, ...common, evaluation, hint };
   }
 }
 
@@ -150,5 +159,7 @@ function recordParts(judgement: Judgement): Pick<RecordBase, "evaluation" | "hin
       return { evaluation: null, hint: judgement.hint, teacher: judgement.teacher };
     case "combine":
       return { evaluation: judgement.evaluation, hint: judgement.hint, teacher: judgement.teacher };
+    case "hybrid":
+      return { evaluation: judgement.evaluation, hint: judgement.hint, teacher: null };
   }
 }
