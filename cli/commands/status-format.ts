@@ -25,11 +25,12 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
   lines.push(`next batch  ${progressBar(ready, size, Math.max(10, Math.min(40, columns - 30)))} ${ready > size ? `${ready} samples ready (a batch takes ${size})` : `${ready} of ${size} samples ready`}`);
   const held = status.samples.held_back;
   if (held && ready >= size) {
-    lines.push(`            held back since ${ago(held.since)}: a batch takes at most ${held.per_session} of one session's samples (training.fair_batch.max_session_share ${held.max_session_share}); held-back samples complete a batch once they waited ${held.relax_after_s} s`);
+    const active = held.active_sessions === null ? "" : ` while ${held.active_sessions} sessions have samples ready`;
+    lines.push(`            held back since ${ago(held.since)}: a batch takes at most ${held.per_session} of one session's samples${active} (training.fair_batch.max_session_share ${held.max_session_share}); held-back samples complete a batch once they waited ${held.relax_after_s} s`);
   }
-  lines.push(`samples     trained ${status.samples.acknowledged} · in training ${status.samples.delivered} · dropped stale ${status.samples.dropped_stale}`);
+  lines.push(`samples     ${sampleSum(status.samples)}`);
   if (status.records_folder) lines.push(`            since the records folder was created: ${status.records_folder.samples_trained} trained · ${status.records_folder.dropped_stale} dropped stale`);
-  lines.push(`batches     ${status.batches} trained · ${status.batches_delivered} delivered (re-deliveries included)${status.last_batch_at ? ` · last delivered ${ago(status.last_batch_at)}` : ""}`);
+  lines.push(`batches     ${status.batches} trained · ${status.batches_delivered} delivered (${status.samples.delivered} samples handed out, re-deliveries included)${status.last_batch_at ? ` · last delivered ${ago(status.last_batch_at)}` : ""}`);
   const rewards = status.rewards;
   lines.push(...evaluationLines(status.evaluation, runDir));
   lines.push(`rewards     ${rewards.count} samples · mean ${rewards.mean === null ? "–" : rewards.mean.toFixed(3)} · ${rewards.positive} good (above 0) · ${rewards.zero} neutral (0) · ${rewards.negative} bad (below 0)`);
@@ -38,7 +39,7 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
     .sort((a, b) => b[1] - a[1])
     .slice(0, 3)
     .map(([reason, count]) => `${reason} ${count}`);
-  lines.push(`judging     ${judging.judged} judged · ${judging.without_sample} without a sample${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""} · ${judging.waiting} waiting for the judge`);
+  lines.push(`judging     ${judging.judged} judged = ${status.samples.made} made a sample + ${judging.without_sample} without a sample${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""} · ${judging.waiting} waiting for the judge`);
   if (judging.open > 0) lines.push(`            ${judging.open} open: answered, waiting for the session's next message (closed unjudged once the session idles)`);
   const episodes = status.episodes;
   if (episodes.running + episodes.finished > 0) {
@@ -69,6 +70,13 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
     }
   }
   return lines.join("\n") + "\n";
+}
+
+/** Where every sample is, as one sum: made (+ from earlier runs) = ready + in training + trained + dropped (invalid only when some were). */
+function sampleSum(samples: StatusSnapshot["samples"]): string {
+  const earlier = samples.from_earlier_runs > 0 ? ` + ${samples.from_earlier_runs} from earlier runs` : "";
+  const invalid = samples.dropped.invalid > 0 ? ` + ${samples.dropped.invalid} dropped invalid` : "";
+  return `${samples.made} made${earlier} = ${samples.ready} ready + ${samples.in_training} in training + ${samples.trained} trained + ${samples.dropped.stale} dropped stale${invalid}`;
 }
 
 /** Where the run stands: episodes done of planned and the ETA where the work is finite, the weight version, batches. */

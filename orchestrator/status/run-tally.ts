@@ -1,5 +1,5 @@
-// The one fold of a run's events into counts, states and versions (turns, sessions, judging, samples toward the next
-// batch, batches delivered and trained, rewards, drops, the weight version, engines, errors, episodes and their plan):
+// The one fold of a run's events into counts, states and versions (turns, sessions, judging, samples and where each
+// one is, batches delivered and trained, rewards, the weight version, engines, errors, episodes and their plan):
 // status and the dashboard read one instance of it (run.ts shares it). Counters are this run's; the records folder's
 // totals since it was created are apart (`folder`). Ignores series over time (the dashboard's own).
 // Just over 400 lines on purpose: one reducer, whose event cases are read together to see that every screen's figure
@@ -15,7 +15,7 @@ export interface RunTallyLimits {
   sessions: number;
   /** Delivered batches remembered until acknowledged (a trainer holds one or two; the others were given back). */
   inTraining: number;
-  /** Closed-and-not-yet-judged turns remembered (past it the oldest are forgotten: a judge that stopped). */
+  /** Closed-and-not-yet-judged turns remembered (past it the oldest are forgotten: a judge that stopped); also the judged turns without a sample remembered, so that one judged again (feedback) counts once. */
   waiting: number;
   /** Recent errors kept with their text (all of them are counted). */
   recentErrors: number;
@@ -86,6 +86,7 @@ export interface RunCounts {
   /** Training paused by evaluation.stop_if_worse (training-paused, until training-resumed): since when, why, how to resume; null when training. */
   trainingPause: { since: number; message: string; resume: string } | null;
   judging: {
+    /** Main turns whose judging ended: samples.made + withoutSample (a turn judged again after feedback counts once, as it ended). */
     judged: number;
     /** Judged turns that made no sample, and those of them by category. */
     withoutSample: number;
@@ -95,21 +96,8 @@ export interface RunCounts {
     /** Main turns answered and not closed: each waits for the session's next message (or its idle timeout). */
     open: number;
   };
-  samples: {
-    /** Toward the next batch: the store's count once it reported one (ready samples of earlier runs included), before that the kept judged turns. */
-    ready: number;
-    batchSize: number | null;
-    /** Every sample handed to the trainer, re-deliveries included. */
-    delivered: number;
-    /** Handed to the trainer and not acknowledged yet. */
-    inTraining: number;
-    /** Acknowledged: slime trained them. */
-    trained: number;
-    droppedStale: number;
-    droppedInvalid: number;
-    /** Since when a full batch's worth waits, held back by the per-session share (batch-held); null once a batch left. */
-    heldSince: number | null;
-  };
+  /** Where every sample is: made + fromEarlierRuns = ready + inTraining + trained + dropped.stale + dropped.invalid, after every event. */
+  samples: SampleCounts;
   batches: { trained: number; delivered: number; lastDeliveredAt: number | null };
   /** Rewards of the samples made ready. */
   rewards: { count: number; mean: number | null; positive: number; zero: number; negative: number };
@@ -143,6 +131,26 @@ export interface RunCounts {
   folder: { samplesTrained: number; droppedStale: number } | null;
 }
 
+export interface SampleCounts {
+  /** Stored by this run's judging (sample-ready): the judged turns with a sample. */
+  made: number;
+  /** Left in the records folder's store by earlier runs when this run opened it (ready, or out to a trainer). */
+  fromEarlierRuns: number;
+  /** Toward the next batch: stored, not handed out. */
+  ready: number;
+  /** Handed to the trainer and not acknowledged yet. */
+  inTraining: number;
+  /** Acknowledged: slime trained them. */
+  trained: number;
+  /** Dropped untrained, by reason (stale: too many weight versions behind). */
+  dropped: { stale: number; invalid: number };
+  /** Every sample handed to the trainer, re-deliveries included: a count of hand-outs, not a part of the sum. */
+  delivered: number;
+  batchSize: number | null;
+  /** A full batch's worth waits, held back by the per-session share (batch-held): since when, the sessions with a sample ready and the most one may hold; null once a batch left. */
+  held: { since: number; activeSessions: number | null; perSession: number | null } | null;
+}
+
 interface OutcomeSums {
   finished: number;
   failed: number;
@@ -157,15 +165,15 @@ export class RunTally {
   private readonly clients = new ClientSamplingTally();
   private readonly evaluations = new EvaluationTally();
   private trainingPause: RunCounts["trainingPause"] = null;
-  private readonly judging = { judged: 0, withoutSample: 0, skipped: {} as Partial<Record<SkipCategory, number>> };
+  private readonly judging = { withoutSample: 0, skipped: {} as Partial<Record<SkipCategory, number>> };
+  /** Judged turns without a sample, `session\u0000turn` → category: one judged again (feedback) is counted once, as it ended. */
+  private readonly unsampled = new Map<string, SkipCategory | null>();
   /** Closed main turns not judged yet, `session\u0000turn`, oldest first. */
   private readonly waiting = new Set<string>();
   /** Main turns answered and not closed, `session\u0000turn`, oldest first. */
   private readonly open = new Set<string>();
-  private readonly samples = { ready: 0, delivered: 0, inTraining: 0, trained: 0, droppedStale: 0, droppedInvalid: 0, heldSince: null as number | null };
+  private readonly samples: Omit<SampleCounts, "batchSize"> = { made: 0, fromEarlierRuns: 0, ready: 0, inTraining: 0, trained: 0, dropped: { stale: 0, invalid: 0 }, delivered: 0, held: null };
   private batchSize: number | null;
-  /** Once the store reports sample-ready, its count is the truth; until then kept judged turns are counted. */
-  private storeReports = false;
   /** Sizes of delivered batches not acknowledged yet, by batch id, oldest first. */
   private readonly inTraining = new Map<string, number>();
   private readonly batches = { trained: 0, delivered: 0, lastDeliveredAt: null as number | null };
@@ -218,18 +226,17 @@ export class RunTally {
         this.open.delete(`${event.sessionId}\u0000${event.turn}`);
         addBounded(this.waiting, `${event.sessionId}\u0000${event.turn}`, this.limits.waiting);
         return;
-      case "turn-judged":
-        this.waiting.delete(`${event.sessionId}\u0000${event.turn}`);
-        this.judging.judged += 1;
-        if (event.sample && !this.storeReports) this.samples.ready += 1;
-        if (!event.sample) {
-          this.judging.withoutSample += 1;
-          if (event.skipCategory) this.judging.skipped[event.skipCategory] = (this.judging.skipped[event.skipCategory] ?? 0) + 1;
-        }
+      case "turn-judged": {
+        // a turn with a sample was counted when its sample was stored (sample-ready comes first)
+        const key = `${event.sessionId}\u0000${event.turn}`;
+        this.waiting.delete(key);
+        if (!event.sample) this.noteUnsampled(key, event.skipCategory ?? null);
         return;
+      }
       case "sample-ready":
-        this.storeReports = true;
-        this.samples.ready = event.ready;
+        this.noteUnsampled(`${event.sessionId}\u0000${event.turn}`, undefined); // (judged again after feedback: it ended with a sample)
+        this.samples.made += 1;
+        this.samples.ready += 1;
         this.batchSize = event.batchSize;
         this.rewards.count += 1;
         this.rewards.sum += event.reward;
@@ -238,33 +245,32 @@ export class RunTally {
         else this.rewards.zero += 1;
         return;
       case "sample-dropped":
-        if (event.reason === "stale") this.samples.droppedStale += 1;
-        else this.samples.droppedInvalid += 1;
-        if (event.ready !== undefined) this.storeReady(event.ready);
+        // (the store drops ready samples only)
+        this.samples.dropped[event.reason] += 1;
+        this.samples.ready -= 1;
         return;
       case "batch-delivered":
         this.batches.delivered += 1;
         this.batches.lastDeliveredAt = event.at;
-        this.samples.heldSince = null;
+        this.samples.held = null;
         this.samples.delivered += event.size;
-        if (event.ready !== undefined) this.storeReady(event.ready);
-        else this.samples.ready = Math.max(0, this.samples.ready - event.size);
         this.batchSize ??= event.size; // without the recipe's batch size (and no sample-ready yet), a delivery tells it
         this.intoTraining(event.batchId, event.size); // (the same batch handed out again: still one batch out)
         return;
       case "batch-held":
-        this.storeReady(event.ready);
-        this.samples.heldSince ??= event.at;
+        this.samples.held = { since: this.samples.held?.since ?? event.at, activeSessions: event.activeSessions ?? null, perSession: event.perSession ?? null };
         return;
       case "batch-released":
-        this.outOfTraining(event.batchId);
-        this.storeReady(event.ready);
+        this.samples.ready += this.outOfTraining(event.batchId);
         return;
-      case "store-opened":
-        this.storeReady(event.ready);
-        for (const batch of event.outstanding) this.intoTraining(batch.batchId, batch.size);
+      case "store-opened": {
+        const outstanding = event.outstanding.reduce((sum, batch) => sum + batch.size, 0);
+        this.samples.fromEarlierRuns += event.ready + outstanding;
+        this.samples.ready += event.ready;
+        for (const batch of event.outstanding) this.intoTraining(batch.batchId, batch.size, false);
         this.folderBase = { samplesTrained: event.acknowledged, droppedStale: event.droppedStale };
         return;
+      }
       case "batch-acknowledged":
         // trained: only an acknowledged batch counts (one handed to a trainer that died comes again, as a new batch)
         this.batches.trained += 1;
@@ -352,8 +358,8 @@ export class RunTally {
       clients: this.clients.counts(),
       evaluation: this.evaluations.counts(),
       trainingPause: this.trainingPause && { ...this.trainingPause },
-      judging: { ...this.judging, skipped: { ...this.judging.skipped }, waiting: this.waiting.size, open: this.open.size },
-      samples: { ...this.samples, batchSize: this.batchSize },
+      judging: { judged: this.samples.made + this.judging.withoutSample, withoutSample: this.judging.withoutSample, skipped: { ...this.judging.skipped }, waiting: this.waiting.size, open: this.open.size },
+      samples: { ...this.samples, dropped: { ...this.samples.dropped }, held: this.samples.held && { ...this.samples.held }, batchSize: this.batchSize },
       batches: { ...this.batches },
       rewards: { ...rewards, mean: rewards.count > 0 ? sum / rewards.count : null },
       weights: { ...this.weights },
@@ -371,14 +377,24 @@ export class RunTally {
         planned: this.episodePlan,
         firstStartedAt: this.firstEpisodeAt,
       },
-      folder: base && { samplesTrained: base.samplesTrained + this.samples.trained, droppedStale: base.droppedStale + this.samples.droppedStale },
+      folder: base && { samplesTrained: base.samplesTrained + this.samples.trained, droppedStale: base.droppedStale + this.samples.dropped.stale },
     };
   }
 
-  /** The store's count toward the next batch is the truth from the first time it says one. */
-  private storeReady(ready: number): void {
-    this.storeReports = true;
-    this.samples.ready = ready;
+  /** A judged turn without a sample (`category`), or, `undefined`, one that ended with a sample after all: counted once, as it ended. */
+  private noteUnsampled(key: string, category: SkipCategory | null | undefined): void {
+    if (this.unsampled.has(key)) {
+      const before = this.unsampled.get(key)!;
+      this.unsampled.delete(key);
+      this.judging.withoutSample -= 1;
+      if (before !== null) this.judging.skipped[before] = (this.judging.skipped[before] ?? 1) - 1;
+      if (before !== null && this.judging.skipped[before] === 0) delete this.judging.skipped[before];
+    }
+    if (category === undefined) return;
+    this.unsampled.set(key, category);
+    if (this.unsampled.size > this.limits.waiting) this.unsampled.delete(this.unsampled.keys().next().value!); // (forgotten: only its count stays)
+    this.judging.withoutSample += 1;
+    if (category !== null) this.judging.skipped[category] = (this.judging.skipped[category] ?? 0) + 1;
   }
 
   /** A version a turn was served with: the version shown only moves up (as the weight-version owner's), "default" is 0. */
@@ -390,10 +406,15 @@ export class RunTally {
     else if (current === null || parsed > current) this.weights.version = String(parsed);
   }
 
-  private intoTraining(batchId: string, size: number): void {
-    if (!this.inTraining.has(batchId)) this.samples.inTraining += size;
+  /** A batch out to the trainer: its samples leave ready (`fromReady`; not those an earlier run handed out), once however often it is handed out. */
+  private intoTraining(batchId: string, size: number, fromReady = true): void {
+    if (!this.inTraining.has(batchId)) {
+      this.samples.inTraining += size;
+      if (fromReady) this.samples.ready -= size;
+    }
     this.inTraining.set(batchId, size);
-    if (this.inTraining.size > this.limits.inTraining) this.outOfTraining(this.inTraining.keys().next().value!);
+    // past the limit the oldest id is forgotten, its samples still counted in training (an ack of it then moves none)
+    if (this.inTraining.size > this.limits.inTraining) this.inTraining.delete(this.inTraining.keys().next().value!);
   }
 
   /** No longer out (acknowledged, or given back): its size, taken off the in-training count (0 for one not known). */

@@ -63,17 +63,18 @@ describe("StatusTracker", () => {
   it("counts what was trained: a batch re-delivered after its trainer died is one batch of 4, not two", () => {
     const { bus, tracker } = wiredTracker();
     const counts = { positive: 3, zero: 0, negative: 1 };
+    for (let turn = 0; turn < 4; turn++) bus.emit({ type: "sample-ready", sampleId: `s:${turn}`, sessionId: "s", turn, kind: "rl", reward: 1, ready: turn + 1, batchSize: 4 });
     bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0-first", size: 4, meanReward: 0.5, evalScore: 0.5, counts });
-    expect(tracker.snapshot()).toMatchObject({ batches: 0, batches_delivered: 1, samples: { delivered: 4, acknowledged: 0 } });
+    expect(tracker.snapshot()).toMatchObject({ batches: 0, batches_delivered: 1, samples: { ready: 0, in_training: 4, trained: 0, delivered: 4 } });
     bus.emit({ type: "weights-version-reset", fromVersion: "3", reason: "slime restarted" }); // its batch stays out
     bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0-first", size: 4, meanReward: 0.5, evalScore: 0.5, counts }); // handed to the new trainer again
-    expect(tracker.snapshot()).toMatchObject({ samples: { delivered: 4 } });
+    expect(tracker.snapshot()).toMatchObject({ samples: { ready: 0, in_training: 4, delivered: 8 } });
     bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0-first" });
     const status = statusSnapshotSchema.parse(tracker.snapshot());
-    expect(status).toMatchObject({ batches: 1, batches_delivered: 2, samples: { delivered: 0, acknowledged: 4 } });
+    expect(status).toMatchObject({ batches: 1, batches_delivered: 2, samples: { made: 4, ready: 0, in_training: 0, trained: 4, delivered: 8 } });
     const text = formatStatus(status);
-    expect(text).toContain("samples     trained 4 · in training 0 · dropped stale 0");
-    expect(text).toMatch(/batches {5}1 trained · 2 delivered \(re-deliveries included\) · last delivered \d+s ago/);
+    expect(text).toContain("samples     4 made = 0 ready + 0 in training + 4 trained + 0 dropped stale");
+    expect(text).toMatch(/batches {5}1 trained · 2 delivered \(8 samples handed out, re-deliveries included\) · last delivered \d+s ago/);
     tracker.close();
   });
 
@@ -85,10 +86,11 @@ describe("StatusTracker", () => {
     judged(1, "truncated");
     judged(2, "repetition");
     judged(3, "near-empty");
+    bus.emit({ type: "sample-ready", sampleId: "s:4", sessionId: "s", turn: 4, kind: "rl", reward: 1, ready: 1, batchSize: 4 });
     judged(4, null);
     const status = statusSnapshotSchema.parse(tracker.snapshot());
     expect(status.judging).toMatchObject({ judged: 5, without_sample: 4, skipped: { repetition: 2, truncated: 1, "near-empty": 1 } });
-    expect(formatStatus(status)).toMatch(/judging {5}5 judged · 4 without a sample \(repetition 2, (truncated 1, near-empty 1|near-empty 1, truncated 1)\)/);
+    expect(formatStatus(status)).toMatch(/judging {5}5 judged = 1 made a sample \+ 4 without a sample \(repetition 2, (truncated 1, near-empty 1|near-empty 1, truncated 1)\)/);
     tracker.close();
   });
 

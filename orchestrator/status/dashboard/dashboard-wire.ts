@@ -1,6 +1,7 @@
 // The JSON the dashboard page receives: a bounded snapshot, then deltas on the live stream. Versioned;
 // the page (page/*.js) reads exactly these shapes. Knows nothing of HTTP or of how they are computed.
 import type { EvaluationCounts } from "../evaluation-tally.ts";
+import type { SampleCounts } from "../run-tally.ts";
 import type { EngineState, PolicyEntropy } from "../../../contracts/events.ts";
 
 export const DASHBOARD_VERSION = 1 as const;
@@ -91,23 +92,25 @@ export interface TurnRow {
   votes: TurnVote[];
 }
 
+/**
+ * Where every sample is, under status --json's names (camel-cased): made + fromEarlierRuns = ready + inTraining +
+ * trained + dropped.stale + dropped.invalid; delivered counts hand-outs (re-deliveries included), not a part of it.
+ */
+export type SampleTotals = Omit<SampleCounts, "batchSize" | "held">;
+
 export interface Totals {
   turns: number;
   mainTurns: number;
   sideTurns: number;
   sessions: number;
+  /** Main turns whose judging ended: samples.made + withoutSample. */
   judged: number;
-  kept: number;
-  skipped: number;
+  withoutSample: number;
+  samples: SampleTotals;
   /** Batches the trainer trained (acknowledged). */
   batches: number;
-  /** Samples of those batches. */
-  samplesTrained: number;
   /** Every batch handed to the trainer, re-deliveries included (a batch given to a trainer that died comes again). */
   batchesDelivered: number;
-  samplesDelivered: number;
-  staleDrops: number;
-  invalidDrops: number;
   errors: number;
   weightVersion: string | null;
   /** General-agent episodes: running, finished, failed, and the outcome rate overall and per weight version (the recent ones). */
@@ -115,10 +118,8 @@ export interface Totals {
   /** Main turns answered and not closed (each waits for its session's next message or idle timeout); closed turns the judge has not judged. */
   openTurns: number;
   waitingForJudge: number;
-  /** Samples handed to the trainer and not acknowledged yet. */
-  samplesInTraining: number;
-  /** Since when a batch's worth is ready but held back by the per-session share (training.fair_batch); null once a batch left. */
-  heldSince: number | null;
+  /** A batch's worth is ready but held back by the per-session share (training.fair_batch): since when, the sessions with a sample ready and the most one may hold; null once a batch left. */
+  held: SampleCounts["held"];
   /** Rewards of the samples made ready in this run: how many above, at and below 0. */
   rewards: { count: number; mean: number | null; positive: number; zero: number; negative: number };
   /** Since the records folder was created (earlier runs included); null without a store. */

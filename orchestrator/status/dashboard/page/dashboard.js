@@ -103,21 +103,21 @@ function drawFacts() {
   document.getElementById("next-batch-bar").style.width = size ? `${Math.min(100, (100 * open.ready) / size)}%` : "0%";
   document.getElementById("open-batch").textContent = openBatchText(open, state.method);
   const held = document.getElementById("held-back");
-  held.hidden = !(totals.heldSince !== null && size !== null && open.ready >= size);
-  held.textContent = held.hidden ? "" : `held back since ${formatTime(totals.heldSince)}: a batch takes only a share of one session's samples (training.fair_batch); held-back samples complete one after relax_after_s`;
+  held.hidden = !(totals.held !== null && size !== null && open.ready >= size);
+  held.textContent = held.hidden ? "" : heldText(totals.held);
   const paused = document.getElementById("training-paused");
   paused.hidden = !totals.trainingPause;
   paused.textContent = totals.trainingPause ? `training paused since ${formatTime(totals.trainingPause.since)}: ${totals.trainingPause.message} (the proxy keeps serving) · resume: ${totals.trainingPause.resume}` : "";
   document.getElementById("progress").textContent = progressText(totals.progress);
   const rewards = totals.rewards;
   const facts = [
-    ["turns", `${totals.turns} (${totals.mainTurns} main · ${totals.sideTurns} side)`], ["sessions", totals.sessions], ["judged", totals.judged],
-    ["kept", totals.kept], ["skipped", totals.skipped],
+    ["turns", `${totals.turns} (${totals.mainTurns} main · ${totals.sideTurns} side)`], ["sessions", totals.sessions],
+    ["judged", `${totals.judged} = ${totals.samples.made} made a sample + ${totals.withoutSample} without a sample`],
+    ["samples", sampleSum(totals.samples)],
     ["open turns", `${totals.openTurns} waiting for their session's next message · ${totals.waitingForJudge} waiting for the judge`],
     ["rewards", `${rewards.count} samples · ${rewards.positive} good · ${rewards.zero} neutral · ${rewards.negative} bad · mean ${rewards.mean === null ? "–" : round(rewards.mean, 3)}`],
-    ["batches trained", totals.batches], ["samples trained", totals.samplesTrained], ["in training", `${totals.samplesInTraining} samples`],
-    ["delivered", `${totals.batchesDelivered} batches · ${totals.samplesDelivered} samples (re-deliveries included)`],
-    ["stale drops", totals.staleDrops], ["invalid drops", totals.invalidDrops], ["errors", totals.errors],
+    ["batches", `${totals.batches} trained · ${totals.batchesDelivered} delivered (${totals.samples.delivered} samples handed out, re-deliveries included)`],
+    ["errors", totals.errors],
   ];
   if (totals.folder) facts.push(["since the records folder was created", `${totals.folder.samplesTrained} samples trained · ${totals.folder.droppedStale} dropped stale`]);
   const episodes = totals.episodes;
@@ -145,7 +145,7 @@ function drawFacts() {
   }
   if (totals.checkpoints) facts.push(["checkpoints", totals.checkpoints.kept === 0 ? "none yet" : `${totals.checkpoints.kept} kept · latest iter ${totals.checkpoints.latestIteration}`]);
   document.getElementById("totals").replaceChildren(...facts.flatMap(([name, value]) => [element("dt", "", name), element("dd", "", value)]));
-  document.getElementById("stale-drops").textContent = String(totals.staleDrops);
+  document.getElementById("stale-drops").textContent = String(totals.samples.dropped.stale);
   const lastBatch = state.batches[state.batches.length - 1];
   document.getElementById("chart-reward").title = lastBatch ? `last batch: mean ${formatReward(round(lastBatch.meanReward, 3))}` : "";
   const recent = state.weights.slice(-6).reverse();
@@ -160,6 +160,19 @@ function drawFacts() {
   document.getElementById("errors").replaceChildren(
     ...state.errors.slice(-10).reverse().map((entry) => element("li", "error", `${formatTime(entry.at)} ${entry.source} ${entry.code}: ${entry.message}`)),
   );
+}
+
+/** Where every sample is, as one sum, in status's words: made (+ from earlier runs) = ready + in training + trained + dropped. */
+function sampleSum(samples) {
+  const earlier = samples.fromEarlierRuns > 0 ? ` + ${samples.fromEarlierRuns} from earlier runs` : "";
+  const invalid = samples.dropped.invalid > 0 ? ` + ${samples.dropped.invalid} dropped invalid` : "";
+  return `${samples.made} made${earlier} = ${samples.ready} ready + ${samples.inTraining} in training + ${samples.trained} trained + ${samples.dropped.stale} dropped stale${invalid}`;
+}
+
+/** Why a batch's worth waits: the per-session share, fitted to the sessions with samples ready. */
+function heldText(held) {
+  const share = held.perSession === null ? "only a share of one session's samples" : `at most ${held.perSession} of one session's samples${held.activeSessions === null ? "" : ` while ${held.activeSessions} sessions have samples ready`}`;
+  return `held back since ${formatTime(held.since)}: a batch takes ${share} (training.fair_batch); held-back samples complete one after relax_after_s`;
 }
 
 /** The batch being filled, in words: how many judged turns, how many good, neutral and bad, and the hints. */
