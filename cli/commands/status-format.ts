@@ -45,8 +45,8 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
   if (episodes.running + episodes.finished > 0) {
     const rate = (value: number | null) => (value === null ? "–" : `${(100 * value).toFixed(0)}%`);
     lines.push(`episodes    ${episodes.running} running · ${episodes.finished} finished (${episodes.failed} failed) · outcome ${rate(episodes.outcome_rate)}`);
-    const versions = Object.entries(episodes.by_version).slice(-4);
-    if (versions.length > 0) lines.push(`            by weight version: ${versions.map(([version, entry]) => `v${version} ${rate(entry.outcome_rate)} of ${entry.finished}`).join(" · ")}`);
+    const versions = Object.entries(episodes.by_version);
+    if (versions.length > 0) lines.push(`            by weight version: ${firstAndLatest(versions, 4).map((entry) => (entry === null ? "…" : `v${entry[0]} ${rate(entry[1].outcome_rate)} of ${entry[1].finished}`)).join(" · ")}`);
     const groups = Object.entries(episodes.by_group).slice(-3);
     for (const [group, entry] of groups) lines.push(`            ${truncate(group, columns - 40)}: ${rate(entry.outcome_rate)} of ${entry.finished}`);
   }
@@ -70,6 +70,12 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
     }
   }
   return lines.join("\n") + "\n";
+}
+
+/** The first entry (where the run began) and the latest `latest`, a null where some lie between them. */
+export function firstAndLatest<T>(entries: readonly T[], latest: number): Array<T | null> {
+  if (entries.length <= latest + 1) return [...entries];
+  return [entries[0]!, null, ...entries.slice(-latest)];
 }
 
 /** Where every sample is, as one sum: made (+ from earlier runs) = ready + in training + trained + dropped (invalid only when some were). */

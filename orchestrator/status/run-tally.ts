@@ -19,7 +19,7 @@ export interface RunTallyLimits {
   waiting: number;
   /** Recent errors kept with their text (all of them are counted). */
   recentErrors: number;
-  /** Episode task groups and weight versions kept with their outcome rates (the most recently seen). */
+  /** Episode task groups and weight versions kept with their outcome rates (the most recently seen; the first version is always kept). */
   episodeGroups: number;
   /** Checkpoints remembered (the newest). */
   checkpoints: number;
@@ -121,6 +121,7 @@ export interface RunCounts {
     failed: number;
     rate: number | null;
     groups: Record<string, OutcomeRate>;
+    /** In weight-version order; the first version seen is kept whatever the limit (the rate the run began with). */
     versions: Record<string, OutcomeRate>;
     /** Episodes this run plans (tasks × samples per task × epochs); null: no plan, or no end. */
     planned: number | null;
@@ -191,6 +192,7 @@ export class RunTally {
   /** Per task group and per weight version, most recently updated last. */
   private readonly episodeGroups = new Map<string, OutcomeSums>();
   private readonly episodeVersions = new Map<string, OutcomeSums>();
+  private firstEpisodeVersion: string | null = null;
   private episodePlan: number | null = null;
   private firstEpisodeAt: number | null = null;
   /** The store's totals from before this run (store-opened); null until a store said them. */
@@ -324,7 +326,11 @@ export class RunTally {
         this.runningEpisodes.delete(event.episodeId);
         addOutcome(this.episodeTotals, event.score);
         this.addOutcomeTo(this.episodeGroups, event.groupId, event.score);
-        if (event.weightVersion !== null) this.addOutcomeTo(this.episodeVersions, event.weightVersion, event.score);
+        if (event.weightVersion !== null) {
+          const version = String(parseWeightVersion(event.weightVersion) ?? event.weightVersion); // ("default" is 0)
+          this.firstEpisodeVersion ??= version;
+          this.addOutcomeTo(this.episodeVersions, version, event.score, this.firstEpisodeVersion);
+        }
         return;
       case "judge-vote":
         return;
@@ -340,12 +346,13 @@ export class RunTally {
     }
   }
 
-  private addOutcomeTo(table: Map<string, OutcomeSums>, key: string, score: number | null): void {
+  /** Past the limit the least recently updated entry is forgotten, never `keep`. */
+  private addOutcomeTo(table: Map<string, OutcomeSums>, key: string, score: number | null, keep: string | null = null): void {
     const sums = table.get(key) ?? { finished: 0, failed: 0, sum: 0 };
     table.delete(key);
     table.set(key, sums);
     addOutcome(sums, score);
-    if (table.size > this.limits.episodeGroups) table.delete(table.keys().next().value!);
+    if (table.size > this.limits.episodeGroups) table.delete([...table.keys()].find((each) => each !== keep)!);
   }
 
   counts(): RunCounts {
@@ -373,7 +380,7 @@ export class RunTally {
         failed: this.episodeTotals.failed,
         rate: rateOf(this.episodeTotals).rate,
         groups: Object.fromEntries([...this.episodeGroups].map(([key, sums]) => [key, rateOf(sums)])),
-        versions: Object.fromEntries([...this.episodeVersions].map(([key, sums]) => [key, rateOf(sums)])),
+        versions: Object.fromEntries([...this.episodeVersions].sort(([left], [right]) => versionOrder(left) - versionOrder(right)).map(([key, sums]) => [key, rateOf(sums)])),
         planned: this.episodePlan,
         firstStartedAt: this.firstEpisodeAt,
       },
@@ -424,6 +431,11 @@ export class RunTally {
     this.samples.inTraining = Math.max(0, this.samples.inTraining - size);
     return size;
   }
+}
+
+/** A weight version's place in order: slime's number ("default" is 0); a label that is none goes first. */
+function versionOrder(version: string): number {
+  return parseWeightVersion(version) ?? -1;
 }
 
 /** Adds to an insertion-ordered set, forgetting the oldest past the limit. */

@@ -5,6 +5,7 @@ import { formatStatus } from "../../cli/commands/status-format.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { statusSnapshotSchema } from "../../contracts/status.ts";
+import { RunTally } from "../../orchestrator/status/run-tally.ts";
 import { StatusTracker } from "../../orchestrator/status/status-tracker.ts";
 
 const recipe = recipeSchema.parse({ name: "t", method: "binary", engine: { kind: "rehearsal" }, training: { batch_size: 4 } });
@@ -57,6 +58,25 @@ describe("StatusTracker", () => {
     // an older server's status without episodes still parses
     const { episodes: _, ...older } = status;
     expect(statusSnapshotSchema.parse(older).episodes.finished).toBe(0);
+    tracker.close();
+  });
+
+  it("shows the first version's outcome rate beside the latest ones, and keeps the first past the tally's limit", () => {
+    const bus = new EventBus();
+    const tally = new RunTally(4, { episodeGroups: 6 });
+    bus.subscribe((event) => tally.apply(event));
+    const tracker = new StatusTracker(bus, recipe, {}, tally);
+    // versions end out of order (episodes of v3 finish after v4's began); "default" is version 0
+    const ends: Array<[string, number]> = [["default", 0], ["default", 0], ["1", 0], ["2", 1], ["4", 1], ["3", 0], ["5", 1], ["6", 1], ["7", 1], ["8", 1], ["9", 1]];
+    for (const [index, [version, score]] of ends.entries()) {
+      bus.emit({ type: "episode-start", episodeId: `e${index}`, groupId: `g${index}` });
+      bus.emit({ type: "episode-end", episodeId: `e${index}`, groupId: `g${index}`, score, failure: null, steps: 2, weightVersion: version });
+    }
+    const status = statusSnapshotSchema.parse(tracker.snapshot());
+    // 6 kept: the first (v0) and the five most recently updated, in version order
+    expect(Object.keys(status.episodes.by_version)).toEqual(["0", "5", "6", "7", "8", "9"]);
+    expect(status.episodes.by_version["0"]).toEqual({ finished: 2, failed: 0, outcome_rate: 0 });
+    expect(formatStatus(status, 200)).toContain("            by weight version: v0 0% of 2 · … · v6 100% of 1 · v7 100% of 1 · v8 100% of 1 · v9 100% of 1\n");
     tracker.close();
   });
 

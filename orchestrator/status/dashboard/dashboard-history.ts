@@ -235,7 +235,7 @@ export class DashboardHistory {
       batches: batches.trained, batchesDelivered: batches.delivered, errors: errors.count, weightVersion: weights.version,
       episodes: {
         running: episodes.running, finished: episodes.finished, failed: episodes.failed, rate: episodes.rate,
-        byVersion: Object.entries(episodes.versions).slice(-8).map(([version, entry]) => ({ version, finished: entry.finished, rate: entry.rate })),
+        byVersion: Object.entries(episodes.versions).map(([version, entry]) => ({ version, finished: entry.finished, rate: entry.rate })),
       },
       trainer: { step: trainer.step, loss: trainer.loss, gradNorm: trainer.gradNorm, logprobDiff: trainer.logprobDiff, entropy: trainer.entropy, stalled: trainer.stalledSince !== null },
       checkpoints: { kept: checkpoints.length, latestIteration: checkpoints[0]?.iteration ?? null },

@@ -113,7 +113,7 @@ export interface Totals {
   batchesDelivered: number;
   errors: number;
   weightVersion: string | null;
-  /** General-agent episodes: running, finished, failed, and the outcome rate overall and per weight version (the recent ones). */
+  /** General-agent episodes: running, finished, failed, and the outcome rate overall and per weight version (in version order: the first one and the recent ones the run tally keeps). */
   episodes: { running: number; finished: number; failed: number; rate: number | null; byVersion: Array<{ version: string; finished: number; rate: number | null }> };
   /** Main turns answered and not closed (each waits for its session's next message or idle timeout); closed turns the judge has not judged. */
   openTurns: number;

@@ -3,6 +3,7 @@
 import { createCharts, drawCharts } from "./charts.js";
 import { element, formatMs, formatReward, formatTime, round } from "./format.js";
 import { HeldOutChart } from "./held-out-chart.js";
+import { OutcomeChart } from "./outcome-chart.js";
 import { TurnTable } from "./turn-table.js";
 
 const base = location.pathname.replace(/\/+$/, "");
@@ -19,6 +20,7 @@ const api = {
 const state = { limits: null, evaluationSetup: null, method: null, totals: null, open: null, engines: [], batches: [], batchTotal: 0, latency: [], latencyTotal: 0, errors: [], errorTotal: 0, weights: [] };
 const charts = createCharts();
 const heldOut = new HeldOutChart(document.getElementById("chart-held-out"), document.getElementById("held-out-empty"));
+const outcome = new OutcomeChart(document.getElementById("outcome-figure"), document.getElementById("chart-outcome"));
 let table = null;
 let drawPending = false;
 
@@ -83,6 +85,7 @@ function scheduleDraw() {
     drawFacts();
     drawCharts(charts, state);
     heldOut.draw(state.totals.evaluation, state.evaluationSetup);
+    outcome.draw(state.totals.episodes);
     document.body.dataset.renders = String(Number(document.body.dataset.renders ?? 0) + 1);
     document.body.dataset.firstRenderMs ??= String(Math.round(performance.now())); // since navigation start
   });
@@ -124,7 +127,7 @@ function drawFacts() {
   if (episodes && episodes.running + episodes.finished > 0) {
     const rate = (value) => (value === null ? "–" : `${Math.round(100 * value)}%`);
     facts.push(["episodes", `${episodes.running} running · ${episodes.finished} finished (${episodes.failed} failed) · outcome ${rate(episodes.rate)}`]);
-    facts.push(["outcome by version", episodes.byVersion.map((entry) => `v${entry.version} ${rate(entry.rate)} of ${entry.finished}`).join(" · ")]);
+    facts.push(["outcome by version", firstAndLatest(episodes.byVersion, 4).map((entry) => (entry === null ? "…" : `v${entry.version} ${rate(entry.rate)} of ${entry.finished}`)).join(" · ")]);
   }
   const trainer = totals.trainer;
   if (trainer && trainer.step === null && totals.batches > 0) facts.push(["trainer", `${trainer.stalled ? "STALLED · " : ""}no per-step metrics reported (slime's Megatron backend reports them; the rehearsal trainer reports none)`]);
@@ -160,6 +163,11 @@ function drawFacts() {
   document.getElementById("errors").replaceChildren(
     ...state.errors.slice(-10).reverse().map((entry) => element("li", "error", `${formatTime(entry.at)} ${entry.source} ${entry.code}: ${entry.message}`)),
   );
+}
+
+/** The first entry (where the run began) and the latest `latest`, a null where some lie between them (status's rows). */
+function firstAndLatest(entries, latest) {
+  return entries.length <= latest + 1 ? entries : [entries[0], null, ...entries.slice(-latest)];
 }
 
 /** Where every sample is, as one sum, in status's words: made (+ from earlier runs) = ready + in training + trained + dropped. */
