@@ -2,11 +2,12 @@
 // one is, batches delivered and trained, rewards, the weight version, engines, errors, episodes and their plan):
 // status and the dashboard read one instance of it (run.ts shares it). Counters are this run's; the records folder's
 // totals since it was created are apart (`folder`). Ignores series over time (the dashboard's own).
-// Just over 400 lines on purpose: one reducer, whose event cases are read together to see that every screen's figure
-// has one source; its separable parts already live beside it (client-sampling-tally, run-progress, trainer-watchdog).
+// About 400 lines on purpose: one reducer, whose event cases are read together to see that every screen's figure has
+// one source; its separable parts live beside it (sample-tally, client-sampling-tally, run-progress, trainer-watchdog).
 import type { EngineState, PolicyEntropy, RunEvent, SkipCategory } from "../../contracts/events.ts";
 import { parseWeightVersion } from "../weights/weight-version-tracker.ts";
 import { ClientSamplingTally, type ClientSampling } from "./client-sampling-tally.ts";
+import { SampleTally, type SampleCounts } from "./sample-tally.ts";
 import { EvaluationTally, type EvaluationCounts } from "./evaluation-tally.ts";
 import { isTrainerProgress, TRAINER_STALLED } from "./trainer-watchdog.ts";
 
@@ -132,26 +133,6 @@ export interface RunCounts {
   folder: { samplesTrained: number; droppedStale: number } | null;
 }
 
-export interface SampleCounts {
-  /** Stored by this run's judging (sample-ready): the judged turns with a sample. */
-  made: number;
-  /** Left in the records folder's store by earlier runs when this run opened it (ready, or out to a trainer). */
-  fromEarlierRuns: number;
-  /** Toward the next batch: stored, not handed out. */
-  ready: number;
-  /** Handed to the trainer and not acknowledged yet. */
-  inTraining: number;
-  /** Acknowledged: slime trained them. */
-  trained: number;
-  /** Dropped untrained, by reason (stale: too many weight versions behind). */
-  dropped: { stale: number; invalid: number };
-  /** Every sample handed to the trainer, re-deliveries included: a count of hand-outs, not a part of the sum. */
-  delivered: number;
-  batchSize: number | null;
-  /** A full batch's worth waits, held back by the per-session share (batch-held): since when, the sessions with a sample ready and the most one may hold; null once a batch left. */
-  held: { since: number; activeSessions: number | null; perSession: number | null } | null;
-}
-
 interface OutcomeSums {
   finished: number;
   failed: number;
@@ -166,17 +147,13 @@ export class RunTally {
   private readonly clients = new ClientSamplingTally();
   private readonly evaluations = new EvaluationTally();
   private trainingPause: RunCounts["trainingPause"] = null;
-  private readonly judging = { withoutSample: 0, skipped: {} as Partial<Record<SkipCategory, number>> };
-  /** Judged turns without a sample, `session\u0000turn` → category: one judged again (feedback) is counted once, as it ended. */
-  private readonly unsampled = new Map<string, SkipCategory | null>();
+  /** Where every sample is, and the judged turns without one. */
+  private readonly samples: SampleTally;
   /** Closed main turns not judged yet, `session\u0000turn`, oldest first. */
   private readonly waiting = new Set<string>();
   /** Main turns answered and not closed, `session\u0000turn`, oldest first. */
   private readonly open = new Set<string>();
-  private readonly samples: Omit<SampleCounts, "batchSize"> = { made: 0, fromEarlierRuns: 0, ready: 0, inTraining: 0, trained: 0, dropped: { stale: 0, invalid: 0 }, delivered: 0, held: null };
   private batchSize: number | null;
-  /** Sizes of delivered batches not acknowledged yet, by batch id, oldest first. */
-  private readonly inTraining = new Map<string, number>();
   private readonly batches = { trained: 0, delivered: 0, lastDeliveredAt: null as number | null };
   private readonly rewards = { count: 0, sum: 0, positive: 0, zero: 0, negative: 0 };
   private readonly weights: RunCounts["weights"] = { version: null, updating: false, lastUpdate: null, lastReset: null };
@@ -202,11 +179,13 @@ export class RunTally {
   constructor(batchSize: number | null = null, limits: Partial<RunTallyLimits> = {}, identity: Partial<RunIdentity> = {}) {
     this.batchSize = batchSize;
     this.limits = { ...defaultRunTallyLimits, ...limits };
+    this.samples = new SampleTally({ inTraining: this.limits.inTraining, unsampled: this.limits.waiting });
     const startedAt = identity.startedAt ?? Date.now();
     this.identity = { runId: identity.runId ?? new Date(startedAt).toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-"), startedAt };
   }
 
   apply(event: RunEvent): void {
+    this.samples.apply(event);
     if (isTrainerProgress(event)) {
       this.trainer.lastProgressAt = event.at;
       this.trainer.stalledSince = null;
@@ -228,17 +207,10 @@ export class RunTally {
         this.open.delete(`${event.sessionId}\u0000${event.turn}`);
         addBounded(this.waiting, `${event.sessionId}\u0000${event.turn}`, this.limits.waiting);
         return;
-      case "turn-judged": {
-        // a turn with a sample was counted when its sample was stored (sample-ready comes first)
-        const key = `${event.sessionId}\u0000${event.turn}`;
-        this.waiting.delete(key);
-        if (!event.sample) this.noteUnsampled(key, event.skipCategory ?? null);
+      case "turn-judged":
+        this.waiting.delete(`${event.sessionId}\u0000${event.turn}`);
         return;
-      }
       case "sample-ready":
-        this.noteUnsampled(`${event.sessionId}\u0000${event.turn}`, undefined); // (judged again after feedback: it ended with a sample)
-        this.samples.made += 1;
-        this.samples.ready += 1;
         this.batchSize = event.batchSize;
         this.rewards.count += 1;
         this.rewards.sum += event.reward;
@@ -246,37 +218,16 @@ export class RunTally {
         else if (event.reward < 0) this.rewards.negative += 1;
         else this.rewards.zero += 1;
         return;
-      case "sample-dropped":
-        // (the store drops ready samples only)
-        this.samples.dropped[event.reason] += 1;
-        this.samples.ready -= 1;
-        return;
       case "batch-delivered":
         this.batches.delivered += 1;
         this.batches.lastDeliveredAt = event.at;
-        this.samples.held = null;
-        this.samples.delivered += event.size;
         this.batchSize ??= event.size; // without the recipe's batch size (and no sample-ready yet), a delivery tells it
-        this.intoTraining(event.batchId, event.size); // (the same batch handed out again: still one batch out)
         return;
-      case "batch-held":
-        this.samples.held = { since: this.samples.held?.since ?? event.at, activeSessions: event.activeSessions ?? null, perSession: event.perSession ?? null };
-        return;
-      case "batch-released":
-        this.samples.ready += this.outOfTraining(event.batchId);
-        return;
-      case "store-opened": {
-        const outstanding = event.outstanding.reduce((sum, batch) => sum + batch.size, 0);
-        this.samples.fromEarlierRuns += event.ready + outstanding;
-        this.samples.ready += event.ready;
-        for (const batch of event.outstanding) this.intoTraining(batch.batchId, batch.size, false);
+      case "store-opened":
         this.folderBase = { samplesTrained: event.acknowledged, droppedStale: event.droppedStale };
         return;
-      }
       case "batch-acknowledged":
-        // trained: only an acknowledged batch counts (one handed to a trainer that died comes again, as a new batch)
-        this.batches.trained += 1;
-        this.samples.trained += this.outOfTraining(event.batchId);
+        this.batches.trained += 1; // (its samples: sample-tally.ts)
         return;
       case "weights-update-start":
         this.weights.updating = true;
@@ -358,6 +309,8 @@ export class RunTally {
   counts(): RunCounts {
     const { sum, ...rewards } = this.rewards;
     const base = this.folderBase;
+    const samples = this.samples.counts(this.batchSize);
+    const unsampled = this.samples.unsampledCounts();
     return {
       run: { ...this.identity },
       sessions: this.sessionIds.size,
@@ -365,8 +318,8 @@ export class RunTally {
       clients: this.clients.counts(),
       evaluation: this.evaluations.counts(),
       trainingPause: this.trainingPause && { ...this.trainingPause },
-      judging: { judged: this.samples.made + this.judging.withoutSample, withoutSample: this.judging.withoutSample, skipped: { ...this.judging.skipped }, waiting: this.waiting.size, open: this.open.size },
-      samples: { ...this.samples, dropped: { ...this.samples.dropped }, held: this.samples.held && { ...this.samples.held }, batchSize: this.batchSize },
+      judging: { judged: samples.made + unsampled.withoutSample, ...unsampled, waiting: this.waiting.size, open: this.open.size },
+      samples,
       batches: { ...this.batches },
       rewards: { ...rewards, mean: rewards.count > 0 ? sum / rewards.count : null },
       weights: { ...this.weights },
@@ -384,24 +337,8 @@ export class RunTally {
         planned: this.episodePlan,
         firstStartedAt: this.firstEpisodeAt,
       },
-      folder: base && { samplesTrained: base.samplesTrained + this.samples.trained, droppedStale: base.droppedStale + this.samples.dropped.stale },
+      folder: base && { samplesTrained: base.samplesTrained + samples.trained, droppedStale: base.droppedStale + samples.dropped.stale },
     };
-  }
-
-  /** A judged turn without a sample (`category`), or, `undefined`, one that ended with a sample after all: counted once, as it ended. */
-  private noteUnsampled(key: string, category: SkipCategory | null | undefined): void {
-    if (this.unsampled.has(key)) {
-      const before = this.unsampled.get(key)!;
-      this.unsampled.delete(key);
-      this.judging.withoutSample -= 1;
-      if (before !== null) this.judging.skipped[before] = (this.judging.skipped[before] ?? 1) - 1;
-      if (before !== null && this.judging.skipped[before] === 0) delete this.judging.skipped[before];
-    }
-    if (category === undefined) return;
-    this.unsampled.set(key, category);
-    if (this.unsampled.size > this.limits.waiting) this.unsampled.delete(this.unsampled.keys().next().value!); // (forgotten: only its count stays)
-    this.judging.withoutSample += 1;
-    if (category !== null) this.judging.skipped[category] = (this.judging.skipped[category] ?? 0) + 1;
   }
 
   /** A version a turn was served with: the version shown only moves up (as the weight-version owner's), "default" is 0. */
@@ -411,25 +348,6 @@ export class RunTally {
     const current = this.weights.version === null ? null : parseWeightVersion(this.weights.version);
     if (parsed === null) this.weights.version ??= served; // (not slime's: shown as it came, until a slime version)
     else if (current === null || parsed > current) this.weights.version = String(parsed);
-  }
-
-  /** A batch out to the trainer: its samples leave ready (`fromReady`; not those an earlier run handed out), once however often it is handed out. */
-  private intoTraining(batchId: string, size: number, fromReady = true): void {
-    if (!this.inTraining.has(batchId)) {
-      this.samples.inTraining += size;
-      if (fromReady) this.samples.ready -= size;
-    }
-    this.inTraining.set(batchId, size);
-    // past the limit the oldest id is forgotten, its samples still counted in training (an ack of it then moves none)
-    if (this.inTraining.size > this.limits.inTraining) this.inTraining.delete(this.inTraining.keys().next().value!);
-  }
-
-  /** No longer out (acknowledged, or given back): its size, taken off the in-training count (0 for one not known). */
-  private outOfTraining(batchId: string): number {
-    const size = this.inTraining.get(batchId) ?? 0;
-    this.inTraining.delete(batchId);
-    this.samples.inTraining = Math.max(0, this.samples.inTraining - size);
-    return size;
   }
 }
 

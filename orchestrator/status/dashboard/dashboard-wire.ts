@@ -1,7 +1,7 @@
 // The JSON the dashboard page receives: a bounded snapshot, then deltas on the live stream. Versioned;
 // the page (page/*.js) reads exactly these shapes. Knows nothing of HTTP or of how they are computed.
 import type { EvaluationCounts } from "../evaluation-tally.ts";
-import type { SampleCounts } from "../run-tally.ts";
+import type { SampleCounts } from "../sample-tally.ts";
 import type { EngineState, PolicyEntropy } from "../../../contracts/events.ts";
 
 export const DASHBOARD_VERSION = 1 as const;
