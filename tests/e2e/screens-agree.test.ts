@@ -196,6 +196,7 @@ describe("one run, three screens (status, status --json, the dashboard)", () => 
     expect(page.headers.get("content-type")).toMatch(/^text\/html/);
     expect(await page.text()).toContain(`npx openclaw-rl status --run ${runDir}`);
     await stopRun();
+    const restartedAt = Date.now();
 
     await startRun();
     const restarted = await agreed(await screensWhenQuiet(), "after a restart in the same records folder");
@@ -209,7 +210,10 @@ describe("one run, three screens (status, status --json, the dashboard)", () => 
     const before = { samplesTrained: restarted.folder!.samplesTrained - restarted.samplesTrained, droppedStale: restarted.folder!.droppedStale - restarted.staleDrops };
     expect([secondChat.samplesTrained, secondChat.samplesTrained + secondChat.inTraining]).toContain(before.samplesTrained);
     // what the first run left (ready, or out to its trainer) is this run's to train or drop, counted apart from made
-    expect(restarted.fromEarlierRuns).toBe(secondChat.ready + secondChat.inTraining - (before.samplesTrained - secondChat.samplesTrained));
+    // (the first run's open turns were judged as it stopped, after its last screen: their samples were left ready too)
+    const madeAtStop = (await readJsonl(path.join(runDir, "judgements.jsonl"))).filter((record) => record.sample && record.at < restartedAt).length - secondChat.made;
+    const ackedAtStop = before.samplesTrained - secondChat.samplesTrained;
+    expect(restarted.fromEarlierRuns).toBe(secondChat.ready + madeAtStop + secondChat.inTraining - ackedAtStop);
     expect(before.droppedStale).toBe(secondChat.staleDrops);
     await chat(3);
     const restartedChat = await agreed(await screensWhenQuiet(), "after chatting in the restarted run");
