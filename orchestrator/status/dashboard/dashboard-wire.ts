@@ -4,7 +4,8 @@ import type { EvaluationCounts } from "../evaluation-tally.ts";
 import type { SampleCounts } from "../sample-tally.ts";
 import type { EngineState, PolicyEntropy } from "../../../contracts/events.ts";
 
-export const DASHBOARD_VERSION = 1 as const;
+// 2: totals carry the samples as one sum (Totals.samples, held) instead of kept / skipped / samplesTrained / staleDrops …
+export const DASHBOARD_VERSION = 2 as const;
 
 /** Reward and hint counts of one batch window, and the samples dropped as stale in it. */
 export interface BatchCounts {
