@@ -155,7 +155,8 @@ export type SampleBlockName =
   | "teacherLogProbs"
   | "teacherTopkLogProbs"
   | "teacherTopkIndices"
-  | "teacherTokens";
+  | "teacherTokens"
+  | "hintCandidateTokens";
 
 /** The JSON part of one sample in a frame (everything but the arrays). */
 export interface SampleFrameHeader {
@@ -180,6 +181,8 @@ export interface SampleFrameHeader {
   /** The sampling the response was drawn with (the trainer's metadata["sampling"]). */
   sampling?: Sample["sampling"];
   topk: number; // K of the top-K blocks, 0 when absent
+  /** method hybrid: each hint candidate's length; hintCandidateTokens holds them end to end (their sum = its count). */
+  candidateLengths?: number[];
   prompt?: string;
   response?: string;
   blocks: Partial<Record<SampleBlockName, BlockRef>>;

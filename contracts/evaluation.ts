@@ -72,7 +72,14 @@ export const versionMetricsSchema = z.object({
   /** Paired against the base on the same openers: P(this version's score > base's), ties counting half. */
   winRate: z.number().nullable(),
   winRateCi: z.object({ low: z.number(), high: z.number() }).nullable(),
+  /** Null on a base row: the base weights' own evaluation (version 0, untrained), which later rows pair against. */
   baseVersion: z.string().nullable(),
+  /** The run (start's run id) whose evaluation this is; null or absent: no run known (lines written before runs were recorded). */
+  run: z.string().nullable().optional(),
+  /** The run whose base row this one is paired with; another than `run` when an earlier run's base was reused (same basis). */
+  baseRun: z.string().nullable().optional(),
+  /** What makes two base rows interchangeable (evaluation-basis.ts): the base weights and the evaluation plan. */
+  basis: z.object({ weights: z.string(), plan: z.string() }).optional(),
   /** Engine requests this evaluation cost: policy turns (through the proxy, side) and simulator/scorer calls. */
   requests: z.object({ policy: z.number().int(), simulator: z.number().int(), scorer: z.number().int() }),
   /** Score per session, keyed `openerId#sample` (the same simulator seeds in every version): what the pairing uses. */

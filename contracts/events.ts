@@ -3,6 +3,7 @@
 import type { EpisodeMetrics, HeldOutDrop } from "./evaluation.ts";
 import type { SampleKind } from "./sample.ts";
 import type { FinishReason } from "./turn.ts";
+import type { Method } from "./recipe.ts";
 
 export const EVENT_VERSION = 1 as const;
 
@@ -62,7 +63,7 @@ export type RunEvent = EventBase &
         type: "turn-judged";
         sessionId: string;
         turn: number;
-        method: "binary" | "opd" | "combine";
+        method: Method;
         score: number | null;
         hintAccepted: boolean | null;
         sample: { kind: SampleKind; reward: number; why: string } | null;
@@ -157,7 +158,10 @@ export type RunEvent = EventBase &
         version: string;
         /** The version served when it ended; another than `version` when training went on meanwhile (its sessions mix the two). */
         versionAtEnd: string;
+        /** Null on a base row (the base weights' own evaluation). */
         baseVersion: string | null;
+        /** The run whose evaluation it is (absent: not recorded); a base row of another run than this one was reused (same base weights and plan). */
+        run?: string | null;
         sessions: number;
         scored: number;
         meanScore: number | null;

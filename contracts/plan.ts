@@ -1,4 +1,5 @@
 // What `plan` computes and `start` runs: the GPU placement per node and every process with argv, env, cwd.
+import type { Method } from "./recipe.ts";
 
 export interface NodePlacement {
   node: number; // 0 = head
@@ -46,7 +47,7 @@ export interface PlanFile {
 }
 
 export interface LaunchPlan {
-  method: "binary" | "opd" | "combine";
+  method: Method;
   engine: "slime" | "external" | "rehearsal";
   placement: Placement | null; // null for engines without GPUs
   processes: ProcessSpec[];

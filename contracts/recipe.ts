@@ -8,8 +8,8 @@ import { STREAM_FORMS, type StreamForm } from "./sglang.ts";
 const positiveInt = z.number().int().positive();
 const port = z.number().int().min(1).max(65535);
 
-export const methodSchema = z.enum(["binary", "opd", "combine"]).describe(
-  "Training signal: binary (judge votes +1/0/-1, PPO), opd (hindsight-hint on-policy distillation), combine (both, weighted).",
+export const methodSchema = z.enum(["binary", "opd", "combine", "hybrid"]).describe(
+  "Training signal: binary (judge votes +1/0/-1, PPO), opd (hindsight-hint on-policy distillation), combine (both, weighted), hybrid (GRPO + top-K distillation over several hint candidates per turn, the reference's current method; the hybrid section).",
 );
 export type Method = z.infer<typeof methodSchema>;
 
@@ -188,7 +188,7 @@ export const trainingSchema = z
       .enum(["tis", "none"])
       .default("tis")
       .describe(
-        "Correction of the train/inference mismatch: SGLang samples a token with one log-prob and Megatron recomputes another (kernels, precision; the reference's users report 0.2–0.4 apart, its issue #69), so the PPO ratio is taken against a distribution that did not sample. tis: truncated importance sampling (slime's --use-tis, both flavours' vanilla_tis_function): each token's policy loss is weighed by min(exp(old − rollout), training.tis_clip), bounded, unbiased up to the clip; our combine loss applies the same weights. none: no weights. Either way status shows the mismatch per batch (train_rollout_logprob_abs_diff). Not applied by the top-K distillation loss (no importance ratio) nor by slime's FSDP backend (training.lora), which has no TIS.",
+        "Correction of the train/inference mismatch: SGLang samples a token with one log-prob and Megatron recomputes another (kernels, precision; the reference's users report 0.2–0.4 apart, its issue #69), so the PPO ratio is taken against a distribution that did not sample. tis: truncated importance sampling (slime's --use-tis, both flavours' vanilla_tis_function): each token's policy loss is weighed by min(exp(old − rollout), training.tis_clip), bounded, unbiased up to the clip; our combine loss applies the same weights. none: no weights. Either way status shows the mismatch per batch (train_rollout_logprob_abs_diff). Not applied by the top-K distillation loss (no importance ratio), by the hybrid's loss (the reference's has no importance weights) nor by slime's FSDP backend (training.lora), which has no TIS.",
       ),
     tis_clip: z.number().positive().default(2.0).describe("Upper clip C of the truncated importance weights (--tis-clip; slime's default 2)."),
     tis_clip_low: z.number().min(0).default(0.0).describe("Lower clip of the truncated importance weights (--tis-clip-low; slime's default 0)."),
@@ -265,6 +265,65 @@ export const opdSchema = z
       .optional()
       .describe(
         "Where the teacher's log-probs are computed. engine: the judge engine scores each hinted turn (one prefill request at temperature 1, one request per response token at any other; docs/judging.md). trainer: the orchestrator only renders the hinted prompt; the sample carries the teacher's token ids (hinted prompt + response) and the trainer runs one forward pass of a frozen teacher over them at the rollout temperature (exact at any temperature, no judge-engine request). On slime the teacher is the --ref-load checkpoint (training.ref_load, else model.path: the policy's base weights, as judge.path defaults to), swapped into the trainer's own GPU parameters for that forward (host memory: one more copy of the weights; GPU: none beyond the forward); docs/judging.md. Unset: trainer wherever the trainer can run it, else engine (`npx openclaw-rl plan` prints which and why).",
+      ),
+  })
+  .strict()
+  .prefault({});
+
+/** How the hybrid's loss picks the teacher candidate: by summed top-K overlap, per token, or the shortest hint. */
+export const HYBRID_SELECTIONS = ["sequence_optimal", "token_optimal", "shortest"] as const;
+/** Which vocabulary subset S_t the hybrid's distillation term sums over. */
+export const HYBRID_SUBSETS = ["student", "teacher", "overlap"] as const;
+
+export const hybridSchema = z
+  .object({
+    hint_votes: positiveInt
+      .max(64)
+      .optional()
+      .describe("m: hint-judge votes per turn, each able to propose one hint. Unset: judge.votes (the reference asks both vote sets with its --prm-m, 3)."),
+    eval_votes: positiveInt
+      .max(64)
+      .optional()
+      .describe("Evaluation votes per turn; their majority (a tie or none valid: 0) is the turn's reward when it is ±1. Unset: judge.votes."),
+    min_hint_chars: z
+      .number()
+      .int()
+      .min(0)
+      .default(10)
+      .describe("A hint is kept only when its vote is 1 and its trimmed text is longer than this many characters (the reference's 10)."),
+    max_candidates: positiveInt
+      .max(64)
+      .default(3)
+      .describe("The most hint candidates per turn: kept hints are de-duplicated, sorted shortest first and cut to this many."),
+    selection: z
+      .enum(HYBRID_SELECTIONS)
+      .default("sequence_optimal")
+      .describe(
+        "Which candidate teaches each response, from the overlap O[h, t] of the student's top-K with the teacher's top-K given hint h. sequence_optimal: the candidate with the largest overlap summed over the response; token_optimal: at each token the candidate with the largest overlap there; shortest: always the first (shortest) hint.",
+      ),
+    subset: z
+      .enum(HYBRID_SUBSETS)
+      .default("student")
+      .describe("The vocabulary subset S_t the distillation term sums over at each token: student = the student's top-K (π_old), teacher = the chosen candidate's top-K, overlap = their intersection."),
+    topk: positiveInt.max(1000).default(4).describe("K: the width of the student's and the teacher's top-K rows."),
+    clip: z
+      .number()
+      .min(0)
+      .default(1.0)
+      .describe("C: at each token, each entry of S_t's teacher − old log-prob difference is clipped to ±C before it becomes that entry's advantage in the distillation term (0 = no clip)."),
+    w_rl: z.number().min(0).default(1.0).describe("Weight of the GRPO term (the evaluation reward) in the hybrid's loss."),
+    w_opd: z.number().min(0).default(1.0).describe("Weight of the top-K distillation term in the hybrid's loss."),
+    fallback_to_unenhanced: z
+      .boolean()
+      .default(true)
+      .describe(
+        "A turn with an evaluation of ±1 but no kept hint: true trains it with one candidate, the un-enhanced prompt (its distillation term is then about 0), as the reference's OpenClaw server does; false makes no sample of it (the trainer takes a hybrid batch only when every sample carries a candidate, so it cannot be trained by the GRPO term alone).",
+      ),
+    teacher: z
+      .enum(["trainer"])
+      .default("trainer")
+      .describe(
+        "Who computes the candidates' top-K rows: the trainer, with a frozen teacher that is slime's --ref-load checkpoint (training.ref_load, else model.path: the policy's initial weights), one forward per candidate. A teacher of another size (the reference's --prm-teacher-load) is not offered.",
       ),
   })
   .strict()
@@ -463,7 +522,7 @@ export const evaluationSchema = z
     tasks: z
       .string()
       .optional()
-      .describe("JSONL of held-out general-agent tasks in the environment task format, run in the episodes' environment (episodes.env_url or episodes.environment); refused when a task is also in episodes.tasks."),
+      .describe("JSONL of held-out general-agent tasks in the environment task format, run in the episodes' environment (episodes.env_url or episodes.environment); refused when a task is also in episodes.tasks. Default with episodes.environment and its shipped tasks: the tasks it ships held out (environments/<name>/held-out.jsonl)."),
     episode_samples: positiveInt.max(64).default(4).describe("k: episodes per held-out task per version (outcome rate and pass@k)."),
     samples: positiveInt.max(32).default(2).describe("Sessions per opener per version (each with its own fixed simulator seeds)."),
     votes: positiveInt.max(16).default(3).describe("m: scorer votes per session (the judge with the persona's rubric), averaged."),
@@ -492,6 +551,7 @@ export const recipeObjectSchema = z
     training: trainingSchema,
     combine: combineSchema,
     opd: opdSchema,
+    hybrid: hybridSchema,
     proxy: proxySchema,
     engine: engineSchema,
     sink: sinkSchema,
@@ -508,15 +568,15 @@ export const recipeObjectSchema = z
  * both flavours: native/tests/fixtures/slime_actor.json) over the --ref-load checkpoint at --rollout-temperature.
  */
 export function trainerTeacherGap(recipe: z.output<typeof recipeObjectSchema>): string | null {
-  if (recipe.sink.kind === "jsonl") return "with sink.kind jsonl no trainer takes the samples, so nothing would score their teacher tokens";
-  if (recipe.engine.kind === "external") return "engine.kind external runs no trainer of ours";
+  const noTrainer = noTrainerGap(recipe);
+  if (noTrainer !== null) return noTrainer;
   if (recipe.engine.kind === "rehearsal") {
     // the stand-in trainer scores through the judge stand-in's teacher, token-level values only
     return recipe.opd.topk > 0 ? "the rehearsal stand-in trainer gives token-level teacher log-probs only, no top-K rows; use opd.topk: 0 for it" : null;
   }
   if (recipe.opd.topk > 0 && recipe.engine.slime.flavor !== "fork") return "top-K rows reach the top-K loss on the fork's slime only; use opd.topk: 0 for it";
-  if (trainingBackend(recipe) !== "megatron") return "the teacher's forward runs in slime's Megatron trainer; training.backend is fsdp";
-  if (recipe.cluster.actor_cp > 1) return `cluster.actor_cp is ${recipe.cluster.actor_cp}: with context parallelism each rank's log-probs are its slice of the teacher's longer sequence, not of the student's`;
+  const megatron = megatronTeacherGap(recipe);
+  if (megatron !== null) return megatron;
   if (recipe.judge.path !== undefined && recipe.judge.path !== recipe.model.path) {
     return `the trainer's teacher is the --ref-load checkpoint (training.ref_load, else model.path), but judge.path ${recipe.judge.path} names another model as the teacher`;
   }
@@ -527,10 +587,45 @@ export function trainerTeacherGap(recipe: z.output<typeof recipeObjectSchema>): 
   return null;
 }
 
-/** Where the teacher's log-probs are computed: opd.teacher when set, else the trainer wherever it can run it. */
+/**
+ * Why the trainer cannot run the hybrid (its frozen teacher's top-K rows for every hint candidate, then its loss) with
+ * this recipe, or null when it can. The teacher is the --ref-load checkpoint, whatever judge.path says (the judge
+ * only votes).
+ */
+export function hybridTrainerGap(recipe: z.output<typeof recipeObjectSchema>): string | null {
+  const noTrainer = noTrainerGap(recipe);
+  if (noTrainer !== null) return noTrainer;
+  if (recipe.engine.kind === "rehearsal") return "the rehearsal stand-in trainer has no hybrid loss (no top-K rows per hint candidate) yet";
+  return megatronTeacherGap(recipe);
+}
+
+/** Recipes where no trainer of ours takes the samples. */
+function noTrainerGap(recipe: z.output<typeof recipeObjectSchema>): string | null {
+  if (recipe.sink.kind === "jsonl") return "with sink.kind jsonl no trainer takes the samples, so nothing would score their teacher tokens";
+  if (recipe.engine.kind === "external") return "engine.kind external runs no trainer of ours";
+  return null;
+}
+
+/** What keeps slime's Megatron trainer from running a teacher's forward beside the student's. */
+function megatronTeacherGap(recipe: z.output<typeof recipeObjectSchema>): string | null {
+  if (trainingBackend(recipe) !== "megatron") return "the teacher's forward runs in slime's Megatron trainer; training.backend is fsdp";
+  if (recipe.cluster.actor_cp > 1) return `cluster.actor_cp is ${recipe.cluster.actor_cp}: with context parallelism each rank's log-probs are its slice of the teacher's longer sequence, not of the student's`;
+  return null;
+}
+
+/** The methods whose teacher is opd's (opd.teacher, opd.teacher_temperature): opd and combine. */
+export function usesOpdTeacher(method: Method): boolean {
+  return method === "opd" || method === "combine";
+}
+
+/**
+ * Where the teacher's log-probs are computed: the trainer for the hybrid; else opd.teacher when set, else the trainer
+ * wherever it can run it.
+ */
 export function opdTeacher(recipe: z.output<typeof recipeObjectSchema>): "engine" | "trainer" {
+  if (recipe.method === "hybrid") return recipe.hybrid.teacher;
   if (recipe.opd.teacher !== undefined) return recipe.opd.teacher;
-  return recipe.method !== "binary" && trainerTeacherGap(recipe) === null ? "trainer" : "engine";
+  return usesOpdTeacher(recipe.method) && trainerTeacherGap(recipe) === null ? "trainer" : "engine";
 }
 
 /** Checks that need several keys at once; each message names the YAML path it is about. */
@@ -555,6 +650,9 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
   }
   if (episodesOn(recipe) && recipe.method === "opd") {
     issue(["method"], "episodes are trained with step rewards (the RL term): use method binary or combine with episodes; opd has no reward term");
+  }
+  if (episodesOn(recipe) && recipe.method === "hybrid") {
+    issue(["method"], "episodes are trained with step rewards standardised per task group, which the hybrid's samples (a turn's votes and hint candidates) do not carry: use method binary or combine with episodes");
   }
   const rehearsal = recipe.engine.kind === "rehearsal"; // stand-ins replace every engine and the judge
   if (!rehearsal && recipe.judge.launch === "external" && !recipe.judge.url && !recipe.engine.judge_url) {
@@ -581,7 +679,10 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
   if (recipe.method === "combine" && recipe.opd.topk > 0) {
     issue(["opd", "topk"], "top-K distillation is an opd loss; combine uses token-level teacher log-probs (set opd.topk: 0 or method: opd)");
   }
-  if (recipe.method !== "binary" && recipe.opd.teacher_temperature === undefined && recipe.sampling.temperature < 0.01) {
+  if (recipe.method === "hybrid" && recipe.opd.topk > 0) {
+    issue(["opd", "topk"], "method hybrid takes its top-K width from hybrid.topk; opd.topk is opd's (remove it, or set hybrid.topk)");
+  }
+  if (usesOpdTeacher(recipe.method) && recipe.opd.teacher_temperature === undefined && recipe.sampling.temperature < 0.01) {
     issue(
       ["opd", "teacher_temperature"],
       `sampling.temperature is ${recipe.sampling.temperature} (greedy or nearly), which gives the teacher no temperature to score at; set opd.teacher_temperature (at least 0.01)`,
@@ -603,8 +704,18 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
     );
   }
   const teacherGap = trainerTeacherGap(recipe);
-  if (recipe.opd.teacher === "trainer" && recipe.method !== "binary" && teacherGap !== null) { // (binary has no teacher to run)
+  if (recipe.opd.teacher === "trainer" && usesOpdTeacher(recipe.method) && teacherGap !== null) {
     issue(["opd", "teacher"], `the trainer cannot compute the teacher here: ${teacherGap}; use opd.teacher: engine (the judge engine scores the hinted turns)`);
+  }
+  const hybridGap = recipe.method === "hybrid" ? hybridTrainerGap(recipe) : null;
+  if (hybridGap !== null) {
+    issue(["hybrid", "teacher"], `method hybrid needs the trainer's frozen teacher to score every hint candidate, and it cannot here: ${hybridGap}; change that, or use method: combine (whose teacher can be the judge engine)`);
+  }
+  if (recipe.method === "hybrid" && recipe.engine.slime.extra_args.includes("--use-rollout-logprobs")) {
+    issue(["engine", "slime", "extra_args"], "method hybrid compares the teacher with the trainer's own old log-probs, which --use-rollout-logprobs replaces with the engine's (the hybrid loss refuses it, as the reference's asserts); remove it");
+  }
+  if (recipe.method === "hybrid" && recipe.hybrid.w_rl === 0 && recipe.hybrid.w_opd === 0) {
+    issue(["hybrid"], "hybrid.w_rl and hybrid.w_opd are both 0: nothing would be learned");
   }
   if (recipe.training.kl_coef > 0 && !recipe.training.use_kl_loss) {
     issue(["training", "kl_coef"], "training.kl_coef > 0 needs training.use_kl_loss: true (the KL term needs the reference model)");
@@ -676,4 +787,9 @@ export function teacherTemperature(recipe: Recipe): number {
 /** The judge's checkpoint: judge.path, else the policy's. */
 export function judgePath(recipe: Recipe): string {
   return recipe.judge.path ?? recipe.model.path;
+}
+
+/** The hybrid's two vote counts per turn: hybrid.hint_votes and hybrid.eval_votes, each judge.votes when unset. */
+export function hybridVotes(recipe: Recipe): { hint: number; evaluation: number } {
+  return { hint: recipe.hybrid.hint_votes ?? recipe.judge.votes, evaluation: recipe.hybrid.eval_votes ?? recipe.judge.votes };
 }

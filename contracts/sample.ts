@@ -3,7 +3,7 @@
 
 export const SAMPLE_VERSION = 1 as const;
 
-export type SampleKind = "rl" | "opd" | "combined";
+export type SampleKind = "rl" | "opd" | "combined" | "hybrid";
 export type SampleStatus = "completed" | "truncated";
 
 export interface Sample {
@@ -26,6 +26,12 @@ export interface Sample {
    * teacherLogProbs: the trainer computes them.
    */
   teacherTokens?: number[];
+  /**
+   * method hybrid: one entry per hint candidate, each the candidate prompt's ids followed by the response's exact ids
+   * (its last responseLength ids are `tokens`' response), shortest hint first. The trainer's frozen teacher computes
+   * top-K rows per candidate, so such a sample has no teacherLogProbs, teacherTopk* or teacherTokens.
+   */
+  hintCandidates?: number[][];
   weightVersions: string[]; // one per response token
   status: SampleStatus;
   why: string; // which rule kept it, e.g. "binary: majority +1 of 3 votes"

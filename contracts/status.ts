@@ -2,6 +2,7 @@
 // schema is the edge check of the CLI that reads it over HTTP; orchestrator/status/status-tracker.ts fills it.
 import { z } from "zod";
 import { ENGINE_STATES, ENTROPY_SOURCES, SKIP_CATEGORIES } from "./events.ts";
+import { methodSchema } from "./recipe.ts";
 
 // 2: samples counted as one sum (made + from_earlier_runs = ready + in_training + trained + dropped); `delivered`
 // is every sample handed out (it was those in training), `acknowledged` and `dropped_stale` became `trained`, `dropped`.
@@ -17,7 +18,7 @@ export const statusSnapshotSchema = z.object({
   ready: z.boolean(),
   reason: z.string(),
   name: z.string().nullable(),
-  method: z.enum(["binary", "opd", "combine"]),
+  method: methodSchema,
   engine: z.enum(["slime", "external", "rehearsal"]),
   stand_in: z.boolean().describe("True for engine.kind rehearsal: the model is a stand-in."),
   model: z.string(),
@@ -74,6 +75,8 @@ export const statusSnapshotSchema = z.object({
             outcome_rate: z.number().nullable().describe("Held-out tasks' outcome rate (general agents)."),
             outcome_ci: z.object({ low: z.number(), high: z.number() }).nullable(),
             requests: z.number().int().describe("Engine requests the evaluation cost (policy, simulator, scorer)."),
+            run: z.string().nullable().default(null).describe("The run whose evaluation it is; on the base, another than run_id: an earlier run's base, reused (the same base weights and evaluation plan)."),
+            base: z.boolean().default(false).describe("The base weights' own evaluation (v0), which win_rate pairs against; always the first."),
           }),
         )
         .describe("One point per evaluated weight version, 95% intervals (docs/evaluation.md). Never mixed with the training reward."),

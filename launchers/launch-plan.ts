@@ -18,6 +18,10 @@ export async function buildLaunchPlan(recipe: Recipe, context: PlanContext, opti
 /** Where the OPD teacher's log-probs are computed, and why (opd.teacher set, or chosen: contracts/recipe.ts opdTeacher). */
 export function teacherNote(recipe: Recipe): string | null {
   if (recipe.method === "binary") return null;
+  if (recipe.method === "hybrid") {
+    const hybrid = recipe.hybrid;
+    return `teacher: in the trainer, the frozen ${recipe.training.ref_load ?? recipe.model.path} (slime's --ref-load) gives top-${hybrid.topk} rows for each of up to ${hybrid.max_candidates} hint candidates per turn; ${hybrid.selection} selection, ${hybrid.subset} subset`;
+  }
   const where = opdTeacher(recipe);
   const chosen = recipe.opd.teacher === undefined ? "opd.teacher unset" : `opd.teacher ${where}`;
   if (where === "engine") {

@@ -27,6 +27,7 @@ import { PauseRecordFile } from "./bridge/training-pause-record.ts";
 import { cliCommand, shellWord } from "../lib/cli-command.ts";
 import { EventBus } from "./event-bus.ts";
 import { ContinuousEvaluation } from "./evaluation/continuous-evaluation.ts";
+import { evaluationBasis } from "./evaluation/evaluation-basis.ts";
 import { buildEvaluationPlan, readEvaluationSet } from "./evaluation/evaluation-plan.ts";
 import { JudgeThread } from "./judging/judge-thread.ts";
 import { createProxy, type Proxy } from "./proxy/proxy-server.ts";
@@ -374,6 +375,8 @@ async function startEvaluation(run: Run, proxyUrl: string, bridge: BridgeServer 
     weights: run.weights,
     everyVersions: recipe.evaluation.every_versions,
     recordsDir: runDir,
+    run: options.runId ?? null,
+    basis: evaluationBasis(recipe, set),
     ready: () => options.readiness().ready,
     onDrop: recipe.evaluation.stop_if_worse ? (drop, message) => run.pause.pauseFor(drop, message) : undefined,
     plan: () => {

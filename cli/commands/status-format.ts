@@ -32,7 +32,7 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
   if (status.records_folder) lines.push(`            since the records folder was created: ${status.records_folder.samples_trained} trained · ${status.records_folder.dropped_stale} dropped stale`);
   lines.push(`batches     ${status.batches} trained · ${status.batches_delivered} delivered (${status.samples.delivered} samples handed out, re-deliveries included)${status.last_batch_at ? ` · last delivered ${ago(status.last_batch_at)}` : ""}`);
   const rewards = status.rewards;
-  lines.push(...evaluationLines(status.evaluation, runDir));
+  lines.push(...evaluationLines(status.evaluation, runDir, { run: status.run_id, engine: status.engine }));
   lines.push(`rewards     ${rewards.count} samples · mean ${rewards.mean === null ? "–" : rewards.mean.toFixed(3)} · ${rewards.positive} good (above 0) · ${rewards.zero} neutral (0) · ${rewards.negative} bad (below 0)`);
   const judging = status.judging;
   const reasons = Object.entries(judging.skipped)

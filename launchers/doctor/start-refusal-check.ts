@@ -1,11 +1,13 @@
 // Doctor: the refusals of `start` that no other doctor check covers, from the same rules start's preflight asks (one
-// home each): the proxy's bind rule, a running start of this records folder, a running Ray cluster, and the strict
-// launch plan (e.g. slime's model arguments). Ignores the checks doctor runs itself (ports, records, family, installation).
+// home each): a method start cannot run yet, the proxy's bind rule, a running start of this records folder, a running
+// Ray cluster, and the strict launch plan (e.g. slime's model arguments). Ignores the checks doctor runs itself (ports,
+// records, family, installation).
 import path from "node:path";
 import type { PlanContext } from "../../contracts/plan.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import { bindProblem, isLoopback } from "../../lib/bind-rule.ts";
 import { buildLaunchPlan } from "../launch-plan.ts";
+import { methodProblem } from "../preflight/method-problems.ts";
 import { rayRunningProblems } from "../preflight/ray-running-check.ts";
 import { runningStartProblem, type RunningStart } from "../preflight/running-start.ts";
 import { failed, passed, skipped, type CheckResult } from "./doctor-check.ts";
@@ -19,6 +21,8 @@ export interface StartRefusalInput {
 
 export async function checkStartRefusals(recipe: Recipe, input: StartRefusalInput): Promise<CheckResult[]> {
   const results: CheckResult[] = [checkBind(recipe, input.environment)];
+  const method = methodProblem(recipe);
+  if (method) results.push(failed("method", method.message, method.hint ?? "use another method"));
   const running = runningStartProblem(input.runDir);
   results.push(running ? failed("run", running.message, running.hint ?? "stop it first") : passed("run", `no start is running with records.dir ${input.runDir}`));
   const context: PlanContext = { packageRoot: input.packageRoot, runDir: input.runDir, environment: input.environment, runId: "doctor", bridgeUrl: "http://127.0.0.1:0", bridgeToken: "doctor" };

@@ -45,9 +45,12 @@ export function savedPolicy(recipe: Recipe, runDir: string, checkpoint: string):
   }
   if (!existsSync(file)) {
     const kept = keptVersions(runDir);
-    throw new OpenclawRlError("CHECKPOINT_MISSING", `no saved stand-in policy ${file}`, {
+    const version = Number(named[1]);
+    const keep = recipe.engine.rehearsal.keep_policies;
+    const why = kept.length > 0 && version < kept[kept.length - 1]! ? `: retention dropped it (the stand-in trainer keeps the newest engine.rehearsal.keep_policies = ${keep})` : kept.length > 0 ? `: not saved (the newest saved is v${kept[kept.length - 1]})` : ": no policy is saved yet";
+    throw new OpenclawRlError("CHECKPOINT_MISSING", `no saved stand-in policy v${version} (${file})${why}`, {
       path: "--checkpoint",
-      hint: `${kept.length > 0 ? `kept: ${kept.map((version) => `v${version}`).join(", ")}` : "none is kept yet"} (the trainer keeps the newest engine.rehearsal.keep_policies = ${recipe.engine.rehearsal.keep_policies}; 0 keeps every one); base is always available`,
+      hint: `${kept.length > 0 ? `available: ${kept.map((saved) => `v${saved}`).join(", ")}, and base (the base weights)` : "available: base (the base weights)"}; to keep more, start with --set engine.rehearsal.keep_policies=N (0 keeps every one)`,
     });
   }
   return { version: String(Number(named[1])), file };

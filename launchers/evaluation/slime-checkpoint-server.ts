@@ -23,6 +23,7 @@ export function convertedFolder(runDir: string, iteration: number): string {
 const ITERATION = /^(?:iter_)?(\d+)$/;
 
 export function planSlimeCheckpointServer(recipe: Recipe, request: CheckpointRequest): CheckpointServing {
+  if (request.checkpoint === "base") return baseWeightsServer(recipe, request);
   const runDir = request.context.runDir;
   const { folder, iteration } = huggingFaceCheckpoint(runDir, request.checkpoint);
   const state = huggingFaceFolderState(folder);
@@ -30,9 +31,11 @@ export function planSlimeCheckpointServer(recipe: Recipe, request: CheckpointReq
     const saveDir = insideRunDir(runDir, recipe.training.save_dir);
     if (!existsSync(path.join(saveDir, iterationFolderName(iteration)))) {
       const saved = listCheckpoints(saveDir).map((entry) => entry.iteration);
-      throw new OpenclawRlError("CHECKPOINT_MISSING", `no checkpoint iteration ${iteration}: neither ${path.join(saveDir, iterationFolderName(iteration))} nor its converted folder ${folder}`, {
+      const dropped = saved.length > 0 && iteration < saved[saved.length - 1]!;
+      const why = dropped ? `: retention dropped it (training.keep_checkpoints = ${recipe.training.keep_checkpoints} keeps the newest), or training.save_interval never fell on it` : "";
+      throw new OpenclawRlError("CHECKPOINT_MISSING", `no checkpoint iteration ${iteration}${why}: neither ${path.join(saveDir, iterationFolderName(iteration))} nor its converted folder ${folder}`, {
         path: "--checkpoint",
-        hint: saved.length > 0 ? `${saveDir} holds iterations ${saved.join(", ")}` : `${saveDir} holds no checkpoint yet (training.save_interval decides when slime saves)`,
+        hint: saved.length > 0 ? `${saveDir} holds iterations ${saved.join(", ")}; base evaluates the base weights` : `${saveDir} holds no checkpoint yet (training.save_interval decides when slime saves); base evaluates the base weights`,
       });
     }
     const convert = cliCommand(`convert-checkpoint --run ${shellWord(runDir)} --iteration ${iteration} --out ${shellWord(convertedFolder(runDir, iteration))}`);
@@ -41,11 +44,29 @@ export function planSlimeCheckpointServer(recipe: Recipe, request: CheckpointReq
       hint: `convert it first: \`${convert}\`, then \`${cliCommand(`eval --run ${shellWord(runDir)} --checkpoint ${iteration}`)}\``,
     });
   }
+  return servingOf(recipe, request, String(versionOfIteration(iteration)), folder);
+}
+
+/**
+ * `base`: the weights the run starts from, model.path (a Hugging Face folder or id, as the run's SGLang loads it), as
+ * version 0. A run resumed from training.load_dir starts from that Megatron checkpoint instead, which SGLang cannot load.
+ */
+function baseWeightsServer(recipe: Recipe, request: CheckpointRequest): CheckpointServing {
+  if (recipe.training.load_dir) {
+    throw new OpenclawRlError("EVALUATION_REFUSED", `the run's base weights are training.load_dir's checkpoint (${recipe.training.load_dir}), which SGLang cannot load`, {
+      path: "training.load_dir",
+      hint: "convert it to a Hugging Face folder named after its iteration (convert-checkpoint) and pass that folder as --checkpoint",
+    });
+  }
+  return servingOf(recipe, request, "0", recipe.model.path);
+}
+
+function servingOf(recipe: Recipe, request: CheckpointRequest, version: string, modelPath: string): CheckpointServing {
   const gpus = freeGpus(recipe, request.gpus ?? { startRunning: false });
   const spec = sglangServerProcess(recipe, {
-    name: `checkpoint-policy-v${versionOfIteration(iteration)}`,
+    name: `checkpoint-policy-v${version}`,
     role: "checkpoint-server",
-    modelPath: folder,
+    modelPath,
     port: request.port,
     node: 0,
     gpus,
@@ -54,7 +75,7 @@ export function planSlimeCheckpointServer(recipe: Recipe, request: CheckpointReq
     extraArgs: ["--served-model-name", recipe.model.served_name],
   });
   const url = `http://127.0.0.1:${request.port}`;
-  return { version: String(versionOfIteration(iteration)), checkpoint: folder, spec, url, readyUrl: `${url}/health_generate` };
+  return { version, checkpoint: modelPath, spec, url, readyUrl: `${url}/health_generate` };
 }
 
 /** `N`, `iter_000000N`, a path to iteration N's Megatron folder (under training.save) or to a converted folder named iter_000000N. */

@@ -1,7 +1,7 @@
-// Checks before `start` launches or writes anything: records.dir that cannot be created, a proxy on a
-// non-loopback address without a key, parsers that would leave the model family's tool calls as text, a Ray cluster
-// already running, an installed slime or SGLang the recipe disagrees with, ports already taken, a previous run's
-// orchestrator or children still alive. Reports problems with the fix; never kills anything.
+// Checks before `start` launches or writes anything: a method start cannot run yet, records.dir that cannot be
+// created, a proxy on a non-loopback address without a key, parsers that would leave the model family's tool calls as
+// text, a Ray cluster already running, an installed slime or SGLang the recipe disagrees with, ports already taken, a
+// previous run's orchestrator or children still alive. Reports problems with the fix; never kills anything.
 import { bindProblem } from "../../lib/bind-rule.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { LaunchPlan } from "../../contracts/plan.ts";
@@ -9,6 +9,7 @@ import type { Recipe } from "../../contracts/recipe.ts";
 import { findLeftovers } from "../supervisor/pid-registry.ts";
 import { checkFamily } from "../doctor/family-check.ts";
 import { installationProblems } from "./installation-problems.ts";
+import { methodProblem } from "./method-problems.ts";
 import { portProblems } from "./port-problems.ts";
 import { rayRunningProblems } from "./ray-running-check.ts";
 import { recordsDirProblem } from "./records-dir-check.ts";
@@ -34,6 +35,8 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
   const problems: OpenclawRlError[] = [];
   const warnings: string[] = [];
 
+  const method = methodProblem(recipe);
+  if (method) problems.push(method);
   const recordsDir = recordsDirProblem(options.runDir);
   if (recordsDir) problems.push(recordsDir);
   const bind = bindProblem(recipe.proxy.host, options.environment[recipe.proxy.api_key_env] || undefined, recipe.proxy.api_key_env);

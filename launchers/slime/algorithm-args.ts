@@ -6,6 +6,7 @@ import { episodesOn, trainingBackend, type Recipe } from "../../contracts/recipe
 export const COMBINE_LOSS_PATH = "openclaw_rl.losses.combine_loss_function";
 export const TOPK_LOSS_PATH = "openclaw_rl.losses.topk_distillation_loss_function";
 export const POLICY_LOSS_PATH = "openclaw_rl.losses.policy_loss_function";
+export const HYBRID_LOSS_PATH = "openclaw_rl.losses.hybrid_loss_function";
 
 export function algorithmArgs(recipe: Recipe): string[] {
   const training = recipe.training;
@@ -17,6 +18,11 @@ export function algorithmArgs(recipe: Recipe): string[] {
       return ["--advantage-estimator", stepWise(recipe) ? "step_wise" : "grpo", "--disable-rewards-normalization", ...truePolicyEntropy(recipe), ...kl, ...clip, ...tis];
     case "combine":
       return ["--advantage-estimator", "grpo", "--disable-rewards-normalization", "--loss-type", "custom_loss", "--custom-loss-function-path", COMBINE_LOSS_PATH, ...kl, ...clip, ...tis];
+    case "hybrid":
+      // The reference's launcher flags for its hybrid, without its slime's own (--distill-topk, --distill-subset-mode,
+      // --hint-m, --hint-selection): K, the subset and the selection reach our loss through the custom config. No TIS:
+      // the reference's hybrid loss has no importance weights.
+      return ["--advantage-estimator", "grpo", "--disable-rewards-normalization", "--loss-type", "custom_loss", "--custom-loss-function-path", HYBRID_LOSS_PATH, ...kl, ...clip];
     case "opd":
       if (recipe.opd.topk > 0) {
         // The reference omits --disable-rewards-normalization here, so GRPO's constant-group drop discards samples.

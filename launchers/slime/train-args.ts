@@ -50,8 +50,23 @@ export function trainArgs({ recipe, runDir, modelArgs, parsers = parserNames(rec
   ];
 }
 
-/** Keys slime copies onto args for our losses and trainer hooks: combine weights, top-K, where the teacher runs (one source: the recipe). */
+/**
+ * Keys slime copies onto args for our losses and trainer hooks (one source: the recipe): combine weights, top-K and
+ * where the teacher runs; for the hybrid its own weights, selection, subset, K and clip.
+ */
 export function customConfig(recipe: Recipe): Record<string, number | string> {
+  if (recipe.method === "hybrid") {
+    const hybrid = recipe.hybrid;
+    return {
+      openclaw_rl_w_rl: hybrid.w_rl,
+      openclaw_rl_w_opd: hybrid.w_opd,
+      openclaw_rl_hybrid_selection: hybrid.selection,
+      openclaw_rl_hybrid_subset: hybrid.subset,
+      openclaw_rl_hybrid_topk: hybrid.topk,
+      openclaw_rl_hybrid_clip: hybrid.clip,
+      openclaw_rl_teacher: opdTeacher(recipe),
+    };
+  }
   return { openclaw_rl_w_rl: recipe.combine.w_rl, openclaw_rl_w_opd: recipe.combine.w_opd, openclaw_rl_topk: recipe.opd.topk, openclaw_rl_teacher: opdTeacher(recipe) };
 }
 

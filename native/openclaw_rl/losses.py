@@ -174,3 +174,77 @@ def topk_distillation_loss_function(
     # entropy_loss is the top-K bins' entropy (0 without an entropy term); the policy's entropy is over the vocabulary
     true_entropy = _true_entropy(args, batch, logits, sum_of_sample_mean)
     return loss, {"loss": loss.clone().detach(), "kl_loss": kl_loss.clone().detach(), "entropy_loss": entropy_loss.clone().detach(), TRUE_ENTROPY_KEY: true_entropy}
+
+
+def _hybrid_choice(args: Namespace) -> tuple[str, str, float | None]:
+    from .hybrid_math import SELECTIONS, SUBSETS
+
+    selection = getattr(args, "openclaw_rl_hybrid_selection", None) or "sequence_optimal"
+    subset = getattr(args, "openclaw_rl_hybrid_subset", None) or "student"
+    if selection not in SELECTIONS:
+        raise ValueError(f"openclaw_rl_hybrid_selection {selection!r}: use one of {', '.join(SELECTIONS)}")
+    if subset not in SUBSETS:
+        raise ValueError(f"openclaw_rl_hybrid_subset {subset!r}: use one of {', '.join(SUBSETS)}")
+    clip = getattr(args, "openclaw_rl_hybrid_clip", None)
+    clip = 1.0 if clip is None else float(clip)
+    return selection, subset, clip if clip > 0 else None  # 0 (or less) switches the clamp off, as the reference
+
+
+def hybrid_loss_function(
+    args: Namespace, batch: dict, logits: torch.Tensor, sum_of_sample_mean: Callable[[torch.Tensor], torch.Tensor]
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """method: hybrid. w_rl·GRPO (PPO on the reward advantage, log-ratio clamped at ±20) + w_opd·top-K OPD over the
+    chosen hint candidate's rows (hybrid_math.sample_terms), each reduced by sum_of_sample_mean. The rows come from the
+    trainer-side teacher (hybrid_rows.lookup)."""
+    from megatron.core import mpu
+
+    from . import hybrid_math, hybrid_rows
+
+    selection, subset, diff_clip = _hybrid_choice(args)
+    w_rl, w_opd = _weight(args, "openclaw_rl_w_rl"), _weight(args, "openclaw_rl_w_opd")
+    if getattr(args, "use_rollout_logprobs", False):
+        raise ValueError("the hybrid loss needs the trainer's old log-probs: do not pass --use-rollout-logprobs")
+    entropy_coef = float(getattr(args, "entropy_coef", 0.0) or 0.0)
+    result = _response_log_probs(args, batch, logits, with_entropy=entropy_coef != 0.0)
+    new_log_probs = torch.cat(result["log_probs"], dim=0)
+    zero = torch.zeros((), device=logits.device, dtype=torch.float32)
+    reported = {"grpo_pg_loss": zero, "grpo_pg_clipfrac": zero, "ppo_kl_sampled": zero}
+    if w_rl != 0.0:
+        old = torch.cat(batch["log_probs"], dim=0).to(new_log_probs.device)
+        ppo_kl = (old - new_log_probs).clamp(min=-hybrid_math.PPO_KL_CLAMP, max=hybrid_math.PPO_KL_CLAMP)
+        pg, clipped = loss_math.policy_loss(ppo_kl, torch.cat(batch["advantages"], dim=0).to(new_log_probs.device), args.eps_clip, args.eps_clip_high)
+        reported.update(grpo_pg_loss=sum_of_sample_mean(pg), grpo_pg_clipfrac=sum_of_sample_mean(clipped), ppo_kl_sampled=sum_of_sample_mean(ppo_kl))
+    opd_loss = zero
+    if w_opd != 0.0:
+        group = mpu.get_tensor_model_parallel_group()
+        terms = []
+        for chunk, _tokens in SLIME.response_logits(logits, args, batch):
+            tokens = batch["unconcat_tokens"][len(terms)]
+            rows = hybrid_rows.lookup(tokens).to(chunk.device)
+            terms.append(hybrid_math.sample_terms(chunk, rows, selection, subset, diff_clip, args.eps_clip, args.eps_clip_high, group))
+        joined = {name: torch.cat([getattr(term, name) for term in terms], dim=0) if terms else zero.new_zeros(0) for name in ("loss", "clipped", "gap", "size", "overlap", "chosen")}
+        opd_loss = sum_of_sample_mean(joined["loss"])
+        reported.update(
+            opd_pg_clipfrac=sum_of_sample_mean(joined["clipped"]),
+            opd_teacher_student_logp_topk_abs_mean=sum_of_sample_mean(joined["gap"]),
+            opd_subset_size=sum_of_sample_mean(joined["size"]),
+            sel_overlap_at_k_star=sum_of_sample_mean(joined["overlap"]),
+            sel_k_star_mean=sum_of_sample_mean(joined["chosen"]),
+        )
+    loss = w_rl * reported["grpo_pg_loss"] + w_opd * opd_loss
+    if entropy_coef != 0.0:
+        entropy_loss = sum_of_sample_mean(torch.cat(result["entropy"], dim=0))
+        loss = loss - entropy_coef * entropy_loss
+        reported[TRUE_ENTROPY_KEY] = entropy_loss
+    else:
+        entropy_loss = zero
+        reported[TRUE_ENTROPY_KEY] = _true_entropy(args, batch, logits, sum_of_sample_mean)
+    kl_coef = float(getattr(args, "kl_loss_coef", 0.0) or 0.0)
+    if getattr(args, "use_kl_loss", False) and batch.get("ref_log_probs") is not None and kl_coef != 0.0:
+        ref = torch.cat(batch["ref_log_probs"], dim=0).to(new_log_probs.device)
+        reported["kl_loss"] = sum_of_sample_mean(loss_math.approx_kl(new_log_probs, ref, args.kl_loss_type))
+        loss = loss + kl_coef * reported["kl_loss"]
+    if new_log_probs.numel() == 0:
+        loss = loss + 0 * logits.sum()  # keep the graph connected for empty micro-batches
+    reported.update(loss=loss, opd_loss=opd_loss, entropy_loss=entropy_loss)
+    return loss, {name: value.clone().detach() for name, value in reported.items()}

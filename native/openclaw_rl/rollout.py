@@ -147,6 +147,22 @@ def _check_teacher_carried(batch: DecodedBatch, sample_class) -> None:
         )
 
 
+def _split_candidates(ids: torch.Tensor, lengths, sample_id: str) -> list[torch.Tensor]:
+    """The hintCandidateTokens block cut at the header's candidateLengths (contracts/bridge.ts)."""
+    if not isinstance(lengths, list) or not lengths or any(not isinstance(length, int) or length < 1 for length in lengths):
+        raise RuntimeError(f"openclaw-rl bridge sent sample {sample_id} with hintCandidateTokens but candidateLengths {lengths!r} (a list of positive lengths)")
+    if sum(lengths) != int(ids.numel()):
+        raise RuntimeError(f"openclaw-rl bridge sent sample {sample_id} with candidateLengths summing to {sum(lengths)} for {ids.numel()} hintCandidateTokens")
+    return list(torch.split(ids, lengths))
+
+
+def _check_candidates_all_or_none(batch: DecodedBatch) -> None:
+    # the fork's converter drops a sample without multimodal_train_inputs when another has one
+    present = ["hintCandidateTokens" in sample.arrays for sample in batch.samples]
+    if any(present) and not all(present):
+        raise RuntimeError(f"openclaw-rl bridge sent a batch where only {sum(present)} of {len(present)} samples carry hintCandidateTokens; a hybrid batch has them on every sample")
+
+
 def build_samples(batch: DecodedBatch, step_wise: bool = False) -> list:
     """slime Samples from a decoded batch (teacher arrays as torch tensors; the rest as lists).
 
@@ -162,6 +178,7 @@ def build_samples(batch: DecodedBatch, step_wise: bool = False) -> list:
     """
     Sample, _, _ = slime_types()
     _check_teacher_all_or_none(batch)
+    _check_candidates_all_or_none(batch)
     carry = any("teacherTokens" in sample.arrays for sample in batch.samples)  # opd.teacher trainer: teacher_carriage.py
     if carry:
         _check_carriable(batch)
@@ -212,6 +229,9 @@ def build_samples(batch: DecodedBatch, step_wise: bool = False) -> list:
             teacher_carriage.attach(sample, arrays.get("teacherTokens"), arrays.get("teacherLogProbs"))
         elif "teacherLogProbs" in arrays:
             sample.teacher_log_probs = arrays["teacherLogProbs"].clone()
+        if "hintCandidateTokens" in arrays:
+            # method: hybrid: every hint candidate's ids (hinted prompt + response) for the trainer's teacher
+            teacher_carriage.attach_candidates(sample, _split_candidates(arrays["hintCandidateTokens"], header.get("candidateLengths"), header["id"]))
         if "teacherTopkLogProbs" in arrays:
             k = int(header["topk"])
             sample.teacher_topk_log_probs = arrays["teacherTopkLogProbs"].reshape(length, k).clone()

@@ -65,6 +65,12 @@ def check_args(args) -> None:
         problems.append("--disable-weights-backuper: slime then keeps one copy of the weights, with no room for the teacher's")
     if not getattr(args, "ref_load", None):
         problems.append("no --ref-load: the teacher is the checkpoint there")
+    if getattr(args, "prm_teacher_load", None):
+        problems.append(
+            f"--prm-teacher-load {args.prm_teacher_load}: a teacher of another size than the student is not built (the reference runs it as its "
+            "own actor group on its own GPUs, a change to slime; ours swaps the --ref-load checkpoint into the student's own parameters, so it "
+            "must be the student's architecture)"
+        )
     if problems:
         raise TrainerTeacherError("openclaw-rl opd.teacher trainer cannot run here: " + "; ".join(problems) + ". Use opd.teacher: engine.")
 
@@ -80,6 +86,9 @@ def install(args, actor_class=None) -> type:
 
     @functools.wraps(original)
     def train_actor(self, rollout_id, rollout_data, *rest, **keywords):
+        from .slime_hybrid import fill_hybrid_rows
+
+        fill_hybrid_rows(self, rollout_data)
         fill_teacher_log_probs(self, rollout_data)
         return original(self, rollout_id, rollout_data, *rest, **keywords)
 
@@ -177,11 +186,16 @@ def teacher_rollout_data(rollout_data: dict, teachers: list) -> dict:
     """What slime's forward step reads for the teacher's forward: each sample's teacher tokens (its own tokens where it
     carries log-probs: it is scored but its value is not used), their lengths, the same responses and loss masks, and
     the schedule keys of the student's batch (upstream: micro_batch_indices; the fork: dynamic_global_batch_size)."""
-    student_tokens = rollout_data["tokens"]
     tokens = []
-    for teacher, own in zip(teachers, student_tokens, strict=True):
+    for teacher, own in zip(teachers, rollout_data["tokens"], strict=True):
         own = torch.as_tensor(own)
         tokens.append(own if teacher.tokens is None else teacher.tokens.to(device=own.device, dtype=own.dtype))
+    return forward_data(rollout_data, tokens)
+
+
+def forward_data(rollout_data: dict, tokens: list[torch.Tensor]) -> dict:
+    """What slime's forward step reads to forward other tokens over the same responses: the tokens, their lengths, the
+    responses and loss masks, and the student's schedule keys."""
     data = {
         "tokens": tokens,
         "total_lengths": [int(t.numel()) for t in tokens],

@@ -14,7 +14,10 @@ exactly one of: its teacher tokens, or the teacher log-probs the orchestrator se
 its rollout log-probs), so the trainer fills `teacher_log_probs` for all of them. A batch with no teacher tokens is not
 carried; its teacher log-probs go through slime's own teacher field as with opd.teacher: engine.
 
-Owns the two keys and the per-sample record. Ignores which model the teacher is and how its forward runs.
+method: hybrid carries each sample's hint candidates (hinted prompt ids + the response's ids, one list per candidate,
+shortest hint first) under a third key; the trainer-side teacher forwards each of them (slime_hybrid.py).
+
+Owns the three keys and the per-sample record. Ignores which model the teacher is and how its forward runs.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ import torch
 
 TOKENS_KEY = "openclaw_rl_teacher_tokens"
 LOG_PROBS_KEY = "openclaw_rl_teacher_log_probs"
-KEYS = (TOKENS_KEY, LOG_PROBS_KEY)
+CANDIDATES_KEY = "openclaw_rl_hint_candidates"
+KEYS = (TOKENS_KEY, LOG_PROBS_KEY, CANDIDATES_KEY)
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,50 @@ def attach(sample, tokens: Sequence[int] | torch.Tensor | None, log_probs: torch
     sample.multimodal_train_inputs = inputs
 
 
+def attach_candidates(sample, candidates: Sequence[Sequence[int] | torch.Tensor]) -> None:
+    """Puts a hybrid sample's hint candidates into its multimodal_train_inputs. Each must be a prompt followed by the
+    sample's response ids exactly (its last response_length ids equal the sample's)."""
+    length = int(sample.response_length)
+    response = [int(token) for token in list(sample.tokens)[-length:]] if length > 0 else []
+    if not candidates:
+        raise ValueError(f"sample {getattr(sample, 'index', '?')}: a hybrid sample carries at least one hint candidate")
+    carried_candidates = []
+    for number, candidate in enumerate(candidates):
+        ids = torch.as_tensor(candidate, dtype=torch.int32).clone()
+        if ids.numel() <= length or ids[-length:].tolist() != response:
+            raise ValueError(f"sample {getattr(sample, 'index', '?')}: hint candidate {number} ({ids.numel()} ids) does not end with the sample's {length}-token response")
+        carried_candidates.append(ids)
+    inputs = dict(sample.multimodal_train_inputs or {})
+    if CANDIDATES_KEY in inputs:
+        raise ValueError(f"sample {getattr(sample, 'index', '?')} already has {CANDIDATES_KEY} in multimodal_train_inputs")
+    inputs[CANDIDATES_KEY] = carried_candidates
+    sample.multimodal_train_inputs = inputs
+
+
+def take_candidates(rollout_data: dict) -> list[list[torch.Tensor]] | None:
+    """Removes the hint candidates from a trainer rank's rollout_data (as take does the teacher) and returns them per
+    sample (int64 ids); None when the batch carries none."""
+    inputs = rollout_data.get("multimodal_train_inputs")
+    if inputs is None:
+        return None
+    found = [None if not entry else entry.get(CANDIDATES_KEY) for entry in inputs]
+    if all(candidates is None for candidates in found):
+        return None
+    missing = [index for index, candidates in enumerate(found) if not candidates]
+    if missing:
+        raise RuntimeError(f"openclaw-rl: samples {missing[:10]} of a hybrid batch carry no hint candidates; every sample of it should")
+    _drop_keys(rollout_data, inputs)
+    return [[torch.as_tensor(ids).to(torch.int64) for ids in candidates] for candidates in found]
+
+
+def _drop_keys(rollout_data: dict, inputs: list) -> None:
+    rest = [{key: value for key, value in (entry or {}).items() if key not in KEYS} for entry in inputs]
+    if any(rest):
+        rollout_data["multimodal_train_inputs"] = [entry or None for entry in rest]
+    else:
+        del rollout_data["multimodal_train_inputs"]
+
+
 def carried(sample) -> CarriedTeacher | None:
     """The teacher a sample carries (None when it carries none): what the rehearsal trainer reads from a Sample."""
     return _from_inputs(sample.multimodal_train_inputs, where=f"sample {getattr(sample, 'index', '?')}")
@@ -70,11 +118,7 @@ def take(rollout_data: dict) -> list[CarriedTeacher] | None:
     missing = [index for index, teacher in enumerate(teachers) if teacher is None]
     if missing:
         raise RuntimeError(f"openclaw-rl: samples {missing[:10]} of a carried batch have no teacher (tokens or log-probs); every sample of it should")
-    rest = [{key: value for key, value in entry.items() if key not in KEYS} for entry in inputs]
-    if any(rest):
-        rollout_data["multimodal_train_inputs"] = [entry or None for entry in rest]
-    else:
-        del rollout_data["multimodal_train_inputs"]
+    _drop_keys(rollout_data, inputs)
     return teachers
 
 

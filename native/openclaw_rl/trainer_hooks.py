@@ -2,7 +2,8 @@
 Megatron is initialised: fork slime/slime/backends/megatron_utils/initialize.py:100-104, upstream the same lines).
 
 Installs what the recipe asked of the trainer: always the step metrics forwarder (trainer_metrics.py); the
-trainer-side teacher (slime_teacher.py) when the custom config says openclaw_rl_teacher: trainer.
+trainer-side teacher (slime_teacher.py; with it the hybrid's rows, slime_hybrid.py) when the custom config says
+openclaw_rl_teacher: trainer, which the hybrid loss needs.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ def install(args) -> list[str]:
     teacher = getattr(args, TEACHER_KEY, "engine")
     if teacher not in ("engine", "trainer"):
         raise slime_teacher.TrainerTeacherError(f"openclaw-rl: {TEACHER_KEY} is {teacher!r} in slime's custom config; expected engine or trainer")
+    if "hybrid_loss_function" in (getattr(args, "custom_loss_function_path", None) or "") and teacher != "trainer":
+        raise slime_teacher.TrainerTeacherError(f"openclaw-rl: the hybrid loss needs the trainer's teacher for its rows; {TEACHER_KEY} is {teacher!r} (set it to trainer)")
     installed = [f"metrics via {', '.join(trainer_metrics.install(args)) or 'nothing'}"]
     if teacher == "trainer":
         actor_class = slime_teacher.install(args)

@@ -243,14 +243,14 @@ class TrainerTeacherValuesTest(unittest.TestCase):
         self.assertEqual(fill_teacher_log_probs(samples, lambda tokens: self.fail("no forward expected"), 1.0), 0)
         self.assertEqual(samples[0].teacher_log_probs.tolist(), [-1.0, -2.0])
 
-def _sharded_topk_rank(rank: int, world: int, store: str, rows: torch.Tensor, topk: int, out: str) -> None:
+def _sharded_topk_rank(rank: int, world: int, store: str, rows: torch.Tensor, topk: int, out: str, chunk_rows: int = 1024, at=None) -> None:
     import torch.distributed as dist
 
     dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world)
     try:
         width = rows.shape[-1] // world
-        values, indices = sharded_topk(rows[:, rank * width : (rank + 1) * width], topk, dist.group.WORLD)
-        torch.save((values, indices), f"{out}.{rank}")
+        result = sharded_topk(rows[:, rank * width : (rank + 1) * width], topk, dist.group.WORLD, chunk_rows=chunk_rows, at=at)
+        torch.save(result, f"{out}.{rank}")
     finally:
         dist.destroy_process_group()
 
@@ -280,6 +280,58 @@ class ShardedTopkTest(unittest.TestCase):
                 values, indices = torch.load(f"{out}.{rank}")
                 torch.testing.assert_close(values, self.full.values, rtol=1e-6, atol=1e-6)
                 self.assertEqual(indices.tolist(), self.full.indices.tolist())
+
+    def test_two_ranks_in_chunks_with_the_log_probs_at_given_ids(self):
+        import tempfile
+
+        import torch.multiprocessing as mp
+
+        at = torch.randint(0, 12, (5, 3), generator=torch.Generator().manual_seed(4))
+        with tempfile.TemporaryDirectory() as folder:
+            out = os.path.join(folder, "rows")
+            mp.spawn(_sharded_topk_rank, args=(2, os.path.join(folder, "store"), self.rows, 4, out, 2, at), nprocs=2, join=True)
+            for rank in range(2):
+                values, indices, picked = torch.load(f"{out}.{rank}")
+                torch.testing.assert_close(values, self.full.values, rtol=1e-6, atol=1e-6)
+                self.assertEqual(indices.tolist(), self.full.indices.tolist())
+                torch.testing.assert_close(picked, torch.log_softmax(self.rows, dim=-1).gather(-1, at), rtol=1e-6, atol=1e-6)
+
+    def test_chunks_give_the_values_of_the_whole_pass(self):
+        generator = torch.Generator().manual_seed(8)
+        rows = torch.randn(37, 50, generator=generator) * 3
+        at = torch.randint(0, 50, (37, 4), generator=generator)
+        whole = sharded_topk(rows, 6, chunk_rows=10_000, at=at)
+        for chunk_rows in (1, 5, 36, 37):
+            chunked = sharded_topk(rows, 6, chunk_rows=chunk_rows, at=at)
+            for got, want in zip(chunked, whole):
+                self.assertTrue(torch.equal(got, want), f"chunk_rows {chunk_rows}")
+        empty = sharded_topk(rows[:0], 6, at=at[:0])
+        self.assertEqual([tuple(value.shape) for value in empty], [(0, 6), (0, 6), (0, 4)])
+
+    def test_the_largest_temporary_does_not_grow_with_the_response(self):
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        class LargestTensor(TorchDispatchMode):
+            largest = 0
+
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                result = func(*args, **(kwargs or {}))
+                for value in result if isinstance(result, (tuple, list)) else (result,):
+                    if isinstance(value, torch.Tensor):
+                        LargestTensor.largest = max(LargestTensor.largest, value.numel())
+                return result
+
+        vocab, chunk_rows, largest = 3000, 64, {}
+        for length in (256, 1024):
+            rows = torch.randn(length, vocab, dtype=torch.bfloat16)
+            for name, size in (("chunked", chunk_rows), ("whole", length)):
+                LargestTensor.largest = 0
+                with LargestTensor():
+                    sharded_topk(rows, 20, chunk_rows=size)
+                largest[(name, length)] = LargestTensor.largest
+        self.assertEqual(largest[("chunked", 256)], chunk_rows * vocab)
+        self.assertEqual(largest[("chunked", 1024)], chunk_rows * vocab)
+        self.assertEqual(largest[("whole", 1024)], 1024 * vocab)
 
     def test_refuses_more_than_the_vocabulary(self):
         with self.assertRaisesRegex(ValueError, "has 12 tokens, fewer than the top-13"):

@@ -7,6 +7,7 @@ import type { HeldOutDrop, VersionMetrics } from "../../contracts/evaluation.ts"
 import { sleepUnlessAborted } from "../../lib/abortable-sleep.ts";
 import type { EventBus } from "../event-bus.ts";
 import { JsonlAppendFile } from "../records/jsonl-append-file.ts";
+import type { EvaluationBasis } from "./evaluation-basis.ts";
 import { dropMessage, HeldOutGuard } from "./held-out-guard.ts";
 import type { WeightVersionTracker } from "../weights/weight-version-tracker.ts";
 import { evaluationDoneEvent } from "./evaluation-announcement.ts";
@@ -20,6 +21,9 @@ export interface ContinuousEvaluationOptions {
   weights: WeightVersionTracker;
   everyVersions: number;
   recordsDir: string;
+  /** The run's id and evaluation basis, on every row (its first row is the run's base: evaluation-history.ts). */
+  run: string | null;
+  basis: EvaluationBasis;
   /** Built once the judge engine is known (slime announces its router in the bridge hello). */
   plan: () => EvaluationPlan | null;
   /** The traffic gate: evaluation starts once it is open. */
@@ -88,6 +92,7 @@ export class ContinuousEvaluation {
     if (this.stop.signal.aborted) return;
     metrics.versionAtEnd = String(this.options.weights.current());
     metrics.served = "live";
+    Object.assign(metrics, { run: this.options.run, baseRun: this.base ? this.options.run : null, basis: this.options.basis });
     this.base ??= metrics;
     await Promise.all(sessions.map((session) => this.sessions.append({ version: metrics.version, ...session })));
     await this.results.append(metrics);

@@ -8,6 +8,6 @@ export const EVALUATION_RECORDED_ROUTE = "/evaluation/recorded";
 
 /** The evaluation-done event of one evaluated version (its line of evaluations.jsonl). */
 export function evaluationDoneEvent(metrics: VersionMetrics): Extract<RunEventInput, { type: "evaluation-done" }> {
-  const { version, versionAtEnd, baseVersion, sessions, scored, meanScore, scoreCi, winRate, winRateCi, requests, episodes } = metrics;
-  return { type: "evaluation-done", version, versionAtEnd: versionAtEnd ?? version, baseVersion, sessions, scored, meanScore, scoreCi, winRate, winRateCi, requests, episodes: episodes ?? null };
+  const { version, versionAtEnd, baseVersion, run, sessions, scored, meanScore, scoreCi, winRate, winRateCi, requests, episodes } = metrics;
+  return { type: "evaluation-done", version, versionAtEnd: versionAtEnd ?? version, baseVersion, run: run ?? null, sessions, scored, meanScore, scoreCi, winRate, winRateCi, requests, episodes: episodes ?? null };
 }

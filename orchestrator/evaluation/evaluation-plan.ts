@@ -1,5 +1,6 @@
-// From the recipe's evaluation section to an EvaluationPlan: the persona set, the proxy as the policy endpoint, the
-// simulator (evaluation.simulator_url, else the judge engine) and the scorer (the judge engine, evaluation.votes).
+// From the recipe's evaluation section to an EvaluationPlan: the persona set and held-out tasks, the proxy as the policy
+// endpoint, the simulator (evaluation.simulator_url, else the judge engine) and the scorer (the judge engine, evaluation.votes).
+import path from "node:path";
 import type { PersonaOpener } from "../../contracts/evaluation.ts";
 import { environmentUrl, type Recipe } from "../../contracts/recipe.ts";
 import { environmentClient } from "../episodes/environment-protocols.ts";
@@ -23,10 +24,20 @@ export interface EvaluationSet {
 
 /** The persona set the recipe names (else the shipped one) and its held-out tasks, checked against episodes.tasks; read once. */
 export async function readEvaluationSet(recipe: Recipe): Promise<EvaluationSet> {
-  const settings = recipe.evaluation;
-  const openers = await readPersonaSet(settings.personas ?? SHIPPED_PERSONAS);
-  if (!settings.tasks) return { openers, tasks: [] }; // (held-out tasks without an environment: refused by the recipe schema)
-  return { openers, tasks: await readHeldOutTasks(settings.tasks, episodeTasksFile(recipe.episodes)) };
+  const openers = await readPersonaSet(recipe.evaluation.personas ?? SHIPPED_PERSONAS);
+  const tasks = heldOutTasksFile(recipe);
+  if (tasks === null) return { openers, tasks: [] }; // (held-out tasks without an environment: refused by the recipe schema)
+  return { openers, tasks: await readHeldOutTasks(tasks, episodeTasksFile(recipe.episodes)) };
+}
+
+/**
+ * The held-out tasks: evaluation.tasks, else, on a built-in environment training on the tasks it ships, the tasks
+ * it ships held out (environments/<name>/held-out.jsonl); null without either (another environment's tasks are the user's to name).
+ */
+export function heldOutTasksFile(recipe: Recipe): string | null {
+  if (recipe.evaluation.tasks) return recipe.evaluation.tasks;
+  const { environment, tasks } = recipe.episodes;
+  return environment && !tasks ? path.resolve(import.meta.dirname, "..", "..", "environments", environment, "held-out.jsonl") : null;
 }
 
 export function buildEvaluationPlan(recipe: Recipe, set: EvaluationSet, endpoints: EvaluationEndpoints, signal?: AbortSignal): EvaluationPlan {

@@ -1,5 +1,5 @@
-// How evaluations are shown: a terminal table per version with its intervals, the markdown report and a small SVG
-// chart (mean score per weight version with its 95% interval), written by our own code. Formatting only.
+// How evaluations are shown: a terminal table per version with its intervals and its run, the markdown report and a
+// small SVG chart (mean score per weight version with its 95% interval), written by our own code. Formatting only.
 import type { VersionMetrics } from "../../contracts/evaluation.ts";
 
 const percent = (value: number | null) => (value === null ? "–" : `${(value * 100).toFixed(1)}%`);
@@ -16,6 +16,7 @@ function rows(evaluations: readonly VersionMetrics[]): string[][] {
     interval(metrics.winRateCi),
     `${metrics.requests.policy}+${metrics.requests.simulator}+${metrics.requests.scorer}`,
     ...(withEpisodes ? episodeCells(metrics.episodes) : []),
+    metrics.run ?? "–",
   ]);
 }
 
@@ -34,7 +35,7 @@ const CHAT_HEADER = ["version", "scored", "mean score", "95% CI", "win vs base",
 
 function header(evaluations: readonly VersionMetrics[]): string[] {
   const k = evaluations.find((metrics) => metrics.episodes)?.episodes?.k;
-  return k === undefined ? CHAT_HEADER : [...CHAT_HEADER, "episode outcome", "95% CI", `pass@${k}`, "95% CI"];
+  return [...CHAT_HEADER, ...(k === undefined ? [] : ["episode outcome", "95% CI", `pass@${k}`, "95% CI"]), "run"];
 }
 
 export function evaluationTable(evaluations: readonly VersionMetrics[]): string {

@@ -3,6 +3,7 @@
 import path from "node:path";
 import type { SampleKind } from "../../contracts/sample.ts";
 import { JsonlAppendFile } from "./jsonl-append-file.ts";
+import type { Method } from "../../contracts/recipe.ts";
 
 export const JUDGEMENT_RECORD_VERSION = 1 as const;
 
@@ -21,7 +22,7 @@ export interface JudgementRecord {
   at: number;
   sessionId: string;
   turn: number;
-  method: "binary" | "opd" | "combine";
+  method: Method;
   attempt: number;
   closedBy: string;
   nextStateRole: "user" | "tool" | null;

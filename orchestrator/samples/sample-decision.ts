@@ -1,17 +1,20 @@
 // The decision table of binary / opd / combine: from the judged signals of one turn to "which sample, if any".
-// Pure: no I/O, no teacher calls; the pipeline carries the decision out.
+// Pure: no I/O, no teacher calls; the pipeline carries the decision out. The hybrid's table is hybrid-dispatch.ts.
+import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { Method } from "../../contracts/recipe.ts";
 import type { SkipCategory } from "../../contracts/events.ts";
 import type { SampleKind } from "../../contracts/sample.ts";
 
 /**
  * What each method asks of judging: evaluation votes, hint votes, a teacher scoring the response with the hint; and
- * whether a session's first judged turn is trained even at score 0 (binary's at-least-one guarantee).
+ * whether a session's first judged turn is trained even at score 0 (binary's at-least-one guarantee). The hybrid's
+ * teacher is the trainer's (its candidates carry token ids only), so judging runs no teacher for it.
  */
 export const METHOD_NEEDS: Record<Method, { evaluation: boolean; hint: boolean; teacher: boolean; firstTurnGuarantee: boolean }> = {
   binary: { evaluation: true, hint: false, teacher: false, firstTurnGuarantee: true },
   opd: { evaluation: false, hint: true, teacher: true, firstTurnGuarantee: false },
   combine: { evaluation: true, hint: true, teacher: true, firstTurnGuarantee: false },
+  hybrid: { evaluation: true, hint: true, teacher: false, firstTurnGuarantee: false },
 };
 
 export interface JudgedSignals {
@@ -50,6 +53,9 @@ export function decideSample(signals: JudgedSignals): Decision {
       return decideOpd(signals);
     case "combine":
       return decideCombine(signals);
+    case "hybrid":
+      // one kept hint is not enough: the hybrid keeps every hint (dispatchHybrid, from the votes themselves)
+      throw new OpenclawRlError("INTERNAL", "method hybrid is dispatched by dispatchHybrid (orchestrator/samples/hybrid-dispatch.ts), not decideSample", { path: "method" });
   }
 }
 

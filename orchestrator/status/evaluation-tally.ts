@@ -11,6 +11,10 @@ export interface EvaluationPoint extends Pick<EvaluationDone, "at" | "version" |
   outcomeRate: number | null;
   outcomeCi: { low: number; high: number } | null;
   requests: number;
+  /** The run whose evaluation it is (null: not recorded); on the base point, another run than this one's means it was reused. */
+  run: string | null;
+  /** The base weights' own evaluation (the event's baseVersion null), which the other points pair with; always the first point. */
+  base: boolean;
 }
 
 export interface EvaluationCounts {
@@ -26,11 +30,14 @@ const MAX_POINTS = 200;
 export class EvaluationTally {
   private points: EvaluationPoint[] = [];
   private baseVersion: string | null = null;
+  /** Whether points[0] is a base row (the base weights' evaluation, the event's baseVersion null). */
+  private hasBase = false;
   /** Kept apart from the points, so a best evaluated long ago stays named when its point is no longer kept. */
   private best: EvaluationPoint | null = null;
 
   add(event: EvaluationDone): void {
-    this.baseVersion ??= event.baseVersion ?? event.version;
+    const isBase = event.baseVersion === null;
+    if (isBase && this.hasBase && this.points[0]!.version === event.version && this.points[0]!.run === (event.run ?? null)) return; // (a reused base handed in again)
     const episodes = event.episodes;
     const point: EvaluationPoint = {
       at: event.at,
@@ -43,10 +50,20 @@ export class EvaluationTally {
       outcomeRate: episodes?.outcomeRate ?? null,
       outcomeCi: episodes?.outcomeCi ?? null,
       requests: event.requests.policy + event.requests.simulator + event.requests.scorer,
+      run: event.run ?? null,
+      base: isBase && !this.hasBase,
     };
-    this.points.push(point);
+    if (isBase && !this.hasBase) {
+      // the base row leads, whenever it arrives (a base evaluated by `eval` after a row of its run reached the tally)
+      this.points.unshift(point);
+      this.hasBase = true;
+      this.baseVersion = event.version;
+    } else {
+      this.points.push(point);
+      this.baseVersion ??= event.baseVersion;
+    }
     this.best = bestVersion(this.best === null ? [point] : [this.best, point]);
-    if (this.points.length > MAX_POINTS) this.points.splice(1, 1); // the first (the base) stays
+    if (this.points.length > MAX_POINTS) this.points.splice(this.hasBase ? 1 : 0, 1); // the base stays
   }
 
   counts(): EvaluationCounts {

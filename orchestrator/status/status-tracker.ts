@@ -72,6 +72,8 @@ export class StatusTracker {
           outcome_rate: point.outcomeRate,
           outcome_ci: point.outcomeCi,
           requests: point.requests,
+          run: point.run,
+          base: point.base,
         })),
       },
       training: { paused: counts.trainingPause !== null, since: counts.trainingPause?.since ?? null, message: counts.trainingPause?.message ?? null, resume: counts.trainingPause?.resume ?? null },

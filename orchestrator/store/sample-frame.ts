@@ -101,6 +101,24 @@ export function checkSampleShape(sample: Sample): void {
       if (teacherTokens[teacherTokens.length - length + index] !== sample.tokens[tail + index]) throw problem("teacherTokens", `must end with the response (token ${index} differs)`);
     }
   }
+  checkHintCandidates(sample, problem);
+}
+
+function checkHintCandidates(sample: Sample, problem: (field: string, detail: string) => Error): void {
+  const candidates = sample.hintCandidates;
+  if (candidates === undefined) return;
+  const length = sample.responseLength;
+  if (candidates.length === 0) throw problem("hintCandidates", "must hold at least one candidate");
+  if (sample.teacherLogProbs || sample.teacherTokens || sample.teacherTopkLogProbs) {
+    throw problem("hintCandidates", "exclude teacherLogProbs, teacherTokens and teacherTopk* (the trainer's teacher computes the rows per candidate)");
+  }
+  const tail = sample.tokens.length - length;
+  candidates.forEach((candidate, number) => {
+    if (candidate.length - length < 1) throw problem("hintCandidates", `candidate ${number} needs at least one prompt token (${candidate.length} tokens, response ${length})`);
+    for (let index = 0; index < length; index += 1) {
+      if (candidate[candidate.length - length + index] !== sample.tokens[tail + index]) throw problem("hintCandidates", `candidate ${number} must end with the response (token ${index} differs)`);
+    }
+  });
 }
 
 /** The frame bytes of one sample, with `seq` as its store sequence number. */
@@ -120,6 +138,7 @@ export function encodeSample(sample: StorableSample, seq: number): Buffer {
   add("rolloutLogProbs", sample.rolloutLogProbs, "float32");
   if (sample.teacherLogProbs) add("teacherLogProbs", sample.teacherLogProbs, "float32");
   if (sample.teacherTokens) add("teacherTokens", sample.teacherTokens, "int32");
+  if (sample.hintCandidates) add("hintCandidateTokens", sample.hintCandidates.flat(), "int32");
   let topk = 0;
   if (sample.teacherTopkLogProbs && sample.teacherTopkIndices) {
     topk = sample.teacherTopkLogProbs[0]?.length ?? 0;
@@ -144,6 +163,7 @@ export function encodeSample(sample: StorableSample, seq: number): Buffer {
     ...(sample.episode === undefined ? {} : { episode: sample.episode }),
     ...(sample.sampling === undefined ? {} : { sampling: sample.sampling }),
     topk,
+    ...(sample.hintCandidates === undefined ? {} : { candidateLengths: sample.hintCandidates.map((candidate) => candidate.length) }),
     ...(sample.prompt === undefined ? {} : { prompt: sample.prompt }),
     ...(sample.response === undefined ? {} : { response: sample.response }),
     blocks: refs,
@@ -187,6 +207,11 @@ export function decodeSample(frame: Buffer): { sample: StorableSample; seq: numb
   if (teacher) sample.teacherLogProbs = teacher;
   const teacherTokens = block("teacherTokens");
   if (teacherTokens) sample.teacherTokens = teacherTokens;
+  const candidateTokens = block("hintCandidateTokens");
+  if (candidateTokens && header.candidateLengths) {
+    let start = 0;
+    sample.hintCandidates = header.candidateLengths.map((length) => candidateTokens.slice(start, (start += length)));
+  }
   const topkLogProbs = block("teacherTopkLogProbs");
   const topkIndices = block("teacherTopkIndices");
   if (topkLogProbs && topkIndices) {

@@ -50,6 +50,15 @@ describe("openclaw-rl plan (process)", () => {
     expect(result.stdout).toContain("model-args file /opt/slime/scripts/models/qwen3-4B.sh not found");
   });
 
+  it("--method hybrid on the default recipe's slime: the hybrid's loss, its custom-config keys and where the teacher runs", async () => {
+    const result = await runCliInProcess(["plan", "--method", "hybrid", "--set", "engine.kind=slime"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain("--custom-loss-function-path openclaw_rl.losses.hybrid_loss_function");
+    expect(result.stdout).toContain("openclaw_rl_hybrid_selection: sequence_optimal");
+    expect(result.stdout).toContain("teacher: in the trainer, the frozen builtin:qwen3 (slime's --ref-load) gives top-4 rows for each of up to 3 hint candidates per turn");
+    expectBadInput(await runCliInProcess(["plan", "--method", "hybrid"]), "hybrid.teacher: method hybrid needs the trainer's frozen teacher", "rehearsal stand-in trainer has no hybrid loss");
+  });
+
   it("unknown key → exit 2 naming the path", async () => {
     expectBadInput(await runCli(["plan", "--recipe", recipeFile("unknown.yaml", "cluster:\n  gpus: 8\n")]), "cluster.gpus", "unknown key");
   });
@@ -77,7 +86,7 @@ describe("openclaw-rl plan (process)", () => {
       "qwen3-4b-opd-topk": ["opd.topk: engine.slime.flavor upstream hands only teacher_log_probs"],
       "qwen3-4b-opd-lora": ["opd.topk: engine.slime.flavor upstream hands only teacher_log_probs"],
     };
-    const names = ["qwen3-4b-binary", "qwen3-4b-opd", "qwen3-4b-opd-topk", "qwen3-4b-combine", "qwen3-4b-binary-lora", "qwen3-4b-opd-lora", "qwen3-4b-combine-lora", "multinode-example", "rehearsal"];
+    const names = ["qwen3-4b-binary", "qwen3-4b-opd", "qwen3-4b-opd-topk", "qwen3-4b-combine", "qwen3-4b-hybrid", "qwen3-4b-binary-lora", "qwen3-4b-opd-lora", "qwen3-4b-combine-lora", "multinode-example", "rehearsal"];
     for (const name of names) {
       const result = await runCliInProcess(["plan", "--recipe", `configs/${name}.yaml`, "--set", "engine.slime.flavor=upstream", "--set", "judge.launch=standalone"]);
       if (refused[name]) expectBadInput(result, ...refused[name]);
@@ -90,7 +99,7 @@ describe("openclaw-rl plan (process)", () => {
   });
 
   it("every shipped recipe plans without error", async () => {
-    const names = ["qwen3-4b-binary", "qwen3-4b-opd", "qwen3-4b-opd-topk", "qwen3-4b-combine", "qwen3-4b-binary-lora", "qwen3-4b-opd-lora", "qwen3-4b-combine-lora", "multinode-example", "rehearsal"];
+    const names = ["qwen3-4b-binary", "qwen3-4b-opd", "qwen3-4b-opd-topk", "qwen3-4b-combine", "qwen3-4b-hybrid", "qwen3-4b-binary-lora", "qwen3-4b-opd-lora", "qwen3-4b-combine-lora", "multinode-example", "rehearsal"];
     const results = [];
     for (const name of names) results.push(await runCliInProcess(["plan", "--json", "--recipe", `configs/${name}.yaml`]));
     expect(results.map((result, index) => `${names[index]}: ${result.exitCode} ${result.stderr.trim()}`)).toEqual(names.map((name) => `${name}: 0 `));

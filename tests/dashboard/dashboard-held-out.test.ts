@@ -114,7 +114,23 @@ describe.skipIf(!hasChromium)(`held-out evaluation chart in headless Chromium${s
     expect(perBatch.legend).toContain("judged score (training signal)");
     // the x axis is drawn on canvas: its tick labels as uPlot last drew them
     const ticks = await page.$eval("#chart-held-out", (node) => (node as unknown as { uplot: { axes: Array<{ _values: string[] }> } }).uplot.axes[0]!._values);
-    expect(ticks.filter((tick) => tick !== "")).toEqual(["v0", "v2", "v4", "v6→7"]);
+    expect(ticks.filter((tick) => tick !== "")).toEqual(["v0 (base)", "v2", "v4", "v6→7"]);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it("a version paired with a base not shown yet has no base band; the base weights' point, arriving later, leads as the base", async () => {
+    const { harness, page } = await open(0);
+    harness.bus.emit({ ...evaluationDone("15", 1, { low: 1, high: 1 }, { winRate: 0.84 }), run: "run-b" });
+    await page.waitForFunction(() => document.getElementById("chart-held-out")?.dataset.points === "1", undefined, { timeout: 10_000 });
+    expect((await readChart(page)).data.slice(4, 6)).toEqual([[null], [null]]); // (no base band drawn from v15)
+    harness.bus.emit({ ...evaluationDone("0", 0.669, { low: 0.516, high: 0.822 }), run: "run-a" });
+    await page.waitForFunction(() => document.getElementById("chart-held-out")?.dataset.points === "2", undefined, { timeout: 10_000 });
+    const chart = await readChart(page);
+    expect(chart.data[1]).toEqual([0.669, 1]);
+    expect(chart.data.slice(4, 6)).toEqual([[0.516, 0.516], [0.822, 0.822]]);
+    const ticks = await page.$eval("#chart-held-out", (node) => (node as unknown as { uplot: { axes: Array<{ _values: string[] }> } }).uplot.axes[0]!._values);
+    expect(ticks.filter((tick) => tick !== "")).toEqual(["v0 (base)", "v15"]);
     expect(pageErrors).toEqual([]);
     await page.close();
   });

@@ -5,10 +5,11 @@ import { join } from "node:path";
 import type { TurnRecord } from "../../orchestrator/records/turn-records.ts";
 import type { EventBus } from "../../orchestrator/event-bus.ts";
 import type { JudgementRecord, RecordedVote } from "../../orchestrator/records/judgement-records.ts";
+import type { Method } from "../../contracts/recipe.ts";
 
 export interface SyntheticRun {
   bus: EventBus;
-  method: "binary" | "opd" | "combine";
+  method: Method;
   batchSize: number;
   /** When set, each turn also gets a turns.jsonl and a judgements.jsonl record here. */
   recordsDir?: string;

@@ -29,9 +29,11 @@ const scoreOf = async (episode: SweEpisode) => ((await environment.evaluate(epis
 const edit = (episode: SweEpisode, replacement: { path: string; old_text: string; new_text: string }) => environment.execTool(episode, { name: "edit_file", arguments: replacement });
 
 describe("the SWE environment", () => {
-  it("ships 12 tasks whose tests fail as shipped and pass after the reference fix, whose patch is that fix", async () => {
+  it("ships 12 tasks, and 3 held out, whose tests fail as shipped and pass after the reference fix, whose patch is that fix", async () => {
     expect(tasks.length).toBe(12);
-    for (const task of tasks) {
+    const heldOut = (await TaskCatalogue.read(path.join(path.dirname(SWE_TASKS), "held-out.jsonl"), repositoryTaskSchema as never)).tasks as RepositoryTask[];
+    expect(heldOut.map((task) => task.task_path)).toEqual(["average", "clamp", "initials"]);
+    for (const task of [...tasks, ...heldOut]) {
       const { state } = await environment.reset(task);
       expect(await scoreOf(state), `${task.task_path} before`).toBe(0);
       expect(await environment.execTool(state, { name: "run_tests", arguments: {} }), task.task_path).toMatch(/^FAILED: /);

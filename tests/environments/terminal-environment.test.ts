@@ -1,6 +1,7 @@
 // The terminal environment served for real and driven with the project's EnvironmentClient: every shipped task scores
 // 0 after its setup alone and 1 after a known solution, commands run without network, a failing command is an
 // observation, and a task whose setup fails is refused at /reset.
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEnvironmentServer, type RunningEnvironmentServer } from "../../environments/environment-server.ts";
 import { TaskCatalogue } from "../../environments/task-catalogue.ts";
@@ -22,6 +23,14 @@ const SOLUTIONS: Record<string, string> = {
   "largest-file": "ls -S data | head -1 > answer.txt",
   "json-field": "python3 -c 'import json; print(json.load(open(\"user.json\"))[\"email\"])' > email.txt",
   "delete-temporary": "find . -name '*.tmp' -delete",
+};
+
+/** A solution of each task it ships held out (held-out.jsonl: the default of `eval` on this environment). */
+const HELD_OUT_SOLUTIONS: Record<string, string> = {
+  "held-word-count": "wc -w < poem.txt > answer.txt",
+  "held-copy-file": "mkdir -p backup && cp notes/todo.txt backup/todo.txt",
+  "held-max-value": "sort -n numbers.txt | tail -1 > answer.txt",
+  "held-uppercase": "tr a-z A-Z < name.txt > upper.txt",
 };
 
 let server: RunningEnvironmentServer;
@@ -52,15 +61,17 @@ describe("the terminal environment", () => {
     await client.close(lease);
   });
 
-  it("ships tasks that each fail after setup alone and pass after a solution", async () => {
-    const catalogue = await TaskCatalogue.read(TERMINAL_TASKS, shellTaskSchema);
-    expect(catalogue.tasks.map((task) => task.task_path).sort()).toEqual(Object.keys(SOLUTIONS).sort());
-    for (const task of catalogue.tasks) {
-      const { lease } = await start(task);
-      expect(await client.evaluate(lease), `${task.task_path} before`).toBe(0);
-      await run(lease, SOLUTIONS[task.task_path]!);
-      expect(await client.evaluate(lease), `${task.task_path} after`).toBe(1);
-      await client.close(lease);
+  it("ships tasks, and others held out, that each fail after setup alone and pass after a solution", async () => {
+    for (const [file, solutions] of [[TERMINAL_TASKS, SOLUTIONS], [path.join(path.dirname(TERMINAL_TASKS), "held-out.jsonl"), HELD_OUT_SOLUTIONS]] as const) {
+      const catalogue = await TaskCatalogue.read(file, shellTaskSchema);
+      expect(catalogue.tasks.map((task) => task.task_path).sort()).toEqual(Object.keys(solutions).sort());
+      for (const task of catalogue.tasks) {
+        const { lease } = await start(task);
+        expect(await client.evaluate(lease), `${task.task_path} before`).toBe(0);
+        await run(lease, solutions[task.task_path]!);
+        expect(await client.evaluate(lease), `${task.task_path} after`).toBe(1);
+        await client.close(lease);
+      }
     }
   });
 

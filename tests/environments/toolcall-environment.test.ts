@@ -3,6 +3,7 @@
 // are observations, tasks are found by task_path, the shipped task file is whole, and answers are read numerically.
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEnvironmentServer, type RunningEnvironmentServer } from "../../environments/environment-server.ts";
 import { TaskCatalogue } from "../../environments/task-catalogue.ts";
@@ -90,6 +91,17 @@ describe("the tool-call environment", () => {
     for (const task of catalogue.tasks) {
       expect(task.task_name).toBe("toolcall-math");
       expect(Number.isInteger(task.answer), task.task_path).toBe(true);
+    }
+  });
+
+  it("ships held-out tasks (eval's default on this environment) whose answers are right and which are not training tasks", async () => {
+    const heldOut = await TaskCatalogue.read(path.join(path.dirname(TOOLCALL_TASKS), "held-out.jsonl"), mathTaskSchema);
+    const training = new Set((await TaskCatalogue.read(TOOLCALL_TASKS, mathTaskSchema)).tasks.map((task) => `${task.task_name}:${task.task_path}`));
+    expect(heldOut.tasks).toHaveLength(6);
+    for (const task of heldOut.tasks) {
+      const [, a, operator, b] = /^What is (\d+) ([+*]) (\d+)\?$/.exec(task.question) ?? [];
+      expect(task.answer, task.task_path).toBe(operator === "+" ? Number(a) + Number(b) : Number(a) * Number(b));
+      expect(training.has(`${task.task_name}:${task.task_path}`), task.task_path).toBe(false);
     }
   });
 

@@ -71,8 +71,15 @@ describe("openclaw-rl eval --checkpoint (rehearsal)", () => {
   it("refuses by name a version whose policy is not kept, a file that is no policy-vN.json, and one it cannot load", async () => {
     const missing = await runCliInProcess(["eval", ...common, "--checkpoint", "v7"]);
     expect(missing.exitCode).toBe(2);
-    expect(missing.stderr).toContain(`no saved stand-in policy ${path.join(runDir, "standin-policy", "policy-v7.json")}`);
-    expect(missing.stderr).toContain("kept: v1, v2 (the trainer keeps the newest engine.rehearsal.keep_policies = 3; 0 keeps every one)");
+    expect(missing.stderr).toContain(`no saved stand-in policy v7 (${path.join(runDir, "standin-policy", "policy-v7.json")}): not saved (the newest saved is v2)`);
+    expect(missing.stderr).toContain("available: v1, v2, and base (the base weights); to keep more, start with --set engine.rehearsal.keep_policies=N (0 keeps every one)");
+    // a version older than the newest kept one was saved and then dropped by retention: said so, with what is available
+    writeFileSync(path.join(runDir, "standin-policy", "policy-v5.json"), readFileSync(path.join(runDir, "standin-policy", "policy-v2.json")));
+    const dropped = await runCliInProcess(["eval", ...common, "--checkpoint", "v4"]);
+    expect(dropped.exitCode).toBe(2);
+    expect(dropped.stderr).toContain("no saved stand-in policy v4 (");
+    expect(dropped.stderr).toContain("): retention dropped it (the stand-in trainer keeps the newest engine.rehearsal.keep_policies = 3)");
+    expect(dropped.stderr).toContain("available: v1, v2, v5, and base (the base weights)");
     const unnamed = await runCliInProcess(["eval", ...common, "--checkpoint", path.join(runDir, "personas.jsonl")]);
     expect(unnamed.exitCode).toBe(2);
     expect(unnamed.stderr).toMatch(/is not a saved stand-in policy \(policy-vN\.json\)/);

@@ -33,7 +33,8 @@ describe("continuous evaluation", () => {
     bus.subscribe((event) => void (event.type === "evaluation-done" && done.push(event)));
     const weights = new WeightVersionTracker(0);
     let ready = false;
-    const evaluation = new ContinuousEvaluation({ bus, weights, everyVersions: 2, recordsDir, ready: () => ready, plan: () => fixture.plan(openers, 1) });
+    const basis = { weights: "stand-in builtin:qwen3 seed 0", plan: "0123456789abcdef" };
+    const evaluation = new ContinuousEvaluation({ bus, weights, everyVersions: 2, recordsDir, run: "run-a", basis, ready: () => ready, plan: () => fixture.plan(openers, 1) });
     evaluation.start();
     try {
       ready = true;
@@ -48,6 +49,12 @@ describe("continuous evaluation", () => {
       await evaluation.close();
     }
     expect(readEvaluations(recordsDir).map((metrics) => metrics.version)).toEqual(["0", "2"]);
+    // every row names its run and basis; the first is the run's base row, the next pairs with it
+    expect(readEvaluations(recordsDir).map(({ run, baseRun, baseVersion, basis: rowBasis }) => ({ run, baseRun, baseVersion, rowBasis }))).toEqual([
+      { run: "run-a", baseRun: null, baseVersion: null, rowBasis: basis },
+      { run: "run-a", baseRun: "run-a", baseVersion: "0", rowBasis: basis },
+    ]);
+    expect(done.map((event) => event.run)).toEqual(["run-a", "run-a"]);
     const sessions = (await readFile(path.join(recordsDir, EVALUATION_SESSIONS_FILE), "utf8")).trim().split("\n");
     expect(sessions).toHaveLength(6);
     expect(fixture.harness.closed).toEqual([]);

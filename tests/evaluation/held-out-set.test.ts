@@ -1,10 +1,12 @@
 // The held-out sets' checks: a persona file's bad lines and repeated ids are named, a held-out task that is also a
-// training task is refused by key, and `openclaw-rl eval` refuses checkpoints ("not yet") and a folder with no start.
+// training task is refused by key, a built-in environment's held-out tasks are the default, and `openclaw-rl eval`
+// refuses checkpoints ("not yet") and a folder with no start.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recipeSchema } from "../../contracts/recipe.ts";
+import { heldOutTasksFile, readEvaluationSet } from "../../orchestrator/evaluation/evaluation-plan.ts";
 import { readHeldOutTasks, readPersonaSet, SHIPPED_PERSONAS } from "../../orchestrator/evaluation/held-out-set.ts";
 import { runCliInProcess } from "../cli/cli-process.ts";
 
@@ -44,6 +46,19 @@ describe("held-out sets", () => {
       "evaluation.tasks: held-out tasks run in the episodes' environment: set episodes.env_url or episodes.environment, or remove evaluation.tasks",
     );
     expect(recipeSchema.safeParse({ evaluation: { tasks: "held-out.jsonl" }, episodes: { environment: "toolcall" } }).success).toBe(true);
+  });
+
+  it("held-out tasks by default: a built-in environment's own on its shipped training tasks; none on the user's tasks or another server", async () => {
+    const shipped = (name: string) => path.resolve(import.meta.dirname, "..", "..", "environments", name, "held-out.jsonl");
+    for (const name of ["toolcall", "terminal", "swe"]) {
+      const recipe = recipeSchema.parse({ episodes: { environment: name } });
+      expect(heldOutTasksFile(recipe)).toBe(shipped(name));
+      expect((await readEvaluationSet(recipe)).tasks.length, name).toBeGreaterThanOrEqual(3); // (none of them a training task: refused otherwise)
+    }
+    expect(heldOutTasksFile(recipeSchema.parse({ episodes: { environment: "toolcall", tasks: "mine.jsonl" } }))).toBeNull();
+    expect(heldOutTasksFile(recipeSchema.parse({ episodes: { env_url: "http://127.0.0.1:9", tasks: "mine.jsonl" } }))).toBeNull();
+    expect(heldOutTasksFile(recipeSchema.parse({ episodes: { environment: "toolcall" }, evaluation: { tasks: "chosen.jsonl" } }))).toBe("chosen.jsonl");
+    expect(heldOutTasksFile(recipeSchema.parse({}))).toBeNull();
   });
 
   it("openclaw-rl eval refuses a rehearsal checkpoint that is no saved policy and a folder without a running start", async () => {

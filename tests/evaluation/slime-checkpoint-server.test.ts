@@ -1,7 +1,10 @@
 // `openclaw-rl eval --checkpoint` with slime, as a plan only (no GPU and no SGLang here): a converted Hugging Face
 // folder served by `sglang.launch_server` on rollout_tp free GPUs of the head node; refused by name when the
-// checkpoint is not converted (with the convert-checkpoint command), when no GPU is free, and with engine.kind external.
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+// checkpoint is not converted (with the convert-checkpoint command), when no GPU is free, and with engine.kind external;
+// the base weights served from model.path, and a live eval with no base refused when they cannot be served.
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -74,6 +77,36 @@ describe("a slime checkpoint served for evaluation (plan only)", () => {
     expect(() => planCheckpointServing(slime(), { checkpoint: "7", port: 1, context })).toThrow(
       `no checkpoint iteration 7: neither ${path.join(runDir, "checkpoints", "iter_0000007")} nor its converted folder ${convertedFolder(runDir, 7)}`,
     );
+  });
+
+  it("serves the base weights (model.path) as version 0; a run resumed from training.load_dir is refused by name", () => {
+    const { context } = runFolder();
+    const serving = planCheckpointServing(slime(), { checkpoint: "base", port: 40124, context, gpus: { startRunning: false } });
+    expect(serving).toMatchObject({ version: "0", checkpoint: "/models/Qwen3-4B", spec: { name: "checkpoint-policy-v0", role: "checkpoint-server" } });
+    expect(serving.spec.argv.slice(3, 5)).toEqual(["--model-path", "/models/Qwen3-4B"]);
+    const resumed = recipeSchema.parse({ ...slime(), training: { ...slime().training, load_dir: "/ckpt/run-a" } });
+    expect(() => planCheckpointServing(resumed, { checkpoint: "base", port: 1, context })).toThrow("the run's base weights are training.load_dir's checkpoint (/ckpt/run-a), which SGLang cannot load");
+  });
+
+  it("beside a running start that holds every GPU, a live eval with no base refuses and names the command that records the base", async () => {
+    const { runDir } = runFolder();
+    const status = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify({ run_id: "run-s", weight_version: "7", endpoints: { proxy: "http://127.0.0.1:9/v1" } }));
+    });
+    await new Promise<void>((resolve) => status.listen(0, "127.0.0.1", resolve));
+    try {
+      writeFileSync(path.join(runDir, "admin.json"), JSON.stringify({ url: `http://127.0.0.1:${(status.address() as AddressInfo).port}` }));
+      writeFileSync(path.join(runDir, "admin-token"), "token\n");
+      const cli = await runCliInProcess(["eval", "--run", runDir, "--judge-url", "http://127.0.0.1:9", "--set", "engine.kind=slime", "--set", `records.dir=${runDir}`]);
+      expect(cli.exitCode).toBe(2);
+      expect(cli.stderr).toContain("no base evaluated in run run-s yet: evaluating the base weights (v0) first, then v7 against them");
+      expect(cli.stderr).toContain("no base is evaluated for this run yet, and the base weights cannot be served beside it now: no GPU is free for the checkpoint's SGLang server");
+      expect(cli.stderr).toMatch(new RegExp(`openclaw-rl eval --run ${runDir} --checkpoint base\``));
+      expect(existsSync(path.join(runDir, "evaluations.jsonl"))).toBe(false);
+    } finally {
+      await new Promise((resolve) => status.close(resolve));
+    }
   });
 
   it("refuses engine.kind external (no engine to load it into); the CLI prints the slime refusal, and --plan the server", async () => {

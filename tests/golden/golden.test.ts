@@ -12,13 +12,14 @@ const RECIPES = [
   "qwen3-4b-opd",
   "qwen3-4b-opd-topk",
   "qwen3-4b-combine",
+  "qwen3-4b-hybrid",
   "qwen3-4b-binary-lora",
   "qwen3-4b-opd-lora",
   "qwen3-4b-combine-lora",
   "multinode-example",
 ];
 /** Upstream runs what it can of each recipe: its judge is a standalone SGLang server (it has no --prm-* options). */
-const UPSTREAM_RECIPES = ["qwen3-4b-binary", "qwen3-4b-opd", "qwen3-4b-combine", "qwen3-4b-combine-lora", "multinode-example"];
+const UPSTREAM_RECIPES = ["qwen3-4b-binary", "qwen3-4b-opd", "qwen3-4b-combine", "qwen3-4b-combine-lora", "qwen3-4b-hybrid", "multinode-example"];
 export const UPSTREAM_SET = ["engine.slime.flavor=upstream", "judge.launch=standalone"];
 const update = process.env.UPDATE_GOLDEN === "1";
 

@@ -1,6 +1,7 @@
 // train_async.py flags of the reference launch scripts (Gen-Verse/OpenClaw-RL at 0d034dd), extracted by hand:
 // openclaw-rl/run_qwen3_4b_openclaw_rl.sh, openclaw-opd/run_qwen3_4b_openclaw_opd.sh, _opd_topk.sh and
-// openclaw-combine/run_qwen3_4b_openclaw_combine.sh, with MODEL_ARGS from slime/scripts/models/qwen3-4B.sh.
+// openclaw-combine/run_qwen3_4b_openclaw_combine.sh, with MODEL_ARGS from slime/scripts/models/qwen3-4B.sh; the hybrid's
+// from openclaw-combine/run_qwen3_4b_openclaw_topk_select.sh at tranzmatt/OpenClaw-RL ffdebf1 (the same MODEL_ARGS).
 // Values are the effective ones (a repeated flag keeps its last value: --rotary-base 1000000 then 5000000).
 // The W&B block is left out: the scripts add it only when a key is in the environment.
 
@@ -77,7 +78,23 @@ const COMBINE: FlagTable = {
   "--custom-generate-function-path": "openclaw_combine_api_server.generate", "--custom-rm-path": "openclaw_combine_api_server.reward_func",
 };
 
-export const REFERENCE_FLAGS = { "qwen3-4b-binary": BINARY, "qwen3-4b-opd": OPD, "qwen3-4b-opd-topk": OPD_TOPK, "qwen3-4b-combine": COMBINE };
+const HYBRID_CHECKPOINT = "/data_storage/wyj/systems/huggingface/hub/Qwen3-4B-Thinking-2507";
+const HYBRID: FlagTable = {
+  ...without(BINARY, "--megatron-to-hf-mode"),
+  "--hf-checkpoint": HYBRID_CHECKPOINT,
+  "--ref-load": "/data_storage/wyj/systems/huggingface/hub/Qwen3-4B-Thinking-2507-_torch_dist",
+  "--save": "/data_storage/wyj/OpenClaw-RL/ckpt/qwen3-4b-openclaw-topk-select",
+  "--prm-teacher-load": "/data_storage/wyj/systems/huggingface/hub/Qwen3-4B-Thinking-2507-_torch_dist",
+  "--prm-teacher-num-gpus": "1", "--prm-teacher-hf-checkpoint": HYBRID_CHECKPOINT, "--prm-teacher-rotary-base": "5000000",
+  "--rollout-function-path": "openclaw_combine_select_rollout.generate_rollout_openclaw_combine_select",
+  "--loss-type": "custom_loss", "--custom-loss-function-path": "openclaw_topk_select_loss.openclaw_topk_select_loss_function",
+  "--distill-topk": "4", "--distill-subset-mode": "student", "--hint-m": "3", "--hint-selection": "sequence_optimal",
+  "--sglang-mem-fraction-static": "0.8",
+  "--prm-num-gpus": "1", "--prm-num-gpus-per-engine": "1", "--prm-model-path": HYBRID_CHECKPOINT, "--prm-max-new-tokens": "8192",
+  "--custom-generate-function-path": "openclaw_combine_api_server.generate", "--custom-rm-path": "openclaw_combine_api_server.reward_func",
+};
+
+export const REFERENCE_FLAGS = { "qwen3-4b-binary": BINARY, "qwen3-4b-opd": OPD, "qwen3-4b-opd-topk": OPD_TOPK, "qwen3-4b-combine": COMBINE, "qwen3-4b-hybrid": HYBRID };
 
 /** What we do differently on purpose: the flag's value in our argv ("absent" = left out) and why. */
 export interface Difference {
@@ -137,5 +154,19 @@ export const INTENTIONAL_DIFFERENCES: Record<keyof typeof REFERENCE_FLAGS, Recor
     ...EARLY_CHECKPOINT,
     ...MISMATCH_CORRECTION,
     "--custom-loss-function-path": { ours: "openclaw_rl.losses.combine_loss_function", why: "our combine loss" },
+  },
+  "qwen3-4b-hybrid": {
+    ...COMMON,
+    ...EARLY_CHECKPOINT,
+    "--megatron-to-hf-mode": { ours: "bridge", why: "--ref-load is model.path, a Hugging Face folder loaded through Megatron-Bridge; the script loads a torch_dist conversion" },
+    "--custom-loss-function-path": { ours: "openclaw_rl.losses.hybrid_loss_function", why: "our hybrid loss" },
+    "--distill-topk": { ours: "absent", why: "K reaches our loss as openclaw_rl_hybrid_topk in the custom config" },
+    "--distill-subset-mode": { ours: "absent", why: "the reference's slime's own option; the subset reaches our loss as openclaw_rl_hybrid_subset" },
+    "--hint-selection": { ours: "absent", why: "the reference's slime's own option; the selection reaches our loss as openclaw_rl_hybrid_selection" },
+    "--hint-m": { ours: "absent", why: "the script passes its candidate cap there; our judge side applies hybrid.max_candidates and asks hybrid.hint_votes" },
+    "--prm-teacher-load": { ours: "absent", why: "the frozen teacher is --ref-load (the same checkpoint by the script's default), run in the trainer: no teacher GPU group" },
+    "--prm-teacher-num-gpus": { ours: "absent", why: "no teacher GPU group: the teacher's forward runs on the trainer's GPUs" },
+    "--prm-teacher-hf-checkpoint": { ours: "absent", why: "the teacher is the student's own checkpoint (--ref-load), so it has the student's tokenizer and config" },
+    "--prm-teacher-rotary-base": { ours: "absent", why: "the teacher is the student's checkpoint, whose --rotary-base it shares" },
   },
 };

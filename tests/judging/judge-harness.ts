@@ -258,7 +258,7 @@ async function readRecords(recordsDir: string): Promise<Array<Record<string, any
 
 /** The counts a test reads, from the pipeline's events and judgement records (nothing in the pipeline keeps them). */
 function countJudging(events: readonly RunEvent[], records: ReadonlyArray<Record<string, any>>, pending: number): JudgingCounts {
-  const counts: JudgingCounts = { turnsJudged: 0, votes: 0, votesFailed: 0, judgeFailures: 0, rewards: { positive: 0, zero: 0, negative: 0 }, hints: { accepted: 0, rejected: 0 }, samples: { rl: 0, opd: 0, combined: 0 }, masked: 0, skipped: {}, lastEvalScore: null, pending };
+  const counts: JudgingCounts = { turnsJudged: 0, votes: 0, votesFailed: 0, judgeFailures: 0, rewards: { positive: 0, zero: 0, negative: 0 }, hints: { accepted: 0, rejected: 0 }, samples: { rl: 0, opd: 0, combined: 0, hybrid: 0 }, masked: 0, skipped: {}, lastEvalScore: null, pending };
   for (const event of events) {
     if (event.type === "judge-vote") {
       counts.votes += 1;

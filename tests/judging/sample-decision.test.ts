@@ -84,6 +84,7 @@ describe("the decision's reasons and the methods' needs", () => {
       binary: { evaluation: true, hint: false, teacher: false, firstTurnGuarantee: true },
       opd: { evaluation: false, hint: true, teacher: true, firstTurnGuarantee: false },
       combine: { evaluation: true, hint: true, teacher: true, firstTurnGuarantee: false },
+      hybrid: { evaluation: true, hint: true, teacher: false, firstTurnGuarantee: false },
     });
   });
 });

@@ -7,16 +7,9 @@ import { describe, expect, it } from "vitest";
 import { OpenclawRlError, OpenclawRlErrorList } from "../../contracts/errors.ts";
 import { trainingBackend } from "../../contracts/recipe.ts";
 import { applySet, loadRecipe, parseRecipe } from "../../cli/recipe-file.ts";
+import { recipeProblems } from "./recipe-problems.ts";
 
-function problems(raw: unknown): string[] {
-  try {
-    parseRecipe(raw);
-  } catch (error) {
-    if (error instanceof OpenclawRlErrorList) return error.errors.map((item) => item.toLine());
-    throw error;
-  }
-  return [];
-}
+const problems = recipeProblems;
 
 describe("recipe schema", () => {
   it("defaults reproduce the reference binary script (4/2/2 of 8, TP 4 / 2 / 2, m=3, lr 1e-5)", () => {

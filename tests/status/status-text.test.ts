@@ -1,6 +1,7 @@
 // `status`'s text in words a person reads (good / neutral / bad, open turns, where the run stands and its ETA), and a
 // piped `status --watch`: the block once, then only the lines that changed.
 import { describe, expect, it } from "vitest";
+import { evaluationLines } from "../../cli/commands/status-evaluation.ts";
 import { formatStatus } from "../../cli/commands/status-format.ts";
 import { PipedStatusPrinter } from "../../cli/commands/status-watch.ts";
 import type { RunEventInput } from "../../contracts/events.ts";
@@ -120,8 +121,8 @@ describe("status: the sampling clients asked for", () => {
 });
 
 describe("status: the held-out evaluation", () => {
-  const done = (version: string, meanScore: number, winRate: number | null): RunEventInput => ({
-    type: "evaluation-done", version, versionAtEnd: version, baseVersion: "0", sessions: 16, scored: 16, meanScore,
+  const done = (version: string, meanScore: number, winRate: number | null, run?: string): RunEventInput => ({
+    type: "evaluation-done", version, versionAtEnd: version, baseVersion: version === "0" ? null : "0", ...(run === undefined ? {} : { run }), sessions: 16, scored: 16, meanScore,
     scoreCi: { low: meanScore - 0.1, high: Math.min(1, meanScore + 0.1) }, winRate, winRateCi: winRate === null ? null : { low: winRate - 0.2, high: Math.min(1, winRate + 0.2) },
     requests: { policy: 48, simulator: 32, scorer: 48 }, episodes: null,
   });
@@ -142,6 +143,27 @@ describe("status: the held-out evaluation", () => {
     // the best so far stays v8 when a later version scores less
     bus.emit(done("12", 0.5, 0.3));
     expect(status().evaluation.best).toEqual({ version: "8", mean_score: 0.981, score_ci: { low: 0.881, high: 1 } });
-    expect(formatStatus(status(), 200)).toContain("            best so far v8: score 98.1% [88.1, 100.0] · convert-checkpoint --best exports it");
+    // rehearsal saves no checkpoint, so no export is offered; with slime convert-checkpoint --best exports it
+    expect(formatStatus(status(), 200)).toContain("            best so far v8: score 98.1% [88.1, 100.0]\n");
+    expect(formatStatus(status(), 200)).not.toContain("convert-checkpoint");
+    expect(evaluationLines(status().evaluation, null, { run: null, engine: "slime" })).toContain("            best so far v8: score 98.1% [88.1, 100.0] · convert-checkpoint --best exports it");
+  });
+
+  it("shows the base weights' evaluation as the base whenever it arrives, says when it is another run's, and never calls another version the base", () => {
+    const { bus, status } = tracked();
+    const run = status().run_id!;
+    bus.emit(done("15", 1, null, run));
+    // a version paired with a base this run's tally has not seen: no base row, and the command that records one
+    expect(status().evaluation.versions.map((point) => [point.version, point.base])).toEqual([["15", false]]);
+    expect(formatStatus(status(), 200, "relative", "/tmp/run")).toMatch(/held-out    \(95% intervals; not the training reward\) no base evaluated in this run: `npx (--prefix \S+ )?openclaw-rl eval --run \/tmp\/run` evaluates the base weights/);
+    expect(formatStatus(status(), 200)).not.toContain("base v15");
+    // the base arrives later (eval evaluates it first, or hands in an earlier run's): it leads, marked as that run's
+    bus.emit(done("0", 0.669, null, "20261127-101010"));
+    bus.emit(done("0", 0.669, null, "20261127-101010")); // (handed in again by a second eval: shown once)
+    const snapshot = status();
+    expect(snapshot.evaluation.versions.map((point) => [point.version, point.base, point.run])).toEqual([["0", true, "20261127-101010"], ["15", false, run]]);
+    const text = formatStatus(snapshot, 200);
+    expect(text).toContain("held-out    (95% intervals; not the training reward) base v0 (run 20261127-101010's, reused: the same base weights and evaluation plan): score 66.9%");
+    expect(text).toContain("            v15: score 100.0% [90.0, 100.0]");
   });
 });

@@ -21,6 +21,7 @@ import {
 } from "./dashboard-wire.ts";
 import { TurnTable } from "./turn-table.ts";
 import { WeightTimeline } from "./weight-timeline.ts";
+import type { Method } from "../../../contracts/recipe.ts";
 
 export interface DashboardLimits {
   batches: number;
@@ -43,7 +44,6 @@ export const defaultDashboardLimits: DashboardLimits = {
   sessions: 100_000,
 };
 
-type Method = "binary" | "opd" | "combine";
 
 export class DashboardHistory {
   readonly limits: DashboardLimits;

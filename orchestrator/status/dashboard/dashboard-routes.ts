@@ -13,6 +13,7 @@ import { DashboardStream, type DashboardStreamOptions } from "./dashboard-stream
 import type { RecordIndexLimits } from "./record-index.ts";
 import { TurnDetails } from "./turn-details.ts";
 import { sendJson } from "../../../lib/http/send-json.ts";
+import type { Method } from "../../../contracts/recipe.ts";
 
 export interface DashboardDeps {
   bus: EventBus;
@@ -21,7 +22,7 @@ export interface DashboardDeps {
   /** The admin token: accepted as `Authorization: Bearer …` or `?token=…`. */
   token: string;
   /** The recipe's method, so the page shows hint charts before the first judged turn. */
-  method?: "binary" | "opd" | "combine";
+  method?: Method;
   /** The recipe's training.batch_size, shown before the first sample is ready. */
   batchSize?: number;
   /** Shown under the weight updates when the run's version labels are approximate (version-labels.ts). */

@@ -3,6 +3,7 @@
 import type { EvaluationCounts } from "../evaluation-tally.ts";
 import type { SampleCounts } from "../sample-tally.ts";
 import type { EngineState, PolicyEntropy } from "../../../contracts/events.ts";
+import type { Method } from "../../../contracts/recipe.ts";
 
 // 2: totals carry the samples as one sum (Totals.samples, held) instead of kept / skipped / samplesTrained / staleDrops …
 export const DASHBOARD_VERSION = 2 as const;
@@ -83,7 +84,7 @@ export interface TurnRow {
   totalMs: number | null;
   closedBy: string | null;
   nextStateRole: "user" | "tool" | null;
-  method: "binary" | "opd" | "combine" | null;
+  method: Method | null;
   score: number | null;
   hintAccepted: boolean | null;
   reward: number | null;
@@ -155,7 +156,7 @@ export interface DashboardSnapshot {
   now: number;
   /** Whose counts these are: start's run id and when it started (every total is this run's unless it says otherwise). */
   run: { runId: string; startedAt: number };
-  method: "binary" | "opd" | "combine" | null;
+  method: Method | null;
   /** Why the weight versions tokens are labelled with are approximate for this run (version-labels.ts); null when exact. */
   versionLabelNote: string | null;
   /** proxy.session_idle_timeout_s: when a turn still open (waiting for its session's next message) is closed without one. */
@@ -177,7 +178,7 @@ export interface DashboardSnapshot {
 export interface DashboardDelta {
   version: typeof DASHBOARD_VERSION;
   now: number;
-  method: "binary" | "opd" | "combine" | null;
+  method: Method | null;
   totals: Totals;
   open: OpenBatch;
   engines: EngineStatus[] | null; // null: unchanged

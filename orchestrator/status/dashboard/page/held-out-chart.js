@@ -9,19 +9,25 @@ const percent = (value) => (value === null || value === undefined ? "–" : `${(
 /** The chart's columns (x = position of the evaluated version, labelled with it), one per series in `seriesOf`'s order. */
 export function heldOutColumns(evaluation, withOutcome) {
   const points = evaluation.points;
-  const base = points[0];
+  const base = baseOf(points);
   const bestIndex = evaluation.best === null ? -1 : points.findIndex((point) => point.version === evaluation.best.version && point.at === evaluation.best.at);
   const columns = [
     points.map((_point, index) => index),
     points.map((point) => point.meanScore),
     points.map((point) => point.scoreCi?.low ?? null),
     points.map((point) => point.scoreCi?.high ?? null),
-    points.map(() => base.scoreCi?.low ?? null),
-    points.map(() => base.scoreCi?.high ?? null),
+    points.map(() => base?.scoreCi?.low ?? null),
+    points.map(() => base?.scoreCi?.high ?? null),
     points.map((point, index) => (index === bestIndex ? point.meanScore : null)),
   ];
   if (withOutcome) columns.push(points.map((point) => point.outcomeRate), points.map((point) => point.outcomeCi?.low ?? null), points.map((point) => point.outcomeCi?.high ?? null));
   return columns;
+}
+
+/** The base weights' point, first when there is one (points without run or base marks: the first, as status reads them); null without. */
+function baseOf(points) {
+  const first = points[0];
+  return first && (first.base || points.every((point) => !point.base && point.run === null)) ? first : null;
 }
 
 function seriesOf(withOutcome) {
@@ -71,7 +77,8 @@ export class HeldOutChart {
     }
     const withOutcome = points.some((point) => point.outcomeRate !== null);
     if (this.chart === null || withOutcome !== this.withOutcome) this.create(withOutcome);
-    this.labels = points.map((point) => (point.versionAtEnd !== point.version ? `v${point.version}→${point.versionAtEnd}` : `v${point.version}`));
+    const base = baseOf(points);
+    this.labels = points.map((point) => `${point.versionAtEnd !== point.version ? `v${point.version}→${point.versionAtEnd}` : `v${point.version}`}${point === base ? " (base)" : ""}`);
     this.chart.setData(heldOutColumns(evaluation, withOutcome));
     this.target.dataset.best = evaluation.best === null ? "" : evaluation.best.version;
   }
