@@ -81,7 +81,7 @@ describe("openclaw-rl start (engine external)", () => {
       weight_version: expect.anything(),
       sessions: 0,
       turns: { main: 0, side: 0 },
-      samples: { ready: 0, delivered: 0, acknowledged: 0, dropped_stale: 0 },
+      samples: { made: 0, ready: 0, in_training: 0, trained: 0, dropped: { stale: 0, invalid: 0 }, delivered: 0 },
       batches: 0,
       engines: [
         { name: "policy", state: "ready" },
