@@ -35,8 +35,8 @@ interface CodexLines {
   top: string[];
   /** Our provider table, replacing one of the same name. */
   table: string[];
-  /** `[features]` keys set in that table, its other keys kept. */
-  features: string[];
+  /** Keys we set in one more table (its header, then the lines), that table's other keys kept. */
+  section: { header: string; lines: string[] };
 }
 
 /**
@@ -47,7 +47,8 @@ function codexLines(recipe: Recipe, target: AgentTarget): CodexLines {
   const header = `[model_providers.${PROVIDER_ID}]`;
   return {
     top: [`model = ${JSON.stringify(recipe.model.served_name)}`, `model_provider = ${JSON.stringify(PROVIDER_ID)}`, `web_search = "disabled"`],
-    features: ["multi_agent = false"],
+    // (`[agents] enabled = false`: `[features] multi_agent = false` does it too, but Codex calls that deprecated)
+    section: { header: "[agents]", lines: ["enabled = false"] },
     table: [
       header,
       `name = "openclaw-rl proxy"`,
@@ -63,7 +64,7 @@ function codexLines(recipe: Recipe, target: AgentTarget): CodexLines {
 
 /**
  * Line-level TOML merge (no TOML parser here): our top-level keys replace theirs above the first table, our provider
- * table replaces a table of the same name, our `[features]` keys replace theirs in that table (added to it, or a new
+ * table replaces a table of the same name, our keys of `lines.section` replace theirs in that table (added to it, or a new
  * one); every other line, comments included, stays as it was.
  */
 export function mergeCodexToml(text: string | null, lines: CodexLines): string {
@@ -73,25 +74,25 @@ export function mergeCodexToml(text: string | null, lines: CodexLines): string {
   const topEnd = firstTable === -1 ? existing.length : firstTable;
   const ourKeys = new Set(lines.top.map((line) => line.split("=")[0]!.trim()));
   const top = existing.slice(0, topEnd).filter((line) => !ourKeys.has(/^\s*([A-Za-z0-9_-]+)\s*=/.exec(line)?.[1] ?? ""));
-  const featureKeys = new Set(lines.features.map((line) => line.split("=")[0]!.trim()));
+  const sectionKeys = new Set(lines.section.lines.map((line) => line.split("=")[0]!.trim()));
   const rest: string[] = [];
   let skipping = false;
-  let inFeatures = false;
-  let hasFeatures = false;
+  let inSection = false;
+  let hasSection = false;
   for (const line of existing.slice(topEnd)) {
     if (isHeader(line)) {
       skipping = line.trim() === lines.table[0];
-      inFeatures = line.trim() === "[features]";
-      if (inFeatures) {
-        hasFeatures = true;
-        rest.push(line, ...lines.features);
+      inSection = line.trim() === lines.section.header;
+      if (inSection) {
+        hasSection = true;
+        rest.push(line, ...lines.section.lines);
         continue;
       }
     }
-    if (inFeatures && featureKeys.has(/^\s*([A-Za-z0-9_-]+)\s*=/.exec(line)?.[1] ?? "")) continue;
+    if (inSection && sectionKeys.has(/^\s*([A-Za-z0-9_-]+)\s*=/.exec(line)?.[1] ?? "")) continue;
     if (!skipping) rest.push(line);
   }
-  if (!hasFeatures) rest.push(...(rest.length > 0 ? [""] : []), "[features]", ...lines.features);
+  if (!hasSection) rest.push(...(rest.length > 0 ? [""] : []), lines.section.header, ...lines.section.lines);
   for (const section of [top, rest]) while (section.length > 0 && section.at(-1)!.trim() === "") section.pop();
   const body = [...lines.top, ...top, ...(rest.length > 0 ? ["", ...rest] : []), "", ...lines.table];
   return `${body.join("\n").replace(/^\n+/, "")}\n`;

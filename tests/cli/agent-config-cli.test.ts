@@ -20,7 +20,8 @@ describe("openclaw-rl agent-config", () => {
     expect(result.stdout).toContain('model = "qwen3-4b"\nmodel_provider = "rl"\n');
     expect(result.stdout).toContain('[model_providers.rl]\nname = "openclaw-rl proxy"\nbase_url = "http://10.0.0.5:30000/v1"\nwire_api = "responses"\n' + CODEX_AUTH + "\n");
     // Codex 0.171 offers web_search (hosted) and a multi_agent_v1 namespace tool by default; the proxy refuses both
-    expect(result.stdout).toContain('web_search = "disabled"\n\n[features]\nmulti_agent = false\n');
+    // ([agents] enabled = false takes the namespace tool away without [features] multi_agent's deprecation warning)
+    expect(result.stdout).toContain('web_search = "disabled"\n\n[agents]\nenabled = false\n');
     expect(result.stdout).not.toContain("real-key");
   });
 
@@ -45,17 +46,17 @@ describe("openclaw-rl agent-config", () => {
     const file = path.join(scratch, "config.toml");
     writeFileSync(
       file,
-      '# my settings\nmodel = "gpt-5"\napproval_policy = "on-request"\n\n[model_providers.rl]\nbase_url = "http://old/v1"\n\n[features]\nmulti_agent = true\nshell_tool = true\n\n[model_providers.other]\nbase_url = "http://x/v1"\n\n[profiles.fast]\nmodel = "o4-mini"\n',
+      '# my settings\nmodel = "gpt-5"\napproval_policy = "on-request"\n\n[model_providers.rl]\nbase_url = "http://old/v1"\n\n[features]\nmulti_agent = true\nshell_tool = true\n\n[agents]\nmax_threads = 2\nenabled = true\n\n[model_providers.other]\nbase_url = "http://x/v1"\n\n[profiles.fast]\nmodel = "o4-mini"\n',
       { mode: 0o640 },
     );
     const written = await runCliInProcess(["agent-config", "codex", ...RECIPE, "--write", file]);
     expect(written.exitCode).toBe(0);
-    expect(written.stdout.split("\n")).toEqual(expect.arrayContaining(['  model: "gpt-5" → "qwen3-4b"', '  features.multi_agent: true → false', '  model_providers.rl.base_url: "http://old/v1" → "http://127.0.0.1:30000/v1"']));
+    expect(written.stdout.split("\n")).toEqual(expect.arrayContaining(['  model: "gpt-5" → "qwen3-4b"', '  agents.enabled: true → false', '  model_providers.rl.base_url: "http://old/v1" → "http://127.0.0.1:30000/v1"']));
     const text = readFileSync(file, "utf8");
     expect(text).toBe(
-      'model = "qwen3-4b"\nmodel_provider = "rl"\nweb_search = "disabled"\n# my settings\napproval_policy = "on-request"\n\n[features]\nmulti_agent = false\nshell_tool = true\n\n[model_providers.other]\nbase_url = "http://x/v1"\n\n[profiles.fast]\nmodel = "o4-mini"\n\n[model_providers.rl]\nname = "openclaw-rl proxy"\nbase_url = "http://127.0.0.1:30000/v1"\nwire_api = "responses"\n' + CODEX_AUTH + "\n",
+      'model = "qwen3-4b"\nmodel_provider = "rl"\nweb_search = "disabled"\n# my settings\napproval_policy = "on-request"\n\n[features]\nmulti_agent = true\nshell_tool = true\n\n[agents]\nenabled = false\nmax_threads = 2\n\n[model_providers.other]\nbase_url = "http://x/v1"\n\n[profiles.fast]\nmodel = "o4-mini"\n\n[model_providers.rl]\nname = "openclaw-rl proxy"\nbase_url = "http://127.0.0.1:30000/v1"\nwire_api = "responses"\n' + CODEX_AUTH + "\n",
     );
-    expect(written.stdout).toContain("  kept from the old file: approval_policy, features.shell_tool, model_providers.other.base_url, profiles.fast.model\n");
+    expect(written.stdout).toContain("  kept from the old file: approval_policy, features.multi_agent, features.shell_tool, agents.max_threads, model_providers.other.base_url, profiles.fast.model\n");
     expect(statSync(file).mode & 0o777).toBe(0o640);
     // merging again changes nothing
     await runCliInProcess(["agent-config", "codex", ...RECIPE, "--write", file]);
