@@ -70,6 +70,8 @@ export type RunEvent = EventBase &
         skipped: string | null;
         /** Why no sample, as a category. */
         skipCategory?: SkipCategory | null;
+        /** method hybrid: the dispatch case and the sample's candidate count (0 without one). */
+        hybrid?: { case: "hint-and-evaluation" | "hint-only" | "evaluation-only" | "neither"; candidates: number };
       }
     | { type: "sample-ready"; sampleId: string; sessionId: string; turn: number; kind: SampleKind; reward: number; ready: number; batchSize: number }
     /** ready: the store's samples toward the next batch after the drop (where a store counts them). */

@@ -119,7 +119,7 @@ export class JudgePipeline {
     this.records = new JudgementRecords(deps.recordsDir);
     this.ledger = new TurnLedger(deps.recipe.proxy.max_sessions);
     this.maxJudging = 2 * judge.concurrency;
-    this.turnJudgeDeps = { recipe: deps.recipe, voter: this.voter, teacher, signal: this.shutdown.signal };
+    this.turnJudgeDeps = { recipe: deps.recipe, voter: this.voter, teacher, policy: { template: deps.policyTemplate, tokenizer: deps.policyTokenizer }, signal: this.shutdown.signal };
     const episodes = deps.recipe.episodes;
     this.book = new EpisodeBook({
       samplesPerTask: episodes.samples_per_task,
@@ -335,6 +335,7 @@ export class JudgePipeline {
       sample: record.sample ? { kind: record.sample.kind, reward: record.sample.reward, why: record.sample.why } : null,
       skipped: settled.skipped,
       skipCategory: settled.category,
+      ...(record.hybrid ? { hybrid: { case: record.hybrid.case, candidates: record.hybrid.candidates } } : {}),
     });
   }
 

@@ -33,7 +33,7 @@ export type PackedTurn = Omit<ClosedTurn, "responseIds" | "responseLogProbs"> & 
   responseLogProbs: Float64Array;
 };
 
-export type PackedSample = Omit<Sample, "tokens" | "lossMask" | "rolloutLogProbs" | "teacherLogProbs" | "teacherTopkLogProbs" | "teacherTopkIndices" | "teacherTokens"> & {
+export type PackedSample = Omit<Sample, "tokens" | "lossMask" | "rolloutLogProbs" | "teacherLogProbs" | "teacherTopkLogProbs" | "teacherTopkIndices" | "teacherTokens" | "hintCandidates"> & {
   tokens: Int32Array;
   teacherTokens?: Int32Array;
   lossMask: Int32Array;
@@ -41,6 +41,8 @@ export type PackedSample = Omit<Sample, "tokens" | "lossMask" | "rolloutLogProbs
   teacherLogProbs?: Float64Array;
   /** [rows][k] flattened row by row. */
   teacherTopk?: { rows: number; k: number; logProbs: Float64Array; indices: Int32Array };
+  /** The hybrid's candidates, concatenated in order, with each one's length. */
+  hintCandidates?: { lengths: number[]; ids: Int32Array };
 };
 
 export type ToJudgeWorker =
@@ -80,8 +82,9 @@ export function unpackTurn(packed: PackedTurn): ClosedTurn {
 }
 
 export function packSample(sample: Sample): { sample: PackedSample; transfer: ArrayBuffer[] } {
-  const { tokens, lossMask, rolloutLogProbs, teacherLogProbs, teacherTopkLogProbs, teacherTopkIndices, teacherTokens, ...rest } = sample;
+  const { tokens, lossMask, rolloutLogProbs, teacherLogProbs, teacherTopkLogProbs, teacherTopkIndices, teacherTokens, hintCandidates, ...rest } = sample;
   const packed: PackedSample = { ...rest, tokens: Int32Array.from(tokens), lossMask: Int32Array.from(lossMask), rolloutLogProbs: Float64Array.from(rolloutLogProbs) };
+  if (hintCandidates) packed.hintCandidates = { lengths: hintCandidates.map((candidate) => candidate.length), ids: Int32Array.from(hintCandidates.flat()) };
   if (teacherLogProbs) packed.teacherLogProbs = Float64Array.from(teacherLogProbs);
   if (teacherTokens) packed.teacherTokens = Int32Array.from(teacherTokens);
   if (teacherTopkLogProbs && teacherTopkIndices) {
@@ -93,15 +96,19 @@ export function packSample(sample: Sample): { sample: PackedSample; transfer: Ar
     const indices = flattenRows(teacherTopkIndices, k, `sample ${sample.id}: teacherTopkIndices`, "teacherTopkIndices");
     packed.teacherTopk = { rows: teacherTopkLogProbs.length, k, logProbs: Float64Array.from(logProbs), indices: Int32Array.from(indices) };
   }
-  const transfer = [packed.tokens, packed.lossMask, packed.rolloutLogProbs, packed.teacherLogProbs, packed.teacherTokens, packed.teacherTopk?.logProbs, packed.teacherTopk?.indices]
+  const transfer = [packed.tokens, packed.lossMask, packed.rolloutLogProbs, packed.teacherLogProbs, packed.teacherTokens, packed.teacherTopk?.logProbs, packed.teacherTopk?.indices, packed.hintCandidates?.ids]
     .filter((array) => array !== undefined)
     .map((array) => array.buffer as ArrayBuffer);
   return { sample: packed, transfer };
 }
 
 export function unpackSample(packed: PackedSample): Sample {
-  const { tokens, lossMask, rolloutLogProbs, teacherLogProbs, teacherTopk, teacherTokens, ...rest } = packed;
+  const { tokens, lossMask, rolloutLogProbs, teacherLogProbs, teacherTopk, teacherTokens, hintCandidates, ...rest } = packed;
   const sample: Sample = { ...rest, tokens: plainArray(tokens), lossMask: plainArray(lossMask), rolloutLogProbs: plainArray(rolloutLogProbs) };
+  if (hintCandidates) {
+    let start = 0;
+    sample.hintCandidates = hintCandidates.lengths.map((length) => plainArray(hintCandidates.ids.subarray(start, (start += length))));
+  }
   if (teacherLogProbs) sample.teacherLogProbs = plainArray(teacherLogProbs);
   if (teacherTokens) sample.teacherTokens = plainArray(teacherTokens);
   if (teacherTopk) {

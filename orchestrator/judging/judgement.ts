@@ -15,6 +15,7 @@ export type EvaluationNote = NonNullable<JudgementRecord["evaluation"]>;
 export type HintNote = NonNullable<JudgementRecord["hint"]>;
 export type TeacherNote = NonNullable<JudgementRecord["teacher"]>;
 export type GateNote = NonNullable<JudgementRecord["gate"]>;
+export type HybridNote = NonNullable<JudgementRecord["hybrid"]>;
 
 interface JudgementCommon {
   verdict: Verdict;
@@ -57,6 +58,8 @@ export interface HybridJudgement extends JudgementCommon {
   method: "hybrid";
   evaluation: EvaluationNote | null;
   hint: HintNote | null;
+  /** Its dispatch: the case, the kept hints, the candidates of the sample. */
+  hybrid: HybridNote | null;
 }
 
 export type Judgement = BinaryJudgement | OpdJudgement | CombineJudgement | HybridJudgement;
@@ -66,11 +69,12 @@ export interface JudgementNotes extends JudgementCommon {
   evaluation: EvaluationNote | null;
   hint: HintNote | null;
   teacher: TeacherNote | null;
+  hybrid: HybridNote | null;
 }
 
 /** The method's variant of the judgement: it keeps only what the method asks of judging. */
 export function judgementOf(method: Method, notes: JudgementNotes): Judgement {
-  const { evaluation, hint, teacher, ...common } = notes;
+  const { evaluation, hint, teacher, hybrid, ...common } = notes;
   switch (method) {
     case "binary":
       return { method, ...common, evaluation };
@@ -79,7 +83,7 @@ export function judgementOf(method: Method, notes: JudgementNotes): Judgement {
     case "combine":
       return { method, ...common, evaluation, hint, teacher };
     case "hybrid":
-      return { method, ...common, evaluation, hint };
+      return { method, ...common, evaluation, hint, hybrid };
   }
 }
 
@@ -93,7 +97,7 @@ export interface NotJudged {
 /** A turn not judged: recorded with why, and the feedback it came with. */
 export function unjudged(method: Method, why: NotJudged, explicit: ExplicitFeedback | null): Judgement {
   const verdict: Verdict = { sample: null, skipped: why.skipped, category: why.category };
-  return judgementOf(method, { verdict, explicit, attempt: 1, evalScore: null, gate: why.gate, effective: false, failure: null, evaluation: null, hint: null, teacher: null });
+  return judgementOf(method, { verdict, explicit, attempt: 1, evalScore: null, gate: why.gate, effective: false, failure: null, evaluation: null, hint: null, teacher: null, hybrid: null });
 }
 
 export function recordVote(vote: Vote, withHint: boolean): RecordedVote {
@@ -118,6 +122,7 @@ export interface RecordBase {
   /** The sample stored, or why none was (the verdict, or the sink's refusal). */
   settled: { sample: Sample | null; skipped: string | null };
   gate: GateNote | null;
+  hybrid?: HybridNote | null;
   episode?: JudgementRecord["episode"];
   at: number;
 }
@@ -138,6 +143,7 @@ export function judgementRecord(base: RecordBase): JudgementRecord {
     hint: base.hint,
     teacher: base.teacher,
     evalScore: base.evalScore,
+    ...(base.hybrid ? { hybrid: { ...base.hybrid, candidates: base.settled.sample?.hintCandidates?.length ?? 0 } } : {}),
     sample: recordedSample(base.settled.sample),
     skipped: base.settled.skipped,
     ...(base.gate ? { gate: base.gate } : {}),
@@ -147,7 +153,7 @@ export function judgementRecord(base: RecordBase): JudgementRecord {
 
 /** A chat turn's record: its judgement with what became of the sample. */
 export function turnRecord(turn: ClosedTurn, judgement: Judgement, settled: RecordBase["settled"], at: number): JudgementRecord {
-  return judgementRecord({ turn, method: judgement.method, attempt: judgement.attempt, explicit: judgement.explicit, ...recordParts(judgement), evalScore: judgement.evalScore, settled, gate: judgement.gate, at });
+  return judgementRecord({ turn, method: judgement.method, attempt: judgement.attempt, explicit: judgement.explicit, ...recordParts(judgement), evalScore: judgement.evalScore, settled, gate: judgement.gate, hybrid: judgement.method === "hybrid" ? judgement.hybrid : null, at });
 }
 
 /** The method's own parts of the record (a method without one records null). */

@@ -27,7 +27,8 @@ export interface TurnVotes {
 export class TurnVoter {
   constructor(private readonly options: TurnVoterOptions) {}
 
-  async collect(turn: ClosedTurn, needEval: boolean, needHint: boolean): Promise<TurnVotes> {
+  /** `counts`: votes per set when not judge.votes (the hybrid's hybridVotes). */
+  async collect(turn: ClosedTurn, needEval: boolean, needHint: boolean, counts?: { evaluation: number; hint: number }): Promise<TurnVotes> {
     let evalVotes: Vote[] | null = null;
     let hintVotes: Vote[] | null = null;
     let attempts = 0;
@@ -36,7 +37,7 @@ export class TurnVoter {
       const askHint: boolean = needHint && (hintVotes === null || allFailed(hintVotes));
       if (!askEval && !askHint) break;
       attempts += 1;
-      const [nextEval, nextHint]: [Vote[] | null, Vote[] | null] = await Promise.all([askEval ? this.ask(turn, "eval") : null, askHint ? this.ask(turn, "hint") : null]);
+      const [nextEval, nextHint]: [Vote[] | null, Vote[] | null] = await Promise.all([askEval ? this.ask(turn, "eval", counts?.evaluation) : null, askHint ? this.ask(turn, "hint", counts?.hint) : null]);
       if (nextEval) evalVotes = nextEval;
       if (nextHint) hintVotes = nextHint;
       const failing = (needEval && allFailed(evalVotes!)) || (needHint && allFailed(hintVotes!));
@@ -46,11 +47,11 @@ export class TurnVoter {
     return { evalVotes, hintVotes, attempts: Math.max(attempts, 1) };
   }
 
-  private ask(turn: ClosedTurn, purpose: JudgePurpose): Promise<Vote[]> {
+  private ask(turn: ClosedTurn, purpose: JudgePurpose, count: number | undefined): Promise<Vote[]> {
     const nextState = turn.nextState!;
     const responseText = responseTextForJudge(turn.response);
     const messages = purpose === "eval" ? evaluationPrompt(responseText, nextState.text, nextState.role) : hintPrompt(responseText, nextState.text, nextState.role);
-    return this.options.client.vote(purpose, messages, undefined, (vote) => this.options.onVote(turn, purpose, vote));
+    return this.options.client.vote(purpose, messages, count, (vote) => this.options.onVote(turn, purpose, vote));
   }
 }
 

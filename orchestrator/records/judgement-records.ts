@@ -4,6 +4,7 @@ import path from "node:path";
 import type { SampleKind } from "../../contracts/sample.ts";
 import { JsonlAppendFile } from "./jsonl-append-file.ts";
 import type { Method } from "../../contracts/recipe.ts";
+import type { HybridCase } from "../samples/hybrid-dispatch.ts";
 
 export const JUDGEMENT_RECORD_VERSION = 1 as const;
 
@@ -47,6 +48,8 @@ export interface JudgementRecord {
     requests: number;
   } | null;
   evalScore: number | null;
+  /** hybrid: the dispatch case, the kept hints (shortest first) and the sample's candidate count (0 without one). */
+  hybrid?: { case: HybridCase; hints: string[]; candidates: number };
   sample: { id: string; kind: SampleKind; reward: number; why: string; masked: boolean } | null;
   /** Why no sample was made (null when one was). */
   skipped: string | null;

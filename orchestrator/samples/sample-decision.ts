@@ -1,6 +1,7 @@
 // The decision table of binary / opd / combine: from the judged signals of one turn to "which sample, if any".
-// Pure: no I/O, no teacher calls; the pipeline carries the decision out. The hybrid's table is hybrid-dispatch.ts.
+// Pure: no I/O, no teacher calls; the pipeline carries the decision out. The hybrid's rows are hybrid-dispatch.ts.
 import { OpenclawRlError } from "../../contracts/errors.ts";
+import type { HybridDispatch } from "./hybrid-dispatch.ts";
 import type { Method } from "../../contracts/recipe.ts";
 import type { SkipCategory } from "../../contracts/events.ts";
 import type { SampleKind } from "../../contracts/sample.ts";
@@ -34,6 +35,8 @@ export interface JudgedSignals {
   hintReason: string | null;
   /** binary: the session already has a sample with a non-zero loss mask. */
   sessionHasEffectiveSample: boolean;
+  /** hybrid: its dispatch of every hint vote and the evaluation (dispatchHybrid). */
+  hybridDispatch?: HybridDispatch;
 }
 
 export type TeacherNeed = "engine" | "rollout" | "none";
@@ -54,9 +57,20 @@ export function decideSample(signals: JudgedSignals): Decision {
     case "combine":
       return decideCombine(signals);
     case "hybrid":
-      // one kept hint is not enough: the hybrid keeps every hint (dispatchHybrid, from the votes themselves)
-      throw new OpenclawRlError("INTERNAL", "method hybrid is dispatched by dispatchHybrid (orchestrator/samples/hybrid-dispatch.ts), not decideSample", { path: "method" });
+      return decideHybrid(signals);
   }
+}
+
+/** The hybrid's sample is its dispatch's (every kept hint a candidate); no sample is told apart as the others are. */
+function decideHybrid(signals: JudgedSignals): Decision {
+  const dispatch = signals.hybridDispatch;
+  if (!dispatch) throw new OpenclawRlError("INTERNAL", "method hybrid decides from its dispatch: call dispatchHybrid (orchestrator/samples/hybrid-dispatch.ts) first", { path: "method" });
+  if (dispatch.make) return { make: true, kind: "hybrid", reward: dispatch.reward, teacher: "none", masked: false, promoted: false, why: dispatch.why };
+  if (signals.evalFailed && signals.hintFailed) return { make: false, reason: "judge failed: every evaluation and hint vote failed", category: "judge-failed" };
+  if (!signals.hasNextState && signals.evalSource !== "explicit" && signals.hintSource !== "explicit") {
+    return { make: false, reason: "hybrid: no next state and no explicit feedback", category: "no-next-state" };
+  }
+  return { make: false, reason: dispatch.reason, category: dispatch.case === "evaluation-only" ? "no-hint" : "no-signal" };
 }
 
 function scoreText(score: number): string {

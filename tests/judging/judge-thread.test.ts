@@ -239,4 +239,16 @@ describe("samples across the thread boundary", () => {
     expect(unpackSample(packSample(plain).sample)).toEqual(plain);
     expect(() => packSample({ ...sample, teacherTopkIndices: [[7, 9], [3]] })).toThrow("sample s:0: teacherTopkIndices[1] has 1 entries, expected 2");
   });
+
+  it("a hybrid sample's candidates (of different lengths) cross as one transferred block and come back as they were", () => {
+    const hybrid: Sample = { ...plainSample(), kind: "hybrid", why: "hybrid: 2 hints of 3 votes + evaluation +1", hintCandidates: [[5, 6, 7, 151645, 7], [5, 151645, 7], [1, 2, 151645, 7]] };
+    const { sample: packed, transfer } = packSample(hybrid);
+    expect(packed.hintCandidates?.lengths).toEqual([5, 3, 4]);
+    expect(transfer).toContain(packed.hintCandidates!.ids.buffer);
+    expect(unpackSample(packed)).toEqual(hybrid);
+  });
 });
+
+function plainSample(): Sample {
+  return { version: 1, id: "h:0", sessionId: "h", turn: 0, kind: "rl", tokens: [1, 2, 151645, 7], responseLength: 2, lossMask: [1, 1], rolloutLogProbs: [-0.25, -0.5], reward: 1, weightVersions: ["1", "1"], status: "completed", why: "", approximate: false, createdAt: 5, evalScore: 1 };
+}
