@@ -595,7 +595,8 @@ export function trainerTeacherGap(recipe: z.output<typeof recipeObjectSchema>): 
 export function hybridTrainerGap(recipe: z.output<typeof recipeObjectSchema>): string | null {
   const noTrainer = noTrainerGap(recipe);
   if (noTrainer !== null) return noTrainer;
-  if (recipe.engine.kind === "rehearsal") return "the rehearsal stand-in trainer has no hybrid loss (no top-K rows per hint candidate) yet";
+  // the rehearsal's stand-in trainer has the hybrid's loss (rehearsal/standin_hybrid.py)
+  if (recipe.engine.kind === "rehearsal") return null;
   return megatronTeacherGap(recipe);
 }
 

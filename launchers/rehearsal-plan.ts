@@ -45,6 +45,8 @@ function serverProcess(recipe: Recipe, context: PlanContext, role: "policy" | "j
       "--token-delay-ms", String(STANDIN_TOKEN_DELAY_MS),
       // the streaming form of the SGLang the recipe's slime would run, unless the recipe names one
       "--stream-form", rehearsal.stream_form ?? streamFormOf(recipe.engine.slime),
+      // the hybrid's m hint votes of one turn vary, as a sampling judge's do, so its dispatch meets every case
+      ...(role === "judge" && recipe.method === "hybrid" ? ["--hint-variants"] : []),
       // a restarted policy serves the version and weights it had in this run (a real engine gets the trainer's)
       ...(served.weights ?? (role === "policy" ? ["--weight-state", standinWeightStatePath(context.runDir), "--run-id", context.runId ?? "plan"] : [])),
     ],
@@ -79,9 +81,8 @@ function trainerProcess(recipe: Recipe, context: PlanContext): ProcessSpec {
       "--lr", String(STANDIN_LEARNING_RATE),
       "--eps-clip", String(recipe.training.eps_clip),
       "--eps-clip-high", String(recipe.training.eps_clip_high),
-      "--w-rl", String(recipe.combine.w_rl),
-      "--w-opd", String(recipe.combine.w_opd),
-      ...(opdTeacher(recipe) === "trainer" ? ["--opd-teacher", "trainer", "--teacher-temperature", String(teacherTemperature(recipe))] : []),
+      ...(recipe.method === "hybrid" ? hybridTrainerArgs(recipe) : ["--w-rl", String(recipe.combine.w_rl), "--w-opd", String(recipe.combine.w_opd)]),
+      ...(recipe.method !== "hybrid" && opdTeacher(recipe) === "trainer" ? ["--opd-teacher", "trainer", "--teacher-temperature", String(teacherTemperature(recipe))] : []),
       "--run-dir", context.runDir,
       "--keep-policies", String(rehearsal.keep_policies),
     ],
@@ -93,6 +94,20 @@ function trainerProcess(recipe: Recipe, context: PlanContext): ProcessSpec {
     },
     secretEnv: ["OPENCLAW_RL_BRIDGE_TOKEN"],
   };
+}
+
+/** The hybrid's loss knobs (recipe.hybrid); its frozen teacher scores at the sampling temperature, as slime's forward does. */
+function hybridTrainerArgs(recipe: Recipe): string[] {
+  const hybrid = recipe.hybrid;
+  return [
+    "--hybrid-selection", hybrid.selection,
+    "--hybrid-subset", hybrid.subset,
+    "--hybrid-topk", String(hybrid.topk),
+    "--hybrid-clip", String(hybrid.clip),
+    "--w-rl", String(hybrid.w_rl),
+    "--w-opd", String(hybrid.w_opd),
+    "--teacher-temperature", String(recipe.sampling.temperature),
+  ];
 }
 
 export function rehearsalProcesses(recipe: Recipe, context: PlanContext): ProcessSpec[] {

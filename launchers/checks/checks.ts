@@ -11,7 +11,6 @@ import { checkFamily } from "./family-check.ts";
 import { checkGpus } from "./gpu-check.ts";
 import { checkInstallation } from "./installation-check.ts";
 import { checkLeftovers } from "./leftovers-check.ts";
-import { checkMethod } from "./method-check.ts";
 import { checkModelArgs } from "./model-args-check.ts";
 import { checkPlacement } from "./placement-check.ts";
 import { checkPlan, planAsStartWould, type PlannedStart } from "./plan-check.ts";
@@ -42,7 +41,6 @@ export async function runChecks(input: CheckInput): Promise<CheckResult[]> {
   const groups = await Promise.all([
     slime && machine ? machineChecks(input) : [],
     checkBind(recipe, environment),
-    checkMethod(recipe),
     checkRunningStart(runDir, running),
     running === null ? checkLeftovers(runDir) : [],
     planned.results,

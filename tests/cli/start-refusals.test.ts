@@ -109,15 +109,4 @@ describe("openclaw-rl start refuses before writing anything", () => {
     ]);
     expect(existsSync(runDir)).toBe(false);
   });
-
-  it("method hybrid: refused by name until the judge pipeline makes hybrid samples", async () => {
-    const nothing = await buildInstallation(path.join(scratch, "hybrid"), "none", "none");
-    const runDir = path.join(scratch, "hybrid-run");
-    const result = await runCli(["start", ...(await slimeOn(nothing, runDir)), "--method", "hybrid"], { env: { OPENCLAW_RL_API_KEY: "" } });
-    expect(result.exitCode).toBe(2);
-    expect(errorLines(result.stderr)[0]).toBe(
-      "error: method: method hybrid: the judge pipeline does not make hybrid samples yet (its dispatch table and sample builder exist; asking the hint votes per turn does not), so start would train nothing (hint: `npx openclaw-rl plan --method hybrid --set engine.kind=slime` shows the hybrid's launch; to train now use method: combine)",
-    );
-    expect(existsSync(runDir)).toBe(false);
-  });
 });

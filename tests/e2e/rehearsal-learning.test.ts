@@ -16,10 +16,10 @@ import { ScriptedUser } from "../../rehearsal/scripted-user.ts";
 import { freePort, until } from "../support/loopback.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
-const TURNS: Record<string, number> = { binary: 72, opd: 120, combine: 72 };
+const TURNS: Record<string, number> = { binary: 72, opd: 120, combine: 72, hybrid: 72 };
 // OPD samples come only from rejected turns (the hint judge accepts only those), so its batches fill slowly; smaller
 // batches give it as many weight updates per run as the other methods get.
-const BATCH: Record<string, number> = { binary: 4, opd: 2, combine: 4 };
+const BATCH: Record<string, number> = { binary: 4, opd: 2, combine: 4, hybrid: 4 };
 
 async function policyState(policyUrl: string): Promise<{ weight_version: string; responder: { probabilities: Record<string, number> } }> {
   return (await (await fetch(`${policyUrl}/standin/state`, { signal: AbortSignal.timeout(5000) })).json()) as never;
@@ -33,6 +33,7 @@ describe("rehearsal learning (scripted user rejects the AI style)", () => {
     ...(["binary", "opd", "combine"] as const).map((method) => ({ method, family: null as string | null, teacher: "engine" as const })),
     { method: "binary" as const, family: DEEPSEEK, teacher: "engine" as const }, // the whole loop on a second family's template and tokenizer
     { method: "opd" as const, family: null, teacher: "trainer" as const }, // the teacher in the (stand-in) trainer: what opd.teacher unset means
+    { method: "hybrid" as const, family: null, teacher: "trainer" as const }, // GRPO + top-K distillation over the judge's hint candidates
   ];
   for (const { method, family, teacher } of runs) {
     it(`${method}${family ? " on DeepSeek-V3's template and tokenizer" : ""}${teacher === "trainer" ? " with the teacher in the trainer" : ""}: the rejected style's share falls over batches`, async () => {
@@ -74,7 +75,14 @@ describe("rehearsal learning (scripted user rejects the AI style)", () => {
           expect(tokenizer.decode(first.response_ids)).toMatch(/<｜end▁of▁sentence｜>$/);
           expect(new ChatTemplate(files).render(first.messages, { tools: first.tools, addGenerationPrompt: true })).toMatch(/^<｜begin▁of▁sentence｜>[\s\S]*<｜User｜>[\s\S]*<｜Assistant｜>$/);
         }
-        if (method !== "binary") {
+        if (method === "hybrid") {
+          // the judge's varied hint votes made several candidates per turn, and the dispatch met its cases
+          const judged = (await readFile(path.join(folder, "run", "judgements.jsonl"), "utf8")).split("\n").filter(Boolean).map((line) => JSON.parse(line) as { hybrid?: { case: string; candidates: number } });
+          const cases = new Set(judged.flatMap((record) => (record.hybrid ? [record.hybrid.case] : [])));
+          expect([...cases]).toEqual(expect.arrayContaining(["hint-and-evaluation", "evaluation-only"]));
+          expect(Math.max(...judged.map((record) => record.hybrid?.candidates ?? 0))).toBeGreaterThan(1);
+        }
+        if (method !== "binary" && method !== "hybrid") {
           // engine: the judge engine scored every sample's teacher; trainer: it was asked nothing, the trainer did it
           const judged = (await readFile(path.join(folder, "run", "judgements.jsonl"), "utf8")).split("\n").filter(Boolean).map((line) => JSON.parse(line) as { teacher: { scoring: string; requests: number } | null });
           const scored = judged.flatMap((record) => (record.teacher ? [record.teacher] : []));
