@@ -179,6 +179,18 @@ export const statusSnapshotSchema = z.object({
     })
     .default({ step: null, loss: null, grad_norm: null, logprob_diff: null, lr: null, last_step_at: null, last_progress_at: null, stalled: false, stalled_since: null, entropy: null })
     .describe("The trainer's last logged step and its progress."),
+  hybrid: z
+    .object({
+      cases: z.record(z.string(), z.number().int()).describe("Judged turns per dispatch case: hint-and-evaluation, hint-only, evaluation-only, neither (docs/judging.md#hybrid)."),
+      candidates_per_turn: z.number().nullable().describe("Mean hint candidates per hybrid sample made."),
+      samples: z.number().int(),
+      k_star: z.number().nullable().describe("sel_k_star_mean at the trainer's last step: the chosen candidate's mean index."),
+      overlap_at_k_star: z.number().nullable().describe("sel_overlap_at_k_star: the student's and the chosen teacher's top-K overlap."),
+      subset_size: z.number().nullable().describe("opd_subset_size: |S_t|, the distillation term's vocabulary subset."),
+    })
+    .nullable()
+    .default(null)
+    .describe("method hybrid's own numbers; null for other methods."),
   checkpoints: z
     .array(
       z.object({

@@ -59,6 +59,7 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
   );
   if (!status.version_labels.exact) lines.push(`            ⚠ ${status.version_labels.note}`);
   lines.push(...trainerLines(status.trainer, status.batches, ago));
+  if (status.hybrid) lines.push(...hybridLines(status.hybrid));
   lines.push(...checkpointLines(status.checkpoints));
   lines.push(`proxy       ${status.endpoints.proxy ?? "–"}`);
   if (status.endpoints.dashboard) lines.push(`dashboard   ${status.endpoints.dashboard}`);
@@ -103,6 +104,17 @@ function trainerLines(trainer: StatusSnapshot["trainer"], batchesTrained: number
   return [
     `trainer     step ${trainer.step} · loss ${value(trainer.loss)} · grad norm ${value(trainer.grad_norm)} · lr ${value(trainer.lr)} · train/rollout log-prob diff ${value(trainer.logprob_diff)}${trainer.entropy ? ` · entropy ${value(trainer.entropy.value)} (from ${trainer.entropy.source})` : ""}${trainer.last_step_at ? ` · ${ago(trainer.last_step_at)}` : ""}`,
     ...stalled,
+  ];
+}
+
+/** method hybrid: the share of judged turns per dispatch case, candidates per sample, the trainer's selection. */
+function hybridLines(hybrid: NonNullable<StatusSnapshot["hybrid"]>): string[] {
+  const judged = Object.values(hybrid.cases).reduce((sum, count) => sum + count, 0);
+  const share = (count: number) => (judged > 0 ? `${Math.round((100 * count) / judged)}%` : "–");
+  const value = (number: number | null) => (number === null ? "–" : number.toFixed(2));
+  return [
+    `hybrid      turns: ${Object.entries(hybrid.cases).map(([name, count]) => `${name} ${share(count)}`).join(" · ")} · ${value(hybrid.candidates_per_turn)} candidates per sample`,
+    `            trainer: k* ${value(hybrid.k_star)} · overlap at k* ${value(hybrid.overlap_at_k_star)} · OPD subset size ${value(hybrid.subset_size)}`,
   ];
 }
 

@@ -9,6 +9,7 @@ import { parseWeightVersion } from "../weights/weight-version-tracker.ts";
 import { ClientSamplingTally, type ClientSampling } from "./client-sampling-tally.ts";
 import { SampleTally, type SampleCounts } from "./sample-tally.ts";
 import { EvaluationTally, type EvaluationCounts } from "./evaluation-tally.ts";
+import { HybridTally, type HybridCounts } from "./hybrid-tally.ts";
 import { isTrainerProgress, TRAINER_STALLED } from "./trainer-watchdog.ts";
 
 export interface RunTallyLimits {
@@ -113,6 +114,8 @@ export interface RunCounts {
   engines: Array<{ name: string; state: EngineState; detail: string; since: number }>;
   errors: { count: number; recent: RunError[] };
   trainer: TrainerCounts;
+  /** method hybrid's dispatch cases, candidates and the trainer's selection numbers; null for other methods. */
+  hybrid: HybridCounts | null;
   /** Newest iteration first (the most recent `checkpoints` limit). */
   checkpoints: CheckpointCount[];
   /** General-agent episodes: running (begun, no outcome yet), finished, and outcome rates per task group and weight version. */
@@ -149,6 +152,7 @@ export class RunTally {
   private trainingPause: RunCounts["trainingPause"] = null;
   /** Where every sample is, and the judged turns without one. */
   private readonly samples: SampleTally;
+  private readonly hybrid = new HybridTally();
   /** Closed main turns not judged yet, `session\u0000turn`, oldest first. */
   private readonly waiting = new Set<string>();
   /** Main turns answered and not closed, `session\u0000turn`, oldest first. */
@@ -186,6 +190,7 @@ export class RunTally {
 
   apply(event: RunEvent): void {
     this.samples.apply(event);
+    this.hybrid.apply(event);
     if (isTrainerProgress(event)) {
       this.trainer.lastProgressAt = event.at;
       this.trainer.stalledSince = null;
@@ -326,6 +331,7 @@ export class RunTally {
       engines: [...this.engines.values()].map((engine) => ({ ...engine })),
       errors: { count: this.errorCount, recent: this.recentErrors },
       trainer: { ...this.trainer },
+      hybrid: this.hybrid.counts(),
       checkpoints: [...this.checkpoints.values()].sort((left, right) => right.iteration - left.iteration).map((checkpoint) => ({ ...checkpoint })),
       episodes: {
         running: this.runningEpisodes.size,

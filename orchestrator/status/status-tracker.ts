@@ -106,6 +106,7 @@ export class StatusTracker {
         planned: counts.episodes.planned,
       },
       trainer: trainerStatus(counts.trainer),
+      hybrid: hybridStatus(counts.hybrid),
       checkpoints: counts.checkpoints.map((checkpoint, index) => ({ iteration: checkpoint.iteration, path: checkpoint.folder, bytes: checkpoint.bytes, saved_at: checkpoint.savedAt, latest: index === 0 })),
       engines: counts.engines.map(({ name, state, detail }) => ({ name, state, detail })),
       errors: counts.errors.recent,
@@ -142,6 +143,19 @@ function progressStatus(counts: RunCounts, now: number): StatusSnapshot["progres
 
 function outcomeRates(table: Record<string, OutcomeRate>): StatusSnapshot["episodes"]["by_group"] {
   return Object.fromEntries(Object.entries(table).map(([key, { finished, failed, rate }]) => [key, { finished, failed, outcome_rate: rate }]));
+}
+
+function hybridStatus(hybrid: RunCounts["hybrid"]): StatusSnapshot["hybrid"] {
+  if (!hybrid) return null;
+  const trainer = hybrid.trainer;
+  return {
+    cases: hybrid.cases,
+    samples: hybrid.samples,
+    candidates_per_turn: hybrid.samples > 0 ? hybrid.candidates / hybrid.samples : null,
+    k_star: trainer?.kStar ?? null,
+    overlap_at_k_star: trainer?.overlapAtKStar ?? null,
+    subset_size: trainer?.subsetSize ?? null,
+  };
 }
 
 function trainerStatus(trainer: TrainerCounts): StatusSnapshot["trainer"] {
