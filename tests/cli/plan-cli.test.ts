@@ -55,7 +55,7 @@ describe("openclaw-rl plan (process)", () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain("--custom-loss-function-path openclaw_rl.losses.hybrid_loss_function");
     expect(result.stdout).toContain("openclaw_rl_hybrid_selection: sequence_optimal");
-    expect(result.stdout).toContain("teacher: in the trainer, the frozen builtin:qwen3 (slime's --ref-load) gives top-4 rows for each of up to 3 hint candidates per turn");
+    expect(result.stdout).toContain("teacher: in the trainer, the frozen builtin:qwen3 (slime's --ref-load) gives top-2 rows for each of up to 3 hint candidates per turn"); // configs/rehearsal.yaml sets hybrid.topk 2
     const rehearsal = await runCliInProcess(["plan", "--method", "hybrid"]);
     expect(rehearsal.exitCode).toBe(0);
     expect(rehearsal.stdout).toContain("--method hybrid");

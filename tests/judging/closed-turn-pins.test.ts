@@ -1,6 +1,6 @@
-// Pins what one closed turn leaves behind: its judgement record, its sample and its events, for binary, opd, combine,
+// Pins what one closed turn leaves behind: its judgement record, its sample and its events, for binary, opd, combine, hybrid,
 // a turn that makes no sample, and an episode step. The pins were written at df70e26, before judging was reshaped to
-// return values, and must not move: only timestamps and timings are blanked, long id and log-prob arrays hashed.
+// return values, and must not move (hybrid's was written with its wiring): only timestamps and timings are blanked, long id and log-prob arrays hashed.
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -112,6 +112,40 @@ describe("a closed turn's record, sample and events stay as pinned", () => {
         await makeTurn({ marker: "CASE-thumb", sessionId: "s-thumb", next: "👍" }),
       ),
     );
+  });
+
+  it("hybrid: every kept hint a candidate (token-exact), and each dispatch case", async () => {
+    const h = await chat({ method: "hybrid", hybrid: { hint_votes: 3, eval_votes: 2 } });
+    h.judge.script("CASE-hy", "hint", ["\\boxed{1} [HINT_START]Use metric units everywhere.[HINT_END]", "\\boxed{1} [HINT_START]Say km.[HINT_END]", "\\boxed{1} [HINT_START]Give distances in km.[HINT_END]"]);
+    h.judge.script("CASE-hy", "eval", ["\\boxed{-1}"]);
+    h.judge.script("CASE-hyeval", "hint", ["\\boxed{-1}"]);
+    h.judge.script("CASE-hyeval", "eval", ["\\boxed{1}"]);
+    h.judge.script("CASE-hyhint", "hint", ["\\boxed{1} [HINT_START]Give distances in km.[HINT_END]"]);
+    h.judge.script("CASE-hyhint", "eval", ["\\boxed{0}"]);
+    h.judge.script("CASE-hynone", "hint", ["\\boxed{-1}"]);
+    h.judge.script("CASE-hynone", "eval", ["\\boxed{0}"]);
+    const turns = [
+      await makeTurn({ marker: "CASE-hy" }),
+      await makeTurn({ marker: "CASE-hyeval", sessionId: "s-hyeval" }),
+      await makeTurn({ marker: "CASE-hyhint", sessionId: "s-hyhint" }),
+      await makeTurn({ marker: "CASE-hynone", sessionId: "s-hynone" }),
+    ];
+    await pin(h, "hybrid", async () => judgeAll(h, ...turns));
+    expect([h.judge.callsFor("CASE-hy", "hint"), h.judge.callsFor("CASE-hy", "eval")]).toEqual([3, 2]);
+    const [both, evalOnly, hintOnly] = h.sink.samples;
+    expect([both!.kind, both!.reward, hintOnly!.reward, evalOnly!.reward]).toEqual(["hybrid", -1, 0, 1]);
+    // shortest hint first, the too-short one dropped; each candidate = a hinted prompt + the response's exact ids
+    expect(both!.hintCandidates!.length).toBe(2);
+    for (const candidate of both!.hintCandidates!) expect(candidate.slice(-both!.responseLength)).toEqual(turns[0]!.responseIds);
+    const records = (await h.records()) as Array<{ hybrid?: { case: string; hints: string[]; candidates: number } }>;
+    expect(records.map((record) => record.hybrid)).toEqual([
+      { case: "hint-and-evaluation", hints: ["Give distances in km.", "Use metric units everywhere."], candidates: 2 },
+      { case: "evaluation-only", hints: [], candidates: 1 },
+      { case: "hint-only", hints: ["Give distances in km."], candidates: 1 },
+      { case: "neither", hints: [], candidates: 0 },
+    ]);
+    expect(evalOnly!.hintCandidates).toEqual([[...turns[1]!.promptIds, ...turns[1]!.responseIds]]);
+    expect(h.sink.samples.length).toBe(3);
   });
 
   it("an episode step: judged, held until its episode's outcome, then trained with its reward and advantage", async () => {

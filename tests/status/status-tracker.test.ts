@@ -35,6 +35,23 @@ describe("StatusTracker", () => {
     tracker.close();
   });
 
+  it("method hybrid: the share of turns per dispatch case, candidates per sample and the trainer's selection numbers", () => {
+    const { bus, tracker } = wiredTracker();
+    expect(statusSnapshotSchema.parse(tracker.snapshot()).hybrid).toBeNull();
+    const judged = (turn: number, hybrid: { case: "hint-and-evaluation" | "hint-only" | "evaluation-only" | "neither"; candidates: number }) =>
+      bus.emit({ type: "turn-judged", sessionId: "s", turn, method: "hybrid", score: null, hintAccepted: null, sample: null, skipped: null, hybrid });
+    judged(0, { case: "hint-and-evaluation", candidates: 3 });
+    judged(1, { case: "hint-and-evaluation", candidates: 2 });
+    judged(2, { case: "evaluation-only", candidates: 1 });
+    judged(3, { case: "neither", candidates: 0 });
+    bus.emit({ type: "trainer-metrics", step: 1, loss: -0.5, gradNorm: null, logprobDiff: null, lr: null, metrics: { loss: -0.5, sel_k_star_mean: 0.75, sel_overlap_at_k_star: 1.5, opd_subset_size: 2 } });
+    const status = statusSnapshotSchema.parse(tracker.snapshot());
+    expect(status.hybrid).toEqual({ cases: { "hint-and-evaluation": 2, "hint-only": 0, "evaluation-only": 1, neither: 1 }, samples: 3, candidates_per_turn: 2, k_star: 0.75, overlap_at_k_star: 1.5, subset_size: 2 });
+    expect(formatStatus(status)).toContain("hybrid      turns: hint-and-evaluation 50% · hint-only 0% · evaluation-only 25% · neither 25% · 2.00 candidates per sample");
+    expect(formatStatus(status)).toContain("trainer: k* 0.75 · overlap at k* 1.50 · OPD subset size 2.00");
+    tracker.close();
+  });
+
   it("counts episodes: running, finished, failed, and the outcome rate per task group and weight version", () => {
     const { bus, tracker } = wiredTracker();
     expect(formatStatus(statusSnapshotSchema.parse(tracker.snapshot()))).not.toContain("episodes");
