@@ -66,9 +66,14 @@ describe("the hybrid's dispatch beyond the reference's fixed settings", () => {
     expect(dispatchHybrid([], -1, { minHintChars: 10, maxCandidates: 3, fallbackToUnenhanced: true })).toMatchObject({ make: true, case: "evaluation-only", reward: -1, hints: [] });
   });
 
-  it("is the hybrid's only table: decideSample (one kept hint) refuses method hybrid by name", () => {
+  it("decideSample's hybrid branch follows its dispatch (every kept hint), and needs it", () => {
     const signals = { method: "hybrid", hasNextState: true, evalScore: 1, evalSource: "votes", evalFailed: false, evalDetail: "", hint: "a hint", hintSource: "votes", hintFailed: false, hintReason: null, sessionHasEffectiveSample: false } satisfies JudgedSignals;
-    expect(() => decideSample(signals)).toThrow(/method hybrid is dispatched by dispatchHybrid/);
+    expect(() => decideSample(signals)).toThrow(/method hybrid decides from its dispatch/);
+    const settings = { minHintChars: 4, maxCandidates: 3, fallbackToUnenhanced: true };
+    expect(decideSample({ ...signals, hybridDispatch: dispatchHybrid(votes, 1, settings) })).toEqual({ make: true, kind: "hybrid", reward: 1, teacher: "none", masked: false, promoted: false, why: "hybrid: 2 hints of 2 votes + evaluation +1" });
+    expect(decideSample({ ...signals, evalScore: 0, hybridDispatch: dispatchHybrid([], 0, settings) })).toEqual({ make: false, reason: "hybrid: no hint kept (of 0 votes) and evaluation 0", category: "no-signal" });
+    expect(decideSample({ ...signals, evalScore: null, evalFailed: true, hintFailed: true, hybridDispatch: dispatchHybrid([], null, settings) })).toMatchObject({ make: false, category: "judge-failed" });
+    expect(decideSample({ ...signals, hybridDispatch: dispatchHybrid([], 1, { ...settings, fallbackToUnenhanced: false }) })).toMatchObject({ make: false, category: "no-hint" });
   });
 
   it("says why, for the records", () => {
