@@ -8,6 +8,7 @@ import type { EngineState, PolicyEntropy, RunEvent, SkipCategory } from "../../c
 import { parseWeightVersion } from "../weights/weight-version-tracker.ts";
 import { ClientSamplingTally, type ClientSampling } from "./client-sampling-tally.ts";
 import { EvaluationTally, type EvaluationCounts } from "./evaluation-tally.ts";
+import { LearningLatency, type LearningLatencyCounts } from "./learning-latency.ts";
 import { isTrainerProgress, TRAINER_STALLED } from "./trainer-watchdog.ts";
 
 export interface RunTallyLimits {
@@ -141,6 +142,8 @@ export interface RunCounts {
   };
   /** Since the records folder was created (the durable store's totals, earlier runs included); null without a store. */
   folder: { samplesTrained: number; droppedStale: number } | null;
+  /** How soon trained samples reach the served weights (learning-latency.ts). */
+  learningLatency: LearningLatencyCounts;
 }
 
 interface OutcomeSums {
@@ -156,6 +159,7 @@ export class RunTally {
   private readonly turns = { main: 0, side: 0 };
   private readonly clients = new ClientSamplingTally();
   private readonly evaluations = new EvaluationTally();
+  private readonly latency = new LearningLatency();
   private trainingPause: RunCounts["trainingPause"] = null;
   private readonly judging = { judged: 0, withoutSample: 0, skipped: {} as Partial<Record<SkipCategory, number>> };
   /** Closed main turns not judged yet, `session\u0000turn`, oldest first. */
@@ -197,6 +201,7 @@ export class RunTally {
   }
 
   apply(event: RunEvent): void {
+    this.latency.apply(event);
     if (isTrainerProgress(event)) {
       this.trainer.lastProgressAt = event.at;
       this.trainer.stalledSince = null;
@@ -371,6 +376,7 @@ export class RunTally {
         planned: this.episodePlan,
         firstStartedAt: this.firstEpisodeAt,
       },
+      learningLatency: this.latency.counts(),
       folder: base && { samplesTrained: base.samplesTrained + this.samples.trained, droppedStale: base.droppedStale + this.samples.droppedStale },
     };
   }
