@@ -50,6 +50,8 @@ export interface ScriptedUserOptions {
   /** How long to keep retrying while the proxy answers 503 (engines starting or restarting); default 120 s. */
   unavailableWaitMs?: number;
   stream?: boolean;
+  /** How long the user takes before each message they type (tool results go back at once); none by default. */
+  thinkMs?: () => number;
 }
 
 interface Reply {
@@ -97,6 +99,8 @@ export class ScriptedUser {
       messages.push({ role: "assistant", content: reply.content });
       messages.push({ role: "user", content: rejected ? REJECTION : `${ACCEPTANCE} ${QUESTIONS[(index + turn + 1) % QUESTIONS.length]}` });
       records.push({ session, turn, kind: "answer", style, verdict: rejected ? -1 : 1, weightVersion });
+      const think = this.options.thinkMs?.() ?? 0;
+      if (think > 0) await new Promise((resolve) => setTimeout(resolve, think));
     }
     await this.ask(session, messages, withTools); // the last next state reaches the proxy, so the last turn is judged too
     return records;

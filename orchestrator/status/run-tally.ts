@@ -9,6 +9,7 @@ import { parseWeightVersion } from "../weights/weight-version-tracker.ts";
 import { ClientSamplingTally, type ClientSampling } from "./client-sampling-tally.ts";
 import { SampleTally, type SampleCounts } from "./sample-tally.ts";
 import { EvaluationTally, type EvaluationCounts } from "./evaluation-tally.ts";
+import { LearningLatency, type LearningLatencyCounts } from "./learning-latency.ts";
 import { isTrainerProgress, TRAINER_STALLED } from "./trainer-watchdog.ts";
 
 export interface RunTallyLimits {
@@ -131,6 +132,8 @@ export interface RunCounts {
   };
   /** Since the records folder was created (the durable store's totals, earlier runs included); null without a store. */
   folder: { samplesTrained: number; droppedStale: number } | null;
+  /** How soon trained samples reach the served weights (learning-latency.ts). */
+  learningLatency: LearningLatencyCounts;
 }
 
 interface OutcomeSums {
@@ -146,6 +149,7 @@ export class RunTally {
   private readonly turns = { main: 0, side: 0 };
   private readonly clients = new ClientSamplingTally();
   private readonly evaluations = new EvaluationTally();
+  private readonly latency = new LearningLatency();
   private trainingPause: RunCounts["trainingPause"] = null;
   /** Where every sample is, and the judged turns without one. */
   private readonly samples: SampleTally;
@@ -186,6 +190,7 @@ export class RunTally {
 
   apply(event: RunEvent): void {
     this.samples.apply(event);
+    this.latency.apply(event);
     if (isTrainerProgress(event)) {
       this.trainer.lastProgressAt = event.at;
       this.trainer.stalledSince = null;
@@ -337,6 +342,7 @@ export class RunTally {
         planned: this.episodePlan,
         firstStartedAt: this.firstEpisodeAt,
       },
+      learningLatency: this.latency.counts(),
       folder: base && { samplesTrained: base.samplesTrained + samples.trained, droppedStale: base.droppedStale + samples.dropped.stale },
     };
   }
