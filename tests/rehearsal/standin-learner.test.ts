@@ -3,6 +3,7 @@
 // probability must fall. The hybrid's rows hold the log-probs they claim, and an overlap-guided choice picks by overlap.
 import path from "node:path";
 import { execa } from "execa";
+import { HANG_GUARD_MS } from "../support/hang-guard.ts";
 import { describe, expect, it } from "vitest";
 
 describe("StyleLearner (standin_learner.py)", () => {
@@ -10,7 +11,7 @@ describe("StyleLearner (standin_learner.py)", () => {
     const result = await execa("/usr/bin/python3", ["tests/rehearsal/fixtures/learner_check.py", "binary", "opd", "combine"], {
       env: { PYTHONPATH: ["native", "rehearsal"].join(path.delimiter) },
       reject: false,
-      timeout: 60_000,
+      timeout: HANG_GUARD_MS,
     });
     expect(result.exitCode, result.stderr).toBe(0);
     const histories = JSON.parse(result.stdout) as Record<string, Array<Record<string, number>>>;
