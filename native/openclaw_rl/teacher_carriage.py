@@ -3,7 +3,7 @@ teacher's log-probs (recipe opd.teacher: trainer).
 
 Neither slime flavour has a Sample field for the teacher's tokens, so they ride in `multimodal_train_inputs`, a
 per-sample dict both flavours' converter, DP split and actor pass through untouched (where, per flavour and commit:
-native/tests/fixtures/slime_signatures.json, multimodal_carriage); the fork drops a sample without one, so every
+native/tests/fixtures/slime_actor.json, facts carriage_*); the fork drops a sample without one, so every
 sample of a carried batch gets one. The trainer-side teacher (slime_teacher.py) takes
 our keys out of it before slime's forward steps, which would pass the dict to the model as keyword arguments.
 

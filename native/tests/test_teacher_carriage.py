@@ -28,11 +28,14 @@ def convert(samples: list) -> dict:
 
 class TeacherCarriageTest(unittest.TestCase):
     def test_the_carrier_is_a_key_both_slimes_pass_through(self):
-        with open(os.path.join(os.path.dirname(__file__), "fixtures", "slime_signatures.json"), encoding="utf-8") as fixture:
-            flavours = json.load(fixture)["flavours"]
-        for name, flavour in flavours.items():
-            key = flavour["multimodal_carriage"]["key"]
-            self.assertIn(key, flavour["batch"]["requested_keys"], name)
+        fixtures = os.path.join(os.path.dirname(__file__), "fixtures")
+        with open(os.path.join(fixtures, "slime_signatures.json"), encoding="utf-8") as fixture:
+            signatures = json.load(fixture)["flavours"]
+        with open(os.path.join(fixtures, "slime_actor.json"), encoding="utf-8") as fixture:
+            actors = json.load(fixture)["flavours"]
+        for name, actor in actors.items():
+            key = actor["facts"]["carriage_converter"].split()[0]
+            self.assertIn(key, signatures[name]["batch"]["requested_keys"], name)
             self.assertIn(f'"{key}"', inspect.getsource(teacher_carriage), name)
 
     def test_fork_sample_takes_teacher_arrays_as_attributes(self):
