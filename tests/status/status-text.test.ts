@@ -43,6 +43,8 @@ describe("status text", () => {
     expect(formatStatus(status(), 200, "absolute")).toContain("learning    no trained sample served yet · no weight update served yet");
     const now = Date.now();
     const stages = [0, 1].map((index) => ({ answeredAt: now - 90_000 - index * 1000, closedAt: now - 60_000, judgedAt: now - 58_000 }));
+    // the samples are made before they are handed out (the sample counts add up)
+    for (const turn of [0, 1]) bus.emit(sample(turn, 1));
     bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0", size: 2, meanReward: 1, evalScore: null, counts: { positive: 2, zero: 0, negative: 0 }, ready: 0, stages });
     bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0" });
     expect(formatStatus(status(), 200, "absolute")).toContain("learning    2 trained, waiting for the engines' next update");
