@@ -29,42 +29,59 @@ export type RunOutcome =
   | { method: Method; persona: PersonaId; seed: number; result: SessionsUntil; sessions: PersonaSession[]; seconds: number }
   | { method: Method; persona: PersonaId; seed: number; refused: string };
 
-/** Runs one (method, persona, seed); a start that exits before it is ready (a method refused) is an outcome too. */
-export async function sessionsUntilRun(method: Method, persona: PersonaId, seed: number, settings: SessionsUntilSettings): Promise<RunOutcome> {
-  const began = Date.now();
-  const folder = await mkdtemp(path.join(tmpdir(), `sessions-until-${method}-${persona}-`));
-  const { sets: ports, proxyPort, policyPort } = await rehearsalSets(path.join(folder, "run"));
+export interface RehearsalStart {
+  proxyUrl: string;
+  policyUrl: string;
+  runDir: string;
+}
+
+/**
+ * Runs `use` against a fresh `openclaw-rl start --method M` in rehearsal (its policy seeded), once it is ready and the
+ * trainer has synced its weights; stops the start after. A start that exits first (a method refused) gives its reason.
+ */
+export async function withRehearsalStart<T>(method: Method, seed: number, settings: SessionsUntilSettings, use: (start: RehearsalStart) => Promise<T>): Promise<{ value: T } | { refused: string }> {
+  const folder = await mkdtemp(path.join(tmpdir(), `sessions-until-${method}-`));
+  const runDir = path.join(folder, "run");
+  const { sets: ports, proxyPort, policyPort } = await rehearsalSets(runDir);
   const sets = { ...ports, "engine.rehearsal.train_seconds": settings.trainSeconds, "engine.rehearsal.seed": seed, "training.batch_size": settings.batchSize };
   const argv = ["bin/openclaw-rl.mjs", "start", "--method", method, ...Object.entries(sets).flatMap(([key, value]) => ["--set", `${key}=${value}`])];
   const start = execa(process.execPath, argv, { cwd: root, reject: false, env: { OPENCLAW_RL_API_KEY: "" }, all: true, forceKillAfterDelay: 10_000 });
   let exited = false;
   void start.then(() => (exited = true));
+  const proxyUrl = `http://127.0.0.1:${proxyPort}`;
   const policyUrl = `http://127.0.0.1:${policyPort}`;
   try {
     const ready = await until(
       "the start to be ready and the trainer's first weight sync",
       async () => {
         if (exited) return "exited";
-        if (!(await fetch(`http://127.0.0.1:${proxyPort}/readyz`)).ok) return null;
+        if (!(await fetch(`${proxyUrl}/readyz`)).ok) return null;
         const state = (await (await fetch(`${policyUrl}/standin/state`, { signal: AbortSignal.timeout(5000) })).json()) as { weight_version?: string };
         return state.weight_version !== "default" ? "ready" : null;
       },
       180_000,
     );
-    if (ready === "exited") {
-      const output = (await start).all ?? "";
-      return { method, persona, seed, refused: refusalOf(output) };
-    }
-    const user = new PersonaUser({ proxyUrl: `http://127.0.0.1:${proxyPort}`, policyUrl, model: "qwen3-4b", persona: HOMEWORK_PERSONAS[persona], repliesPerSession: settings.repliesPerSession });
-    const sessions: PersonaSession[] = [];
-    const verdicts = () => sessions.map((session) => session.firstReplySatisfied);
-    while (!sessionsUntilSettled(verdicts(), { cap: settings.cap })) sessions.push(await user.session());
-    return { method, persona, seed, result: sessionsUntilPreference(verdicts(), { cap: settings.cap }), sessions, seconds: (Date.now() - began) / 1000 };
+    if (ready === "exited") return { refused: refusalOf((await start).all ?? "") };
+    return { value: await use({ proxyUrl, policyUrl, runDir }) };
   } finally {
     start.kill("SIGTERM");
     await start;
     await rm(folder, { recursive: true, force: true });
   }
+}
+
+/** Runs one (method, persona, seed): the persona plays sessions until the count is settled. */
+export async function sessionsUntilRun(method: Method, persona: PersonaId, seed: number, settings: SessionsUntilSettings): Promise<RunOutcome> {
+  const began = Date.now();
+  const outcome = await withRehearsalStart(method, seed, settings, async ({ proxyUrl, policyUrl }) => {
+    const user = new PersonaUser({ proxyUrl, policyUrl, model: "qwen3-4b", persona: HOMEWORK_PERSONAS[persona], repliesPerSession: settings.repliesPerSession });
+    const sessions: PersonaSession[] = [];
+    const verdicts = () => sessions.map((session) => session.firstReplySatisfied);
+    while (!sessionsUntilSettled(verdicts(), { cap: settings.cap })) sessions.push(await user.session());
+    return { result: sessionsUntilPreference(verdicts(), { cap: settings.cap }), sessions };
+  });
+  if ("refused" in outcome) return { method, persona, seed, refused: outcome.refused };
+  return { method, persona, seed, ...outcome.value, seconds: (Date.now() - began) / 1000 };
 }
 
 /** The first error line a refused start printed (its code and message), or its last line. */
