@@ -1,5 +1,7 @@
-// What a config --write changed, one line per key path (old → new), from each file's keys flattened to text:
-// JSON objects by dotted path (arrays whole), .env files by variable, TOML by [table].key. Ignores formatting.
+// What a config --write changed, one line per key path (old → new), and which keys of the old file it kept, from each
+// file's keys flattened to text: JSON objects by dotted path (arrays whole), .env files by variable, TOML by
+// [table].key; a key's value is hidden where its name says it is a secret. Ignores formatting.
+import { NO_KEY_PLACEHOLDER } from "./commands/agent-key.ts";
 
 /** Leaves of a JSON value by dotted path; arrays and empty objects are leaves, printed as compact JSON. */
 export function flattenJson(value: unknown, prefix = "", into: Record<string, string> = {}): Record<string, string> {
@@ -36,13 +38,25 @@ export function flattenToml(text: string | null): Record<string, string> {
 export function describeChanges(before: Record<string, string>, after: Record<string, string>): string[] {
   const lines: string[] = [];
   for (const [key, value] of Object.entries(after)) {
-    if (before[key] !== value) lines.push(`${key}: ${before[key] === undefined ? "(none)" : shorten(before[key])} → ${shorten(value)}`);
+    if (before[key] !== value) lines.push(`${key}: ${before[key] === undefined ? "(none)" : shown(key, before[key])} → ${shown(key, value)}`);
   }
-  for (const [key, value] of Object.entries(before)) if (!(key in after)) lines.push(`${key}: ${shorten(value)} → (removed)`);
+  for (const [key, value] of Object.entries(before)) if (!(key in after)) lines.push(`${key}: ${shown(key, value)} → (removed)`);
   return lines;
 }
 
-function shorten(text: string): string {
+/** The old file's keys the write left as they were, by path, in its order. */
+export function keptKeys(before: Record<string, string>, after: Record<string, string>): string[] {
+  return Object.keys(before).filter((key) => after[key] === before[key]);
+}
+
+/** apiKey, OPENAI_API_KEY, ANTHROPIC_AUTH_TOKEN, experimental_bearer_token…: not env_key, which names a variable. */
+const SECRET_NAME = /(api_?key|auth_?token|bearer_?token|secret|password)$/i;
+
+function shown(key: string, text: string): string {
+  const name = key.split(".").at(-1)!;
+  const value = text.replace(/^"(.*)"$/, "$1");
+  // (a ${VAR} placeholder or our no-key placeholder is no secret)
+  if (SECRET_NAME.test(name) && value !== "" && !value.includes("${") && value !== NO_KEY_PLACEHOLDER) return `(hidden, ${value.length} characters)`;
   return text.length > 100 ? `${text.slice(0, 97)}…` : text;
 }
 
@@ -50,6 +64,8 @@ function shorten(text: string): string {
 export function formatRewrite(rewrite: { file: string; before: string | null; after: string; backup: string | null; changed: boolean }, keysOf: (text: string | null) => Record<string, string>, note?: string): string {
   if (!rewrite.changed) return `${rewrite.file} already holds these settings; nothing was written\n`;
   const head = rewrite.before === null ? `created ${rewrite.file}` : `wrote ${rewrite.file} (the previous file is kept as ${rewrite.backup})`;
-  const changes = describeChanges(keysOf(rewrite.before), keysOf(rewrite.after));
-  return `${[head + (note ? `; ${note}` : ""), ...changes.map((line) => `  ${line}`)].join("\n")}\n`;
+  const [before, after] = [keysOf(rewrite.before), keysOf(rewrite.after)];
+  const kept = keptKeys(before, after);
+  const keptLine = kept.length === 0 ? [] : [`  kept from the old file: ${kept.length > 12 ? `${kept.slice(0, 12).join(", ")} and ${kept.length - 12} more` : kept.join(", ")}`];
+  return `${[head + (note ? `; ${note}` : ""), ...describeChanges(before, after).map((line) => `  ${line}`), ...keptLine].join("\n")}\n`;
 }

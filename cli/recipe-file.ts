@@ -63,7 +63,14 @@ function readRecipeYaml(file: string): Record<string, unknown> {
       }),
     );
   }
-  const value = document.toJS() ?? {};
+  const value = document.toJS();
+  if (value === null || value === undefined) {
+    // (the schema's defaults alone are a GPU recipe: an empty file must not start one without a word)
+    throw new OpenclawRlError("RECIPE_INVALID", "empty recipe file: no keys, only comments or blank lines", {
+      path: file,
+      hint: "write the keys you change into it (copy configs/rehearsal.yaml for the CPU stand-ins or configs/qwen3-4b-combine.yaml for GPUs), or leave out --recipe to use the rehearsal default",
+    });
+  }
   if (typeof value !== "object" || Array.isArray(value)) {
     throw new OpenclawRlError("RECIPE_INVALID", "a recipe must be a YAML mapping (key: value lines)", { path: file });
   }

@@ -82,17 +82,20 @@ export type RunEvent = EventBase &
         meanReward: number;
         evalScore: number | null;
         counts: { positive: number; zero: number; negative: number };
-        /** Sessions in the batch, the most samples one holds, samples held back by the session share, and whether the share was relaxed. */
-        composition?: { sessions: number; largestSession: number; heldBack: number; relaxed: boolean };
+        /**
+         * Sessions in the batch, the most samples one holds, samples held back by the session share, whether the share
+         * was relaxed, and the sessions with a sample ready then with the most one could hold (the share fits them).
+         */
+        composition?: { sessions: number; largestSession: number; heldBack: number; relaxed: boolean; activeSessions?: number; perSession?: number };
         /** The store's samples toward the next batch once this one left. */
         ready?: number;
       }
     /**
      * The trainer asked for a batch and waited in vain though `ready` ≥ `size`: no batch can be made within the
      * per-session share (training.fair_batch) until more sessions' samples come or the held-back ones have waited
-     * relax_after_s.
+     * relax_after_s. `activeSessions`: sessions with a sample ready; `perSession`: the most of a batch one may hold.
      */
-    | { type: "batch-held"; ready: number; size: number }
+    | { type: "batch-held"; ready: number; size: number; activeSessions?: number; perSession?: number }
     /** A handed-out batch given back untrained (its client went away): its samples are ready again. */
     | { type: "batch-released"; batchId: string; size: number; ready: number }
     /**

@@ -167,12 +167,12 @@ export const fairBatchSchema = z
       .gt(0)
       .max(1)
       .default(0.25)
-      .describe("The most of a batch one session may hold (at least 1 sample): a chatty or looping session's other samples wait for later batches, in order, and one that the next weight version would make stale goes out then whatever the share (none is lost to it). An episode's steps count by task group, and a group's held-back steps complete a short batch at once. 1 turns it off."),
+      .describe("The most of a batch one session may hold once at least 1/max_session_share sessions are active (have a sample ready); with fewer active sessions each may hold an equal part of the batch (one user alone: all of it, no waiting). A chatty or looping session's other samples wait for later batches, in order, and one that the next weight version would make stale goes out then whatever the share (none is lost to it). An episode's steps count by task group, and a group's held-back steps complete a short batch at once. 1 turns it off."),
     relax_after_s: z
       .number()
       .min(0)
       .default(300)
-      .describe("When no full batch can be made within the share and a held-back chat sample has waited this long, the batch is completed with held-back samples, oldest first, so a run with fewer than 1/max_session_share active sessions still trains (episode steps do not wait: see max_session_share)."),
+      .describe("When no full batch can be made within the share (the active sessions hold unequal numbers of ready samples, e.g. a looping session beside one that spoke once) and a held-back chat sample has waited this long, the batch is completed with held-back samples, oldest first (episode steps do not wait: see max_session_share)."),
   })
   .strict()
   .prefault({});
@@ -234,7 +234,7 @@ export const trainingSchema = z
     max_tokens_per_gpu: positiveInt.optional().describe("--max-tokens-per-gpu; default 32768 (megatron) or 8192 (fsdp)."),
     optimizer_cpu_offload: z.boolean().default(true).describe("Megatron optimizer CPU offload (as the reference)."),
     restart_on_crash: z.boolean().default(false).describe("Restart a crashed slime job from its last checkpoint."),
-    fair_batch: fairBatchSchema.describe("How much of a batch one session may hold (orchestrator/store/batch-composition.ts)."),
+    fair_batch: fairBatchSchema.describe("How much of a batch one session may hold, fitted to the sessions with a sample ready (orchestrator/store/batch-composition.ts)."),
     sample_gate: sampleGateSchema.describe("Which responses are never trained: cut at the token limit, near-empty, or stuck in a repetition loop (orchestrator/samples/sample-gate.ts)."),
   })
   .strict()
@@ -787,6 +787,11 @@ export function teacherTemperature(recipe: Recipe): number {
 /** The judge's checkpoint: judge.path, else the policy's. */
 export function judgePath(recipe: Recipe): string {
   return recipe.judge.path ?? recipe.model.path;
+}
+
+/** The external judge's base URL: judge.url, else engine.judge_url; null when neither is set. */
+export function judgeUrl(recipe: { judge: { url?: string | undefined }; engine: { judge_url?: string | undefined } }): string | null {
+  return recipe.judge.url ?? recipe.engine.judge_url ?? null;
 }
 
 /** The hybrid's two vote counts per turn: hybrid.hint_votes and hybrid.eval_votes, each judge.votes when unset. */

@@ -4,7 +4,9 @@ import { z } from "zod";
 import { ENGINE_STATES, ENTROPY_SOURCES, SKIP_CATEGORIES } from "./events.ts";
 import { methodSchema } from "./recipe.ts";
 
-export const STATUS_VERSION = 1 as const;
+// 2: samples counted as one sum (made + from_earlier_runs = ready + in_training + trained + dropped); `delivered`
+// is every sample handed out (it was those in training), `acknowledged` and `dropped_stale` became `trained`, `dropped`.
+export const STATUS_VERSION = 2 as const;
 
 const engineStateSchema = z.enum(ENGINE_STATES);
 
@@ -90,18 +92,29 @@ export const statusSnapshotSchema = z.object({
     })
     .default({ paused: false, since: null, message: null, resume: null })
     .describe("Training paused by evaluation.stop_if_worse: the trainer is handed no new batch; the proxy keeps serving and samples keep being made."),
-  samples: z.object({
-    ready: z.number().int().describe("Toward the next batch: the store's count (samples earlier runs left ready included)."),
-    batch_size: z.number().int(),
-    delivered: z.number().int().describe("Handed to the trainer and not acknowledged yet (in training)."),
-    acknowledged: z.number().int().describe("Trained in this run: acknowledged by the rollout function once slime trained them."),
-    dropped_stale: z.number().int().describe("Dropped as stale in this run."),
-    held_back: z
-      .object({ since: z.number(), per_session: z.number().int().describe("The most of one session's samples a batch takes."), max_session_share: z.number(), relax_after_s: z.number() })
-      .nullable()
-      .default(null)
-      .describe("A batch's worth is ready, yet the trainer waits: no batch within one session's share (training.fair_batch) since `since`; null once a batch left."),
-  }),
+  samples: z
+    .object({
+      made: z.number().int().describe("Stored by this run's judging: the judged turns with a sample (judging.judged = samples.made + judging.without_sample)."),
+      from_earlier_runs: z.number().int().describe("Left in the records folder's store by earlier runs when this run opened it (ready, or out to a trainer): trained or dropped in this run."),
+      ready: z.number().int().describe("Toward the next batch: stored, not handed out."),
+      in_training: z.number().int().describe("Handed to the trainer and not acknowledged yet."),
+      trained: z.number().int().describe("Acknowledged by the rollout function once slime trained them."),
+      dropped: z.object({ stale: z.number().int(), invalid: z.number().int() }).describe("Dropped untrained, by reason (stale: more than training.max_staleness weight versions behind)."),
+      delivered: z.number().int().describe("Every sample handed to the trainer, re-deliveries included: a count of hand-outs, not a part of the sum."),
+      batch_size: z.number().int(),
+      held_back: z
+        .object({
+          since: z.number(),
+          active_sessions: z.number().int().nullable().describe("Sessions with a sample ready (the share fits them)."),
+          per_session: z.number().int().describe("The most of one session's samples a batch takes now."),
+          max_session_share: z.number(),
+          relax_after_s: z.number(),
+        })
+        .nullable()
+        .default(null)
+        .describe("A batch's worth is ready, yet the trainer waits: no batch within one session's share (training.fair_batch) since `since`; null once a batch left."),
+    })
+    .describe("Where every sample is, one sum at every moment: made + from_earlier_runs = ready + in_training + trained + dropped.stale + dropped.invalid."),
   records_folder: z
     .object({ samples_trained: z.number().int(), dropped_stale: z.number().int() })
     .nullable()
@@ -128,7 +141,7 @@ export const statusSnapshotSchema = z.object({
   rewards: z.object({ count: z.number().int(), mean: z.number().nullable(), positive: z.number().int(), zero: z.number().int(), negative: z.number().int() }),
   judging: z
     .object({
-      judged: z.number().int(),
+      judged: z.number().int().describe("Main turns whose judging ended: samples.made + without_sample (a turn judged again after feedback counts once)."),
       without_sample: z.number().int(),
       skipped: z.record(z.string(), z.number().int()).default({}).describe(`The turns without a sample by reason (${SKIP_CATEGORIES.join(", ")}); keys are kept as strings so a newer server's reason still parses.`),
       waiting: z.number().int(),

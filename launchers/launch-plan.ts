@@ -1,7 +1,7 @@
 // recipe + context → LaunchPlan, by engine kind: slime (Ray + slime + SGLang), external (nothing to start),
 // rehearsal (CPU stand-ins, from rehearsal/). Pure: starts nothing, writes nothing.
 import type { LaunchPlan, PlanContext } from "../contracts/plan.ts";
-import { opdTeacher, trainerTeacherGap, type Recipe } from "../contracts/recipe.ts";
+import { judgeUrl, opdTeacher, trainerTeacherGap, type Recipe } from "../contracts/recipe.ts";
 import { environmentProcess } from "./environment-plan.ts";
 import { rehearsalProcesses } from "./rehearsal-plan.ts";
 import { slimePlan, type SlimePlanOptions } from "./slime/slime-plan.ts";
@@ -42,7 +42,7 @@ async function enginePlan(recipe: Recipe, context: PlanContext, options: LaunchP
         engine: "external",
         placement: null,
         processes: [],
-        notes: [`attaches to the policy at ${recipe.engine.policy_url} and the judge at ${recipe.judge.url ?? recipe.engine.judge_url}; starts no engine`],
+        notes: [`attaches to the policy at ${recipe.engine.policy_url} and the judge at ${judgeUrl(recipe)}; starts no engine`],
       };
     case "rehearsal":
       return rehearsalPlan(recipe, context);

@@ -1,6 +1,6 @@
 // The ports a recipe's own processes listen on, each with its YAML key and what it is for, and whether a port is free
-// (bind and close at once; never connects to or disturbs whoever holds it). doctor and start's preflight both ask
-// here and word the answers their own way. Ignores ports slime and SGLang pick at run time (engines, routers).
+// (bind and close at once; never connects to or disturbs whoever holds it), for port-check.ts and
+// ray-running-check.ts in launchers/checks/. Ignores ports slime and SGLang pick at run time (engines, routers).
 import { createServer } from "node:net";
 import type { Recipe } from "../contracts/recipe.ts";
 
@@ -11,7 +11,7 @@ export interface PortUse {
   host: string;
   /** Who listens there, for messages ("the proxy"). */
   what: string;
-  /** Ray's own ports: taken means a Ray cluster may be running already, which preflight reports as such. */
+  /** Ray's own ports: taken means a Ray cluster may be running already, which the ray check reports as such. */
   ray: boolean;
 }
 

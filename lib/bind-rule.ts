@@ -1,5 +1,5 @@
 // The proxy's bind rule: any non-loopback address needs an API key. One rule for the two places that check it:
-// preflight (before `start` writes anything) and the proxy itself when it binds. Ignores how keys are checked.
+// start's checks (launchers/checks/bind-check.ts) and the proxy itself when it binds. Ignores how keys are checked.
 import { OpenclawRlError } from "../contracts/errors.ts";
 
 export function isLoopback(host: string): boolean {

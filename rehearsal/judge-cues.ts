@@ -43,7 +43,11 @@ export function hintOf(nextState: string, role: string): string | null {
   return said.length > 10 ? `The user said: "${said}". Do what they ask there.` : null;
 }
 
-/** True when a hinted prompt carries the "be natural" hint (the teacher then dislikes the AI-flavoured style). */
-export function hasNaturalVoiceHint(promptText: string): boolean {
-  return /\[user's hint \/ instruction\][\s\S]*natural, human voice/i.test(promptText);
+/** The teacher's probability of the rejected (AI-flavoured) style after reading a hinted prompt: 0.02 under the
+ * "natural, human voice" hint, 0.1 under its rewording (hint-votes.ts), a third (no opinion) otherwise. */
+export function rejectedStyleShare(promptText: string): number {
+  const hint = /\[user's hint \/ instruction\]([\s\S]*)/i.exec(promptText)?.[1] ?? "";
+  if (/natural, human voice/i.test(hint)) return 0.02;
+  if (/sound like a person talking/i.test(hint)) return 0.1;
+  return 1 / 3;
 }

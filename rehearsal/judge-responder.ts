@@ -2,7 +2,8 @@
 // (`\boxed{n}`, `[HINT_START]…[HINT_END]`) from cues in the next state, scores hinted prompts as the OPD teacher,
 // and plays the held-out evaluation's simulated user and scorer (evaluation-responder.ts).
 import { evaluationReply } from "./evaluation-responder.ts";
-import { hasNaturalVoiceHint, hintOf, verdictOf } from "./judge-cues.ts";
+import { hintOf, rejectedStyleShare, verdictOf } from "./judge-cues.ts";
+import { HintVotes } from "./hint-votes.ts";
 import { readPrompt } from "./prompt-reader.ts";
 import { REJECTED_STYLE, REPLY_STYLES, stylePositions, styleTokens, type StyleTokens } from "./reply-styles.ts";
 import { hashScore, type Responder, type ResponderReply, type ResponderRequest, type ScoreRequest, type StandinTokenizer } from "./standin-model.ts";
@@ -10,22 +11,27 @@ import { hashScore, type Responder, type ResponderReply, type ResponderRequest, 
 const NEXT_STATE = /## The next state[^\n]*\[role: (\w+)\]\n([\s\S]*?)\n\n(?:Does the next state|Give your decision)/;
 const RESPONSE = /## The assistant's response\n([\s\S]*?)\n\n## The next state/;
 
-/** The teacher's style probabilities: it dislikes the rejected style once it has read the "be natural" hint. */
-export function teacherStyleLogprobs(hinted: boolean): number[] {
+/** The teacher's style log-probs when it gives the rejected style `rejectedShare` (judge-cues rejectedStyleShare):
+ * uniform at a third, which is the stand-in policy's base; it dislikes the rejected style once a "be natural" hint says so. */
+export function teacherStyleLogprobs(rejectedShare = 1 / REPLY_STYLES.length): number[] {
   const rejected = REPLY_STYLES.findIndex((style) => style.name === REJECTED_STYLE);
   const others = REPLY_STYLES.length - 1;
-  return REPLY_STYLES.map((_, index) => Math.log(hinted ? (index === rejected ? 0.02 : 0.98 / others) : 1 / REPLY_STYLES.length));
+  return REPLY_STYLES.map((_, index) => Math.log(index === rejected ? rejectedShare : (1 - rejectedShare) / others));
 }
 
 export class JudgeResponder implements Responder {
   readonly answered = { eval: 0, hint: 0, evaluation: 0, other: 0 };
 
   /** The tokenizer's style tokens are found first (the tokenizer encodes asynchronously). */
-  static async create(tokenizer: StandinTokenizer): Promise<JudgeResponder> {
-    return new JudgeResponder(await styleTokens(tokenizer));
+  /** `hintVariants`: the asks of one hint prompt vary (hint-votes.ts), from a cycle whose start `seed` sets. */
+  static async create(tokenizer: StandinTokenizer, options: { seed?: number; hintVariants?: boolean } = {}): Promise<JudgeResponder> {
+    return new JudgeResponder(await styleTokens(tokenizer), new HintVotes(options.seed ?? 0, options.hintVariants ?? false));
   }
 
-  private constructor(readonly tokens: StyleTokens) {}
+  private constructor(
+    readonly tokens: StyleTokens,
+    private readonly hintVotes: HintVotes,
+  ) {}
 
   reply(request: ResponderRequest): ResponderReply {
     const evaluation = evaluationReply(request.promptText);
@@ -49,18 +55,19 @@ export class JudgeResponder implements Responder {
       return { text: `<think>\nLooking at the next state: ${reason}.\n</think>\n\nThe next state shows that ${reason}. \\boxed{${verdict}}` };
     }
     this.answered.hint += 1;
-    const hint = hintOf(nextState, role);
+    const vote = this.hintVotes.next(request.promptText, hintOf(nextState, role));
     return {
-      text: hint
-        ? `<think>\nThe next state reveals what the user wanted.\n</think>\n\n\\boxed{1}\n[HINT_START]${hint}[HINT_END]`
-        : "<think>\nThe next state reveals nothing the assistant could have used.\n</think>\n\n\\boxed{-1}",
+      text:
+        vote.score === 1
+          ? `<think>\nThe next state reveals what the user wanted.\n</think>\n\n\\boxed{1}\n[HINT_START]${vote.hint}[HINT_END]`
+          : "<think>\nThe next state reveals nothing the assistant could have used.\n</think>\n\n\\boxed{-1}",
     };
   }
 
   /** Teacher log-probs: the same hash as the policy everywhere, the teacher's style opinion on decision tokens. */
   score(request: ScoreRequest): number[] {
     const scores = hashScore(request.inputIds);
-    const styles = teacherStyleLogprobs(hasNaturalVoiceHint(request.promptText));
+    const styles = teacherStyleLogprobs(rejectedStyleShare(request.promptText));
     for (const { position, style } of stylePositions(request.inputIds, this.tokens)) scores[position] = styles[style] as number;
     return scores;
   }

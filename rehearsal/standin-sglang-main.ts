@@ -3,6 +3,7 @@
 // With --weight-state FILE --run-id ID it saves its version and weights at every update and, restarted within the
 // same run, serves them again (standin-weight-state.ts). With --policy-file FILE (a saved policy-vN.json) it serves
 // those weights from the start, for `openclaw-rl eval --checkpoint` (launchers/evaluation/checkpoint-serving.ts).
+// With --role judge --hint-variants the m asks of one hint prompt vary (hint-votes.ts; method hybrid).
 import { readFileSync } from "node:fs";
 import { STREAM_FORMS } from "../contracts/sglang.ts";
 import { parseArgs } from "node:util";
@@ -29,6 +30,7 @@ const optionsSchema = z.object({
   "weight-state": z.string().min(1).optional(),
   "run-id": z.string().min(1).default("run"),
   "policy-file": z.string().min(1).optional(),
+  "hint-variants": z.boolean().default(false),
 });
 
 async function main(): Promise<void> {
@@ -46,6 +48,7 @@ async function main(): Promise<void> {
       "weight-state": { type: "string" },
       "run-id": { type: "string" },
       "policy-file": { type: "string" },
+      "hint-variants": { type: "boolean" },
     },
     strict: true,
   });
@@ -66,7 +69,7 @@ async function main(): Promise<void> {
   const files = await loadTokenizerFiles(options.tokenizer);
   const tokenizer = new ModelTokenizer(files);
   const chatTemplate = new ChatTemplate(files);
-  const responder: Responder = options.role === "policy" ? await PolicyResponder.create(tokenizer, { seed: options.seed }) : await JudgeResponder.create(tokenizer);
+  const responder: Responder = options.role === "policy" ? await PolicyResponder.create(tokenizer, { seed: options.seed }) : await JudgeResponder.create(tokenizer, { seed: options.seed, hintVariants: options["hint-variants"] });
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const weightState: WeightStateFile | null = options["weight-state"] ? { file: options["weight-state"], runId: options["run-id"] } : null;
   const saved = weightState ? readWeightState(weightState) : null;

@@ -42,7 +42,7 @@ def sample_reward(sample) -> float:
 class StyleLearner:
     def __init__(self, style_token_ids, marker_ids, method, lr=0.5, eps_clip=0.2, eps_clip_high=0.28, w_rl=1.0, w_opd=1.0, logits=None,
                  approach_token_ids=(), approach_marker_ids=(), approach_logits=None):
-        if method not in ("binary", "opd", "combine"):
+        if method not in ("binary", "opd", "combine", "hybrid"):
             raise ValueError(f"unknown method {method!r}")
         self.style_token_ids = list(style_token_ids)
         self.marker_ids = list(marker_ids)
@@ -62,6 +62,10 @@ class StyleLearner:
         values = torch.softmax(self.logits.detach(), dim=0).tolist()
         approach = torch.softmax(self.approach_logits.detach(), dim=0).tolist()
         return {**{name: round(value, 4) for name, value in zip(STYLES, values)}, **{f"approach_{name}": round(value, 4) for name, value in zip(APPROACHES, approach)}}
+
+    def choice_names(self) -> list[str]:
+        """The names `step` counts decisions under: the styles, then the approaches."""
+        return [*STYLES, *(f"approach_{name}" for name in APPROACHES)]
 
     def _advantages(self, sample, old):
         """binary: the reward on every token (GRPO, normalisation off); opd: teacher − old; combine: both, weighted."""
@@ -101,7 +105,7 @@ class StyleLearner:
         """One optimizer step over a batch (slime: one step per rollout); returns the loss and the styles seen."""
         log_probs = torch.log_softmax(self.logits, dim=0)
         approach_log_probs = torch.log_softmax(self.approach_logits, dim=0)
-        seen = {**{name: 0 for name in STYLES}, **{f"approach_{name}": 0 for name in APPROACHES}}
+        seen = {name: 0 for name in self.choice_names()}
         samples = [sample for sample in samples if int(sample.response_length) > 0]
         if not samples:
             return {"loss": 0.0, "styles": seen}

@@ -2,8 +2,9 @@
 in slime's train_async loop order and performs weight updates on the stand-in policy server the way slime's
 Megatron sync does (pause_generation abort → new weights + version → continue_generation).
 
-"Training" is the stand-in policy's style softmax (standin_learner.py) when torch learning is on, and a sleep of
---train-seconds either way. The model is a stand-in. Prints one JSON line per event on stdout.
+"Training" is the stand-in policy's style softmax (standin_learner.py; method hybrid: standin_hybrid.py) when torch
+learning is on, and a sleep of --train-seconds either way; each step's loss numbers go to the bridge as slime's trainer
+metrics do (openclaw_rl.trainer_metrics). The model is a stand-in. Prints one JSON line per event on stdout.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def parse_arguments(argv):
     parser = argparse.ArgumentParser(description="openclaw-rl rehearsal stand-in trainer (the model is a stand-in)")
     parser.add_argument("--policy-url", required=True)
     parser.add_argument("--judge-url", required=True)
-    parser.add_argument("--method", choices=("binary", "opd", "combine"), required=True)
+    parser.add_argument("--method", choices=("binary", "opd", "combine", "hybrid"), required=True)
     parser.add_argument("--batch-size", type=int, required=True)
     parser.add_argument("--train-seconds", type=float, default=1.0)
     parser.add_argument("--num-rollout", type=int, default=100_000_000)
@@ -118,6 +119,10 @@ def parse_arguments(argv):
     parser.add_argument("--w-opd", type=float, default=1.0)
     parser.add_argument("--opd-teacher", choices=("engine", "trainer"), default="engine", help="trainer: samples carry teacher tokens, scored here")
     parser.add_argument("--teacher-temperature", type=float, default=1.0)
+    parser.add_argument("--hybrid-selection", choices=("sequence_optimal", "token_optimal", "shortest"), default="sequence_optimal")
+    parser.add_argument("--hybrid-subset", choices=("student", "teacher", "overlap"), default="student")
+    parser.add_argument("--hybrid-topk", type=int, default=4)
+    parser.add_argument("--hybrid-clip", type=float, default=1.0, help="0 or less switches the clamp of teacher − old off")
     parser.add_argument("--run-dir", required=True, help="policy files go to <run-dir>/standin-policy/")
     parser.add_argument("--keep-policies", type=int, default=3, help="policy-vN.json files kept (the newest N; 0 keeps all)")
     parser.add_argument("--rollout-function-path", default="openclaw_rl.rollout.generate_rollout")
@@ -235,11 +240,65 @@ class StandinTeacher:
         return filled
 
 
-def train(rollout_id: int, output, learner, train_seconds: float, teacher: StandinTeacher | None = None) -> None:
+class StandinHybridTeacher:
+    """method hybrid's frozen teacher: the judge stand-in's teacher model (the stand-in policy's base, uniform styles,
+    reading the candidate's hint) through /standin/teacher_forward. Its style row at a decision comes from one forward
+    per style with that style's id put at the decision positions (the stand-in's teacher scores a decision from its
+    prompt alone), renormalised over the styles."""
+
+    def __init__(self, judge_url: str, temperature: float, style_ids):
+        self.url = judge_url.rstrip("/") + "/standin/teacher_forward"
+        self.temperature = temperature
+        self.style_ids = list(style_ids)
+        self.forwards = 0
+
+    def styles(self, ids: list[int], positions: list[int]) -> list[list[float]]:
+        import torch
+
+        columns = []
+        for style_id in self.style_ids:
+            substituted = list(ids)
+            for position in positions:
+                substituted[position] = style_id
+            answer = http_json("POST", self.url, {"input_ids": substituted, "temperature": self.temperature})
+            self.forwards += 1
+            columns.append([answer["token_logprobs"][position] for position in positions])
+        rows = torch.tensor(columns, dtype=torch.float32).T  # [positions, styles]
+        return torch.log_softmax(rows, dim=-1).tolist()
+
+
+class StepMetrics:
+    """Each step's loss numbers to the orchestrator's bridge, through the wrapper slime's `log` gets in a real run
+    (openclaw_rl.trainer_metrics), keyed `train/<name>` with `train/step` the rollout id; off without a bridge."""
+
+    def __init__(self):
+        self.forwarder = None
+        if os.environ.get("OPENCLAW_RL_BRIDGE"):
+            from openclaw_rl.bridge_client import BridgeClient, BridgeEndpoint
+            from openclaw_rl.trainer_metrics import StepMetricsForwarder
+
+            self.forwarder = StepMetricsForwarder(lambda *_arguments, **_keywords: None, BridgeClient(BridgeEndpoint.from_environment()))
+
+    def send(self, step: int, numbers: dict) -> None:
+        if self.forwarder is not None and numbers:
+            self.forwarder(None, {"train/step": step, **{f"train/{name}": value for name, value in numbers.items()}}, "train/step")
+
+
+def train(rollout_id: int, output, learner, train_seconds: float, teacher: StandinTeacher | None = None, hybrid=None, metrics: StepMetrics | None = None) -> None:
     started = time.monotonic()
     samples = [sample for group in output.samples for sample in group]
     forwards = teacher.fill(samples) if teacher is not None else 0
-    from_learner = learner.step(samples) if learner is not None else {}
+    if hybrid is not None and learner is not None:
+        from standin_hybrid import hybrid_step
+
+        hybrid_teacher, hybrid_loss = hybrid
+        before = hybrid_teacher.forwards
+        from_learner = hybrid_step(learner, samples, hybrid_teacher.styles, hybrid_loss)
+        from_learner["teacher_forwards"] = hybrid_teacher.forwards - before
+    else:
+        from_learner = learner.step(samples) if learner is not None else {}
+    if metrics is not None and "loss" in from_learner:
+        metrics.send(rollout_id, from_learner.get("hybrid") or {"loss": from_learner["loss"]})
     rewards = [float(sample.reward.get("score", 0.0)) if isinstance(sample.reward, dict) else float(sample.reward or 0.0) for sample in samples]
     remaining = train_seconds - (time.monotonic() - started)
     if remaining > 0:
@@ -276,7 +335,14 @@ def main(argv=None) -> int:
     )
     args = slime_like_args(options)
     sync = WeightSync(options.policy_url, options.run_dir, learner, options.keep_policies)
-    teacher = StandinTeacher(options.judge_url, options.teacher_temperature) if options.opd_teacher == "trainer" and options.learn != "off" else None
+    teacher = StandinTeacher(options.judge_url, options.teacher_temperature) if options.opd_teacher == "trainer" and options.method != "hybrid" and learner is not None else None
+    hybrid = None
+    if options.method == "hybrid" and learner is not None:
+        from standin_hybrid import HybridLoss
+
+        loss = HybridLoss(options.hybrid_selection, options.hybrid_subset, options.hybrid_topk, options.hybrid_clip, options.w_rl, options.w_opd)
+        hybrid = (StandinHybridTeacher(options.judge_url, options.teacher_temperature, learner.style_token_ids), loss)
+    metrics = StepMetrics()
     sync.update()  # slime's initial actor_model.update_weights()
     pending = Background(generate_rollout, args, 0, None)
     current = None
@@ -284,7 +350,7 @@ def main(argv=None) -> int:
         if pending is not None:
             current = pending.result()
         pending = Background(generate_rollout, args, rollout_id + 1, None) if rollout_id + 1 < options.num_rollout else None
-        train(rollout_id, current, learner, options.train_seconds, teacher)
+        train(rollout_id, current, learner, options.train_seconds, teacher, hybrid, metrics)
         if (rollout_id + 1) % options.update_weights_interval == 0:
             if pending is not None:
                 current = pending.result()  # wait until batch r+1 is complete, then push w_{r+1}

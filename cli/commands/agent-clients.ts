@@ -1,10 +1,11 @@
 // What each coding agent needs to use the proxy, and how it is merged into that agent's own config file: Codex's
-// config.toml (a model provider speaking the Responses API), Claude Code's settings.json env, Qwen Code's .env.
-// Ignores the command line (agent-config.ts).
+// config.toml (a model provider speaking the Responses API), Claude Code's settings.json, Qwen Code's .env. Without
+// --with-key each works as written against a proxy with no key (agent-key.ts). Ignores the command line (agent-config.ts).
 import type { Recipe } from "../../contracts/recipe.ts";
 import { utilityModelName } from "../../lib/model/model-names.ts";
 import { flattenDotenv, flattenJson, flattenToml } from "../config-changes.ts";
 import { parseJsonConfig } from "../config-file.ts";
+import { keyCommand, keyFromShell, NO_KEY_PLACEHOLDER } from "./agent-key.ts";
 import { PROVIDER_ID, providerBaseUrl } from "./openclaw-config.ts";
 
 export type AgentName = "codex" | "claude-code" | "qwen-code";
@@ -24,14 +25,18 @@ export interface AgentClient {
   merge(text: string | null, file: string, recipe: Recipe, target: AgentTarget): string;
   /** The file's keys as text, by path, for saying what a merge changed. */
   keys(text: string | null): Record<string, string>;
+  /** Said after --write without --with-key: where the agent's key now comes from. */
+  keyNote(variable: string): string;
+  /** Variables set in `environment` that the agent takes instead of the written file's (none when the file wins). */
+  shadowing(environment: Record<string, string | undefined>, recipe: Recipe, target: AgentTarget): string[];
 }
 
 interface CodexLines {
   top: string[];
   /** Our provider table, replacing one of the same name. */
   table: string[];
-  /** `[features]` keys set in that table, its other keys kept. */
-  features: string[];
+  /** Keys we set in one more table (its header, then the lines), that table's other keys kept. */
+  section: { header: string; lines: string[] };
 }
 
 /**
@@ -42,20 +47,24 @@ function codexLines(recipe: Recipe, target: AgentTarget): CodexLines {
   const header = `[model_providers.${PROVIDER_ID}]`;
   return {
     top: [`model = ${JSON.stringify(recipe.model.served_name)}`, `model_provider = ${JSON.stringify(PROVIDER_ID)}`, `web_search = "disabled"`],
-    features: ["multi_agent = false"],
+    // (`[agents] enabled = false`: `[features] multi_agent = false` does it too, but Codex calls that deprecated)
+    section: { header: "[agents]", lines: ["enabled = false"] },
     table: [
       header,
       `name = "openclaw-rl proxy"`,
       `base_url = ${JSON.stringify(providerBaseUrl(recipe, target.host))}`,
       `wire_api = "responses"`,
-      target.apiKey === null ? `env_key = ${JSON.stringify(recipe.proxy.api_key_env)}` : `experimental_bearer_token = ${JSON.stringify(target.apiKey)}`,
+      // (not env_key: Codex refuses to start while that variable is unset; its auth command may print a placeholder)
+      target.apiKey === null
+        ? `auth = { command = "sh", args = ["-c", ${JSON.stringify(keyCommand(recipe.proxy.api_key_env))}] }`
+        : `experimental_bearer_token = ${JSON.stringify(target.apiKey)}`,
     ],
   };
 }
 
 /**
  * Line-level TOML merge (no TOML parser here): our top-level keys replace theirs above the first table, our provider
- * table replaces a table of the same name, our `[features]` keys replace theirs in that table (added to it, or a new
+ * table replaces a table of the same name, our keys of `lines.section` replace theirs in that table (added to it, or a new
  * one); every other line, comments included, stays as it was.
  */
 export function mergeCodexToml(text: string | null, lines: CodexLines): string {
@@ -65,31 +74,31 @@ export function mergeCodexToml(text: string | null, lines: CodexLines): string {
   const topEnd = firstTable === -1 ? existing.length : firstTable;
   const ourKeys = new Set(lines.top.map((line) => line.split("=")[0]!.trim()));
   const top = existing.slice(0, topEnd).filter((line) => !ourKeys.has(/^\s*([A-Za-z0-9_-]+)\s*=/.exec(line)?.[1] ?? ""));
-  const featureKeys = new Set(lines.features.map((line) => line.split("=")[0]!.trim()));
+  const sectionKeys = new Set(lines.section.lines.map((line) => line.split("=")[0]!.trim()));
   const rest: string[] = [];
   let skipping = false;
-  let inFeatures = false;
-  let hasFeatures = false;
+  let inSection = false;
+  let hasSection = false;
   for (const line of existing.slice(topEnd)) {
     if (isHeader(line)) {
       skipping = line.trim() === lines.table[0];
-      inFeatures = line.trim() === "[features]";
-      if (inFeatures) {
-        hasFeatures = true;
-        rest.push(line, ...lines.features);
+      inSection = line.trim() === lines.section.header;
+      if (inSection) {
+        hasSection = true;
+        rest.push(line, ...lines.section.lines);
         continue;
       }
     }
-    if (inFeatures && featureKeys.has(/^\s*([A-Za-z0-9_-]+)\s*=/.exec(line)?.[1] ?? "")) continue;
+    if (inSection && sectionKeys.has(/^\s*([A-Za-z0-9_-]+)\s*=/.exec(line)?.[1] ?? "")) continue;
     if (!skipping) rest.push(line);
   }
-  if (!hasFeatures) rest.push(...(rest.length > 0 ? [""] : []), "[features]", ...lines.features);
+  if (!hasSection) rest.push(...(rest.length > 0 ? [""] : []), lines.section.header, ...lines.section.lines);
   for (const section of [top, rest]) while (section.length > 0 && section.at(-1)!.trim() === "") section.pop();
   const body = [...lines.top, ...top, ...(rest.length > 0 ? ["", ...rest] : []), "", ...lines.table];
   return `${body.join("\n").replace(/^\n+/, "")}\n`;
 }
 
-/** The environment each env-configured agent reads; a key left out is to be exported from $<proxy.api_key_env>. */
+/** The environment each env-configured agent reads, its key only when given (--with-key). */
 function claudeCodeEnv(recipe: Recipe, target: AgentTarget): Record<string, string> {
   const base = providerBaseUrl(recipe, target.host).replace(/\/v1$/, ""); // (the SDK adds /v1/messages)
   return {
@@ -113,9 +122,10 @@ function qwenCodeEnv(recipe: Recipe, target: AgentTarget): Record<string, string
   };
 }
 
+/** `export` lines; without the key itself, `keyVariable` is read from $<proxy.api_key_env>, else the placeholder. */
 function shellExports(env: Record<string, string>, keyVariable: string | null, variable: string): string {
   const lines = Object.entries(env).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
-  if (keyVariable !== null) lines.push(`export ${keyVariable}="$${variable}"`);
+  if (keyVariable !== null) lines.push(`export ${keyVariable}="${keyFromShell(variable)}"`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -138,26 +148,38 @@ export const AGENT_CLIENTS: Record<AgentName, AgentClient> = {
     defaultFile: ".codex/config.toml",
     print: (recipe, target) => {
       const lines = codexLines(recipe, target);
-      const note = target.apiKey === null ? `# Codex reads the proxy key from $${recipe.proxy.api_key_env}\n` : "";
+      const note = target.apiKey === null ? `# Codex sends $${recipe.proxy.api_key_env} as the proxy's key, "${NO_KEY_PLACEHOLDER}" when it is unset\n` : "";
       return `# ~/.codex/config.toml\n${note}${mergeCodexToml(null, lines)}`;
     },
     merge: (text, _file, recipe, target) => mergeCodexToml(text, codexLines(recipe, target)),
     keys: flattenToml,
+    keyNote: (variable) => `Codex sends $${variable} as the proxy's key when it is set, else "${NO_KEY_PLACEHOLDER}" (a proxy started without a key takes any)`,
+    shadowing: () => [],
   },
   "claude-code": {
     defaultFile: ".claude/settings.json",
     print: (recipe, target) => shellExports(claudeCodeEnv(recipe, target), target.apiKey === null ? "ANTHROPIC_AUTH_TOKEN" : null, recipe.proxy.api_key_env),
     merge: (text, file, recipe, target) => {
       const settings = parseJsonConfig(file, text, "fix the file (settings.json must be plain JSON), or print the settings without --write and set them by hand");
-      const env = typeof settings.env === "object" && settings.env !== null && !Array.isArray(settings.env) ? settings.env : {};
-      return `${JSON.stringify({ ...settings, env: { ...env, ...claudeCodeEnv(recipe, target) } }, null, 2)}\n`;
+      const env: Record<string, unknown> = typeof settings.env === "object" && settings.env !== null && !Array.isArray(settings.env) ? { ...settings.env } : {};
+      if (target.apiKey !== null) return `${JSON.stringify({ ...settings, env: { ...env, ...claudeCodeEnv(recipe, target) } }, null, 2)}\n`;
+      // the key comes from apiKeyHelper, a command Claude Code runs; an ANTHROPIC_AUTH_TOKEN in env would win over it
+      delete env.ANTHROPIC_AUTH_TOKEN;
+      return `${JSON.stringify({ ...settings, apiKeyHelper: keyCommand(recipe.proxy.api_key_env), env: { ...env, ...claudeCodeEnv(recipe, target) } }, null, 2)}\n`;
     },
     keys: (text) => flattenJson(text === null || text.trim() === "" ? {} : JSON.parse(text)),
+    keyNote: (variable) => `Claude Code sends $${variable} as the proxy's key when it is set (apiKeyHelper), else "${NO_KEY_PLACEHOLDER}" (a proxy started without a key takes any)`,
+    shadowing: () => [], // (settings.json's env wins over the shell's)
   },
   "qwen-code": {
     defaultFile: ".qwen/.env",
     print: (recipe, target) => shellExports(qwenCodeEnv(recipe, target), target.apiKey === null ? "OPENAI_API_KEY" : null, recipe.proxy.api_key_env),
-    merge: (text, _file, recipe, target) => mergeDotenv(text, qwenCodeEnv(recipe, target)),
+    // (a .env file cannot read another variable: without the key, the placeholder; a variable set when Qwen Code starts wins)
+    merge: (text, _file, recipe, target) => mergeDotenv(text, { ...qwenCodeEnv(recipe, target), OPENAI_API_KEY: target.apiKey ?? NO_KEY_PLACEHOLDER }),
     keys: flattenDotenv,
+    keyNote: (variable) =>
+      `Qwen Code sends "${NO_KEY_PLACEHOLDER}" as the proxy's key (a proxy started without a key takes any); for a proxy started with $${variable} set, start Qwen Code with OPENAI_API_KEY="$${variable}" or write the key with --with-key`,
+    // Qwen Code takes a variable already set (non-empty) over its .env file's
+    shadowing: (environment, recipe, target) => Object.keys({ ...qwenCodeEnv(recipe, target), OPENAI_API_KEY: "" }).filter((name) => (environment[name] ?? "") !== ""),
   },
 };

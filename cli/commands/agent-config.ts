@@ -1,7 +1,7 @@
 // `openclaw-rl agent-config codex|claude-code|qwen-code [--host H] [--write [FILE]] [--with-key]`: what a coding agent
 // needs to use this proxy (Codex: the Responses API; Claude Code: the Messages API; Qwen Code: chat completions),
 // printed, or merged into the agent's own config file without losing what is there (the old file kept beside it,
-// each changed key printed).
+// each changed key printed, and the keys it kept).
 import { homedir } from "node:os";
 import path from "node:path";
 import type { Command } from "commander";
@@ -41,8 +41,10 @@ export function registerAgentConfigCommand(program: Command): void {
       const file = path.resolve(options.write === true ? path.join(homedir(), client.defaultFile) : options.write);
       const rewrite = await rewriteConfigFile(file, (text) => client.merge(text, file, recipe, target));
       process.stdout.write(formatRewrite(rewrite, client.keys));
-      if (apiKey === null && agent !== "codex") {
-        process.stdout.write(`export the key before starting ${agent}: ${agent === "claude-code" ? "ANTHROPIC_AUTH_TOKEN" : "OPENAI_API_KEY"}="$${recipe.proxy.api_key_env}" (or write it with --with-key)\n`);
+      if (apiKey === null) process.stdout.write(`${client.keyNote(recipe.proxy.api_key_env)}\n`);
+      const shadowing = client.shadowing(process.env, recipe, target);
+      if (shadowing.length > 0) {
+        process.stdout.write(`note: this shell sets ${shadowing.join(", ")}, which ${agent} takes instead of the file's (unset ${shadowing.length === 1 ? "it" : "them"} before starting it)\n`);
       }
     });
 }

@@ -3,7 +3,8 @@
 // fails; changes nothing.
 import path from "node:path";
 import type { Command } from "commander";
-import { runDoctor, type DoctorReport } from "../../launchers/doctor/doctor.ts";
+import { reportLine } from "../../launchers/checks/check-result.ts";
+import { runDoctor, type DoctorReport } from "../../launchers/checks/doctor.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
 import { PACKAGE_ROOT } from "../recipe-file.ts";
 
@@ -29,8 +30,8 @@ export function registerDoctorCommand(program: Command): void {
 function formatReport(header: string, report: DoctorReport): string {
   const lines = [header];
   for (const result of report.results) {
-    lines.push(`  ${result.status.padEnd(5)} ${result.topic.padEnd(11)} ${result.detail}`);
-    if (result.fix && result.status !== "ok") lines.push(`  ${"".padEnd(5)} ${"".padEnd(11)} fix: ${result.fix}`);
+    lines.push(`  ${result.status.padEnd(5)} ${result.id.padEnd(11)} ${reportLine(result)}`);
+    if (result.fix && result.status !== "pass") lines.push(`  ${"".padEnd(5)} ${"".padEnd(11)} fix: ${result.fix}`);
   }
   for (const note of report.notApplicable) lines.push(`  note  ${note}`);
   const failures = report.results.filter((result) => result.status === "fail").length;

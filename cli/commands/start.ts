@@ -1,4 +1,4 @@
-// `openclaw-rl start`: run id → bridge listener → launch plan → preflight → run folder → orchestrator (proxy, judge,
+// `openclaw-rl start`: run id → bridge listener → launch plan → checks → run folder → orchestrator (proxy, judge,
 // store, bridge, status) → admin endpoint file → plan files → supervised engines → one banner → wait for Ctrl-C /
 // SIGTERM (a second one forces) → ordered stop.
 import { episodesDoneLine } from "../../orchestrator/episodes/episodes-done-line.ts";
@@ -8,9 +8,9 @@ import type { Command } from "commander";
 import { OpenclawRlError, OpenclawRlErrorList } from "../../contracts/errors.ts";
 import type { LaunchPlan, PlanContext } from "../../contracts/plan.ts";
 import type { RunEvent } from "../../contracts/events.ts";
-import type { Recipe } from "../../contracts/recipe.ts";
+import { judgeUrl, type Recipe } from "../../contracts/recipe.ts";
 import { buildLaunchPlan } from "../../launchers/launch-plan.ts";
-import { runPreflight } from "../../launchers/preflight/preflight.ts";
+import { checkStart } from "../../launchers/checks/start-checks.ts";
 import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
 import { Supervisor, type StopReport } from "../../launchers/supervisor/supervisor.ts";
 import { ResourceStack } from "../../lib/resource-stack.ts";
@@ -126,12 +126,9 @@ async function openBridge(recipe: Recipe, runDir: string, opened: ResourceStack)
   return bridge;
 }
 
-/** Preflight against the plan: refuses with every problem, changes nothing (the bridge's listener is closed by the caller). */
+/** The checks against the plan: refuses with every failure, changes nothing (the bridge's listener is closed by the caller). */
 async function checkBeforeStart(recipe: Recipe, plan: LaunchPlan, runDir: string, terminal: (line: string) => void): Promise<void> {
-  if (plan.engine === "rehearsal" && plan.processes.length === 0) {
-    throw new OpenclawRlError("ENGINE_UNSUPPORTED", plan.notes.join("; ") || "the rehearsal engine has no processes", { path: "engine.kind" });
-  }
-  const report = await runPreflight({ recipe, plan, runDir, environment: process.env, packageRoot: PACKAGE_ROOT });
+  const report = await checkStart({ recipe, plan, runDir, environment: process.env, packageRoot: PACKAGE_ROOT });
   for (const warning of report.warnings) terminal(`! ${warning}`);
   if (report.problems.length > 0) throw new OpenclawRlErrorList(report.problems);
 }
@@ -176,10 +173,10 @@ export function engineEndpoints(recipe: Recipe): { policy: string | null; judge:
     case "rehearsal":
       return { policy: loopback(recipe.engine.rehearsal.policy_port), judge: loopback(recipe.engine.rehearsal.judge_port) };
     case "external":
-      return { policy: recipe.engine.policy_url!, judge: recipe.judge.url ?? recipe.engine.judge_url ?? null };
+      return { policy: recipe.engine.policy_url!, judge: judgeUrl(recipe) };
     case "slime":
       if (recipe.judge.launch === "standalone") return { policy: null, judge: loopback(recipe.judge.port) };
-      if (recipe.judge.launch === "external") return { policy: null, judge: recipe.judge.url ?? recipe.engine.judge_url ?? null };
+      if (recipe.judge.launch === "external") return { policy: null, judge: judgeUrl(recipe) };
       return { policy: null, judge: null };
   }
 }

@@ -25,11 +25,12 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
   lines.push(`next batch  ${progressBar(ready, size, Math.max(10, Math.min(40, columns - 30)))} ${ready > size ? `${ready} samples ready (a batch takes ${size})` : `${ready} of ${size} samples ready`}`);
   const held = status.samples.held_back;
   if (held && ready >= size) {
-    lines.push(`            held back since ${ago(held.since)}: a batch takes at most ${held.per_session} of one session's samples (training.fair_batch.max_session_share ${held.max_session_share}); held-back samples complete a batch once they waited ${held.relax_after_s} s`);
+    const active = held.active_sessions === null ? "" : ` while ${held.active_sessions} sessions have samples ready`;
+    lines.push(`            held back since ${ago(held.since)}: a batch takes at most ${held.per_session} of one session's samples${active} (training.fair_batch.max_session_share ${held.max_session_share}); held-back samples complete a batch once they waited ${held.relax_after_s} s`);
   }
-  lines.push(`samples     trained ${status.samples.acknowledged} · in training ${status.samples.delivered} · dropped stale ${status.samples.dropped_stale}`);
+  lines.push(`samples     ${sampleSum(status.samples)}`);
   if (status.records_folder) lines.push(`            since the records folder was created: ${status.records_folder.samples_trained} trained · ${status.records_folder.dropped_stale} dropped stale`);
-  lines.push(`batches     ${status.batches} trained · ${status.batches_delivered} delivered (re-deliveries included)${status.last_batch_at ? ` · last delivered ${ago(status.last_batch_at)}` : ""}`);
+  lines.push(`batches     ${status.batches} trained · ${status.batches_delivered} delivered (${status.samples.delivered} samples handed out, re-deliveries included)${status.last_batch_at ? ` · last delivered ${ago(status.last_batch_at)}` : ""}`);
   const rewards = status.rewards;
   lines.push(...evaluationLines(status.evaluation, runDir, { run: status.run_id, engine: status.engine }));
   lines.push(`rewards     ${rewards.count} samples · mean ${rewards.mean === null ? "–" : rewards.mean.toFixed(3)} · ${rewards.positive} good (above 0) · ${rewards.zero} neutral (0) · ${rewards.negative} bad (below 0)`);
@@ -38,14 +39,14 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
     .sort((a, b) => b[1] - a[1])
     .slice(0, 3)
     .map(([reason, count]) => `${reason} ${count}`);
-  lines.push(`judging     ${judging.judged} judged · ${judging.without_sample} without a sample${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""} · ${judging.waiting} waiting for the judge`);
+  lines.push(`judging     ${judging.judged} judged = ${status.samples.made} made a sample + ${judging.without_sample} without a sample${reasons.length > 0 ? ` (${reasons.join(", ")})` : ""} · ${judging.waiting} waiting for the judge`);
   if (judging.open > 0) lines.push(`            ${judging.open} open: answered, waiting for the session's next message (closed unjudged once the session idles)`);
   const episodes = status.episodes;
   if (episodes.running + episodes.finished > 0) {
     const rate = (value: number | null) => (value === null ? "–" : `${(100 * value).toFixed(0)}%`);
     lines.push(`episodes    ${episodes.running} running · ${episodes.finished} finished (${episodes.failed} failed) · outcome ${rate(episodes.outcome_rate)}`);
-    const versions = Object.entries(episodes.by_version).slice(-4);
-    if (versions.length > 0) lines.push(`            by weight version: ${versions.map(([version, entry]) => `v${version} ${rate(entry.outcome_rate)} of ${entry.finished}`).join(" · ")}`);
+    const versions = Object.entries(episodes.by_version);
+    if (versions.length > 0) lines.push(`            by weight version: ${firstAndLatest(versions, 4).map((entry) => (entry === null ? "…" : `v${entry[0]} ${rate(entry[1].outcome_rate)} of ${entry[1].finished}`)).join(" · ")}`);
     const groups = Object.entries(episodes.by_group).slice(-3);
     for (const [group, entry] of groups) lines.push(`            ${truncate(group, columns - 40)}: ${rate(entry.outcome_rate)} of ${entry.finished}`);
   }
@@ -69,6 +70,19 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
     }
   }
   return lines.join("\n") + "\n";
+}
+
+/** The first entry (where the run began) and the latest `latest`, a null where some lie between them. */
+export function firstAndLatest<T>(entries: readonly T[], latest: number): Array<T | null> {
+  if (entries.length <= latest + 1) return [...entries];
+  return [entries[0]!, null, ...entries.slice(-latest)];
+}
+
+/** Where every sample is, as one sum: made (+ from earlier runs) = ready + in training + trained + dropped (invalid only when some were). */
+function sampleSum(samples: StatusSnapshot["samples"]): string {
+  const earlier = samples.from_earlier_runs > 0 ? ` + ${samples.from_earlier_runs} from earlier runs` : "";
+  const invalid = samples.dropped.invalid > 0 ? ` + ${samples.dropped.invalid} dropped invalid` : "";
+  return `${samples.made} made${earlier} = ${samples.ready} ready + ${samples.in_training} in training + ${samples.trained} trained + ${samples.dropped.stale} dropped stale${invalid}`;
 }
 
 /** Where the run stands: episodes done of planned and the ETA where the work is finite, the weight version, batches. */

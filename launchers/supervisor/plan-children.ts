@@ -4,7 +4,7 @@
 import path from "node:path";
 import type { BridgeHello } from "../../contracts/bridge.ts";
 import type { ProcessSpec, LaunchPlan } from "../../contracts/plan.ts";
-import { trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+import { judgeUrl, trainingBackend, type Recipe } from "../../contracts/recipe.ts";
 import { checkpointIn } from "../slime/checkpoint-folder.ts";
 import type { ChildDefinition } from "./child-definition.ts";
 import { aliveForProbe, httpProbe, type ProbeResult, type ReadinessProbe } from "./readiness-probe.ts";
@@ -249,7 +249,7 @@ function externalEndpoints(recipe: Recipe, hooks: DefinitionHooks): ChildDefinit
     after: [],
   });
   const definitions = [endpoint("policy", recipe.engine.policy_url!, "/health")];
-  const judgeUrl = recipe.judge.url ?? recipe.engine.judge_url;
-  if (judgeUrl) definitions.push(endpoint("judge", judgeUrl, "/health"));
+  const judge = judgeUrl(recipe);
+  if (judge) definitions.push(endpoint("judge", judge, "/health"));
   return definitions;
 }

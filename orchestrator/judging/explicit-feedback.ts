@@ -1,6 +1,8 @@
 // Explicit feedback: a next-state message that is plainly approval or disapproval (👍 / 👎, "+1", "thumbs up"…),
-// and the zod shape of POST /v1/feedback. Detection is deliberately strict: anything more is the judge's job.
+// the feedback a closed turn came with, and the zod shape of POST /v1/feedback. Detection is deliberately strict:
+// anything more is the judge's job.
 import { z } from "zod";
+import type { ClosedTurn } from "../../contracts/turn.ts";
 
 export interface ExplicitFeedback {
   score: number | null;
@@ -17,6 +19,20 @@ const DISAPPROVAL = ["👎", "-1", ":-1:", ":thumbsdown:", "thumbs down", "thumb
 const MODIFIERS = /[\u{1F3FB}-\u{1F3FF}\u{FE0E}\u{FE0F}]/gu;
 /** What may surround the markers: spaces and punctuation (e.g. "👍👍!", "+1."). */
 const FILLER = /^[\s.!,;:~)(]*$/u;
+
+/** The feedback a turn came with: what the endpoint held for it, else a next state that is plainly 👍 / 👎. */
+export function explicitFeedback(turn: ClosedTurn, held: ExplicitFeedback | null): ExplicitFeedback | null {
+  if (held && (held.score !== null || held.hint !== null)) {
+    if (held.score === null && turn.nextState?.role === "user") {
+      const detected = detectExplicitScore(turn.nextState.text);
+      if (detected !== null) return { ...held, score: detected };
+    }
+    return held;
+  }
+  if (turn.nextState?.role !== "user") return null;
+  const score = detectExplicitScore(turn.nextState.text);
+  return score === null ? null : { score, hint: null, source: "message" };
+}
 
 export function stripTimestampPrefix(text: string): string {
   return text.replace(TIMESTAMP_PREFIX, "");

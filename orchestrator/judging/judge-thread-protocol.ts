@@ -10,6 +10,7 @@ import type { RunEvent, RunEventInput } from "../../contracts/events.ts";
 import { flattenRows, splitRows } from "../store/sample-frame.ts";
 import { plainArray } from "../../lib/worker-thread.ts";
 import type { FeedbackHeaders, FeedbackReply } from "./feedback-endpoint.ts";
+import type { TurnEnded } from "./open-turns.ts";
 
 /** What the judging thread is started with (workerData). */
 export interface JudgeWorkerData {
@@ -44,7 +45,9 @@ export type PackedSample = Omit<Sample, "tokens" | "lossMask" | "rolloutLogProbs
 
 export type ToJudgeWorker =
   | { type: "turn-closed"; turn: PackedTurn }
-  /** An event of the proxy's bus the pipeline listens to (main turn-end: the turn is open; weights-update-end / -version-reset). */
+  /** Main turns that ended and had not closed, handed on before a feedback request (or the oldest beyond the limit). */
+  | { type: "turns-ended"; turns: TurnEnded[] }
+  /** An event of the proxy's bus judging follows (judgingFollows), handed to JudgePipeline.follow. */
   | { type: "event"; event: RunEvent }
   | { type: "feedback"; id: number; body: unknown; headers: FeedbackHeaders }
   | { type: "judge-url"; url: string }
@@ -60,6 +63,11 @@ export type FromJudgeWorker =
   | { type: "sample"; id: number; sample: PackedSample }
   | { type: "feedback-reply"; id: number; reply: FeedbackReply }
   | { type: "drained" };
+
+/** The run's events judging follows (the thread is sent these): an episode's end, the weight version. */
+export function judgingFollows(event: RunEvent): boolean {
+  return event.type === "episode-end" || event.type === "weights-update-end" || event.type === "weights-version-reset";
+}
 
 /** The id arrays copied into typed arrays of their own, to transfer (the prompt ids are shared with the proxy's tokenizer memo). */
 export function packTurn(turn: ClosedTurn): { turn: PackedTurn; transfer: ArrayBuffer[] } {

@@ -10,7 +10,8 @@ import type { EventBus } from "../event-bus.ts";
 import { startTsWorker } from "../../lib/worker-thread.ts";
 import type { WeightVersionSource } from "../weights/weight-version-tracker.ts";
 import type { FeedbackHeaders, FeedbackReply } from "./feedback-endpoint.ts";
-import { packTurn, unpackSample, type FromJudgeWorker, type JudgeWorkerData, type ToJudgeWorker } from "./judge-thread-protocol.ts";
+import { OpenTurns, turnEndedNotice } from "./open-turns.ts";
+import { judgingFollows, packTurn, unpackSample, type FromJudgeWorker, type JudgeWorkerData, type ToJudgeWorker } from "./judge-thread-protocol.ts";
 
 export interface JudgeThreadOptions {
   data: JudgeWorkerData;
@@ -38,13 +39,20 @@ export class JudgeThread {
   private stopping = false;
   private drained: (() => void) | null = null;
   private readonly unsubscribe: () => void;
+  private readonly open: OpenTurns;
 
   private constructor(private readonly options: JudgeThreadOptions) {
-    // The pipeline learns that a main turn is open from the proxy's turn-end events, and the engines' weight version
-    // (to skip turns already stale) from the version it starts with and then the weights-update-end and
-    // weights-version-reset events.
+    // The pipeline hears of a main turn when it closes; of one still open (or aborted) only with a feedback request
+    // (open-turns.ts). It learns an episode's outcome from episode-end, and the engines' weight version (to skip
+    // turns already stale) from the version it starts with and then the weights-update-end and
+    // weights-version-reset events (judgingFollows).
+    this.open = new OpenTurns(options.data.recipe.proxy.max_sessions);
     this.unsubscribe = options.bus.subscribe((event) => {
-      if ((event.type === "turn-end" && event.turnType === "main") || event.type === "episode-end" || event.type === "weights-update-end" || event.type === "weights-version-reset") this.post({ type: "event", event });
+      const notice = turnEndedNotice(event);
+      if (notice) {
+        const pushedOut = this.open.noteEnded(notice);
+        if (pushedOut) this.post({ type: "turns-ended", turns: [pushedOut] });
+      } else if (judgingFollows(event)) this.post({ type: "event", event });
     });
   }
 
@@ -64,6 +72,7 @@ export class JudgeThread {
   onTurnClosed(turn: ClosedTurn): void {
     if (this.stopping) return;
     try {
+      this.open.closed(turn.sessionId, turn.turn);
       const packed = packTurn(turn);
       this.post({ type: "turn-closed", turn: packed.turn }, packed.transfer);
     } catch (error) {
@@ -75,6 +84,8 @@ export class JudgeThread {
   handleFeedback(body: unknown, headers: FeedbackHeaders = {}): Promise<FeedbackReply> {
     if (this.stopping || !this.worker) return Promise.resolve(unavailable("judging is not running; feedback cannot be taken now"));
     const id = this.nextFeedback++;
+    const ended = this.open.take();
+    if (ended.length > 0) this.post({ type: "turns-ended", turns: ended });
     return new Promise((resolve) => {
       this.feedback.set(id, resolve);
       // headers as a plain object of strings (IncomingMessage's own object need not survive the copy to the thread)

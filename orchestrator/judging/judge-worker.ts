@@ -2,7 +2,6 @@
 // (judge votes, teacher scoring, judgement records) on this thread. Samples go back to the proxy's thread, which
 // owns the sink; events go back to its bus. Knows nothing of HTTP routing or of the sink's kind.
 import { parentPort, workerData } from "node:worker_threads";
-import type { RunEventInput } from "../../contracts/events.ts";
 import type { Sample } from "../../contracts/sample.ts";
 import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import { SwitchableClient } from "../../lib/sglang/switchable-client.ts";
@@ -63,11 +62,9 @@ async function main(): Promise<void> {
     return;
   }
 
-  // Events the pipeline emits go to the proxy's bus; the ones relayed from there are not sent back (the pipeline's
-  // own listener of relayed events only notes ledger state: it emits nothing while one is relayed).
-  let relaying = false;
+  // Events go one way on this thread's bus: what the pipeline emits goes to the proxy's bus; the proxy's events
+  // judging follows come in as messages, straight to the pipeline.
   bus.subscribe((event) => {
-    if (relaying) return;
     const { at: _at, ...input } = event;
     post({ type: "event", event: input });
   });
@@ -77,16 +74,12 @@ async function main(): Promise<void> {
       case "turn-closed":
         pipeline.onTurnClosed(unpackTurn(message.turn));
         return;
-      case "event": {
-        const { at: _at, ...input } = message.event;
-        relaying = true;
-        try {
-          bus.emit(input as RunEventInput);
-        } finally {
-          relaying = false;
-        }
+      case "turns-ended":
+        for (const notice of message.turns) pipeline.turnEnded(notice);
         return;
-      }
+      case "event":
+        pipeline.follow(message.event);
+        return;
       case "feedback":
         void pipeline.handleFeedback(message.body, message.headers).then(
           (reply) => post({ type: "feedback-reply", id: message.id, reply }),

@@ -22,6 +22,9 @@ interface SessionEntry {
 
 const TURNS_PER_SESSION = 64;
 
+/** What judging a turn may read of the ledger (its reads still refresh the session's place in the LRU). */
+export type TurnLedgerView = Pick<TurnLedger, "entry" | "latestTurn" | "hasEffectiveSample">;
+
 export class TurnLedger {
   private readonly sessions = new Map<string, SessionEntry>();
   private readonly stored = new Map<string, ClosedTurn>();

@@ -1,9 +1,8 @@
 // The votes one turn needs: evaluation and/or hint vote sets asked concurrently from the judge client, each vote
-// announced (judge-vote events); a set whose votes ALL failed is asked again, alone, a bounded number
+// handed to onVote as it lands; a set whose votes ALL failed is asked again, alone, a bounded number
 // of times after a delay. Deciding what the votes mean is vote-tally's and the dispatch table's job.
 import { sleepUnlessAborted } from "../../lib/abortable-sleep.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
-import type { EventBus } from "../event-bus.ts";
 import type { JudgePurpose } from "./judge-answer.ts";
 import type { JudgeClient } from "./judge-client.ts";
 import { evaluationPrompt, hintPrompt, responseTextForJudge } from "./judge-prompts.ts";
@@ -11,7 +10,8 @@ import type { Vote } from "./vote-tally.ts";
 
 export interface TurnVoterOptions {
   client: JudgeClient;
-  bus: EventBus;
+  /** Each vote as it lands (the pipeline announces it: judge-vote). */
+  onVote: (turn: ClosedTurn, purpose: JudgePurpose, vote: Vote) => void;
   signal: AbortSignal;
   turnRetries: number;
   turnRetryDelayMs: number;
@@ -50,17 +50,7 @@ export class TurnVoter {
     const nextState = turn.nextState!;
     const responseText = responseTextForJudge(turn.response);
     const messages = purpose === "eval" ? evaluationPrompt(responseText, nextState.text, nextState.role) : hintPrompt(responseText, nextState.text, nextState.role);
-    return this.options.client.vote(purpose, messages, undefined, (vote) => {
-      this.options.bus.emit({
-        type: "judge-vote",
-        sessionId: turn.sessionId,
-        turn: turn.turn,
-        purpose,
-        vote: vote.score,
-        ok: vote.score !== null,
-        ...(vote.error ? { error: vote.error } : {}),
-      });
-    });
+    return this.options.client.vote(purpose, messages, undefined, (vote) => this.options.onVote(turn, purpose, vote));
   }
 }
 

@@ -1,14 +1,33 @@
 // The sample gate: whether a closed turn's response is fit to train on at all, before anyone judges it. Drawn
 // off-policy, cut at the token limit, empty or near-empty, stuck in a repetition loop: no sample, with a reason. Pure;
-// aborted turns that were never continued are refused by sample-builder's unusableTurnReason whatever the gate says.
+// aborted turns that were never continued are refused by sample-builder's unusableTurnReason whatever the gate says
+// (turnRefusal gives both answers).
+import type { SkipCategory } from "../../contracts/events.ts";
 import type { SampleGateSettings } from "../../contracts/recipe.ts";
 import type { AssistantMessage } from "../../contracts/chat.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import { drawnValues } from "../capture/sampling-params.ts";
+import { unusableTurnReason } from "./sample-builder.ts";
 
 export type GateCategory = "off-policy" | "truncated" | "near-empty" | "repetition";
 
 export type GateVerdict = { pass: true } | { pass: false; category: GateCategory; reason: string };
+
+/** Why a turn can never be trained, with the gate's refusal when it was the gate's. */
+export interface TurnRefusal {
+  skipped: string;
+  category: SkipCategory;
+  gate: { category: GateCategory; reason: string } | null;
+}
+
+/** Why a turn can never be trained (null when it can): unusable (aborted, empty, log-probs or versions that do not fit), or gated. */
+export function turnRefusal(turn: ClosedTurn, settings: SampleGateSettings): TurnRefusal | null {
+  const unusable = unusableTurnReason(turn);
+  if (unusable) return { skipped: unusable, category: turn.finishReason === "abort" ? "aborted" : turn.responseIds.length === 0 ? "empty-response" : "invalid-turn", gate: null };
+  const gate = gateTurn(turn, settings);
+  if (gate.pass) return null;
+  return { skipped: `sample gate: ${gate.reason}`, category: gate.category, gate: { category: gate.category, reason: gate.reason } };
+}
 
 /**
  * The gate's decision on one turn. A turn drawn with another distribution than the trainer's (the client's settings,

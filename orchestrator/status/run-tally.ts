@@ -1,12 +1,13 @@
-// The one fold of a run's events into counts, states and versions (turns, sessions, judging, samples toward the next
-// batch, batches delivered and trained, rewards, drops, the weight version, engines, errors, episodes and their plan):
+// The one fold of a run's events into counts, states and versions (turns, sessions, judging, samples and where each
+// one is, batches delivered and trained, rewards, the weight version, engines, errors, episodes and their plan):
 // status and the dashboard read one instance of it (run.ts shares it). Counters are this run's; the records folder's
 // totals since it was created are apart (`folder`). Ignores series over time (the dashboard's own).
-// Just over 400 lines on purpose: one reducer, whose event cases are read together to see that every screen's figure
-// has one source; its separable parts already live beside it (client-sampling-tally, run-progress, trainer-watchdog).
+// About 400 lines on purpose: one reducer, whose event cases are read together to see that every screen's figure has
+// one source; its separable parts live beside it (sample-tally, client-sampling-tally, run-progress, trainer-watchdog).
 import type { EngineState, PolicyEntropy, RunEvent, SkipCategory } from "../../contracts/events.ts";
 import { parseWeightVersion } from "../weights/weight-version-tracker.ts";
 import { ClientSamplingTally, type ClientSampling } from "./client-sampling-tally.ts";
+import { SampleTally, type SampleCounts } from "./sample-tally.ts";
 import { EvaluationTally, type EvaluationCounts } from "./evaluation-tally.ts";
 import { isTrainerProgress, TRAINER_STALLED } from "./trainer-watchdog.ts";
 
@@ -15,11 +16,11 @@ export interface RunTallyLimits {
   sessions: number;
   /** Delivered batches remembered until acknowledged (a trainer holds one or two; the others were given back). */
   inTraining: number;
-  /** Closed-and-not-yet-judged turns remembered (past it the oldest are forgotten: a judge that stopped). */
+  /** Closed-and-not-yet-judged turns remembered (past it the oldest are forgotten: a judge that stopped); also the judged turns without a sample remembered, so that one judged again (feedback) counts once. */
   waiting: number;
   /** Recent errors kept with their text (all of them are counted). */
   recentErrors: number;
-  /** Episode task groups and weight versions kept with their outcome rates (the most recently seen). */
+  /** Episode task groups and weight versions kept with their outcome rates (the most recently seen; the first version is always kept). */
   episodeGroups: number;
   /** Checkpoints remembered (the newest). */
   checkpoints: number;
@@ -86,6 +87,7 @@ export interface RunCounts {
   /** Training paused by evaluation.stop_if_worse (training-paused, until training-resumed): since when, why, how to resume; null when training. */
   trainingPause: { since: number; message: string; resume: string } | null;
   judging: {
+    /** Main turns whose judging ended: samples.made + withoutSample (a turn judged again after feedback counts once, as it ended). */
     judged: number;
     /** Judged turns that made no sample, and those of them by category. */
     withoutSample: number;
@@ -95,21 +97,8 @@ export interface RunCounts {
     /** Main turns answered and not closed: each waits for the session's next message (or its idle timeout). */
     open: number;
   };
-  samples: {
-    /** Toward the next batch: the store's count once it reported one (ready samples of earlier runs included), before that the kept judged turns. */
-    ready: number;
-    batchSize: number | null;
-    /** Every sample handed to the trainer, re-deliveries included. */
-    delivered: number;
-    /** Handed to the trainer and not acknowledged yet. */
-    inTraining: number;
-    /** Acknowledged: slime trained them. */
-    trained: number;
-    droppedStale: number;
-    droppedInvalid: number;
-    /** Since when a full batch's worth waits, held back by the per-session share (batch-held); null once a batch left. */
-    heldSince: number | null;
-  };
+  /** Where every sample is: made + fromEarlierRuns = ready + inTraining + trained + dropped.stale + dropped.invalid, after every event. */
+  samples: SampleCounts;
   batches: { trained: number; delivered: number; lastDeliveredAt: number | null };
   /** Rewards of the samples made ready. */
   rewards: { count: number; mean: number | null; positive: number; zero: number; negative: number };
@@ -133,6 +122,7 @@ export interface RunCounts {
     failed: number;
     rate: number | null;
     groups: Record<string, OutcomeRate>;
+    /** In weight-version order; the first version seen is kept whatever the limit (the rate the run began with). */
     versions: Record<string, OutcomeRate>;
     /** Episodes this run plans (tasks × samples per task × epochs); null: no plan, or no end. */
     planned: number | null;
@@ -157,17 +147,13 @@ export class RunTally {
   private readonly clients = new ClientSamplingTally();
   private readonly evaluations = new EvaluationTally();
   private trainingPause: RunCounts["trainingPause"] = null;
-  private readonly judging = { judged: 0, withoutSample: 0, skipped: {} as Partial<Record<SkipCategory, number>> };
+  /** Where every sample is, and the judged turns without one. */
+  private readonly samples: SampleTally;
   /** Closed main turns not judged yet, `session\u0000turn`, oldest first. */
   private readonly waiting = new Set<string>();
   /** Main turns answered and not closed, `session\u0000turn`, oldest first. */
   private readonly open = new Set<string>();
-  private readonly samples = { ready: 0, delivered: 0, inTraining: 0, trained: 0, droppedStale: 0, droppedInvalid: 0, heldSince: null as number | null };
   private batchSize: number | null;
-  /** Once the store reports sample-ready, its count is the truth; until then kept judged turns are counted. */
-  private storeReports = false;
-  /** Sizes of delivered batches not acknowledged yet, by batch id, oldest first. */
-  private readonly inTraining = new Map<string, number>();
   private readonly batches = { trained: 0, delivered: 0, lastDeliveredAt: null as number | null };
   private readonly rewards = { count: 0, sum: 0, positive: 0, zero: 0, negative: 0 };
   private readonly weights: RunCounts["weights"] = { version: null, updating: false, lastUpdate: null, lastReset: null };
@@ -183,6 +169,7 @@ export class RunTally {
   /** Per task group and per weight version, most recently updated last. */
   private readonly episodeGroups = new Map<string, OutcomeSums>();
   private readonly episodeVersions = new Map<string, OutcomeSums>();
+  private firstEpisodeVersion: string | null = null;
   private episodePlan: number | null = null;
   private firstEpisodeAt: number | null = null;
   /** The store's totals from before this run (store-opened); null until a store said them. */
@@ -192,11 +179,13 @@ export class RunTally {
   constructor(batchSize: number | null = null, limits: Partial<RunTallyLimits> = {}, identity: Partial<RunIdentity> = {}) {
     this.batchSize = batchSize;
     this.limits = { ...defaultRunTallyLimits, ...limits };
+    this.samples = new SampleTally({ inTraining: this.limits.inTraining, unsampled: this.limits.waiting });
     const startedAt = identity.startedAt ?? Date.now();
     this.identity = { runId: identity.runId ?? new Date(startedAt).toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-"), startedAt };
   }
 
   apply(event: RunEvent): void {
+    this.samples.apply(event);
     if (isTrainerProgress(event)) {
       this.trainer.lastProgressAt = event.at;
       this.trainer.stalledSince = null;
@@ -220,16 +209,8 @@ export class RunTally {
         return;
       case "turn-judged":
         this.waiting.delete(`${event.sessionId}\u0000${event.turn}`);
-        this.judging.judged += 1;
-        if (event.sample && !this.storeReports) this.samples.ready += 1;
-        if (!event.sample) {
-          this.judging.withoutSample += 1;
-          if (event.skipCategory) this.judging.skipped[event.skipCategory] = (this.judging.skipped[event.skipCategory] ?? 0) + 1;
-        }
         return;
       case "sample-ready":
-        this.storeReports = true;
-        this.samples.ready = event.ready;
         this.batchSize = event.batchSize;
         this.rewards.count += 1;
         this.rewards.sum += event.reward;
@@ -237,38 +218,16 @@ export class RunTally {
         else if (event.reward < 0) this.rewards.negative += 1;
         else this.rewards.zero += 1;
         return;
-      case "sample-dropped":
-        if (event.reason === "stale") this.samples.droppedStale += 1;
-        else this.samples.droppedInvalid += 1;
-        if (event.ready !== undefined) this.storeReady(event.ready);
-        return;
       case "batch-delivered":
         this.batches.delivered += 1;
         this.batches.lastDeliveredAt = event.at;
-        this.samples.heldSince = null;
-        this.samples.delivered += event.size;
-        if (event.ready !== undefined) this.storeReady(event.ready);
-        else this.samples.ready = Math.max(0, this.samples.ready - event.size);
         this.batchSize ??= event.size; // without the recipe's batch size (and no sample-ready yet), a delivery tells it
-        this.intoTraining(event.batchId, event.size); // (the same batch handed out again: still one batch out)
-        return;
-      case "batch-held":
-        this.storeReady(event.ready);
-        this.samples.heldSince ??= event.at;
-        return;
-      case "batch-released":
-        this.outOfTraining(event.batchId);
-        this.storeReady(event.ready);
         return;
       case "store-opened":
-        this.storeReady(event.ready);
-        for (const batch of event.outstanding) this.intoTraining(batch.batchId, batch.size);
         this.folderBase = { samplesTrained: event.acknowledged, droppedStale: event.droppedStale };
         return;
       case "batch-acknowledged":
-        // trained: only an acknowledged batch counts (one handed to a trainer that died comes again, as a new batch)
-        this.batches.trained += 1;
-        this.samples.trained += this.outOfTraining(event.batchId);
+        this.batches.trained += 1; // (its samples: sample-tally.ts)
         return;
       case "weights-update-start":
         this.weights.updating = true;
@@ -318,7 +277,11 @@ export class RunTally {
         this.runningEpisodes.delete(event.episodeId);
         addOutcome(this.episodeTotals, event.score);
         this.addOutcomeTo(this.episodeGroups, event.groupId, event.score);
-        if (event.weightVersion !== null) this.addOutcomeTo(this.episodeVersions, event.weightVersion, event.score);
+        if (event.weightVersion !== null) {
+          const version = String(parseWeightVersion(event.weightVersion) ?? event.weightVersion); // ("default" is 0)
+          this.firstEpisodeVersion ??= version;
+          this.addOutcomeTo(this.episodeVersions, version, event.score, this.firstEpisodeVersion);
+        }
         return;
       case "judge-vote":
         return;
@@ -334,17 +297,20 @@ export class RunTally {
     }
   }
 
-  private addOutcomeTo(table: Map<string, OutcomeSums>, key: string, score: number | null): void {
+  /** Past the limit the least recently updated entry is forgotten, never `keep`. */
+  private addOutcomeTo(table: Map<string, OutcomeSums>, key: string, score: number | null, keep: string | null = null): void {
     const sums = table.get(key) ?? { finished: 0, failed: 0, sum: 0 };
     table.delete(key);
     table.set(key, sums);
     addOutcome(sums, score);
-    if (table.size > this.limits.episodeGroups) table.delete(table.keys().next().value!);
+    if (table.size > this.limits.episodeGroups) table.delete([...table.keys()].find((each) => each !== keep)!);
   }
 
   counts(): RunCounts {
     const { sum, ...rewards } = this.rewards;
     const base = this.folderBase;
+    const samples = this.samples.counts(this.batchSize);
+    const unsampled = this.samples.unsampledCounts();
     return {
       run: { ...this.identity },
       sessions: this.sessionIds.size,
@@ -352,8 +318,8 @@ export class RunTally {
       clients: this.clients.counts(),
       evaluation: this.evaluations.counts(),
       trainingPause: this.trainingPause && { ...this.trainingPause },
-      judging: { ...this.judging, skipped: { ...this.judging.skipped }, waiting: this.waiting.size, open: this.open.size },
-      samples: { ...this.samples, batchSize: this.batchSize },
+      judging: { judged: samples.made + unsampled.withoutSample, ...unsampled, waiting: this.waiting.size, open: this.open.size },
+      samples,
       batches: { ...this.batches },
       rewards: { ...rewards, mean: rewards.count > 0 ? sum / rewards.count : null },
       weights: { ...this.weights },
@@ -367,18 +333,12 @@ export class RunTally {
         failed: this.episodeTotals.failed,
         rate: rateOf(this.episodeTotals).rate,
         groups: Object.fromEntries([...this.episodeGroups].map(([key, sums]) => [key, rateOf(sums)])),
-        versions: Object.fromEntries([...this.episodeVersions].map(([key, sums]) => [key, rateOf(sums)])),
+        versions: Object.fromEntries([...this.episodeVersions].sort(([left], [right]) => versionOrder(left) - versionOrder(right)).map(([key, sums]) => [key, rateOf(sums)])),
         planned: this.episodePlan,
         firstStartedAt: this.firstEpisodeAt,
       },
-      folder: base && { samplesTrained: base.samplesTrained + this.samples.trained, droppedStale: base.droppedStale + this.samples.droppedStale },
+      folder: base && { samplesTrained: base.samplesTrained + samples.trained, droppedStale: base.droppedStale + samples.dropped.stale },
     };
-  }
-
-  /** The store's count toward the next batch is the truth from the first time it says one. */
-  private storeReady(ready: number): void {
-    this.storeReports = true;
-    this.samples.ready = ready;
   }
 
   /** A version a turn was served with: the version shown only moves up (as the weight-version owner's), "default" is 0. */
@@ -389,20 +349,11 @@ export class RunTally {
     if (parsed === null) this.weights.version ??= served; // (not slime's: shown as it came, until a slime version)
     else if (current === null || parsed > current) this.weights.version = String(parsed);
   }
+}
 
-  private intoTraining(batchId: string, size: number): void {
-    if (!this.inTraining.has(batchId)) this.samples.inTraining += size;
-    this.inTraining.set(batchId, size);
-    if (this.inTraining.size > this.limits.inTraining) this.outOfTraining(this.inTraining.keys().next().value!);
-  }
-
-  /** No longer out (acknowledged, or given back): its size, taken off the in-training count (0 for one not known). */
-  private outOfTraining(batchId: string): number {
-    const size = this.inTraining.get(batchId) ?? 0;
-    this.inTraining.delete(batchId);
-    this.samples.inTraining = Math.max(0, this.samples.inTraining - size);
-    return size;
-  }
+/** A weight version's place in order: slime's number ("default" is 0); a label that is none goes first. */
+function versionOrder(version: string): number {
+  return parseWeightVersion(version) ?? -1;
 }
 
 /** Adds to an insertion-ordered set, forgetting the oldest past the limit. */

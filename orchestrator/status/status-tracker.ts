@@ -79,12 +79,15 @@ export class StatusTracker {
       training: { paused: counts.trainingPause !== null, since: counts.trainingPause?.since ?? null, message: counts.trainingPause?.message ?? null, resume: counts.trainingPause?.resume ?? null },
       clients: counts.clients.map((entry) => ({ client: entry.client, main_turns: entry.mainTurns, asked_otherwise: entry.askedOtherwise, off_policy: entry.offPolicy, asked: entry.asked })),
       samples: {
+        made: samples.made,
+        from_earlier_runs: samples.fromEarlierRuns,
         ready: samples.ready,
+        in_training: samples.inTraining,
+        trained: samples.trained,
+        dropped: { ...samples.dropped },
+        delivered: samples.delivered,
         batch_size: samples.batchSize ?? this.recipe.training.batch_size,
-        delivered: samples.inTraining,
-        acknowledged: samples.trained,
-        dropped_stale: samples.droppedStale,
-        held_back: samples.heldSince === null ? null : { since: samples.heldSince, ...fairBatch(this.recipe, samples.batchSize ?? this.recipe.training.batch_size) },
+        held_back: samples.held && heldBack(this.recipe, samples.batchSize ?? this.recipe.training.batch_size, samples.held),
       },
       records_folder: counts.folder && { samples_trained: counts.folder.samplesTrained, dropped_stale: counts.folder.droppedStale },
       progress: progressStatus(counts, now),
@@ -118,10 +121,11 @@ function bestStatus(best: RunCounts["evaluation"]["best"]): StatusSnapshot["eval
   return best && best.meanScore !== null ? { version: best.version, mean_score: best.meanScore, score_ci: best.scoreCi } : null;
 }
 
-/** The per-session share a held-back batch waits on (training.fair_batch), for a batch of `size`. */
-function fairBatch(recipe: Recipe, size: number): { per_session: number; max_session_share: number; relax_after_s: number } {
+/** The per-session share a held-back batch waits on (training.fair_batch), for a batch of `size`, as the store said it (its active sessions). */
+function heldBack(recipe: Recipe, size: number, held: NonNullable<RunCounts["samples"]["held"]>): NonNullable<StatusSnapshot["samples"]["held_back"]> {
   const { max_session_share, relax_after_s } = recipe.training.fair_batch;
-  return { per_session: sessionCap(size, max_session_share), max_session_share, relax_after_s };
+  const per_session = held.perSession ?? sessionCap(size, max_session_share, held.activeSessions ?? undefined);
+  return { since: held.since, active_sessions: held.activeSessions, per_session, max_session_share, relax_after_s };
 }
 
 function progressStatus(counts: RunCounts, now: number): StatusSnapshot["progress"] {

@@ -2,6 +2,11 @@
 // looping session cannot fill a batch. Pure; knows nothing of files or HTTP, nor how staleness is measured (the store
 // marks the samples this batch is the last chance for).
 //
+// The share fits the number of active units: those with a sample ready now. With k of them a unit may hold the
+// larger of max_session_share and 1/k of the batch, so one user alone trains batch after batch, two split it in
+// halves, and from 1/max_session_share units on the configured share holds. A unit's recent turns do not make it
+// active: a personal agent opens a new session per conversation, and ended ones would hold its one user back.
+//
 // The unit of the share is a chat sample's session, and an episode step's task group: the group's episodes are one
 // task's samples_per_task rollouts, standardised together, so counting each episode as a session would make a batch
 // wait for more episodes than a small run has. Held-back samples of a task group complete a short batch at once: a
@@ -22,7 +27,7 @@ export interface BatchCandidate {
 }
 
 export interface FairBatchRule {
-  /** The most of a batch one unit may hold, as a share of its size (training.fair_batch.max_session_share). */
+  /** The most of a batch one unit may hold, as a share of its size, once enough units are active (training.fair_batch.max_session_share). */
   maxSessionShare: number;
   /**
    * When a full batch cannot be made within the share and a held-back chat sample has waited this long, the batch is
@@ -40,6 +45,9 @@ export interface BatchComposition {
   /** Distinct units (sessions, task groups) in the batch, and the largest number of samples one of them holds. */
   sessions: number;
   largestSession: number;
+  /** Units with a sample ready when it was composed (the active ones), and the most one of them could hold. */
+  activeSessions: number;
+  perSession: number;
 }
 
 export type ShareUnit = Pick<BatchCandidate, "unit" | "episodeGroup">;
@@ -49,9 +57,14 @@ export function shareUnit(sample: { sessionId: string; episode?: { groupId: stri
   return sample.episode ? { unit: `group:${sample.episode.groupId}`, episodeGroup: true } : { unit: `session:${sample.sessionId}` };
 }
 
-/** Samples one unit may hold in a batch of `size`: at least 1. */
-export function sessionCap(size: number, share: number): number {
-  return Math.max(1, Math.floor(size * share));
+/** Samples one unit may hold in a batch of `size` while `active` units have samples ready: its share, or 1/active of the batch where that is more; at least 1. */
+export function sessionCap(size: number, share: number, active = Number.POSITIVE_INFINITY): number {
+  return Math.max(1, Math.floor(size * share), Math.ceil(size / Math.max(1, active)));
+}
+
+/** The active units of `candidates`: distinct units with a sample ready. */
+export function activeUnits(candidates: readonly Pick<BatchCandidate, "unit">[]): number {
+  return new Set(candidates.map((candidate) => candidate.unit)).size;
 }
 
 /**
@@ -60,7 +73,8 @@ export function sessionCap(size: number, share: number): number {
  */
 export function composeBatch(candidates: readonly BatchCandidate[], size: number, rule: FairBatchRule, now: number): BatchComposition | null {
   if (candidates.length < size) return null;
-  const cap = sessionCap(size, rule.maxSessionShare);
+  const activeSessions = activeUnits(candidates);
+  const cap = sessionCap(size, rule.maxSessionShare, activeSessions);
   const perUnit = new Map<string, number>();
   const picked: BatchCandidate[] = [];
   const skipped: BatchCandidate[] = [];
@@ -88,5 +102,7 @@ export function composeBatch(candidates: readonly BatchCandidate[], size: number
     relaxed: missing > 0,
     sessions: perUnit.size,
     largestSession: Math.max(...perUnit.values()),
+    activeSessions,
+    perSession: cap,
   };
 }

@@ -14,7 +14,7 @@ import type { Sample } from "../../contracts/sample.ts";
 import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import type { StalenessPolicy } from "../weights/staleness-policy.ts";
 import { AckLog } from "./ack-log.ts";
-import { composeBatch, shareUnit, type BatchComposition, type FairBatchRule, type ShareUnit } from "./batch-composition.ts";
+import { activeUnits, composeBatch, sessionCap, shareUnit, type BatchComposition, type FairBatchRule, type ShareUnit } from "./batch-composition.ts";
 import { appendDurably } from "../../lib/durable-file.ts";
 import { encodeSample, parseFrame, type StorableSample } from "./sample-frame.ts";
 import { SegmentLog, type RecordLocation } from "./segment-log.ts";
@@ -24,7 +24,7 @@ export interface SampleStoreOptions {
   staleness: StalenessPolicy;
   /** Rotate segment files at this size (default 64 MiB). */
   segmentBytes?: number;
-  /** One session's most share of a batch (recipe training.fair_batch); without it a batch is the oldest ready samples. */
+  /** One session's most share of a batch, fitted to the active sessions (recipe training.fair_batch); without it a batch is the oldest ready samples. */
   fairBatch?: FairBatchRule;
 }
 
@@ -252,6 +252,12 @@ export class SampleStore implements SampleSink {
       .sort((a, b) => a.seq - b.seq)
       .map((entry) => ({ seq: entry.seq, ...entry.unit, readyAt: entry.readyAt, lastChance: staleness.stalenessOf(entry.weightVersions, current) >= staleness.maxStaleness }));
     return composeBatch(ready, size, this.options.fairBatch ?? NO_CAP, Date.now());
+  }
+
+  /** The share as it stands: sessions (share units) with a sample ready, and the most of a batch of `size` one of them may hold. */
+  share(size: number): { activeSessions: number; perSession: number } {
+    const activeSessions = activeUnits([...this.entries.values()].filter((entry) => entry.state === "ready").map((entry) => entry.unit));
+    return { activeSessions, perSession: sessionCap(size, (this.options.fairBatch ?? NO_CAP).maxSessionShare, activeSessions) };
   }
 
   /**

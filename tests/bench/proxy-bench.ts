@@ -17,6 +17,7 @@ import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { JudgePipeline } from "../../orchestrator/judging/judge-pipeline.ts";
 import { JudgeThread } from "../../orchestrator/judging/judge-thread.ts";
+import { followBus } from "../judging/judge-harness.ts";
 import { createProxy } from "../../orchestrator/proxy/proxy-server.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
@@ -213,7 +214,9 @@ async function runProxy(engineUrl: string, judging?: { method: string; judgeUrl:
   };
   let judge: { onTurnClosed(turn: ClosedTurn): void; drain(ms: number): Promise<void> } | null = null;
   if (judging?.on === "loop") {
-    judge = new JudgePipeline({ recipe, judge: new SglangClient({ baseUrl: judging.judgeUrl }), judgeTemplate: template, judgeTokenizer: tokenizer, policyTemplate: template, policyTokenizer: tokenizer, bus, sink, recordsDir });
+    const pipeline = new JudgePipeline({ recipe, judge: new SglangClient({ baseUrl: judging.judgeUrl }), judgeTemplate: template, judgeTokenizer: tokenizer, policyTemplate: template, policyTokenizer: tokenizer, bus, sink, recordsDir });
+    followBus(pipeline, bus);
+    judge = pipeline;
   } else if (judging) {
     judge = await JudgeThread.start({ data: { recipe, recordsDir, policySource: "builtin:qwen3", judgeSource: "builtin:qwen3", judgeUrl: judging.judgeUrl }, bus, sink });
   }

@@ -3,6 +3,7 @@
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { EventBus } from "../../orchestrator/event-bus.ts";
+import { BridgeListener } from "../../orchestrator/bridge/bridge-listener.ts";
 import { BridgeServer } from "../../orchestrator/bridge/bridge-server.ts";
 import { TrainingPause } from "../../orchestrator/bridge/training-pause.ts";
 import { SampleStore } from "../../orchestrator/store/sample-store.ts";
@@ -68,9 +69,12 @@ async function putSamples(count: number, version: string): Promise<void> {
 await putSamples(Number(values.samples), values.version);
 const pause = new TrainingPause(bus, "resume-training");
 const bridge = new BridgeServer({ store, bus, recordsDir: values.dir, pause });
-const { url, token } = await bridge.start({ host: "127.0.0.1", port: 0, keepAliveTimeoutMs: Number(values["keep-alive-ms"]) });
+// The address is printed once bound and before it is served: a restarted fixture rebinds its predecessor's port, so
+// the trainer's retries reach it at once, and a --die-after point could otherwise kill it before it said where it is.
+const listener = await BridgeListener.open({ host: "127.0.0.1", port: 0, recordsDir: values.dir, keepAliveTimeoutMs: Number(values["keep-alive-ms"]) });
 const print = (value: unknown) => process.stdout.write(JSON.stringify(value) + "\n");
-print({ url, token, pid: process.pid, counts: store.counts(), recovery: store.recovery });
+print({ url: listener.url, token: listener.token, pid: process.pid, counts: store.counts(), recovery: store.recovery });
+await bridge.serve(listener);
 
 const lines = createInterface({ input: process.stdin });
 for await (const line of lines) {

@@ -185,12 +185,13 @@ describe("BridgeServer", () => {
     const address = await server.start({ host: "127.0.0.1", port: 0 });
     try {
       const client = new TestBridgeClient(address.url, address.token);
-      for (let index = 0; index < 3; index++) await shared.put({ ...makeSample(index), id: `one:${index}`, sessionId: "one" });
+      for (let index = 0; index < 2; index++) await shared.put({ ...makeSample(index), id: `one:${index}`, sessionId: "one" });
+      await shared.put({ ...makeSample(2), id: "two:2", sessionId: "two" });
       expect(await client.batch(0, 4, 0)).toBeNull(); // 3 of 4: too few, nothing held
       await shared.put({ ...makeSample(3), id: "one:3", sessionId: "one" });
-      expect(await client.batch(0, 4, 0)).toBeNull(); // 4 ready, all one session's: at most 1 of them per batch
+      expect(await client.batch(0, 4, 0)).toBeNull(); // 4 ready, 3 of session one's beside 1 of two's: at most 2 of one's per batch
       expect(sharedBus.recent().map((event) => event.type)).toEqual(["batch-held"]);
-      expect(sharedBus.recent()[0]).toMatchObject({ ready: 4, size: 4 });
+      expect(sharedBus.recent()[0]).toMatchObject({ ready: 4, size: 4, activeSessions: 2, perSession: 2 });
     } finally {
       await server.close();
       await shared.close();

@@ -20,7 +20,7 @@ export class FixtureProcess {
   private readonly reader: Interface;
 
   private constructor(
-    readonly child: ResultPromise<{ stdin: "pipe"; stdout: "pipe"; buffer: false; reject: false }>,
+    readonly child: ResultPromise<{ stdin: "pipe"; stdout: "pipe"; stderr: "pipe"; buffer: false; reject: false }>,
     readonly info: FixtureInfo,
     reader: Interface,
     lines: AsyncIterator<string>,
@@ -34,13 +34,19 @@ export class FixtureProcess {
       cwd: REPO_ROOT,
       stdin: "pipe",
       stdout: "pipe",
+      stderr: "pipe",
       buffer: false,
       reject: false,
     });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
     const reader = createInterface({ input: child.stdout });
     const lines = reader[Symbol.asyncIterator]();
     const first = await lines.next();
-    if (first.done) throw new Error("bridge fixture exited before printing its address");
+    if (first.done) {
+      const ended = await child;
+      throw new Error(`bridge fixture exited before printing its address (${ended.signal ?? `exit ${ended.exitCode}`}):\n${stderr}`);
+    }
     return new FixtureProcess(child, JSON.parse(first.value) as FixtureInfo, reader, lines);
   }
 

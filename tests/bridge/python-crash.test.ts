@@ -64,7 +64,9 @@ describe("bridge crash recovery with the Python client", () => {
     children.push(first);
     const drain = python("drain_rollouts.py", ["1", "4"], first);
     const lines = createInterface({ input: drain.stdout });
-    await new Promise((resolve) => setTimeout(resolve, 700)); // the client is long-polling for 4 of 2
+    // its hello is in (however long Python took to start): the batch request that follows long-polls for 4 of 2
+    while (drain.exitCode === null && (await first.command("stats")).hello === null) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(drain.exitCode, "the Python client ended before its hello").toBeNull();
     await first.kill9();
     const second = await FixtureProcess.start(dir, "--first", "100"); // new sample ids for the later puts
     children.push(second);

@@ -2,6 +2,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
+import { HANG_GUARD_MS } from "../support/hang-guard.ts";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const BIN = path.join(REPO_ROOT, "bin", "openclaw-rl.mjs");
@@ -12,8 +13,9 @@ export interface CliResult {
   stderr: string;
 }
 
+
 export async function runCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
-  const result = await execa(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env: options.env, reject: false, timeout: 20_000, stdin: "ignore" });
+  const result = await execa(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env: options.env, reject: false, timeout: HANG_GUARD_MS, stdin: "ignore" });
   return { exitCode: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 

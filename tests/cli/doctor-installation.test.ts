@@ -11,10 +11,12 @@ import { runCli, runCliInProcess } from "./cli-process.ts";
 const scratch = mkdtempSync(path.join(tmpdir(), "doctor-installation-"));
 
 interface Line {
+  id: string;
   status: string;
-  topic: string;
-  detail: string;
+  what: string;
   fix?: string;
+  path?: string;
+  code?: string;
 }
 
 function recipeFlags(installation: FakeInstallation, sets: string[] = []): string[] {
@@ -22,15 +24,15 @@ function recipeFlags(installation: FakeInstallation, sets: string[] = []): strin
   return [...Object.entries(keys).flatMap(([key, value]) => ["--set", `${key}=${value}`]), ...sets.flatMap((set) => ["--set", set])];
 }
 
-/** doctor's installation results (topics slime, sglang, stream), through --json. */
+/** doctor's installation results (ids slime, sglang, stream), through --json. */
 async function doctor(installation: FakeInstallation, sets: string[] = [], recipe = "configs/qwen3-4b-binary.yaml"): Promise<Line[]> {
   const result = await runCliInProcess(["doctor", "--json", "--recipe", recipe, ...recipeFlags(installation, sets)]);
   expect(result.stderr).toBe("");
   const report = JSON.parse(result.stdout) as { results: Line[] };
-  return report.results.filter((line) => ["slime", "sglang", "stream"].includes(line.topic));
+  return report.results.filter((line) => ["slime", "sglang", "stream"].includes(line.id));
 }
 
-const failures = (lines: Line[]) => lines.filter((line) => line.status === "fail").map(({ detail, fix }) => ({ detail, fix }));
+const failures = (lines: Line[]) => lines.filter((line) => line.status === "fail").map(({ what, fix }) => ({ what, fix }));
 
 describe("openclaw-rl doctor: the installed slime and SGLang", () => {
   let fork: FakeInstallation;
@@ -52,8 +54,8 @@ describe("openclaw-rl doctor: the installed slime and SGLang", () => {
 
   it("fork slime + SGLang dce8b060: flavour, commit, markers, FSDP; SGLang's fields, options and parsers; legacy streaming", async () => {
     const lines = await doctor(fork);
-    expect(lines.every((line) => line.status === "ok")).toBe(true);
-    expect(lines.map((line) => line.detail)).toEqual([
+    expect(lines.every((line) => line.status === "pass")).toBe(true);
+    expect(lines.map((line) => line.what)).toEqual([
       `OpenClaw-RL fork slime at ${fork.root}, commit ${fork.commit!.slice(0, 12)}: --prm-enable, --distill-topk, advantage estimator on_policy_distillation, --train-backend megatron|fsdp; FSDP backend present`,
       "engine.slime.flavor fork matches the installed slime",
       expect.stringMatching(
@@ -65,22 +67,22 @@ describe("openclaw-rl doctor: the installed slime and SGLang", () => {
 
   it("upstream slime + SGLang 4ad990ba: no FSDP; --stream-output is a deprecated alias of incremental_streaming_output, which slices log-probs", async () => {
     const lines = await doctor(upstream, ["engine.slime.flavor=upstream", "judge.launch=standalone"]);
-    expect(lines.every((line) => line.status === "ok")).toBe(true);
-    expect(lines[0]!.detail).toBe(`upstream slime at ${upstream.root}, commit ${upstream.commit!.slice(0, 12)}: --use-opd, --opd-type, --opd-kl-coef, --train-backend megatron; no FSDP backend`);
-    expect(lines[2]!.detail).toMatch(/^SGLang 0\.5\.15\.post1 at .*: ServerArgs has incremental_streaming_output; options --stream-output \(sets incremental_streaming_output\), --incremental-streaming-output \(sets incremental_streaming_output\); streamed log-probs sliced; tool-call parsers apertus2509, /);
-    expect(lines[3]!.detail).toBe("engine.slime.stream_output_flag --sglang-incremental-streaming-output gives incremental streaming on SGLang 0.5.15.post1: output ids, text and log-probs arrive as deltas");
+    expect(lines.every((line) => line.status === "pass")).toBe(true);
+    expect(lines[0]!.what).toBe(`upstream slime at ${upstream.root}, commit ${upstream.commit!.slice(0, 12)}: --use-opd, --opd-type, --opd-kl-coef, --train-backend megatron; no FSDP backend`);
+    expect(lines[2]!.what).toMatch(/^SGLang 0\.5\.15\.post1 at .*: ServerArgs has incremental_streaming_output; options --stream-output \(sets incremental_streaming_output\), --incremental-streaming-output \(sets incremental_streaming_output\); streamed log-probs sliced; tool-call parsers apertus2509, /);
+    expect(lines[3]!.what).toBe("engine.slime.stream_output_flag --sglang-incremental-streaming-output gives incremental streaming on SGLang 0.5.15.post1: output ids, text and log-probs arrive as deltas");
     const alias = await doctor(upstream, ["engine.slime.flavor=upstream", "judge.launch=standalone", "engine.slime.stream_output_flag=--sglang-stream-output"]);
-    expect(alias.find((line) => line.topic === "stream")!.detail).toBe("engine.slime.stream_output_flag --sglang-stream-output gives incremental streaming on SGLang 0.5.15.post1: output ids, text and log-probs arrive as deltas");
+    expect(alias.find((line) => line.id === "stream")!.what).toBe("engine.slime.stream_output_flag --sglang-stream-output gives incremental streaming on SGLang 0.5.15.post1: output ids, text and log-probs arrive as deltas");
     const none = await doctor(upstream, ["engine.slime.flavor=upstream", "judge.launch=standalone", "engine.slime.stream_output_flag=none"]);
-    expect(none.find((line) => line.topic === "stream")!.detail).toBe("engine.slime.stream_output_flag none gives cumulative streaming on SGLang 0.5.15.post1: every chunk repeats the whole answer so far (output ids, text and log-probs cumulative)");
+    expect(none.find((line) => line.id === "stream")!.what).toBe("engine.slime.stream_output_flag none gives cumulative streaming on SGLang 0.5.15.post1: every chunk repeats the whole answer so far (output ids, text and log-probs cumulative)");
   });
 
   it("SGLang v0.5.10: the field is renamed but log-probs are not sliced yet, so either flag gives the legacy form", async () => {
     for (const flag of ["--sglang-stream-output", "--sglang-incremental-streaming-output"]) {
       const lines = await doctor(renamedOnly, ["engine.slime.flavor=upstream", "judge.launch=standalone", `engine.slime.stream_output_flag=${flag}`]);
-      expect(lines.every((line) => line.status === "ok"), flag).toBe(true);
-      expect(lines.find((line) => line.topic === "sglang")!.detail).toContain("ServerArgs has incremental_streaming_output; options --stream-output (sets incremental_streaming_output), --incremental-streaming-output (sets incremental_streaming_output); streamed log-probs never sliced");
-      expect(lines.find((line) => line.topic === "stream")!.detail).toBe(`engine.slime.stream_output_flag ${flag} gives legacy streaming on SGLang 0.5.10: output ids arrive as deltas while log-probs stay cumulative (SGLang before v0.5.11 slices no log-probs)`);
+      expect(lines.every((line) => line.status === "pass"), flag).toBe(true);
+      expect(lines.find((line) => line.id === "sglang")!.what).toContain("ServerArgs has incremental_streaming_output; options --stream-output (sets incremental_streaming_output), --incremental-streaming-output (sets incremental_streaming_output); streamed log-probs never sliced");
+      expect(lines.find((line) => line.id === "stream")!.what).toBe(`engine.slime.stream_output_flag ${flag} gives legacy streaming on SGLang 0.5.10: output ids arrive as deltas while log-probs stay cumulative (SGLang before v0.5.11 slices no log-probs)`);
     }
   });
 
@@ -92,7 +94,7 @@ describe("openclaw-rl doctor: the installed slime and SGLang", () => {
     const lines = result.stdout.split("\n").filter((line) => /^\s+\S+\s+(slime|sglang|stream)\s/.test(line));
     expect(lines.map((line) => line.trim().replace(/\s+/g, " "))).toEqual([
       `fail slime slime is not installed at ${nothing.root} (engine.slime.root: ${nothing.root} does not exist), and ${nothing.python} cannot import slime (ModuleNotFoundError: No module named 'slime')`,
-      `fail sglang SGLang is not importable by ${nothing.python} (ModuleNotFoundError: No module named 'sglang')`,
+      `fail sglang engine.slime.python: SGLang is not importable by ${nothing.python} (ModuleNotFoundError: No module named 'sglang')`,
     ]);
     expect(result.stdout).toContain("fix: clone slime (the fork: the slime/ folder of Gen-Verse/OpenClaw-RL; upstream: THUDM/slime) and set engine.slime.root to it");
   });
@@ -100,19 +102,19 @@ describe("openclaw-rl doctor: the installed slime and SGLang", () => {
   it("a missing interpreter is one line with the fix", async () => {
     const lines = await doctor({ ...fork, python: path.join(scratch, "no-such-python") });
     expect(failures(lines)).toEqual([
-      { detail: `cannot look at the installed slime and SGLang: engine.slime.python (${path.join(scratch, "no-such-python")}) was not found`, fix: "set engine.slime.python to the interpreter of your slime environment (the one with torch, ray and sglang)" },
+      { what: `cannot look at the installed slime and SGLang: engine.slime.python (${path.join(scratch, "no-such-python")}) was not found`, fix: "set engine.slime.python to the interpreter of your slime environment (the one with torch, ray and sglang)" },
     ]);
   });
 
   it("flavor fork on upstream slime: refused with `set engine.slime.flavor: upstream`, and judge.launch slime needs the fork", async () => {
     expect(failures(await doctor(upstream))).toEqual([
-      { detail: `engine.slime.flavor is fork, but the slime at ${upstream.root} is upstream slime (it has --use-opd and no --prm-enable)`, fix: "set engine.slime.flavor: upstream" },
-      { detail: `judge.launch is slime, but the slime at ${upstream.root} has no --prm-enable (only the OpenClaw-RL fork hosts the judge)`, fix: "use judge.launch: standalone (a separate SGLang server on the PRM GPUs), or the slime fork from Gen-Verse/OpenClaw-RL" },
+      { what: `engine.slime.flavor is fork, but the slime at ${upstream.root} is upstream slime (it has --use-opd and no --prm-enable)`, fix: "set engine.slime.flavor: upstream" },
+      { what: `judge.launch is slime, but the slime at ${upstream.root} has no --prm-enable (only the OpenClaw-RL fork hosts the judge)`, fix: "use judge.launch: standalone (a separate SGLang server on the PRM GPUs), or the slime fork from Gen-Verse/OpenClaw-RL" },
     ]);
     expect(failures(await doctor(fork, ["engine.slime.flavor=upstream", "judge.launch=standalone"]))).toEqual([
-      { detail: `engine.slime.flavor is upstream, but the slime at ${fork.root} is the OpenClaw-RL fork (it has --prm-enable and no --use-opd)`, fix: "set engine.slime.flavor: fork" },
+      { what: `engine.slime.flavor is upstream, but the slime at ${fork.root} is the OpenClaw-RL fork (it has --prm-enable and no --use-opd)`, fix: "set engine.slime.flavor: fork" },
       {
-        detail: "engine.slime.stream_output_flag is --sglang-incremental-streaming-output, but SGLang 0.5.6.post3.dev902+gdce8b0606 has no --incremental-streaming-output, so slime has no --sglang-incremental-streaming-output and refuses to start",
+        what: "engine.slime.stream_output_flag is --sglang-incremental-streaming-output, but SGLang 0.5.6.post3.dev902+gdce8b0606 has no --incremental-streaming-output, so slime has no --sglang-incremental-streaming-output and refuses to start",
         fix: 'set engine.slime.stream_output_flag: "--sglang-stream-output" (legacy streaming), or none (cumulative chunks)',
       },
     ]);
@@ -123,7 +125,7 @@ describe("openclaw-rl doctor: the installed slime and SGLang", () => {
     expect(forkWithNewFlag.stderr).toMatch(/^error: engine\.slime\.stream_output_flag: engine\.slime\.flavor fork: the fork's SGLang \(dce8b060\) has no --sglang-incremental-streaming-output/);
     expect(failures(await doctor(upstreamOnOldSglang, ["engine.slime.flavor=upstream", "judge.launch=standalone"]))).toEqual([
       {
-        detail: "engine.slime.stream_output_flag is --sglang-incremental-streaming-output, but SGLang 0.5.6.post3.dev902+gdce8b0606 has no --incremental-streaming-output, so slime has no --sglang-incremental-streaming-output and refuses to start",
+        what: "engine.slime.stream_output_flag is --sglang-incremental-streaming-output, but SGLang 0.5.6.post3.dev902+gdce8b0606 has no --incremental-streaming-output, so slime has no --sglang-incremental-streaming-output and refuses to start",
         fix: 'set engine.slime.stream_output_flag: "--sglang-stream-output" (legacy streaming), or none (cumulative chunks)',
       },
     ]);
@@ -133,9 +135,9 @@ describe("openclaw-rl doctor: the installed slime and SGLang", () => {
     const lora = await runCliInProcess(["doctor", "--json", "--recipe", "configs/qwen3-4b-binary-lora.yaml", ...recipeFlags(upstream, ["engine.slime.flavor=upstream", "judge.launch=standalone"])]);
     expect(lora.stderr).toMatch(/^error: training\.lora: engine\.slime\.flavor upstream has no LoRA/);
     expect(failures(await doctor(upstream, ["judge.launch=standalone"], "configs/qwen3-4b-binary-lora.yaml"))).toEqual([
-      { detail: `engine.slime.flavor is fork, but the slime at ${upstream.root} is upstream slime (it has --use-opd and no --prm-enable)`, fix: "set engine.slime.flavor: upstream" },
+      { what: `engine.slime.flavor is fork, but the slime at ${upstream.root} is upstream slime (it has --use-opd and no --prm-enable)`, fix: "set engine.slime.flavor: upstream" },
       {
-        detail: `training.backend is fsdp (LoRA), but the slime at ${upstream.root} has no FSDP backend (slime/backends/fsdp_utils missing; --train-backend accepts megatron)`,
+        what: `training.backend is fsdp (LoRA), but the slime at ${upstream.root} has no FSDP backend (slime/backends/fsdp_utils missing; --train-backend accepts megatron)`,
         fix: "use the OpenClaw-RL fork's slime (engine.slime.flavor: fork), or train full weights: training.backend: megatron without training.lora",
       },
     ]);
@@ -144,7 +146,7 @@ describe("openclaw-rl doctor: the installed slime and SGLang", () => {
   it("engine.slime.root at the OpenClaw-RL checkout around the fork's slime: the fix names the folder meant", async () => {
     const lines = await doctor({ ...fork, root: fork.repository! });
     expect(failures(lines)).toEqual([
-      { detail: `engine.slime.root (${fork.repository}): \`import slime\` finds ${fork.root}, a folder without __init__.py, not the slime package`, fix: `set engine.slime.root: ${fork.root}` },
+      { what: `engine.slime.root (${fork.repository}): \`import slime\` finds ${fork.root}, a folder without __init__.py, not the slime package`, fix: `set engine.slime.root: ${fork.root}` },
     ]);
   });
 
@@ -153,12 +155,13 @@ describe("openclaw-rl doctor: the installed slime and SGLang", () => {
     expect(failures(lines)).toEqual([]);
     expect(lines.filter((line) => line.status === "warn")).toEqual([
       {
-        topic: "sglang",
+        id: "sglang",
         status: "warn",
-        detail: "the fork's slime was built for SGLang dce8b060 (ServerArgs.stream_output); SGLang 0.5.15.post1 is newer (incremental_streaming_output)",
+        what: "the fork's slime was built for SGLang dce8b060 (ServerArgs.stream_output); SGLang 0.5.15.post1 is newer (incremental_streaming_output)",
         fix: "use the SGLang of the fork's image (slimerl/sglang:nightly-dev-20260107-dce8b060), or check slime's SGLang calls by hand",
+        path: "engine.slime.python",
       },
     ]);
-    expect(lines.find((line) => line.topic === "stream")!.detail).toMatch(/gives incremental streaming on SGLang 0\.5\.15\.post1/);
+    expect(lines.find((line) => line.id === "stream")!.what).toMatch(/gives incremental streaming on SGLang 0\.5\.15\.post1/);
   });
 });

@@ -69,9 +69,10 @@ describe("openclaw-rl plan (process)", () => {
     expect(result.stderr.trim().split("\n")).toHaveLength(2);
   });
 
-  it("missing file and malformed YAML → exit 2", async () => {
+  it("missing file, malformed YAML and an empty file → exit 2", async () => {
     expectBadInput(await runCliInProcess(["plan", "--recipe", path.join(scratch, "nope.yaml")]), "recipe file not found");
     expectBadInput(await runCliInProcess(["plan", "--recipe", recipeFile("broken.yaml", "cluster: [1, 2\n")]), "malformed YAML");
+    expectBadInput(await runCliInProcess(["plan", "--recipe", recipeFile("empty.yaml", "# nothing yet\n")]), `${path.join(scratch, "empty.yaml")}: empty recipe file`, "copy configs/rehearsal.yaml");
   });
 
   it("placement errors → exit 2 with their YAML paths", async () => {

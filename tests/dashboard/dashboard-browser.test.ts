@@ -107,11 +107,13 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium${skipNote}`, () =>
     expect(await page.textContent("#new-turns")).toBe("live");
   });
 
-  it("labels trained and delivered batches, and follows a trainer restart (version 0, the reset listed)", async () => {
+  it("labels trained and delivered batches, says where every sample is as one sum, and follows a trainer restart (version 0, the reset listed)", async () => {
     const totals = (await page.textContent("#totals"))!;
-    expect(totals).toContain(`batches trained${run.rolloutId}`);
-    expect(totals).toContain(`samples trained${run.rolloutId * 4}`);
-    expect(totals).toContain(`delivered${run.rolloutId} batches · ${run.rolloutId * 4} samples (re-deliveries included)`);
+    expect(totals).toContain(`batches${run.rolloutId} trained · ${run.rolloutId} delivered (${run.rolloutId * 4} samples handed out, re-deliveries included)`);
+    // status's words: made = ready + in training + trained + dropped stale; judged = made + without a sample
+    const made = run.rolloutId * 4 + run.ready;
+    expect(totals).toContain(`samples${made} made = ${run.ready} ready + 0 in training + ${run.rolloutId * 4} trained + 0 dropped stale`);
+    expect(totals).toMatch(new RegExp(`judged(\\d+) = ${made} made a sample \\+ (\\d+) without a sample`));
     const weightPoints = await chartPoints(page, "chart-weights");
     harness.bus.emit({ type: "weights-version-reset", fromVersion: String(run.version), reason: "slime restarted" });
     await page.waitForFunction(() => document.getElementById("weight-version")?.textContent === "0", undefined, { timeout: 5000 });

@@ -106,11 +106,11 @@ describe.skipIf(!hasChromium)(`held-out evaluation chart in headless Chromium${s
     expect(await page.textContent("#held-out-figure figcaption")).toContain("not the training reward");
     // the per-batch judged score is its own chart, under its own name, holding batches, never the held-out points
     const perBatch = await page.$eval("#chart-eval", (node) => {
-      const uplot = (node as unknown as { uplot?: unknown }).uplot;
-      return { points: Number((node as HTMLElement).dataset.points), hasHeldOut: uplot !== undefined, legend: node.textContent };
+      const uplot = (node as unknown as { uplot: { series: Array<{ label: string }>; data: unknown[][] } }).uplot;
+      return { points: Number((node as HTMLElement).dataset.points), labels: uplot.series.map((series) => series.label), columns: uplot.data.length, legend: node.textContent };
     });
     expect(perBatch.points).toBe(run.rolloutId);
-    expect(perBatch.hasHeldOut).toBe(false);
+    expect([perBatch.labels.slice(1), perBatch.columns]).toEqual([["judged score (training signal)"], 2]);
     expect(perBatch.legend).toContain("judged score (training signal)");
     // the x axis is drawn on canvas: its tick labels as uPlot last drew them
     const ticks = await page.$eval("#chart-held-out", (node) => (node as unknown as { uplot: { axes: Array<{ _values: string[] }> } }).uplot.axes[0]!._values);

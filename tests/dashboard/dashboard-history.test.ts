@@ -22,12 +22,13 @@ describe("DashboardHistory", () => {
     bus.emit({ type: "turn-closed", sessionId: "s:1", turn: 0, closedBy: "next-request", nextStateRole: "user" });
     bus.emit({ type: "judge-vote", sessionId: "s:1", turn: 0, purpose: "eval", vote: 1, ok: true });
     bus.emit({ type: "judge-vote", sessionId: "s:1", turn: 0, purpose: "eval", vote: null, ok: false, error: "timeout after 60 s" });
+    bus.emit({ type: "sample-ready", sampleId: "s:1:0", sessionId: "s:1", turn: 0, kind: "rl", reward: 1, ready: 1, batchSize: 4 });
     bus.emit({ type: "turn-judged", sessionId: "s:1", turn: 0, method: "binary", score: 1, hintAccepted: null, sample: { kind: "rl", reward: 1, why: "binary: majority +1 of 1 valid vote" }, skipped: null });
     const row = history.findTurn("s:1", 0);
     expect(row).toMatchObject({ status: "kept", reward: 1, why: "binary: majority +1 of 1 valid vote", ttftMs: 40, totalMs: 300, closedBy: "next-request", method: "binary" });
     expect(row?.votes).toEqual([{ purpose: "eval", vote: 1, ok: true }, { purpose: "eval", vote: null, ok: false, error: "timeout after 60 s" }]);
     const snapshot = history.snapshot();
-    expect(snapshot.totals).toMatchObject({ turns: 1, mainTurns: 1, sessions: 1, judged: 1, kept: 1, weightVersion: "3" });
+    expect(snapshot.totals).toMatchObject({ turns: 1, mainTurns: 1, sessions: 1, judged: 1, withoutSample: 0, samples: expect.objectContaining({ made: 1, ready: 1 }), weightVersion: "3" });
     expect(snapshot.latency.items).toEqual([expect.objectContaining({ ttftMs: 40, totalMs: 300, turnType: "main" })]);
     expect(snapshot.method).toBe("binary");
   });
@@ -38,19 +39,22 @@ describe("DashboardHistory", () => {
     bus.emit({ type: "turn-start", sessionId: "a", turn: 1, turnType: "main", decidedBy: "agent-conversation" });
     bus.emit({ type: "turn-judged", sessionId: "a", turn: 1, method: "opd", score: null, hintAccepted: false, sample: null, skipped: "opd: no hint longer than 10 characters" });
     bus.emit({ type: "turn-start", sessionId: "b:x", turn: 2, turnType: "main", decidedBy: "agent-conversation" });
+    bus.emit({ type: "sample-ready", sampleId: "b:x:2", sessionId: "b:x", turn: 2, kind: "opd", reward: 0, ready: 1, batchSize: 4 });
     bus.emit({ type: "turn-judged", sessionId: "b:x", turn: 2, method: "opd", score: null, hintAccepted: true, sample: { kind: "opd", reward: 0, why: "opd: hint kept" }, skipped: null });
     bus.emit({ type: "sample-dropped", sampleId: "b:x:2", reason: "stale", detail: "3 versions behind (max 2)" });
     expect(history.findTurn("a", 0)).toMatchObject({ status: "side", why: "side turn: not trained" });
     expect(history.findTurn("a", 1)).toMatchObject({ status: "skipped", why: "opd: no hint longer than 10 characters", reward: null });
     expect(history.findTurn("b:x", 2)).toMatchObject({ status: "dropped", why: "dropped (stale): 3 versions behind (max 2)" });
-    expect(history.snapshot().totals).toMatchObject({ staleDrops: 1, skipped: 1, kept: 1, sideTurns: 1, mainTurns: 2 });
+    expect(history.snapshot().totals).toMatchObject({ judged: 2, withoutSample: 1, samples: expect.objectContaining({ made: 1, ready: 0, dropped: { stale: 1, invalid: 0 } }), sideTurns: 1, mainTurns: 2 });
   });
 
   it("folds batches with their reward counts, hint counts and stale drops, and tracks weight updates", () => {
     const { bus, history } = wiredHistory();
+    bus.emit({ type: "store-opened", ready: 1, outstanding: [], acknowledged: 0, droppedStale: 0 }); // (old:0, an earlier run's)
+    bus.emit({ type: "sample-ready", sampleId: "s:0", sessionId: "s", turn: 0, kind: "combined", reward: 1, ready: 2, batchSize: 2 });
     bus.emit({ type: "turn-judged", sessionId: "s", turn: 0, method: "combine", score: 1, hintAccepted: true, sample: { kind: "combined", reward: 1, why: "w" }, skipped: null });
+    bus.emit({ type: "sample-ready", sampleId: "s:1", sessionId: "s", turn: 1, kind: "rl", reward: -1, ready: 3, batchSize: 2 });
     bus.emit({ type: "turn-judged", sessionId: "s", turn: 1, method: "combine", score: -1, hintAccepted: false, sample: { kind: "rl", reward: -1, why: "w" }, skipped: null });
-    bus.emit({ type: "sample-ready", sampleId: "s:1", sessionId: "s", turn: 1, kind: "rl", reward: -1, ready: 2, batchSize: 2 });
     bus.emit({ type: "sample-dropped", sampleId: "old:0", reason: "stale", detail: "old" });
     expect(history.snapshot().open).toMatchObject({ ready: 2, batchSize: 2, judged: 2, positive: 1, negative: 1, hintsAccepted: 1, hintsRejected: 1, staleDrops: 1 });
     bus.emit({ type: "batch-delivered", rolloutId: 7, batchId: "b7", size: 2, meanReward: 0, evalScore: 0, counts: { positive: 1, zero: 0, negative: 1 } });
@@ -67,7 +71,7 @@ describe("DashboardHistory", () => {
     bus.emit({ type: "engine-state", name: "policy", state: "degraded", detail: "1 of 2 engines" });
     snapshot = history.snapshot();
     expect(snapshot.weights).toEqual([expect.objectContaining({ fromVersion: "1", toVersion: "2", durationMs: 4200 })]);
-    expect(snapshot.totals).toMatchObject({ weightVersion: "2", batches: 1, samplesTrained: 2, batchesDelivered: 1, samplesDelivered: 2 });
+    expect(snapshot.totals).toMatchObject({ weightVersion: "2", batches: 1, batchesDelivered: 1, samples: { made: 2, fromEarlierRuns: 1, ready: 0, inTraining: 0, trained: 2, dropped: { stale: 1, invalid: 0 }, delivered: 2 } });
     expect(snapshot.engines).toEqual([expect.objectContaining({ name: "policy", state: "degraded", detail: "1 of 2 engines" })]);
   });
 
@@ -103,27 +107,29 @@ describe("DashboardHistory", () => {
     // the same samples again, in a new batch, for its rollout 0
     bus.emit({ type: "weights-version-reset", fromVersion: "3", reason: "slime restarted" });
     bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0-again", size: 4, meanReward: 0.5, evalScore: 0.5, counts });
-    expect(history.snapshot().totals).toMatchObject({ batches: 0, samplesTrained: 0, batchesDelivered: 2, samplesDelivered: 8 });
+    expect(history.snapshot().totals).toMatchObject({ batches: 0, batchesDelivered: 2, samples: expect.objectContaining({ trained: 0, inTraining: 8, delivered: 8 }) });
     bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0-again" });
     const snapshot = history.snapshot();
-    expect(snapshot.totals).toMatchObject({ batches: 1, samplesTrained: 4, batchesDelivered: 2, samplesDelivered: 8 });
+    expect(snapshot.totals).toMatchObject({ batches: 1, batchesDelivered: 2, samples: expect.objectContaining({ trained: 4, inTraining: 4, delivered: 8 }) });
     expect(snapshot.batches.items.map((batch) => batch.batchId)).toEqual(["b0-again"]);
     expect(history.delta().batches.items).toHaveLength(1);
   });
 
-  it("counts kept turns toward the next batch until the store reports sample-ready itself", () => {
+  it("counts a sample once, where the store said it was stored; a turn judged again after feedback counts once, as it ended", () => {
     const { bus, history } = wiredHistory();
     const judged = (turn: number, kept: boolean) =>
-      bus.emit({ type: "turn-judged", sessionId: "s", turn, method: "binary", score: kept ? 1 : 0, hintAccepted: null, sample: kept ? { kind: "rl", reward: 1, why: "w" } : null, skipped: kept ? null : "eval 0" });
+      bus.emit({ type: "turn-judged", sessionId: "s", turn, method: "binary", score: kept ? 1 : 0, hintAccepted: null, sample: kept ? { kind: "rl", reward: 1, why: "w" } : null, skipped: kept ? null : "eval 0", skipCategory: kept ? null : "no-signal" });
+    const stored = (turn: number) => bus.emit({ type: "sample-ready", sampleId: `s:${turn}`, sessionId: "s", turn, kind: "rl", reward: 1, ready: 0, batchSize: 4 });
+    stored(0);
     judged(0, true);
     judged(1, false);
-    judged(2, true);
+    judged(2, true); // (a sample put again that was stored before: no sample-ready, counted then)
+    expect(history.snapshot().totals).toMatchObject({ judged: 2, withoutSample: 1, samples: expect.objectContaining({ made: 1, ready: 1 }) });
+    // explicit feedback on turn 1: judged again, now with a sample
+    stored(1);
+    judged(1, true);
+    expect(history.snapshot().totals).toMatchObject({ judged: 2, withoutSample: 0, samples: expect.objectContaining({ made: 2, ready: 2 }) });
     expect(history.snapshot().open).toMatchObject({ ready: 2, batchSize: 4 });
-    bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0", size: 2, meanReward: 1, evalScore: 1, counts: { positive: 2, zero: 0, negative: 0 } });
-    expect(history.snapshot().open).toMatchObject({ ready: 0, batchSize: 4 });
-    bus.emit({ type: "sample-ready", sampleId: "s:3", sessionId: "s", turn: 3, kind: "rl", reward: 1, ready: 3, batchSize: 4 });
-    judged(4, true); // the store's count wins from now on
-    expect(history.snapshot().open).toMatchObject({ ready: 3, batchSize: 4 });
   });
 
   it("pages turns newest first with a cursor that stays stable while turns arrive", () => {

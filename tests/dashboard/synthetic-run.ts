@@ -49,16 +49,18 @@ export function emitTurn(run: SyntheticRun, sessionId: string, turn: number, pro
   const keep = score !== 0 || hintAccepted === true;
   const reward = score;
   const why = keep ? (hintAccepted ? `combine: hint kept, eval ${score}` : `combine: eval ${score} of 1 vote`) : null;
+  // as judging does it: the sample stored (sample-ready), then the turn's judgement announced
+  if (keep) {
+    run.ready += 1;
+    run.rewards.push(reward);
+    bus.emit({ type: "sample-ready", sampleId: `${sessionId}:${turn}`, sessionId, turn, kind: "rl", reward, ready: run.ready, batchSize: run.batchSize });
+  }
   bus.emit({
     type: "turn-judged", sessionId, turn, method: run.method, score, hintAccepted,
     sample: keep ? { kind: hintAccepted ? "combined" : "rl", reward, why: why ?? "" } : null, skipped: keep ? null : "eval 0 and no hint",
   });
   if (run.recordsDir) writeRecords(run.recordsDir, sessionId, turn, score, hintAccepted, keep ? { id: `${sessionId}:${turn}`, kind: hintAccepted ? "combined" : "rl", reward, why: why ?? "", masked: false } : null);
-  if (!keep) return;
-  run.ready += 1;
-  run.rewards.push(reward);
-  bus.emit({ type: "sample-ready", sampleId: `${sessionId}:${turn}`, sessionId, turn, kind: "rl", reward, ready: run.ready, batchSize: run.batchSize });
-  if (run.ready >= run.batchSize) deliverBatch(run);
+  if (keep && run.ready >= run.batchSize) deliverBatch(run);
 }
 
 function deliverBatch(run: SyntheticRun): void {

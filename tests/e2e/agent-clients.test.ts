@@ -1,7 +1,9 @@
 // The real coding agents from npm (Codex 0.171.0 on the Responses API, Claude Code 2.1.332 on the Messages API, Qwen
-// Code 0.24.4 on chat completions) attached to `openclaw-rl start` on the rehearsal engine, each with the config
-// `openclaw-rl agent-config <agent>` prints: a few turns each with a tool the agent runs itself, then (Claude Code,
-// Qwen Code) a compaction, the agent's own side request. Checks what was captured, with which session and next state.
+// Code 0.24.4 on chat completions) attached to `openclaw-rl start` on the rehearsal engine. As the README sets them up:
+// no proxy key, each agent's config written by `openclaw-rl agent-config <agent> --write` into its home, no key in its
+// environment; a few turns each with a tool the agent runs itself, then (Claude Code, Qwen Code) a compaction, the
+// agent's own side request. Checks what was captured, with which session and next state. Then a proxy with a key: the
+// printed configs send it from $OPENCLAW_RL_API_KEY, and without it the proxy refuses them.
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -10,12 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { BUILTIN_QWEN3, loadTokenizerFiles } from "../../lib/model/model-files.ts";
-import { agentsInstalled, createAgentSession, transcript, type AgentName, type AgentSession } from "./support/agent-clients.ts";
+import { agentHome, agentsInstalled, AGENT_CONFIG_FILES, createAgentSession, transcript, type AgentName, type AgentSession } from "./support/agent-clients.ts";
 import { readJsonl } from "../support/jsonl.ts";
 import { freePort, until } from "../support/loopback.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const API_KEY = "e2e-proxy-key";
+const SAY_HI = "Say hi in one word.";
 const UTILITY = "qwen3-util";
 
 /** Each agent's user turns; the first asks for a tool the agent offers (the stand-in policy calls it), the last of two is a compaction. */
@@ -26,12 +29,46 @@ const SCRIPTS: Record<AgentName, (work: string) => string[]> = {
 };
 const SIDE_PROMPTS = ["/compact", "/compress"];
 const COMPACTION_TEXTS = ["Your task is to create a detailed summary of the conversation so far", "You are the component that summarizes a conversation"];
+/** This process's environment without the proxy key: what the CLI and the proxy get when the user set none. */
+const NO_KEY_ENV = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "OPENCLAW_RL_API_KEY")) as Record<string, string>;
+
+/** `openclaw-rl start` (rehearsal) on free ports, ready; with `apiKey`, the proxy requires it. */
+async function startProxy(runDir: string, apiKey: string | null): Promise<{ start: ReturnType<typeof execa>; proxyPort: number }> {
+  const proxyPort = await freePort();
+  const sets = {
+    "records.dir": runDir,
+    "proxy.port": proxyPort,
+    "proxy.admin_port": await freePort(),
+    "proxy.utility_models": `[${UTILITY}]`,
+    "engine.rehearsal.policy_port": await freePort(),
+    "engine.rehearsal.judge_port": await freePort(),
+    "engine.rehearsal.train_seconds": 0.2,
+    "training.batch_size": 2,
+    "training.max_staleness": 50,
+  };
+  const setArgs = Object.entries(sets).flatMap(([key, value]) => ["--set", `${key}=${value}`]);
+  const env = apiKey === null ? NO_KEY_ENV : { ...NO_KEY_ENV, OPENCLAW_RL_API_KEY: apiKey };
+  const start = execa(process.execPath, ["bin/openclaw-rl.mjs", "start", "--method", "combine", ...setArgs], { cwd: root, reject: false, all: true, env, extendEnv: false });
+  await until("the proxy to be ready", async () => ((await fetch(`http://127.0.0.1:${proxyPort}/readyz`)).ok ? true : null), 120_000);
+  return { start, proxyPort };
+}
+
+/** Ctrl-C to a start still running. */
+async function stopProxy(start: ReturnType<typeof execa> | null): Promise<void> {
+  if (!start) return;
+  start.kill("SIGINT");
+  await start;
+}
+
+/** agent-config's arguments for this proxy. */
+const agentConfigArgs = (agent: AgentName, proxyPort: number) => ["bin/openclaw-rl.mjs", "agent-config", agent, "--set", `proxy.port=${proxyPort}`, "--set", `proxy.utility_models=[${UTILITY}]`];
 
 describe("Codex, Claude Code and Qwen Code end to end (rehearsal engine)", () => {
   let runDir = "";
   let proxyPort = 0;
   let start: ReturnType<typeof execa> | null = null;
   const sessions: Partial<Record<AgentName, AgentSession>> = {};
+  const writes: Partial<Record<AgentName, string>> = {};
   let statusDuring: Record<string, any> = {};
   let turns: Record<string, any>[] = [];
 
@@ -39,28 +76,18 @@ describe("Codex, Claude Code and Qwen Code end to end (rehearsal engine)", () =>
     expect(agentsInstalled(), "the agents are installed by tests/e2e/prepare.sh (npm run test:e2e)").toBe(true);
     const folder = await mkdtemp(path.join(tmpdir(), "agents-e2e-"));
     runDir = path.join(folder, "run");
-    proxyPort = await freePort();
-    const sets = {
-      "records.dir": runDir,
-      "proxy.port": proxyPort,
-      "proxy.admin_port": await freePort(),
-      "proxy.utility_models": `[${UTILITY}]`,
-      "engine.rehearsal.policy_port": await freePort(),
-      "engine.rehearsal.judge_port": await freePort(),
-      "engine.rehearsal.train_seconds": 0.2,
-      "training.batch_size": 2,
-      "training.max_staleness": 50,
-    };
-    const setArgs = Object.entries(sets).flatMap(([key, value]) => ["--set", `${key}=${value}`]);
-    start = execa(process.execPath, ["bin/openclaw-rl.mjs", "start", "--method", "combine", ...setArgs], { cwd: root, reject: false, all: true, env: { OPENCLAW_RL_API_KEY: API_KEY } });
-    await until("the proxy to be ready", async () => ((await fetch(`http://127.0.0.1:${proxyPort}/readyz`)).ok ? true : null), 120_000);
+    ({ start, proxyPort } = await startProxy(runDir, null));
 
     for (const agent of Object.keys(SCRIPTS) as AgentName[]) {
-      const printed = await execa(process.execPath, ["bin/openclaw-rl.mjs", "agent-config", agent, "--set", `proxy.port=${proxyPort}`, "--set", `proxy.utility_models=[${UTILITY}]`], { cwd: root });
-      const session = createAgentSession(agent, String(printed.stdout), { OPENCLAW_RL_API_KEY: API_KEY });
+      // as a user without a key: the config written into the agent's own file in its home, nothing else set
+      const home = agentHome(agent);
+      const written = await execa(process.execPath, [...agentConfigArgs(agent, proxyPort), "--write"], { cwd: root, env: { ...NO_KEY_ENV, HOME: home }, extendEnv: false });
+      writes[agent] = String(written.stdout);
+      const config = await readFile(path.join(home, AGENT_CONFIG_FILES[agent]), "utf8");
+      const session = createAgentSession(agent, config, {}, home, true);
       sessions[agent] = session;
       for (const prompt of SCRIPTS[agent](session.work)) await session.say(prompt);
-      console.log(`── ${agent} config (openclaw-rl agent-config ${agent}):\n${session.config}\n── ${agent} session:\n${transcript(session)}`);
+      console.log(`── ${agent}: openclaw-rl agent-config ${agent} --write (no key set):\n${writes[agent]}\n── ~/${AGENT_CONFIG_FILES[agent]}:\n${session.config}\n── ${agent} session (no key set):\n${transcript(session)}`);
     }
     const status = await execa(process.execPath, ["bin/openclaw-rl.mjs", "status", "--run", runDir, "--json"], { cwd: root, reject: false });
     statusDuring = JSON.parse(String(status.stdout)) as Record<string, any>;
@@ -77,14 +104,16 @@ describe("Codex, Claude Code and Qwen Code end to end (rehearsal engine)", () =>
     }
   }, 900_000);
 
-  afterAll(async () => {
-    if (start) {
-      start.kill("SIGINT");
-      await start;
-    }
-  }, 120_000);
+  afterAll(() => stopProxy(start), 120_000);
 
-  it.each(Object.keys(SCRIPTS) as AgentName[])("%s answered every turn, offline, and ran the tool the model called", (agent) => {
+  it.each(Object.keys(SCRIPTS) as AgentName[])("%s: agent-config --write created its config file, saying where its key comes from", (agent) => {
+    const output = writes[agent]!;
+    expect(output).toMatch(new RegExp(`^created \\S+/${AGENT_CONFIG_FILES[agent].replaceAll(".", "\\.")}\n`));
+    expect(output).toContain("openclaw-rl-no-key");
+    expect(sessions[agent]!.config).not.toContain("env_key");
+  });
+
+  it.each(Object.keys(SCRIPTS) as AgentName[])("%s answered every turn, offline, with no key set, and ran the tool the model called", (agent) => {
     const session = sessions[agent]!;
     for (const turn of session.turns) {
       const shown = `${agent} "${turn.prompt}": ${turn.stderrTail}\n${turn.stdout.slice(-1500)}`;
@@ -174,5 +203,42 @@ describe("Codex, Claude Code and Qwen Code end to end (rehearsal engine)", () =>
     const captured = new Set(turns.map((turn) => `${turn.session_id}:${turn.turn}`));
     expect(judgements.length).toBeGreaterThan(0);
     for (const line of judgements) expect(captured.has(`${line.sessionId}:${line.turn}`), `judged ${line.sessionId}:${line.turn} is a captured main turn`).toBe(true);
+  });
+});
+
+describe("the printed configs against a proxy with a key", () => {
+  let start: ReturnType<typeof execa> | null = null;
+  const answers: Partial<Record<AgentName, { keyed: AgentSession; unkeyed: AgentSession | null }>> = {};
+  /** Claude Code retries a 401 with backoff for minutes before it gives up: its refusal is not waited for. */
+  const REFUSAL_SHOWN: AgentName[] = ["codex", "qwen-code"];
+
+  beforeAll(async () => {
+    expect(agentsInstalled(), "the agents are installed by tests/e2e/prepare.sh (npm run test:e2e)").toBe(true);
+    const folder = await mkdtemp(path.join(tmpdir(), "agents-e2e-keyed-"));
+    const proxy = await startProxy(path.join(folder, "run"), API_KEY);
+    start = proxy.start;
+    for (const agent of Object.keys(SCRIPTS) as AgentName[]) {
+      const printed = String((await execa(process.execPath, agentConfigArgs(agent, proxy.proxyPort), { cwd: root, env: NO_KEY_ENV, extendEnv: false })).stdout);
+      const keyed = createAgentSession(agent, printed, { OPENCLAW_RL_API_KEY: API_KEY });
+      const unkeyed = REFUSAL_SHOWN.includes(agent) ? createAgentSession(agent, printed, {}) : null;
+      await keyed.say(SAY_HI);
+      await unkeyed?.say(SAY_HI);
+      answers[agent] = { keyed, unkeyed };
+      console.log(`── ${agent} with $OPENCLAW_RL_API_KEY set:\n${transcript(keyed)}${unkeyed ? `\n── ${agent} without it:\n${transcript(unkeyed)}` : ""}`);
+    }
+  }, 900_000);
+
+  afterAll(() => stopProxy(start), 120_000);
+
+  it.each(Object.keys(SCRIPTS) as AgentName[])("%s answers with $OPENCLAW_RL_API_KEY set", (agent) => {
+    const turn = answers[agent]!.keyed.turns[0]!;
+    expect(turn.exitCode, `${turn.stderrTail}\n${turn.stdout.slice(-1500)}`).toBe(0);
+    expect(turn.text?.length ?? 0).toBeGreaterThan(0);
+  });
+
+  it.each(REFUSAL_SHOWN)("%s without it sends the placeholder, which the proxy refuses (401)", (agent) => {
+    const refused = answers[agent]!.unkeyed!.turns[0]!;
+    expect(refused.text, "no answer without the key").toBeNull();
+    expect(`${refused.error ?? ""} ${refused.stdout} ${refused.stderrTail}`, "the proxy's 401").toMatch(/401[^\n]*invalid API key/);
   });
 });

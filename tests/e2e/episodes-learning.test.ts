@@ -136,17 +136,21 @@ describe("the README's general-agent demos learn with their environment's defaul
       // first is trained, on learned weights, so "early" is the first group there; toolcall and terminal run two at once)
       const early = pooled(versions, environment === "swe" ? 8 : 16, "early");
       const late = pooled(versions, 24, "late");
-      const samples = run.status.samples as { ready: number; delivered: number; acknowledged: number; dropped_stale: number };
-      const made = samples.ready + samples.delivered + samples.acknowledged + samples.dropped_stale;
+      const samples = run.status.samples as { made: number; from_earlier_runs: number; ready: number; in_training: number; trained: number; dropped: { stale: number; invalid: number } };
+      const judging = run.status.judging as { judged: number; without_sample: number };
+      const made = samples.made;
+      // the sums every screen shows: judged = made + without a sample; made (+ earlier runs') = where each sample is
+      expect(judging.judged).toBe(made + judging.without_sample);
+      expect(made + samples.from_earlier_runs).toBe(samples.ready + samples.in_training + samples.trained + samples.dropped.stale + samples.dropped.invalid);
       console.log(`${environment}: outcome by version ${versions.map((entry) => `v${entry.version} ${entry.rate.toFixed(2)}/${entry.finished}`).join(" ")}`);
-      console.log(`${environment}: early (${early.versions.join(",")}) ${early.rate.toFixed(2)}, late (${late.versions.join(",")}) ${late.rate.toFixed(2)}; dropped stale ${samples.dropped_stale} of ${made} samples`);
+      console.log(`${environment}: early (${early.versions.join(",")}) ${early.rate.toFixed(2)}, late (${late.versions.join(",")}) ${late.rate.toFixed(2)}; dropped stale ${samples.dropped.stale} of ${made} samples`);
       expect(versions.length).toBeGreaterThanOrEqual(6);
       expect(early.versions.filter((version) => late.versions.includes(version))).toEqual([]);
       // P(tool) starts at 0.2: the first groups mostly fail; the last ones mostly succeed
       expect(early.rate).toBeLessThanOrEqual(0.6);
       expect(late.rate).toBeGreaterThanOrEqual(0.9);
       expect(late.rate - early.rate).toBeGreaterThanOrEqual(0.3);
-      expect(samples.dropped_stale / made).toBeLessThan(0.1);
+      expect(samples.dropped.stale / made).toBeLessThan(0.1);
       const planned = run.events.find((event) => event.type === "episodes-planned");
       expect(planned).toMatchObject({ planned: 96, tasks: 12, samplesPerTask: 8, epochs: 1 });
       const done = run.events.find((event) => event.type === "episodes-done");

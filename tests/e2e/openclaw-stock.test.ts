@@ -106,7 +106,7 @@ describe("stock OpenClaw end to end (rehearsal engine)", () => {
     expect(statusDuring.batches_delivered).toBeGreaterThanOrEqual(1);
     expect(statusDuring.turns.main).toBeGreaterThanOrEqual(9);
     expect(statusDuring.turns.side, "OpenClaw's activity recaps reach the proxy as side requests").toBeGreaterThan(0);
-    expect(statusDuring.samples.dropped_stale).toBe(0);
+    expect(statusDuring.samples.dropped.stale).toBe(0);
   });
 
   it("every main turn was captured with the right session and next state; side requests were not", async () => {

@@ -1,7 +1,9 @@
 // One real run, three screens: `openclaw-rl start` in rehearsal (stand-in engines and trainer, the built-in tool-call
 // environment running a small episode plan) with a scripted user chatting beside it. At several quiet moments, and
 // again after a restart in the same records folder, `status` (text), `status --json` and the dashboard's live feed
-// show the same figures, the counters are this run's, and the folder's totals since it was created are apart.
+// show the same figures, the counters are this run's, and the folder's totals since it was created are apart; the
+// sample counts add up on every screen (judged = made + without a sample; made + what earlier runs left = ready + in
+// training + trained + dropped), and judged and made are what this run's judgement records say.
 // Moments are chosen by state (nothing in flight), never by time; every wait is a generous bound.
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -12,7 +14,8 @@ import { statusSnapshotSchema, type StatusSnapshot } from "../../contracts/statu
 import type { DashboardSnapshot } from "../../orchestrator/status/dashboard/dashboard-wire.ts";
 import { ScriptedUser } from "../../rehearsal/scripted-user.ts";
 import { freePort, until } from "../support/loopback.ts";
-import { fromFeed, fromJson, fromText, type Figures } from "../status/screen-readers.ts";
+import { fromFeed, fromJson, fromText, sums, type Figures } from "../status/screen-readers.ts";
+import { readJsonl } from "../support/jsonl.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const BIN = path.join(root, "bin", "openclaw-rl.mjs");
@@ -144,13 +147,19 @@ async function screensWhenQuiet(): Promise<Screens> {
   );
 }
 
-/** Every figure two screens show is the same on all three; returns it. */
-function agreed(screens: Screens, moment: string): Figures {
+/** Every figure two screens show is the same on all three, and the sample counts add up and match the records; returns it. */
+async function agreed(screens: Screens, moment: string): Promise<Figures> {
   const json = fromJson(screens.json);
   expect(fromText(screens.text), `status text against status --json, ${moment}`).toEqual(json);
   expect(fromFeed(screens.feed), `the dashboard's feed against status --json, ${moment}`).toEqual(json);
   // every batch holds BATCH samples: trained samples and trained batches are counted over the same batches
   expect(json.samplesTrained, moment).toBe(json.batchesTrained * BATCH);
+  const { judged, samples } = sums(json);
+  expect(judged[0], `judged = made + without a sample, ${moment}`).toBe(judged[1]);
+  expect(samples[0], `made + from earlier runs = ready + in training + trained + dropped, ${moment}`).toBe(samples[1]);
+  // this run's judgement records (one per judged turn here: no feedback asks to judge one again)
+  const records = (await readJsonl(path.join(runDir, "judgements.jsonl"))).filter((record) => record.at >= screens.json.started_at);
+  expect([json.judged, json.made], `judged and made against this run's judgements.jsonl, ${moment}`).toEqual([records.length, records.filter((record) => record.sample).length]);
   return json;
 }
 
@@ -158,13 +167,13 @@ describe("one run, three screens (status, status --json, the dashboard)", () => 
   it("show the same figures at quiet moments of a chat-and-episodes run, and this run's counters after a restart", { timeout: 1_200_000 }, async () => {
     const planned = EPISODES.tasks * EPISODES.samplesPerTask;
     await startRun();
-    const episodesDone = agreed(await screensWhenQuiet(), "after the episode plan");
+    const episodesDone = await agreed(await screensWhenQuiet(), "after the episode plan");
     expect(episodesDone.progress).toEqual({ done: planned, planned });
     expect(episodesDone.episodes).toMatchObject({ running: 0, finished: planned });
     expect(episodesDone.folder).toEqual({ samplesTrained: episodesDone.samplesTrained, droppedStale: episodesDone.staleDrops }); // a new folder
 
     await chat(6);
-    const firstChat = agreed(await screensWhenQuiet(), "after the first chat");
+    const firstChat = await agreed(await screensWhenQuiet(), "after the first chat");
     expect(firstChat.turns.main).toBeGreaterThan(episodesDone.turns.main);
     expect(firstChat.openTurns, "each chat session's last turn waits for its next message").toBeGreaterThan(0);
     expect(firstChat.runId).toBe(episodesDone.runId);
@@ -175,7 +184,7 @@ describe("one run, three screens (status, status --json, the dashboard)", () => 
     watch.stdout!.on("data", (chunk: Buffer) => (watchedSoFar += chunk.toString("utf8")));
     await until("status --watch to print its first block", async () => (/^engines$/m.test(watchedSoFar) ? true : null), WAIT_MS);
     await chat(6);
-    const secondChat = agreed(await screensWhenQuiet(), "after the second chat");
+    const secondChat = await agreed(await screensWhenQuiet(), "after the second chat");
     watch.kill("SIGINT");
     const watched = (await watch).stdout;
     expect(watched.match(/^engines$/gm), `the block once:\n${watched}`).toHaveLength(1);
@@ -187,9 +196,10 @@ describe("one run, three screens (status, status --json, the dashboard)", () => 
     expect(page.headers.get("content-type")).toMatch(/^text\/html/);
     expect(await page.text()).toContain(`npx openclaw-rl status --run ${runDir}`);
     await stopRun();
+    const restartedAt = Date.now();
 
     await startRun();
-    const restarted = agreed(await screensWhenQuiet(), "after a restart in the same records folder");
+    const restarted = await agreed(await screensWhenQuiet(), "after a restart in the same records folder");
     expect(restarted.runId).not.toBe(secondChat.runId);
     // this run's: its own plan of episodes and its own batches; the folder's totals hold both runs
     expect(restarted.progress).toEqual({ done: planned, planned });
@@ -199,9 +209,14 @@ describe("one run, three screens (status, status --json, the dashboard)", () => 
     // if it acknowledged that one as it stopped
     const before = { samplesTrained: restarted.folder!.samplesTrained - restarted.samplesTrained, droppedStale: restarted.folder!.droppedStale - restarted.staleDrops };
     expect([secondChat.samplesTrained, secondChat.samplesTrained + secondChat.inTraining]).toContain(before.samplesTrained);
+    // what the first run left (ready, or out to its trainer) is this run's to train or drop, counted apart from made
+    // (the first run's open turns were judged as it stopped, after its last screen: their samples were left ready too)
+    const madeAtStop = (await readJsonl(path.join(runDir, "judgements.jsonl"))).filter((record) => record.sample && record.at < restartedAt).length - secondChat.made;
+    const ackedAtStop = before.samplesTrained - secondChat.samplesTrained;
+    expect(restarted.fromEarlierRuns).toBe(secondChat.ready + madeAtStop + secondChat.inTraining - ackedAtStop);
     expect(before.droppedStale).toBe(secondChat.staleDrops);
     await chat(3);
-    const restartedChat = agreed(await screensWhenQuiet(), "after chatting in the restarted run");
+    const restartedChat = await agreed(await screensWhenQuiet(), "after chatting in the restarted run");
     expect(restartedChat.turns.main).toBeGreaterThan(restarted.turns.main);
   });
 });

@@ -3,6 +3,7 @@
 import { createInterface } from "node:readline";
 import path from "node:path";
 import { execa } from "execa";
+import { HANG_GUARD_MS } from "../support/hang-guard.ts";
 import { describe, expect, it } from "vitest";
 import { EnvironmentClient } from "../../orchestrator/episodes/environment-client.ts";
 
@@ -12,7 +13,7 @@ const SERVE = path.join(ROOT, "environments/serve.ts");
 
 describe("serve.ts", () => {
   it("prints its URL as one JSON line, serves an episode there, and stops on SIGTERM", async () => {
-    const child = execa(TSX, [SERVE, "--kind", "toolcall", "--port", "0", "--slots", "2"], { reject: false, timeout: 25_000 });
+    const child = execa(TSX, [SERVE, "--kind", "toolcall", "--port", "0", "--slots", "2"], { reject: false, timeout: HANG_GUARD_MS });
     const firstLine = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once("line", resolve));
     const announced = JSON.parse(firstLine) as { url: string; kind: string };
     expect(announced).toEqual({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), kind: "toolcall" });
@@ -29,7 +30,7 @@ describe("serve.ts", () => {
   });
 
   it("exits 1 naming a bad flag", async () => {
-    const result = await execa(TSX, [SERVE, "--kind", "gui"], { reject: false, timeout: 25_000 });
+    const result = await execa(TSX, [SERVE, "--kind", "gui"], { reject: false, timeout: HANG_GUARD_MS });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(/^--kind: /);
   });

@@ -16,6 +16,8 @@ import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { HINT_HEADER } from "../../orchestrator/judging/hinted-prompt.ts";
 import { JudgePipeline, type JudgePipelineDeps } from "../../orchestrator/judging/judge-pipeline.ts";
+import { judgingFollows } from "../../orchestrator/judging/judge-thread-protocol.ts";
+import { turnEndedNotice } from "../../orchestrator/judging/open-turns.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
@@ -148,6 +150,7 @@ export async function startHarness(recipe: RecipeInput, overrides: Partial<Judge
     turnRetryDelayMs: 10,
     ...overrides,
   });
+  followBus(pipeline, bus);
   const events: RunEvent[] = [];
   bus.subscribe((event) => void events.push(event));
   const nextJudged = (sessionId: string, turn: number) =>
@@ -181,6 +184,18 @@ export async function startHarness(recipe: RecipeInput, overrides: Partial<Judge
       await server.close();
     },
   };
+}
+
+/**
+ * What the judging thread hands a pipeline from the proxy's bus, for a pipeline on this thread: every main turn-end
+ * at once (the thread holds an open turn's until feedback needs it: the ledger ends the same) and the events it follows.
+ */
+export function followBus(pipeline: JudgePipeline, bus: EventBus): void {
+  bus.subscribe((event) => {
+    const notice = turnEndedNotice(event);
+    if (notice) pipeline.turnEnded(notice);
+    else if (judgingFollows(event)) pipeline.follow(event);
+  });
 }
 
 export interface TurnSpec {

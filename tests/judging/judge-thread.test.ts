@@ -1,6 +1,6 @@
 // Judging on its own thread (JudgeThread + judge-worker.ts) against the SGLang stand-in: the same samples as the
 // pipeline in-process (packing across the thread boundary loses nothing), events on the proxy's bus, feedback held
-// through the relayed turn-end, the weight version it starts from and then relayed (stale turns skipped), sink failures reported back, the
+// for an open turn (its turn-end handed on with the feedback), the weight version it starts from and then relayed (stale turns skipped), sink failures reported back, the
 // judge re-pointed, a crashed worker replaced, a start that cannot load the tokenizer failing with the file named,
 // and drain.
 import { mkdtemp } from "node:fs/promises";
@@ -81,6 +81,24 @@ describe("judging on its own thread", () => {
     expect(await judged).toMatchObject({ sample: { reward: -1, why: "binary: explicit feedback -1" } });
     expect(harness.judge.calls).toHaveLength(0);
     expect(sink.byId("s-fb:0")).toMatchObject({ reward: -1 });
+  });
+
+  it("an open turn's end crosses only with feedback: a closed turn speaks for itself, an aborted one is still refused (409)", async () => {
+    harness = await startHarness({ method: "binary" });
+    harness.judge.script("CASE-ab", "eval", ["\\boxed{1}"]);
+    const running = await startThread({ method: "binary" }, harness.server.url);
+    const turnEnd = (turn: number, finishReason: "stop" | "abort") =>
+      running.bus.emit({ type: "turn-end", sessionId: "s-ab", turn, turnType: "main", finishReason, promptTokens: 10, responseTokens: 5, ttftMs: 1, totalMs: 2, weightVersions: ["7"], continuedAfterAbort: 0 });
+    turnEnd(0, "stop");
+    const judged = running.judged("s-ab");
+    running.thread.onTurnClosed(await makeTurn({ marker: "CASE-ab", sessionId: "s-ab", turn: 0 }));
+    expect(await judged).toMatchObject({ sample: { reward: 1 } });
+    turnEnd(1, "abort");
+    expect(await running.thread.handleFeedback({ session_id: "s-ab", score: -1 }, {})).toMatchObject({
+      status: 409,
+      body: { error: { field: "turn", message: expect.stringMatching(/turn 1 .* was aborted .*; the latest complete turn before it is 0/) } },
+    });
+    expect(await running.thread.handleFeedback({ session_id: "s-ab", turn: 0, score: -1 }, {})).toMatchObject({ status: 409, body: { error: { message: expect.stringContaining("already made sample s-ab:0") } } });
   });
 
   it("a sample the proxy's sink refuses is reported back as not stored", async () => {

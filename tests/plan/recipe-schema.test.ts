@@ -128,4 +128,15 @@ describe("recipe schema", () => {
     expect(lines[0]!.startsWith(`${file}:2:9: malformed YAML: `)).toBe(true);
     expect(lines[0]).toContain('("method: opd") (hint: fix the YAML at that line');
   });
+
+  it("an empty recipe file (or one of comments only) is refused by name, not read as the defaults' GPU recipe", () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "recipe-empty-"));
+    for (const [name, text] of [["empty.yaml", ""], ["comments.yaml", "# my recipe\n\n   \n"], ["null.yaml", "~\n"]] as const) {
+      const file = path.join(folder, name);
+      writeFileSync(file, text);
+      expect(() => loadRecipe({ recipe: file }), name).toThrow(
+        expect.objectContaining({ code: "RECIPE_INVALID", path: file, message: "empty recipe file: no keys, only comments or blank lines", hint: expect.stringContaining("leave out --recipe") }),
+      );
+    }
+  });
 });

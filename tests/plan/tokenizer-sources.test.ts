@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PlanContext } from "../../contracts/plan.ts";
 import { recipeSchema, type RecipeInput } from "../../contracts/recipe.ts";
-import { checkpointFolders } from "../../launchers/doctor/checkpoint-check.ts";
+import { checkpointFolders } from "../../launchers/checks/checkpoint-check.ts";
 import { rehearsalProcesses } from "../../launchers/rehearsal-plan.ts";
 import { judgeTokenizerSource, policyTokenizerSource } from "../../lib/model/tokenizer-sources.ts";
 import { startOrchestrator } from "../../orchestrator/run.ts";

@@ -4,6 +4,7 @@
 // step advantages (not at all for a masked, constant bucket).
 import path from "node:path";
 import { execa } from "execa";
+import { HANG_GUARD_MS } from "../support/hang-guard.ts";
 import { describe, expect, it } from "vitest";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
@@ -80,7 +81,7 @@ describe("the stand-in's agent approach", () => {
     const result = await execa("/usr/bin/python3", ["tests/rehearsal/fixtures/approach_check.py", tokens.markerIds.join(","), tokens.choiceIds.join(",")], {
       env: { PYTHONPATH: ["native", "rehearsal"].join(path.delimiter) },
       reject: false,
-      timeout: 60_000,
+      timeout: HANG_GUARD_MS,
     });
     expect(result.exitCode, result.stderr).toBe(0);
     const { tool, masked } = JSON.parse(result.stdout) as { tool: number[]; masked: number[] };

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { hasNaturalVoiceHint, hintOf, verdictOf } from "../../rehearsal/judge-cues.ts";
+import { hintOf, rejectedStyleShare, verdictOf } from "../../rehearsal/judge-cues.ts";
 import { HOMEWORK_PERSONAS, HOMEWORK_PROBLEMS, PERSONA_IDS, parsePersonaId, satisfiesPersona } from "../../rehearsal/homework-personas.ts";
 import { REPLY_STYLES } from "../../rehearsal/reply-styles.ts";
 import { blobId } from "../support/reference-checkout.ts";
@@ -43,7 +43,8 @@ describe("homework personas", () => {
       expect(verdictOf(persona.acceptance, "user").verdict, persona.id).toBe(1);
       const hint = hintOf(persona.rejection, "user");
       expect(hint, persona.id).not.toBeNull();
-      expect(hasNaturalVoiceHint(`[user's hint / instruction]\n${hint}`), persona.id).toBe(persona.id === "student");
+      // the stand-in teacher turns against the rejected (ai) style under the student's hint only; the others leave it at a third
+      expect(rejectedStyleShare(`[user's hint / instruction]\n${hint}`) < 1 / 3, persona.id).toBe(persona.id === "student");
     }
   });
 

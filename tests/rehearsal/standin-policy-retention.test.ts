@@ -39,7 +39,7 @@ describe("stand-in policy retention (engine.rehearsal.keep_policies)", () => {
     expect(await keptAfterSixUpdates(3)).toEqual(["policy-v4.json", "policy-v5.json", "policy-v6.json"]);
     expect(await keptAfterSixUpdates(1)).toEqual(["policy-v6.json"]);
     expect(await keptAfterSixUpdates(0)).toEqual([1, 2, 3, 4, 5, 6].map((version) => `policy-v${version}.json`));
-  }, 60_000);
+  });
 
   it("the planned trainer gets the recipe's value", () => {
     const recipe = recipeSchema.parse({ engine: { kind: "rehearsal", rehearsal: { keep_policies: 0 } }, model: { path: "builtin:qwen3" } });

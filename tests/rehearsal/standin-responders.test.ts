@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
+import { parseJudgeAnswer } from "../../orchestrator/judging/judge-answer.ts";
 import { evaluationPrompt, hintPrompt } from "../../orchestrator/judging/judge-prompts.ts";
 import { appendHint } from "../../orchestrator/judging/hinted-prompt.ts";
 import { JudgeResponder, teacherStyleLogprobs } from "../../rehearsal/judge-responder.ts";
@@ -107,6 +108,46 @@ describe("JudgeResponder", () => {
     expect(none).not.toContain("[HINT_START]");
   });
 
+  it("with hint variants, answers m hint votes on one turn with distinct candidates: reworded, too short, a duplicate, no hint", async () => {
+    const canonical = 'Answer in a natural, human voice. Never open with "As an AI language model".';
+    const votesOf = async (nextState: string, m: number, options: { seed?: number; hintVariants?: boolean }) => {
+      const responder = await JudgeResponder.create(tokenizer, options);
+      const asked = await asRequest(hintPrompt("As an AI language model, ...", nextState, "user"));
+      return Array.from({ length: m }, () => parseJudgeAnswer(responder.reply(asked).text!, "hint")).map((vote) => (vote.score === 1 ? vote.hint : vote.score));
+    };
+    const rejection = "That sounds like an AI. Be natural, please.";
+    // without variants (the default: binary, opd, combine) every ask gets the canonical hint
+    expect(await votesOf(rejection, 3, { seed: 5 })).toEqual([canonical, canonical, canonical]);
+    // with them, five asks walk one cycle: canonical twice (a duplicate), reworded, too short (dropped by the
+    // reference's length rule: over 10 characters), no hint
+    const cycle = await votesOf(rejection, 5, { seed: 0, hintVariants: true });
+    expect([...cycle].sort()).toEqual([canonical, canonical, "Be human.", "Sound like a person talking, not an assistant reciting a disclaimer.", -1].sort());
+    // repeatable per seed; any three asks in a row hold the canonical hint (opd's longest-hint rule keeps it)
+    expect(await votesOf(rejection, 5, { seed: 0, hintVariants: true })).toEqual(cycle);
+    const long = await votesOf(rejection, 12, { seed: 0, hintVariants: true });
+    for (let ask = 0; ask + 3 <= long.length; ask += 1) expect(long.slice(ask, ask + 3), `asks ${ask}..${ask + 2}`).toContain(canonical);
+    // the seed moves where each prompt's cycle starts
+    const starts = await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(async (seed) => JSON.stringify((await votesOf(rejection, 2, { seed, hintVariants: true })))));
+    expect(new Set(starts).size).toBeGreaterThan(1);
+    // a correction quotes the user in both wordings; a next state that teaches nothing gets -1 on every ask
+    const corrected = await votesOf("No, that is wrong: use metric units.", 5, { hintVariants: true });
+    expect(corrected).toContain('Follow the user\'s correction: "No, that is wrong: use metric units.".');
+    expect(corrected).toContain('The user said: "No, that is wrong: use metric units.". Do what they ask there.');
+    expect(await votesOf("Thanks!", 3, { hintVariants: true })).toEqual([-1, -1, -1]);
+  });
+
+  it("as the teacher, dislikes the AI style less under the reworded hint, and not at all under a hint about something else", async () => {
+    const messages: ChatMessage[] = [{ role: "user", content: "How should I name my cat?" }];
+    const share = async (hint: string) => {
+      const ids = await tokenizer.encode(template.render(appendHint(messages, hint), { tools: null, addGenerationPrompt: true }));
+      const decision = [...ids, ...(await judge()).tokens.markerIds, (await judge()).tokens.styleIds[2]!];
+      return Math.exp((await judge()).score({ inputIds: decision, promptText: tokenizer.decode(decision), weightVersion: "x" }).at(-1)!);
+    };
+    expect(await share('Answer in a natural, human voice. Never open with "As an AI language model".')).toBeCloseTo(0.02, 10);
+    expect(await share("Sound like a person talking, not an assistant reciting a disclaimer.")).toBeCloseTo(0.1, 10);
+    expect(await share("Use metric units.")).toBeCloseTo(1 / 3, 10);
+  });
+
   it("as the teacher, dislikes the AI style on a hinted prompt and agrees with the policy's hash elsewhere", async () => {
     const policy = await PolicyResponder.create(tokenizer, { seed: 2, logits: [-5, -5, 5] }); // always the AI style
     const messages: ChatMessage[] = [{ role: "user", content: "How should I name my cat?" }];
@@ -117,7 +158,7 @@ describe("JudgeResponder", () => {
     const scores = (await judge()).score({ inputIds: ids, promptText: tokenizer.decode(ids), weightVersion: "x" });
     const [decision] = stylePositions(response.tokenIds!, policy.tokens);
     const teacher = response.tokenIds!.map((_, index) => scores[hintedPrompt.length + index]!);
-    expect(teacher[decision!.position]).toBeCloseTo(teacherStyleLogprobs(true)[2]!, 10);
+    expect(teacher[decision!.position]).toBeCloseTo(teacherStyleLogprobs(0.02)[2]!, 10);
     teacher.forEach((value, index) => {
       if (index !== decision!.position) expect(value).toBe(response.logprobs![index]);
     });

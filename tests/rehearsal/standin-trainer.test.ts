@@ -5,6 +5,7 @@ import { readFile, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
+import { HANG_GUARD_MS } from "../support/hang-guard.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
@@ -39,7 +40,7 @@ describe("standin_trainer.py", () => {
     const result = await execa(
       "/usr/bin/python3",
       ["rehearsal/standin_trainer.py", "--policy-url", server.url, "--judge-url", server.url, "--method", "binary", "--batch-size", "8", "--train-seconds", "0.2", "--num-rollout", String(rollouts), "--run-dir", folder, "--rollout-function-path", "fake_rollout.generate_rollout"],
-      { env: { PYTHONPATH: ["native", "tests/rehearsal/fixtures"].join(path.delimiter), FAKE_ROLLOUT_LOG: log }, reject: false, timeout: 60_000 },
+      { env: { PYTHONPATH: ["native", "tests/rehearsal/fixtures"].join(path.delimiter), FAKE_ROLLOUT_LOG: log }, reject: false, timeout: HANG_GUARD_MS },
     );
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toContain("the model is a stand-in");
@@ -76,7 +77,7 @@ describe("standin_trainer.py", () => {
     const result = await execa(
       "/usr/bin/python3",
       ["rehearsal/standin_trainer.py", "--policy-url", server.url, "--judge-url", server.url, "--method", "combine", "--batch-size", "2", "--train-seconds", "0", "--num-rollout", "2", "--learn", "off", "--run-dir", folder, "--rollout-function-path", "fake_rollout.generate_rollout"],
-      { env: { PYTHONPATH: ["native", "tests/rehearsal/fixtures"].join(path.delimiter), FAKE_ROLLOUT_LOG: path.join(folder, "log") }, reject: false, timeout: 30_000 },
+      { env: { PYTHONPATH: ["native", "tests/rehearsal/fixtures"].join(path.delimiter), FAKE_ROLLOUT_LOG: path.join(folder, "log") }, reject: false, timeout: HANG_GUARD_MS },
     );
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toContain("only sleeps");
@@ -95,7 +96,7 @@ describe("standin_trainer.py", () => {
       const result = await execa(
         "/usr/bin/python3",
         ["rehearsal/standin_trainer.py", "--policy-url", judgeLike.url, "--judge-url", judgeLike.url, "--method", "opd", "--batch-size", "1", "--num-rollout", "1", "--learn", "on", "--run-dir", folder, "--rollout-function-path", "fake_rollout.generate_rollout"],
-        { env: { PYTHONPATH: ["native", "tests/rehearsal/fixtures"].join(path.delimiter), FAKE_ROLLOUT_LOG: path.join(folder, "log") }, reject: false, timeout: 30_000 },
+        { env: { PYTHONPATH: ["native", "tests/rehearsal/fixtures"].join(path.delimiter), FAKE_ROLLOUT_LOG: path.join(folder, "log") }, reject: false, timeout: HANG_GUARD_MS },
       );
       expect(result.exitCode).not.toBe(0);
       expect(result.stderr).toContain("is not the stand-in policy");
@@ -116,7 +117,7 @@ describe("standin_trainer.py start-up", () => {
     const trainer = execa(
       "/usr/bin/python3",
       ["rehearsal/standin_trainer.py", "--policy-url", url, "--judge-url", url, "--method", "binary", "--batch-size", "2", "--train-seconds", "0", "--num-rollout", "1", "--run-dir", folder, "--rollout-function-path", "fake_rollout.generate_rollout"],
-      { env: { PYTHONPATH: ["native", "tests/rehearsal/fixtures"].join(path.delimiter), FAKE_ROLLOUT_LOG: path.join(folder, "rollout.log") }, reject: false, timeout: 60_000 },
+      { env: { PYTHONPATH: ["native", "tests/rehearsal/fixtures"].join(path.delimiter), FAKE_ROLLOUT_LOG: path.join(folder, "rollout.log") }, reject: false, timeout: HANG_GUARD_MS },
     );
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const server = new StandinSglangServer({ tokenizer, responder: await PolicyResponder.create(tokenizer, { seed: 5 }), port });
@@ -143,7 +144,7 @@ describe("standin_trainer.py without torch", () => {
         {
           env: { PYTHONPATH: ["tests/rehearsal/fixtures/no_torch", "native"].join(path.delimiter), OPENCLAW_RL_BRIDGE: bridge.info.url, OPENCLAW_RL_BRIDGE_TOKEN: bridge.info.token },
           reject: false,
-          timeout: 60_000,
+          timeout: HANG_GUARD_MS,
         },
       );
       expect(result.exitCode, result.stderr).toBe(0);

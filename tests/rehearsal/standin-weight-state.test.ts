@@ -64,7 +64,7 @@ describe("stand-in policy weight state across restarts", () => {
     await kill9(restarted.child);
     await startPolicy(runDir, "20260101-000000", port);
     expect(await state(port)).toMatchObject({ weight_version: "9", responder: { logits: [0.4, 0.1, -3] } });
-  }, 60_000);
+  });
 
   it("a new start in the same run folder begins from the base weights at \"default\"", async () => {
     const runDir = mkdtempSync(path.join(tmpdir(), "openclaw-standin-state-"));
@@ -75,5 +75,5 @@ describe("stand-in policy weight state across restarts", () => {
     const next = await startPolicy(runDir, "run-b", port);
     expect(next.banner).not.toContain("restarted within run");
     expect(await state(port)).toMatchObject({ weight_version: "default", responder: { logits: [0, 0, 0] } });
-  }, 60_000);
+  });
 });

@@ -56,6 +56,7 @@ describe("admin server", () => {
   });
 
   it("serves the folded status as versioned JSON", async () => {
+    bus.emit({ type: "sample-ready", sampleId: "s1:3", sessionId: "s1", turn: 3, kind: "combined", reward: 1, ready: 3, batchSize: 4 }); // (with the two of beforeAll)
     bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0", size: 2, meanReward: 0, evalScore: null, counts: { positive: 1, zero: 0, negative: 1 } });
     bus.emit({ type: "sample-dropped", sampleId: "x", reason: "stale", detail: "3 versions behind" });
     bus.emit({ type: "error", source: "judge", code: "JUDGE_FAILED", message: "vote 2 timed out" });
@@ -70,17 +71,17 @@ describe("admin server", () => {
       stand_in: true,
       sessions: 1,
       turns: { main: 1, side: 1 },
-      samples: { ready: 0, batch_size: 4, delivered: 2, acknowledged: 0, dropped_stale: 1 },
+      samples: { made: 3, from_earlier_runs: 0, ready: 0, batch_size: 4, in_training: 2, trained: 0, dropped: { stale: 1, invalid: 0 }, delivered: 2 },
       batches: 0,
       batches_delivered: 1,
-      rewards: { count: 2, mean: 0, positive: 1, negative: 1 },
-      judging: { judged: 2, without_sample: 1, skipped: { stale: 1 }, waiting: 1 },
+      rewards: { count: 3, positive: 2, negative: 1 },
+      judging: { judged: 4, without_sample: 1, skipped: { stale: 1 }, waiting: 1 },
       engines: [{ name: "rehearsal-policy", state: "ready" }],
     });
-    expect(formatStatus(status)).toContain("judging     2 judged · 1 without a sample (stale 1) · 1 waiting");
+    expect(formatStatus(status)).toContain("judging     4 judged = 3 made a sample + 1 without a sample (stale 1) · 1 waiting");
     expect(status.errors[0]).toMatchObject({ source: "judge", message: "vote 2 timed out" });
     bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0" });
-    expect(tracker.snapshot()).toMatchObject({ samples: { delivered: 0, acknowledged: 2 }, batches: 1, batches_delivered: 1 });
+    expect(tracker.snapshot()).toMatchObject({ samples: { in_training: 0, trained: 2, delivered: 2 }, batches: 1, batches_delivered: 1 });
   });
 
   it("streams events over ws: history first, then live; no token, no stream", async () => {

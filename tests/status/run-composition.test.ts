@@ -128,7 +128,7 @@ describe("orchestrator composition", () => {
     await expect(fetch(`${orchestrator.urls.admin}/status`)).rejects.toThrow();
   });
 
-  it("a port taken after preflight fails the start and frees the proxy port again", async () => {
+  it("a port taken after the checks fails the start and frees the proxy port again", async () => {
     const runDir = mkdtempSync(path.join(tmpdir(), "openclaw-rl-run-"));
     const blocker: Server = await new Promise((resolve) => {
       const server = createServer().listen(0, "127.0.0.1", () => resolve(server));

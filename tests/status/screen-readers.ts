@@ -9,9 +9,14 @@ export interface Figures {
   turns: { main: number; side: number };
   ready: number;
   batchSize: number | null;
+  /** The sum's parts: made + fromEarlierRuns = ready + inTraining + samplesTrained + staleDrops + invalidDrops. */
+  made: number;
+  fromEarlierRuns: number;
   inTraining: number;
   samplesTrained: number;
   staleDrops: number;
+  invalidDrops: number;
+  samplesDelivered: number;
   batchesTrained: number;
   batchesDelivered: number;
   rewards: { count: number; positive: number; zero: number; negative: number };
@@ -33,9 +38,13 @@ export function fromJson(status: StatusSnapshot): Figures {
     turns: status.turns,
     ready: samples.ready,
     batchSize: samples.batch_size,
-    inTraining: samples.delivered,
-    samplesTrained: samples.acknowledged,
-    staleDrops: samples.dropped_stale,
+    made: samples.made,
+    fromEarlierRuns: samples.from_earlier_runs,
+    inTraining: samples.in_training,
+    samplesTrained: samples.trained,
+    staleDrops: samples.dropped.stale,
+    invalidDrops: samples.dropped.invalid,
+    samplesDelivered: samples.delivered,
     batchesTrained: status.batches,
     batchesDelivered: status.batches_delivered,
     rewards: { count: rewards.count, positive: rewards.positive, zero: rewards.zero, negative: rewards.negative },
@@ -58,14 +67,18 @@ export function fromFeed(dashboard: DashboardSnapshot): Figures {
     turns: { main: totals.mainTurns, side: totals.sideTurns },
     ready: open.ready,
     batchSize: open.batchSize,
-    inTraining: totals.samplesInTraining,
-    samplesTrained: totals.samplesTrained,
-    staleDrops: totals.staleDrops,
+    made: totals.samples.made,
+    fromEarlierRuns: totals.samples.fromEarlierRuns,
+    inTraining: totals.samples.inTraining,
+    samplesTrained: totals.samples.trained,
+    staleDrops: totals.samples.dropped.stale,
+    invalidDrops: totals.samples.dropped.invalid,
+    samplesDelivered: totals.samples.delivered,
     batchesTrained: totals.batches,
     batchesDelivered: totals.batchesDelivered,
     rewards: { count: totals.rewards.count, positive: totals.rewards.positive, zero: totals.rewards.zero, negative: totals.rewards.negative },
     judged: totals.judged,
-    withoutSample: totals.skipped,
+    withoutSample: totals.withoutSample,
     waitingForJudge: totals.waitingForJudge,
     openTurns: totals.openTurns,
     weightVersion: totals.weightVersion,
@@ -76,6 +89,14 @@ export function fromFeed(dashboard: DashboardSnapshot): Figures {
 }
 
 /** Reads the figures off `status`'s text; a line it needs and cannot find fails the read, naming the line. */
+/** The sums every screen's figures must hold: judged = made + without a sample; made + from earlier runs = where each sample is. */
+export function sums(figures: Figures): { judged: [number, number]; samples: [number, number] } {
+  return {
+    judged: [figures.judged, figures.made + figures.withoutSample],
+    samples: [figures.made + figures.fromEarlierRuns, figures.ready + figures.inTraining + figures.samplesTrained + figures.staleDrops + figures.invalidDrops],
+  };
+}
+
 export function fromText(text: string): Figures {
   const match = (pattern: RegExp, what: string): RegExpMatchArray => {
     const found = text.match(pattern);
@@ -86,10 +107,12 @@ export function fromText(text: string): Figures {
   const title = match(/· run (\S+) ·/, "run id");
   const sessions = match(/^sessions +(\d+) · turns: main (\d+), side (\d+)$/m, "sessions");
   const batch = match(/^next batch .*?(?:(\d+) of (\d+) samples ready|(\d+) samples ready \(a batch takes (\d+)\))$/m, "next batch");
-  const samples = match(/^samples +trained (\d+) · in training (\d+) · dropped stale (\d+)$/m, "samples");
-  const batches = match(/^batches +(\d+) trained · (\d+) delivered/m, "batches");
+  const samples = match(/^samples +(\d+) made(?: \+ (\d+) from earlier runs)? = (\d+) ready \+ (\d+) in training \+ (\d+) trained \+ (\d+) dropped stale(?: \+ (\d+) dropped invalid)?$/m, "samples");
+  const batches = match(/^batches +(\d+) trained · (\d+) delivered \((\d+) samples handed out/m, "batches");
   const rewards = match(/^rewards +(\d+) samples · mean \S+ · (\d+) good \(above 0\) · (\d+) neutral \(0\) · (\d+) bad \(below 0\)$/m, "rewards");
-  const judging = match(/^judging +(\d+) judged · (\d+) without a sample(?: \([^)]*\))? · (\d+) waiting for the judge$/m, "judging");
+  const judging = match(/^judging +(\d+) judged = (\d+) made a sample \+ (\d+) without a sample(?: \([^)]*\))? · (\d+) waiting for the judge$/m, "judging");
+  if (samples[3] !== (batch[1] ?? batch[3])) throw new Error(`status text names two numbers of samples ready (${samples[3]}, ${batch[1] ?? batch[3]}):\n${text}`);
+  if (judging[2] !== samples[1]) throw new Error(`status text names two numbers of samples made (${judging[2]}, ${samples[1]}):\n${text}`);
   const open = text.match(/^ +(\d+) open: answered, waiting for the session's next message/m);
   const weights = match(/^weights +version (\S+)/m, "weights");
   const episodes = text.match(/^episodes +(\d+) running · (\d+) finished \((\d+) failed\)/m);
@@ -101,15 +124,19 @@ export function fromText(text: string): Figures {
     turns: { main: number(sessions[2]), side: number(sessions[3]) },
     ready: number(batch[1] ?? batch[3]),
     batchSize: number(batch[2] ?? batch[4]),
-    inTraining: number(samples[2]),
-    samplesTrained: number(samples[1]),
-    staleDrops: number(samples[3]),
+    made: number(samples[1]),
+    fromEarlierRuns: number(samples[2] ?? "0"),
+    inTraining: number(samples[4]),
+    samplesTrained: number(samples[5]),
+    staleDrops: number(samples[6]),
+    invalidDrops: number(samples[7] ?? "0"),
+    samplesDelivered: number(batches[3]),
     batchesTrained: number(batches[1]),
     batchesDelivered: number(batches[2]),
     rewards: { count: number(rewards[1]), positive: number(rewards[2]), zero: number(rewards[3]), negative: number(rewards[4]) },
     judged: number(judging[1]),
-    withoutSample: number(judging[2]),
-    waitingForJudge: number(judging[3]),
+    withoutSample: number(judging[3]),
+    waitingForJudge: number(judging[4]),
     openTurns: open ? number(open[1]) : 0,
     weightVersion: weights[1] === "–" ? null : weights[1]!,
     episodes: episodes ? { running: number(episodes[1]), finished: number(episodes[2]), failed: number(episodes[3]) } : { running: 0, finished: 0, failed: 0 },

@@ -23,10 +23,11 @@ function fromStatus(status: StatusSnapshot) {
     withoutSample: status.judging.without_sample,
     ready: status.samples.ready,
     batchSize: status.samples.batch_size,
-    samplesTrained: status.samples.acknowledged,
-    inTraining: status.samples.delivered,
-    heldSince: status.samples.held_back?.since ?? null,
-    staleDrops: status.samples.dropped_stale,
+    samples: {
+      made: status.samples.made, fromEarlierRuns: status.samples.from_earlier_runs, ready: status.samples.ready, inTraining: status.samples.in_training,
+      trained: status.samples.trained, dropped: status.samples.dropped, delivered: status.samples.delivered,
+    },
+    held: status.samples.held_back && { since: status.samples.held_back.since, activeSessions: status.samples.held_back.active_sessions, perSession: status.samples.held_back.per_session },
     folder: status.records_folder && { samplesTrained: status.records_folder.samples_trained, droppedStale: status.records_folder.dropped_stale },
     open: status.judging.open,
     rewards: { count: status.rewards.count, positive: status.rewards.positive, zero: status.rewards.zero, negative: status.rewards.negative },
@@ -52,13 +53,11 @@ function fromDashboard(dashboard: DashboardSnapshot) {
     sessions: totals.sessions,
     turns: { main: totals.mainTurns, side: totals.sideTurns },
     judged: totals.judged,
-    withoutSample: totals.skipped,
+    withoutSample: totals.withoutSample,
     ready: open.ready,
     batchSize: open.batchSize,
-    samplesTrained: totals.samplesTrained,
-    inTraining: totals.samplesInTraining,
-    heldSince: totals.heldSince,
-    staleDrops: totals.staleDrops,
+    samples: totals.samples,
+    held: totals.held,
     folder: totals.folder,
     open: totals.openTurns,
     rewards: { count: totals.rewards.count, positive: totals.rewards.positive, zero: totals.rewards.zero, negative: totals.rewards.negative },
@@ -87,7 +86,10 @@ const ended = (sessionId: string, turn: number, version: string): RunEventInput 
   type: "turn-end", sessionId, turn, turnType: "main", finishReason: "stop", promptTokens: 10, responseTokens: 5, ttftMs: 20, totalMs: 90, weightVersions: [version], continuedAfterAbort: 0,
 });
 
-/** A run through its awkward places: kept turns before the store reports, a trainer that died holding a batch, an ack of a batch never seen. */
+/**
+ * A run through its awkward places: samples an earlier run left (ready, and a batch out), a sample stored before its
+ * turn's judgement is announced, a trainer that died holding a batch, an ack of a batch never seen.
+ */
 const sequence: RunEventInput[] = [
   // the records folder's store, as an earlier run left it: one sample ready, a batch of 2 still out, its totals
   { type: "store-opened", ready: 1, outstanding: [{ batchId: "earlier", size: 2 }], acknowledged: 10, droppedStale: 5 },
@@ -100,15 +102,16 @@ const sequence: RunEventInput[] = [
   { type: "turn-start", sessionId: "b:x", turn: 0, turnType: "main", decidedBy: "agent-conversation" },
   ended("b:x", 0, "3"),
   { type: "turn-closed", sessionId: "a", turn: 0, closedBy: "next-request", nextStateRole: "user" },
+  { type: "sample-ready", sampleId: "a:0", sessionId: "a", turn: 0, kind: "rl", reward: 1, ready: 2, batchSize: 2 },
   judged("a", 0, true),
   { type: "turn-closed", sessionId: "b:x", turn: 0, closedBy: "next-request", nextStateRole: "tool" },
   judged("b:x", 0, false),
   { type: "engine-state", name: "policy", state: "ready", detail: "2 engines" },
-  { type: "sample-ready", sampleId: "a:1", sessionId: "a", turn: 1, kind: "rl", reward: 1, ready: 2, batchSize: 2 },
-  { type: "sample-dropped", sampleId: "b:x:0", reason: "stale", detail: "3 versions behind (max 2)", ready: 1 },
+  { type: "sample-ready", sampleId: "c:0", sessionId: "c", turn: 0, kind: "rl", reward: 1, ready: 3, batchSize: 2 }, // (its turn-judged not yet here)
+  { type: "sample-dropped", sampleId: "old:0", reason: "stale", detail: "3 versions behind (max 2)", ready: 2 },
   { type: "batch-released", batchId: "earlier", size: 2, ready: 3 },
   { type: "sample-dropped", sampleId: "c:0", reason: "invalid", detail: "bad" },
-  { type: "batch-held", ready: 3, size: 2 },
+  { type: "batch-held", ready: 3, size: 2, activeSessions: 2, perSession: 1 },
   { type: "batch-delivered", rolloutId: 0, batchId: "b0-first", size: 2, meanReward: 0, evalScore: 0, counts, ready: 1 },
   { type: "weights-update-start", fromVersion: "3" },
   { type: "error", source: "bridge", code: "BRIDGE_CLOSED", message: "the trainer went away" },
@@ -126,6 +129,7 @@ const sequence: RunEventInput[] = [
     since: 1_000, // (a pause recorded before a restart of start, said again: it began before this event)
   },
   { type: "weights-version-reset", fromVersion: "3", reason: "slime restarted" },
+  { type: "sample-ready", sampleId: "d:0", sessionId: "d", turn: 0, kind: "rl", reward: 1, ready: 2, batchSize: 2 },
   { type: "batch-delivered", rolloutId: 0, batchId: "b0-again", size: 2, meanReward: 0, evalScore: 0, counts },
   { type: "batch-acknowledged", rolloutId: 0, batchId: "b0-again" },
   { type: "batch-acknowledged", rolloutId: 9, batchId: "never-delivered-here" },
@@ -151,14 +155,20 @@ describe("status and the dashboard", () => {
     for (const [index, event] of sequence.entries()) {
       bus.emit(event);
       const now = Date.now(); // (one clock for both: the ETA is read from it)
-      expect(fromDashboard(dashboard.snapshot(now)), `after event ${index} (${event.type})`).toEqual(fromStatus(statusSnapshotSchema.parse(status.snapshot(now))));
+      const shown = fromStatus(statusSnapshotSchema.parse(status.snapshot(now)));
+      expect(fromDashboard(dashboard.snapshot(now)), `after event ${index} (${event.type})`).toEqual(shown);
+      // the sums hold after every event: judged = made + without a sample; made + from earlier runs = where each sample is
+      const { made, fromEarlierRuns, ready, inTraining, trained, dropped } = shown.samples;
+      expect([shown.judged, made + fromEarlierRuns], `after event ${index} (${event.type})`).toEqual([made + shown.withoutSample, ready + inTraining + trained + dropped.stale + dropped.invalid]);
+      expect(shown.ready, "the next-batch figure is the sum's").toBe(ready);
       if (event.type === "training-paused") expect(fromStatus(status.snapshot(now)).trainingPause?.slice(0, 2)).toEqual([event.since, event.message]);
     }
     expect(fromStatus(status.snapshot())).toMatchObject({
-      sessions: 2, turns: { main: 3, side: 1 }, batchesTrained: 2, batchesDelivered: 2, samplesTrained: 2, weightVersion: "1",
-      // ready: the store said 1 after the first delivery; the second (no count given) took its 2 of it. In training: the
-      // dead trainer's batch (the released one of an earlier run is not)
-      ready: 0, inTraining: 2, open: 1, folder: { samplesTrained: 12, droppedStale: 6 }, progress: { done: 2, planned: 2, eta: 0 },
+      sessions: 2, turns: { main: 3, side: 1 }, batchesTrained: 2, batchesDelivered: 2, weightVersion: "1", judged: 4, withoutSample: 1,
+      // 3 made + 3 an earlier run left = 0 ready + 2 in training (the dead trainer's batch; the released one of the
+      // earlier run is not) + 2 trained (the ack of a batch never seen here moves none) + 1 dropped stale + 1 invalid
+      samples: { made: 3, fromEarlierRuns: 3, ready: 0, inTraining: 2, trained: 2, dropped: { stale: 1, invalid: 1 }, delivered: 4 },
+      open: 1, folder: { samplesTrained: 12, droppedStale: 6 }, progress: { done: 2, planned: 2, eta: 0 },
       // the best of v0 (0.5), v3 (0.75), v6 (0.25); the pause ended by the resume
       best: ["3", 0.75, { low: 0.5, high: 1 }], trainingPause: null,
     });
@@ -194,12 +204,14 @@ describe("status and the dashboard", () => {
       let { status, dashboard } = await both();
       expect(dashboard).toEqual(status);
       expect(dashboard.batchSize).toBe(6);
-      for (const event of sequence.filter((event) => event.type.startsWith("weights-") || event.type.startsWith("batch-") || event.type === "turn-judged")) orchestrator.bus.emit(event);
+      for (const event of sequence.filter((event) => event.type.startsWith("weights-") || event.type.startsWith("batch-") || event.type.startsWith("sample-") || event.type === "turn-judged")) {
+        orchestrator.bus.emit(event.type === "sample-ready" ? { ...event, batchSize: 6 } : event); // (the store's batch size is the recipe's)
+      }
       ({ status, dashboard } = await both());
       const sameOnBoth = ({ judged, withoutSample, batchSize, batchesTrained, batchesDelivered, weightVersion }: typeof status | typeof dashboard) =>
         ({ judged, withoutSample, batchSize, batchesTrained, batchesDelivered, weightVersion });
       expect(sameOnBoth(dashboard)).toEqual(sameOnBoth(status));
-      expect(sameOnBoth(status)).toEqual({ judged: 2, withoutSample: 1, batchSize: 6, batchesTrained: 2, batchesDelivered: 2, weightVersion: "1" });
+      expect(sameOnBoth(status)).toEqual({ judged: 4, withoutSample: 1, batchSize: 6, batchesTrained: 2, batchesDelivered: 2, weightVersion: "1" });
     } finally {
       await orchestrator.stop();
     }

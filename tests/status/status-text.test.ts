@@ -56,9 +56,30 @@ describe("status text", () => {
     const text = formatStatus(status());
     expect(text).toContain("6 samples ready (a batch takes 4)");
     expect(text).toMatch(/held back since \d+s ago: a batch takes at most 1 of one session's samples \(training\.fair_batch\.max_session_share 0\.25\); held-back samples complete a batch once they waited 300 s/);
+    // the store names the sessions with samples ready and the share they get (it fits them)
+    bus.emit({ type: "batch-held", ready: 6, size: 4, activeSessions: 2, perSession: 2 });
+    expect(status().samples.held_back).toMatchObject({ active_sessions: 2, per_session: 2 });
+    expect(formatStatus(status())).toMatch(/held back since \d+s ago: a batch takes at most 2 of one session's samples while 2 sessions have samples ready \(training\.fair_batch\.max_session_share 0\.25\)/);
     bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0", size: 4, meanReward: 1, evalScore: null, counts: { positive: 4, zero: 0, negative: 0 }, ready: 2 });
     expect(status().samples.held_back).toBeNull();
     expect(formatStatus(status())).not.toContain("held back");
+  });
+
+  it("says where every sample is as one sum, and the judged turns as made + without a sample", () => {
+    const { bus, status } = tracked();
+    bus.emit({ type: "store-opened", ready: 2, outstanding: [{ batchId: "earlier", size: 4 }], acknowledged: 8, droppedStale: 1 });
+    for (let turn = 0; turn < 5; turn++) bus.emit(sample(turn, 1));
+    bus.emit({ type: "turn-judged", sessionId: "s", turn: 5, method: "binary", score: 0, hintAccepted: null, sample: null, skipped: "no signal", skipCategory: "no-signal" });
+    bus.emit({ type: "sample-dropped", sampleId: "old:1", reason: "stale", detail: "9 versions behind" });
+    bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0", size: 4, meanReward: 1, evalScore: null, counts: { positive: 4, zero: 0, negative: 0 } });
+    bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0" });
+    bus.emit({ type: "batch-delivered", rolloutId: 1, batchId: "earlier", size: 4, meanReward: 1, evalScore: null, counts: { positive: 4, zero: 0, negative: 0 } });
+    const snapshot = status();
+    expect(snapshot.samples).toMatchObject({ made: 5, from_earlier_runs: 6, ready: 2, in_training: 4, trained: 4, dropped: { stale: 1, invalid: 0 }, delivered: 8 });
+    const text = formatStatus(snapshot, 160);
+    expect(text).toContain("samples     5 made + 6 from earlier runs = 2 ready + 4 in training + 4 trained + 1 dropped stale\n");
+    expect(text).toContain("judging     6 judged = 5 made a sample + 1 without a sample (no-signal 1) · 0 waiting for the judge");
+    expect(text).toContain("batches     1 trained · 2 delivered (8 samples handed out, re-deliveries included)");
   });
 
   it("piped --watch prints the block once, then only the lines that changed, with the time", () => {

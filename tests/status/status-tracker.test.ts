@@ -5,6 +5,7 @@ import { formatStatus } from "../../cli/commands/status-format.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { statusSnapshotSchema } from "../../contracts/status.ts";
+import { RunTally } from "../../orchestrator/status/run-tally.ts";
 import { StatusTracker } from "../../orchestrator/status/status-tracker.ts";
 
 const recipe = recipeSchema.parse({ name: "t", method: "binary", engine: { kind: "rehearsal" }, training: { batch_size: 4 } });
@@ -60,20 +61,40 @@ describe("StatusTracker", () => {
     tracker.close();
   });
 
+  it("shows the first version's outcome rate beside the latest ones, and keeps the first past the tally's limit", () => {
+    const bus = new EventBus();
+    const tally = new RunTally(4, { episodeGroups: 6 });
+    bus.subscribe((event) => tally.apply(event));
+    const tracker = new StatusTracker(bus, recipe, {}, tally);
+    // versions end out of order (episodes of v3 finish after v4's began); "default" is version 0
+    const ends: Array<[string, number]> = [["default", 0], ["default", 0], ["1", 0], ["2", 1], ["4", 1], ["3", 0], ["5", 1], ["6", 1], ["7", 1], ["8", 1], ["9", 1]];
+    for (const [index, [version, score]] of ends.entries()) {
+      bus.emit({ type: "episode-start", episodeId: `e${index}`, groupId: `g${index}` });
+      bus.emit({ type: "episode-end", episodeId: `e${index}`, groupId: `g${index}`, score, failure: null, steps: 2, weightVersion: version });
+    }
+    const status = statusSnapshotSchema.parse(tracker.snapshot());
+    // 6 kept: the first (v0) and the five most recently updated, in version order
+    expect(Object.keys(status.episodes.by_version)).toEqual(["0", "5", "6", "7", "8", "9"]);
+    expect(status.episodes.by_version["0"]).toEqual({ finished: 2, failed: 0, outcome_rate: 0 });
+    expect(formatStatus(status, 200)).toContain("            by weight version: v0 0% of 2 · … · v6 100% of 1 · v7 100% of 1 · v8 100% of 1 · v9 100% of 1\n");
+    tracker.close();
+  });
+
   it("counts what was trained: a batch re-delivered after its trainer died is one batch of 4, not two", () => {
     const { bus, tracker } = wiredTracker();
     const counts = { positive: 3, zero: 0, negative: 1 };
+    for (let turn = 0; turn < 4; turn++) bus.emit({ type: "sample-ready", sampleId: `s:${turn}`, sessionId: "s", turn, kind: "rl", reward: 1, ready: turn + 1, batchSize: 4 });
     bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0-first", size: 4, meanReward: 0.5, evalScore: 0.5, counts });
-    expect(tracker.snapshot()).toMatchObject({ batches: 0, batches_delivered: 1, samples: { delivered: 4, acknowledged: 0 } });
+    expect(tracker.snapshot()).toMatchObject({ batches: 0, batches_delivered: 1, samples: { ready: 0, in_training: 4, trained: 0, delivered: 4 } });
     bus.emit({ type: "weights-version-reset", fromVersion: "3", reason: "slime restarted" }); // its batch stays out
     bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0-first", size: 4, meanReward: 0.5, evalScore: 0.5, counts }); // handed to the new trainer again
-    expect(tracker.snapshot()).toMatchObject({ samples: { delivered: 4 } });
+    expect(tracker.snapshot()).toMatchObject({ samples: { ready: 0, in_training: 4, delivered: 8 } });
     bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0-first" });
     const status = statusSnapshotSchema.parse(tracker.snapshot());
-    expect(status).toMatchObject({ batches: 1, batches_delivered: 2, samples: { delivered: 0, acknowledged: 4 } });
+    expect(status).toMatchObject({ batches: 1, batches_delivered: 2, samples: { made: 4, ready: 0, in_training: 0, trained: 4, delivered: 8 } });
     const text = formatStatus(status);
-    expect(text).toContain("samples     trained 4 · in training 0 · dropped stale 0");
-    expect(text).toMatch(/batches {5}1 trained · 2 delivered \(re-deliveries included\) · last delivered \d+s ago/);
+    expect(text).toContain("samples     4 made = 0 ready + 0 in training + 4 trained + 0 dropped stale");
+    expect(text).toMatch(/batches {5}1 trained · 2 delivered \(8 samples handed out, re-deliveries included\) · last delivered \d+s ago/);
     tracker.close();
   });
 
@@ -85,10 +106,11 @@ describe("StatusTracker", () => {
     judged(1, "truncated");
     judged(2, "repetition");
     judged(3, "near-empty");
+    bus.emit({ type: "sample-ready", sampleId: "s:4", sessionId: "s", turn: 4, kind: "rl", reward: 1, ready: 1, batchSize: 4 });
     judged(4, null);
     const status = statusSnapshotSchema.parse(tracker.snapshot());
     expect(status.judging).toMatchObject({ judged: 5, without_sample: 4, skipped: { repetition: 2, truncated: 1, "near-empty": 1 } });
-    expect(formatStatus(status)).toMatch(/judging {5}5 judged · 4 without a sample \(repetition 2, (truncated 1, near-empty 1|near-empty 1, truncated 1)\)/);
+    expect(formatStatus(status)).toMatch(/judging {5}5 judged = 1 made a sample \+ 4 without a sample \(repetition 2, (truncated 1, near-empty 1|near-empty 1, truncated 1)\)/);
     tracker.close();
   });
 

@@ -60,12 +60,12 @@ describe("status and dashboard across a trainer restart", () => {
     expect(status.snapshot()).toMatchObject({
       batches: 1,
       batches_delivered: 2,
-      samples: { delivered: 0, acknowledged: 4 },
+      samples: { in_training: 0, trained: 4, delivered: 8 },
       weight_version: "0",
       last_version_reset: { from_version: "8" },
     });
     const snapshot = dashboard.snapshot();
-    expect(snapshot.totals).toMatchObject({ batches: 1, samplesTrained: 4, batchesDelivered: 2, samplesDelivered: 8, weightVersion: "0" });
+    expect(snapshot.totals).toMatchObject({ batches: 1, batchesDelivered: 2, samples: expect.objectContaining({ trained: 4, inTraining: 0, delivered: 8 }), weightVersion: "0" });
     expect(snapshot.batches.items.map((batch) => [batch.rolloutId, batch.size])).toEqual([[0, 4]]);
     status.close();
   });

@@ -20,8 +20,10 @@ async function start(dir: string, ...args: string[]): Promise<FixtureProcess> {
   return child;
 }
 
-function trainer(fixture: FixtureProcess, rollouts: number, size: number, from = 0) {
-  const child = execa("/usr/bin/python3", ["tests/bridge/fixtures/drain_rollouts.py", String(rollouts), String(size), String(from)], {
+/** The real rollout client draining rollouts [from, rollouts); with `dieAfter` it SIGKILLs itself right after that rollout. */
+function trainer(fixture: FixtureProcess, rollouts: number, size: number, from = 0, dieAfter?: number) {
+  const extra = dieAfter === undefined ? [] : [String(dieAfter)];
+  const child = execa("/usr/bin/python3", ["tests/bridge/fixtures/drain_rollouts.py", String(rollouts), String(size), String(from), ...extra], {
     cwd: REPO_ROOT,
     env: { PYTHONPATH: join(REPO_ROOT, "native"), OPENCLAW_RL_BRIDGE: fixture.info.url, OPENCLAW_RL_BRIDGE_TOKEN: fixture.info.token },
     buffer: false,
@@ -31,8 +33,10 @@ function trainer(fixture: FixtureProcess, rollouts: number, size: number, from =
   });
   const batches: Array<{ rollout: number; ids: string[] }> = [];
   const log: string[] = [];
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   const onBatch = new Set<() => void>();
-  void (async () => {
+  const read = (async () => {
     for await (const line of createInterface({ input: child.stdout })) {
       if (!line.startsWith("{")) {
         log.push(line);
@@ -42,13 +46,20 @@ function trainer(fixture: FixtureProcess, rollouts: number, size: number, from =
       for (const wake of onBatch) wake();
     }
   })();
+  /** The trainer's end, once every line it printed was read. */
+  const ended = Promise.all([child, read]).then(([result]) => result);
+  // resolves at the count-th batch; a trainer that ends before it fails the wait with its log instead of hanging
   const batchCount = (count: number) =>
-    new Promise<void>((resolve) => {
+    new Promise<void>((resolve, reject) => {
       const check = () => batches.length >= count && (onBatch.delete(check), resolve());
       onBatch.add(check);
       check();
+      void ended.then((result) => {
+        onBatch.delete(check);
+        if (batches.length < count) reject(new Error(`the trainer ended (${result.signal ?? `exit ${result.exitCode}`}) after ${batches.length} of ${count} batches:\n${[...log, stderr].join("\n")}`));
+      });
     });
-  return { child, batches, log, batchCount };
+  return { child, ended, batches, log, batchCount };
 }
 
 /** Each sample id with the number of trained batches it was in. */
@@ -80,7 +91,7 @@ describe("exactly once across kill -9", () => {
       fixture = await start(dir, ...(next && next !== "random" ? ["--die-after", next] : []));
       seen.push(`restarted: ${JSON.stringify(fixture.info.counts)}`);
     }
-    expect((await client.child).exitCode).toBe(0);
+    expect((await client.ended).exitCode).toBe(0);
     const counts = tally(client.batches);
     console.log([...seen, `trained ${client.batches.length} batches, ${[...counts.values()].reduce((a, b) => a + b, 0)} samples, ${counts.size} distinct`].join("\n"));
     expect([...counts.keys()].sort()).toEqual(ALL(80));
@@ -92,14 +103,15 @@ describe("exactly once across kill -9", () => {
   it("of the trainer: a trainer resumed from its checkpoint gets the same batch for the same rollout, the earlier ones never again", async () => {
     const dir = await mkdtemp(join(tmpdir(), "openclaw-once-"));
     const fixture = await start(dir, "--samples", "32");
-    const first = trainer(fixture, 8, 4);
-    await first.batchCount(4); // rollouts 0..3 returned to slime (0..1 acknowledged, 2..3 held)
-    first.child.kill("SIGKILL");
-    await first.child;
+    // it kills itself once rollouts 0..3 were returned to slime (0..1 acknowledged, 2..3 held): a test killing it on
+    // reading the 4th line could be late, the trainer already past rollout 4 (and rollout 2 acknowledged) by then
+    const first = trainer(fixture, 8, 4, 0, 3);
+    expect((await first.ended).signal).toBe("SIGKILL");
+    expect(first.batches.map((batch) => batch.rollout)).toEqual([0, 1, 2, 3]);
     // slime saved its checkpoint after rollout 2: it resumes at rollout 3 (rollout 3's training is lost with the process)
     const checkpoint = 2;
     const resumed = trainer(fixture, 8, 4, checkpoint + 1);
-    expect((await resumed.child).exitCode).toBe(0);
+    expect((await resumed.ended).exitCode).toBe(0);
     const lineage = [...first.batches.filter((batch) => batch.rollout <= checkpoint), ...resumed.batches];
     const counts = tally(lineage);
     console.log(`trainer killed after rollout ${first.batches.at(-1)!.rollout}; resumed at ${checkpoint + 1}: ${lineage.length} batches, ${counts.size} distinct samples, most times one sample was trained: ${Math.max(...counts.values())}`);

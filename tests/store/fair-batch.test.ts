@@ -1,6 +1,7 @@
-// Fair batches: no session holds more than its share of a batch; what is held back waits, in order, for a later
-// batch (never dropped by the share, still dropped by the staleness rule); a run with too few sessions still trains.
-// Episode steps share by task group, and a small episode run trains at once.
+// Fair batches: no session holds more than its share of a batch, a share that fits the sessions with a sample ready
+// (one user alone is never held back); what is held back waits, in order, for a later batch (never dropped by the
+// share, still dropped by the staleness rule); a run with too few sessions still trains. Episode steps share by task
+// group, and a small episode run trains at once.
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,36 +19,51 @@ describe("composeBatch", () => {
   const candidate = (seq: number, unit: string, readyAt = 0): BatchCandidate => ({ seq, unit, readyAt });
   const step = (seq: number, group: string, readyAt = 0): BatchCandidate => ({ seq, unit: group, episodeGroup: true, readyAt });
 
-  it("caps a session at a quarter of the batch, at least one sample", () => {
-    expect(sessionCap(16, 0.25)).toBe(4);
-    expect(sessionCap(3, 0.25)).toBe(1);
-    expect(sessionCap(16, 1)).toBe(16);
+  it("caps a session at a quarter of the batch once four sessions are active, an equal part with fewer, at least one sample", () => {
+    expect(sessionCap(16, 0.25, 4)).toBe(4);
+    expect(sessionCap(16, 0.25, 7)).toBe(4);
+    expect(sessionCap(3, 0.25, 5)).toBe(1);
+    expect(sessionCap(16, 1, 9)).toBe(16);
+    expect(sessionCap(16, 0.25, 1)).toBe(16); // one user alone: the whole batch
+    expect(sessionCap(16, 0.25, 2)).toBe(8);
+    expect(sessionCap(16, 0.25, 3)).toBe(6);
+    expect(sessionCap(4, 0.25, 3)).toBe(2);
+  });
+
+  it("one session alone fills a batch at once, two split it, however small the configured share", () => {
+    const alone = [candidate(1, "a"), candidate(2, "a"), candidate(3, "a"), candidate(4, "a"), candidate(5, "a")];
+    expect(composeBatch(alone, 4, RULE, 0)).toEqual({ seqs: [1, 2, 3, 4], heldBack: 0, relaxed: false, sessions: 1, largestSession: 4, activeSessions: 1, perSession: 4 });
+    const two = [candidate(1, "a"), candidate(2, "a"), candidate(3, "a"), candidate(4, "b"), candidate(5, "b")];
+    expect(composeBatch(two, 4, RULE, 0)).toEqual({ seqs: [1, 2, 4, 5], heldBack: 1, relaxed: false, sessions: 2, largestSession: 2, activeSessions: 2, perSession: 2 });
   });
 
   it("takes the oldest samples, skipping those of a session at its cap, in order", () => {
     const candidates = [candidate(1, "a"), candidate(2, "a"), candidate(3, "b"), candidate(4, "a"), candidate(5, "c"), candidate(6, "d")];
-    expect(composeBatch(candidates, 4, RULE, 0)).toEqual({ seqs: [1, 3, 5, 6], heldBack: 2, relaxed: false, sessions: 4, largestSession: 1 });
+    expect(composeBatch(candidates, 4, RULE, 0)).toEqual({ seqs: [1, 3, 5, 6], heldBack: 2, relaxed: false, sessions: 4, largestSession: 1, activeSessions: 4, perSession: 1 });
   });
 
   it("takes a sample on its last chance before the staleness rule drops it, whatever its session's share", () => {
     const candidates = [candidate(1, "a"), candidate(2, "a"), { ...candidate(3, "a"), lastChance: true }, candidate(4, "b"), candidate(5, "c"), candidate(6, "d")];
-    expect(composeBatch(candidates, 4, RULE, 0)).toEqual({ seqs: [3, 4, 5, 6], heldBack: 2, relaxed: false, sessions: 4, largestSession: 1 }); // (3 took a's one place)
+    expect(composeBatch(candidates, 4, RULE, 0)).toEqual({ seqs: [3, 4, 5, 6], heldBack: 2, relaxed: false, sessions: 4, largestSession: 1, activeSessions: 4, perSession: 1 }); // (3 took a's one place)
   });
 
-  it("waits (null) when the share leaves the batch short, then completes it with the oldest held-back samples", () => {
+  it("waits (null) when the share leaves the batch short (a chatty session beside a quiet one), then completes it with the oldest held-back samples", () => {
     const candidates = [candidate(1, "a", 0), candidate(2, "a", 0), candidate(3, "a", 1000), candidate(4, "b", 0)];
-    expect(composeBatch(candidates, 4, RULE, 59_999)).toBeNull();
-    expect(composeBatch(candidates, 4, RULE, 60_000)).toMatchObject({ seqs: [1, 2, 3, 4], relaxed: true, heldBack: 0, largestSession: 3 });
+    expect(composeBatch(candidates, 4, RULE, 60_999)).toBeNull(); // (3 is held back: a holds 2 of 4 beside b)
+    expect(composeBatch(candidates, 4, RULE, 61_000)).toMatchObject({ seqs: [1, 2, 3, 4], relaxed: true, heldBack: 0, largestSession: 3 });
     expect(composeBatch(candidates.slice(0, 3), 4, RULE, 1e9)).toBeNull(); // fewer ready than the batch: never
   });
 
   it("task groups: interleaved while several are ready, and one group alone fills the batch at once", () => {
     const twoGroups = [step(1, "g1"), step(2, "g1"), step(3, "g1"), step(4, "g1"), step(5, "g1"), step(6, "g2"), step(7, "g2"), step(8, "g2")];
-    expect(composeBatch(twoGroups, 4, { ...RULE, maxSessionShare: 0.5 }, 0)).toEqual({ seqs: [1, 2, 6, 7], heldBack: 3, relaxed: false, sessions: 2, largestSession: 2 });
+    expect(composeBatch(twoGroups, 4, { ...RULE, maxSessionShare: 0.5 }, 0)).toEqual({ seqs: [1, 2, 6, 7], heldBack: 3, relaxed: false, sessions: 2, largestSession: 2, activeSessions: 2, perSession: 2 });
     const oneGroup = twoGroups.slice(0, 5);
-    expect(composeBatch(oneGroup, 4, RULE, 0)).toEqual({ seqs: [1, 2, 3, 4], heldBack: 1, relaxed: true, sessions: 1, largestSession: 4 }); // (5 waits on)
-    // a chat session alone still waits relax_after_s
-    expect(composeBatch(oneGroup.map((each) => ({ ...each, episodeGroup: false })), 4, RULE, 0)).toBeNull();
+    expect(composeBatch(oneGroup, 4, RULE, 0)).toEqual({ seqs: [1, 2, 3, 4], heldBack: 0, relaxed: false, sessions: 1, largestSession: 4, activeSessions: 1, perSession: 4 }); // (5 waits on)
+    // groups of unequal size: the short group's place is completed at once with the other's steps
+    const unequal = [step(1, "g1"), step(2, "g1"), step(3, "g1"), step(4, "g1"), step(5, "g2")];
+    expect(composeBatch(unequal, 4, RULE, 0)).toMatchObject({ seqs: [1, 2, 3, 5], relaxed: true, activeSessions: 2, perSession: 2 });
+    // chat sessions in the same places wait relax_after_s
+    expect(composeBatch(unequal.map((each) => ({ ...each, episodeGroup: false })), 4, RULE, 0)).toBeNull();
   });
 });
 
@@ -90,10 +106,11 @@ describe("SampleStore with a session share", () => {
     const first = (await store.deliver(16, 0))!;
     console.log("batch 1:", JSON.stringify(sessionsOf(first.frames)), JSON.stringify(first.composition));
     expect(sessionsOf(first.frames).looping).toBe(4);
-    expect(first.composition).toEqual({ sessions: 7, largestSession: 4, heldBack: 20, relaxed: false }); // looping samples older than the batch's newest
+    expect(first.composition).toEqual({ sessions: 7, largestSession: 4, heldBack: 20, relaxed: false, activeSessions: 7, perSession: 4 }); // looping samples older than the batch's newest
     // without the share it would have been the 16 oldest: 11 of them from the looping session
     expect(chattyRun(16).filter((sample) => sample.sessionId === "looping")).toHaveLength(11);
 
+    expect(store.share(16)).toEqual({ activeSessions: 5, perSession: 4 });
     expect(await store.deliver(16, 1)).toBeNull(); // 4 users' samples left: the looping session cannot fill the rest
     for (const sample of chattyRun(30, 48).filter((sample) => sample.sessionId !== "looping")) await store.put(sample);
     const second = (await store.deliver(16, 1))!;
@@ -134,20 +151,31 @@ describe("SampleStore with a session share", () => {
       await store.put({ ...makeSample(index, { weightVersion: "1" }), id: `t:run:0:${episode}:${index}`, sessionId: `t:run:0:${episode}`, episode: { episodeId: `t:run:0:${episode}`, groupId: "t:run:0", stepIndex: index >> 1, stepScore: null, outcome: 1 } });
     }
     const batch = (await store.deliver(4, 0))!;
-    expect(batch.composition).toEqual({ sessions: 1, largestSession: 4, heldBack: 2, relaxed: true }); // (4, 5 wait on)
+    expect(batch.composition).toEqual({ sessions: 1, largestSession: 4, heldBack: 0, relaxed: false, activeSessions: 1, perSession: 4 }); // (4, 5 wait on)
     expect(batch.frames.map((frame) => decodeSample(frame).sample.turn)).toEqual([0, 1, 2, 3]);
+  });
+
+  it("one user alone: batch after batch as soon as a batch's worth is ready, none held back", async () => {
+    store = await SampleStore.open(dir, { staleness: new StalenessPolicy(new WeightVersionTracker(1), 2), fairBatch: { maxSessionShare: 0.25, relaxAfterMs: 300_000 } });
+    for (let index = 0; index < 8; index++) await store.put(sessionSample(index, "only-user"));
+    const first = (await store.deliver(4, 0))!;
+    const second = (await store.deliver(4, 1))!;
+    expect([first.composition, second.composition]).toEqual([0, 1].map(() => ({ sessions: 1, largestSession: 4, heldBack: 0, relaxed: false, activeSessions: 1, perSession: 4 })));
+    expect([...first.frames, ...second.frames].map((frame) => decodeSample(frame).sample.turn)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
 
   it("waits for a batch the share can make instead of answering at once (no busy loop), and relaxes after relax_after_s", async () => {
     store = await SampleStore.open(dir, { staleness: new StalenessPolicy(new WeightVersionTracker(1), 2), fairBatch: { maxSessionShare: 0.25, relaxAfterMs: 400 } });
-    for (let index = 0; index < 8; index++) await store.put(sessionSample(index, "only-user"));
+    for (let index = 0; index < 7; index++) await store.put(sessionSample(index, "chatty"));
+    await store.put(sessionSample(7, "quiet"));
+    expect(store.share(4)).toEqual({ activeSessions: 2, perSession: 2 });
     const started = Date.now();
     await store.waitForReady(4, 150);
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
-    expect(await store.deliver(4, 0)).toBeNull();
+    expect(await store.deliver(4, 0)).toBeNull(); // chatty 2 + quiet 1: one short
     await new Promise((resolve) => setTimeout(resolve, 400));
     const relaxed = (await store.deliver(4, 0))!;
-    expect(relaxed.composition).toEqual({ sessions: 1, largestSession: 4, heldBack: 4, relaxed: true }); // (4, 5, 6, 7 wait on)
-    expect(relaxed.frames.map((frame) => decodeSample(frame).sample.turn)).toEqual([0, 1, 2, 3]);
+    expect(relaxed.composition).toEqual({ sessions: 2, largestSession: 3, heldBack: 4, relaxed: true, activeSessions: 2, perSession: 2 }); // (3, 4, 5, 6 wait on)
+    expect(relaxed.frames.map((frame) => decodeSample(frame).sample.turn)).toEqual([0, 1, 2, 7]);
   });
 });

@@ -26,10 +26,10 @@ describe("a child whose subprocess outlives it", () => {
     children.push(child);
     const startedAt = Date.now();
     child.start();
-    await eventually(() => child.status().pid, 5000, "a pid");
+    await eventually(() => child.status().pid, "a pid");
     const pid = child.status().pid!;
     // the helper it leaves behind sleeps 600 s: seen within a minute is seen at the child's own exit
-    const status = await eventually(() => child.status().state === "failed" && child.status(), 60_000, "the end to be seen");
+    const status = await eventually(() => child.status().state === "failed" && child.status(), "the end to be seen");
     expect(Date.now() - startedAt).toBeLessThan(60_000);
     expect(status.lastResult).toMatchObject({ exitCode: 3, killedByUs: false, ok: false });
     expect(status.detail).toMatch(/engine exited with code 3 .*RuntimeError: engine died \(no restart policy\)/);
@@ -41,9 +41,9 @@ describe("a child whose subprocess outlives it", () => {
     const { child } = supervise(definition);
     children.push(child);
     child.start();
-    await eventually(() => child.status().pid, 5000, "a pid");
+    await eventually(() => child.status().pid, "a pid");
     const firstPid = child.status().pid!;
-    await eventually(() => child.status().restarts >= 1 && child.status().state === "ready", 8000, "a restart");
+    await eventually(() => child.status().restarts >= 1 && child.status().state === "ready", "a restart");
     expect(child.status().pid).not.toBe(firstPid);
     expect(child.status().lastResult).toMatchObject({ exitCode: 3, ok: false });
     expect(isGroupAlive(firstPid)).toBe(false);

@@ -64,7 +64,7 @@ describe("a supervised child printing a very long line", () => {
     const messages = await eventually(() => {
       const found = readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as { msg: string; stream?: string });
       return found.some((entry) => entry.msg === "after the long line") && found;
-    }, 15_000, "the line after the long one");
+    }, "the line after the long one");
     const output = messages.filter((entry) => entry.stream === "stdout").map((entry) => entry.msg);
     expect(output).toEqual(["z".repeat(64 * 1024) + cutMark(64 * 1024), "after the long line"]);
   });

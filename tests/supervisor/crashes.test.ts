@@ -8,6 +8,7 @@ import type { LaunchPlan } from "../../contracts/plan.ts";
 import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
 import { Supervisor } from "../../launchers/supervisor/supervisor.ts";
 import { eventually, freePort, Harness, slimeProcesses, slimeRecipe } from "./harness.ts";
+import { HANG_GUARD_MS } from "../support/hang-guard.ts";
 
 let running: Supervisor[] = [];
 afterEach(async () => {
@@ -25,7 +26,7 @@ async function startStack(options: { restartOnCrash?: boolean; only?: string[]; 
   const supervisor = new Supervisor({ runDir: harness.runDir, baseEnvironment: harness.environment, stopGraceMs: 1000, terminal: (line) => terminal.push(line) });
   running.push(supervisor);
   await supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => harness.hello(), baseEnvironment: harness.environment, recheckMs: 100, restartInitialMs: 300, hungAfterMs: options.hungAfterMs }));
-  expect(await supervisor.waitAllReady(20_000)).toBe(true);
+  expect(await supervisor.waitAllReady(HANG_GUARD_MS)).toBe(true);
   return { harness, supervisor, terminal };
 }
 
@@ -37,10 +38,10 @@ describe("crashes", () => {
     const closed = await eventually(() => {
       const gate = supervisor.trafficGate();
       return !gate.ready && gate;
-    }, 20_000, "gate closed");
+    }, "gate closed");
     expect(closed.reason).toMatch(/judge is down: restarting in 0\.3s: judge exited with code 1 .*CUDA out of memory/);
     expect(closed.retryAfterS).toBe(5);
-    await eventually(() => supervisor.trafficGate().ready, 20_000, "gate reopened");
+    await eventually(() => supervisor.trafficGate().ready, "gate reopened");
     const status = supervisor.status("judge")!;
     expect(status).toMatchObject({ state: "ready", restarts: 1 });
     expect(status.pid).not.toBe(firstPid);
@@ -56,9 +57,9 @@ describe("crashes", () => {
     const closed = await eventually(() => {
       const gate = supervisor.trafficGate();
       return !gate.ready && gate;
-    }, 20_000, "gate closed");
+    }, "gate closed");
     expect(closed.reason).toMatch(/^judge is down: not answering: GET http:\/\/127\.0\.0\.1:\d+\/health_generate → 503$/);
-    await eventually(() => supervisor.status("judge")!.restarts === 1 && supervisor.trafficGate().ready, 20_000, "judge restarted and the gate reopened");
+    await eventually(() => supervisor.status("judge")!.restarts === 1 && supervisor.trafficGate().ready, "judge restarted and the gate reopened");
     const status = supervisor.status("judge")!;
     expect(status.pid).not.toBe(firstPid);
     expect(status.lastResult).toMatchObject({ ok: false, killedByUs: false, signal: "SIGTERM" });
@@ -71,8 +72,8 @@ describe("crashes", () => {
     const { harness, supervisor } = await startStack({ restartOnCrash: true, only: ["ray-head", "slime-job"], hungAfterMs: { slimeJob: 1500 } });
     const slime = harness.find((event) => event.who === "slime" && event.event === "start")!;
     writeFileSync(path.join(harness.root, "unhealthy-slime"), String(slime.pid));
-    await eventually(() => supervisor.status("slime-job")!.state === "down", 20_000, "job down");
-    await eventually(() => supervisor.status("slime-job")!.restarts === 1 && supervisor.status("slime-job")!.state === "ready", 30_000, "job resubmitted and ready");
+    await eventually(() => supervisor.status("slime-job")!.state === "down", "job down");
+    await eventually(() => supervisor.status("slime-job")!.restarts === 1 && supervisor.status("slime-job")!.state === "ready", "job resubmitted and ready");
     const stop = harness.indexOf((event) => event.who === "raylet" && event.event === "job-stop" && event.id === "openclaw-rl-test");
     const resubmit = harness.indexOf((event) => event.who === "raylet" && event.event === "job-start" && event.id === "openclaw-rl-test-r1");
     expect(stop).toBeGreaterThanOrEqual(0);
@@ -86,7 +87,7 @@ describe("crashes", () => {
     const status = await eventually(() => {
       const job = supervisor.status("slime-job")!;
       return job.state === "failed" && job;
-    }, 20_000, "job failed");
+    }, "job failed");
     expect(status.detail).toMatch(/slime-job exited with code 1 .*RuntimeError: NCCL error in broadcast \(fixture crash\) \(no restart policy\)/);
     expect(status.lastResult!.outputTail.join("\n")).toMatch(/Traceback \(most recent call last\)/);
     expect(terminal.some((line) => /slime-job │ .*RuntimeError/.test(line))).toBe(true);
@@ -102,7 +103,7 @@ describe("crashes", () => {
     mkdirSync(path.join(checkpoints, "iter_0000099"), { recursive: true });
     writeFileSync(path.join(checkpoints, "latest_checkpointed_iteration.txt"), "99");
     harness.crash("slime");
-    await eventually(() => supervisor.status("slime-job")!.restarts === 1 && supervisor.status("slime-job")!.state === "ready", 20_000, "job resubmitted and ready");
+    await eventually(() => supervisor.status("slime-job")!.restarts === 1 && supervisor.status("slime-job")!.state === "ready", "job resubmitted and ready");
     const submits = harness.events().filter((event) => event.who === "ray" && event.argv?.[1] === "submit");
     expect(submits).toHaveLength(2);
     const second = submits[1]!.argv!;
@@ -116,7 +117,7 @@ describe("crashes", () => {
     const first = harness.events().find((event) => event.who === "ray" && event.argv?.[1] === "submit")!.argv!;
     mkdirSync(first[first.indexOf("--save") + 1]!, { recursive: true }); // slime made the folder, saved nothing yet
     harness.crash("slime");
-    await eventually(() => supervisor.status("slime-job")!.restarts === 1 && supervisor.status("slime-job")!.state === "ready", 20_000, "job resubmitted and ready");
+    await eventually(() => supervisor.status("slime-job")!.restarts === 1 && supervisor.status("slime-job")!.state === "ready", "job resubmitted and ready");
     const second = harness.events().filter((event) => event.who === "ray" && event.argv?.[1] === "submit")[1]!.argv!;
     expect(second).not.toContain("--load");
     expect(harness.hello()!.load).toBeNull();

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import type { BridgeHello } from "../../contracts/bridge.ts";
 import type { ProcessSpec } from "../../contracts/plan.ts";
 import { recipeSchema, type Recipe, type RecipeInput } from "../../contracts/recipe.ts";
+import { HANG_GUARD_MS } from "../support/hang-guard.ts";
 
 export const FIXTURE_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../fixtures/bin");
 
@@ -114,8 +115,9 @@ export function slimeProcesses(recipe: Recipe, cwd: string, submissionId = "open
   ];
 }
 
-export async function eventually<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+/** Polls `check` every 50 ms until it returns something truthy (that value); throws naming `what` after HANG_GUARD_MS. */
+export async function eventually<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what = "condition"): Promise<T> {
+  const deadline = Date.now() + HANG_GUARD_MS;
   for (;;) {
     const value = await check();
     if (value) return value;

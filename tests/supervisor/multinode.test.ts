@@ -14,6 +14,7 @@ import { backoffPolicy, restartDelay } from "../../launchers/supervisor/restart-
 import { redactArgv } from "../../launchers/supervisor/child-log.ts";
 import { Supervisor } from "../../launchers/supervisor/supervisor.ts";
 import { eventually, FIXTURE_BIN, freePort, Harness, slimeProcesses, slimeRecipe } from "./harness.ts";
+import { HANG_GUARD_MS } from "../support/hang-guard.ts";
 
 const supervisors: Supervisor[] = [];
 afterAll(async () => {
@@ -29,13 +30,13 @@ describe("multi-node", () => {
     const supervisor = new Supervisor({ runDir: harness.runDir, baseEnvironment: harness.environment, stopGraceMs: 1000 });
     supervisors.push(supervisor);
     await supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => null, baseEnvironment: harness.environment, recheckMs: 100 }));
-    const waiting = await eventually(() => /1\/2 nodes joined/.test(supervisor.status("ray-head")!.detail) && supervisor.status("ray-head")!, 5000, "waiting for nodes");
+    const waiting = await eventually(() => /1\/2 nodes joined/.test(supervisor.status("ray-head")!.detail) && supervisor.status("ray-head")!, "waiting for nodes");
     expect(waiting.state).toBe("starting");
     expect(waiting.detail).toContain("openclaw-rl join --head 127.0.0.1");
     const worker = await workerProcess(recipeSchema.parse({ ...recipe, engine: { ...recipe.engine, slime: { ...recipe.engine.slime, root: harness.root } } }), { head: "127.0.0.1", node: "1" });
     const join = await execa(worker.argv[0]!, worker.argv.slice(1).filter((arg) => arg !== "--block"), { env: { ...harness.environment, ...worker.env }, extendEnv: false, reject: false });
     expect(join.exitCode).toBe(0);
-    expect(await supervisor.waitAllReady(20_000)).toBe(true);
+    expect(await supervisor.waitAllReady(HANG_GUARD_MS)).toBe(true);
     expect(supervisor.status("ray-head")!.detail).toMatch(/2\/2 nodes joined/);
     const joined = harness.find((event) => event.who === "raylet" && event.event === "node-joined")!;
     expect(joined).toMatchObject({ address: `127.0.0.1:${recipe.cluster.ray_port}` });
@@ -50,7 +51,7 @@ describe("multi-node", () => {
     const cli = await execa(process.execPath, [path.resolve(FIXTURE_BIN, "../../../bin/openclaw-rl.mjs"), "join", "--recipe", "configs/rehearsal.yaml", "--head", "x"], { reject: false, cwd: path.resolve(FIXTURE_BIN, "../../..") });
     expect(cli.exitCode).toBe(2);
     expect(cli.stderr).toMatch(/join is for multi-node slime recipes/);
-  }, 15_000);
+  });
 });
 
 describe("supervisor helpers", () => {

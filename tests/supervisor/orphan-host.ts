@@ -4,6 +4,7 @@ import type { LaunchPlan } from "../../contracts/plan.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
 import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
 import { Supervisor } from "../../launchers/supervisor/supervisor.ts";
+import { HANG_GUARD_MS } from "../support/hang-guard.ts";
 
 const config = JSON.parse(process.argv[2]!) as { runDir: string; environment: Record<string, string>; plan: LaunchPlan; recipe: unknown; helloFile: string };
 const recipe = recipeSchema.parse(config.recipe);
@@ -16,6 +17,6 @@ await supervisor.start(
     recheckMs: 200,
   }),
 );
-const ready = await supervisor.waitAllReady(15_000);
+const ready = await supervisor.waitAllReady(HANG_GUARD_MS);
 process.stdout.write(JSON.stringify({ ready, children: supervisor.statuses().map((status) => ({ name: status.name, pid: status.pid })) }) + "\n");
 setInterval(() => undefined, 60_000);

@@ -8,6 +8,7 @@ import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
 import { isProcessAlive } from "../../launchers/supervisor/process-group.ts";
 import { Supervisor, type StopReport } from "../../launchers/supervisor/supervisor.ts";
 import { eventually, freePort, Harness, slimeProcesses, slimeRecipe } from "./harness.ts";
+import { HANG_GUARD_MS } from "../support/hang-guard.ts";
 
 describe("supervising a slime stack", () => {
   const harness = new Harness();
@@ -30,9 +31,9 @@ describe("supervising a slime stack", () => {
     const definitions = defineChildren(plan, recipe, { bridgeHello: () => harness.hello(), baseEnvironment: harness.environment, recheckMs: 200 });
     await supervisor.start(definitions);
     gateBeforeReady = supervisor.trafficGate();
-    expect(await supervisor.waitAllReady(30_000)).toBe(true); // (fixture processes, on two cores shared with the rest of the suite)
+    expect(await supervisor.waitAllReady(HANG_GUARD_MS)).toBe(true); // (fixture processes, on two cores shared with the rest of the suite)
     judgePid = supervisor.status("judge")!.pid!;
-  }, 45_000);
+  });
 
   afterAll(async () => {
     await supervisor?.stop({ force: true });
@@ -66,7 +67,7 @@ describe("supervising a slime stack", () => {
   it("logs each child as pino JSON lines with its own output forwarded", async () => {
     // (lines reach the file asynchronously: wait for the forwarded one, then check every line is JSON)
     const file = path.join(harness.runDir, "logs", "slime-job.log");
-    await eventually(() => readFileSync(file, "utf8").includes("Router launched at"), 10_000, "the job's forwarded output in its log");
+    await eventually(() => readFileSync(file, "utf8").includes("Router launched at"), "the job's forwarded output in its log");
     const log = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line));
     expect(log.some((entry) => entry.child === "slime-job" && /Router launched at/.test(entry.msg) && entry.stream === "stdout")).toBe(true);
     expect(log.some((entry) => entry.supervisor && /^started pid/.test(entry.msg))).toBe(true);
@@ -96,6 +97,6 @@ describe("supervising a slime stack", () => {
     expect(isProcessAlive(judgePid)).toBe(false);
     expect(supervisor.statuses().map((status) => status.state)).toEqual(["stopped", "stopped", "stopped"]);
     expect(existsSync(path.join(harness.root, "ray-state", "state.json"))).toBe(false);
-    await eventually(() => !supervisor.trafficGate().ready, 100, "gate closed");
+    await eventually(() => !supervisor.trafficGate().ready, "gate closed");
   });
 });

@@ -17,7 +17,7 @@ describe("openclaw-rl start (engine slime, fixture ray + python3)", () => {
   let stderr = "";
 
   beforeAll(async () => {
-    // start's preflight probes the installed slime and SGLang: a fake fork installation, probed for real
+    // start's checks probe the installed slime and SGLang: a fake fork installation, probed for real
     const installation = await buildInstallation(path.join(harness.root, "install"), "fork", "jan");
     const slimeRoot = installation.root;
     const [proxyPort, adminPort, judgePort, rayPort, dashboardPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
@@ -39,8 +39,8 @@ describe("openclaw-rl start (engine slime, fixture ray + python3)", () => {
     start = execa(process.execPath, [BIN, "start", "--recipe", recipeFile], { env: { ...process.env, ...harness.environment, FIXTURE_PROBE_PYTHON: installation.python, OPENCLAW_RL_API_KEY: "" }, reject: false, buffer: false });
     start.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     start.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    await eventually(() => stdout.includes("Stop               Ctrl-C"), 60_000, `the banner (stderr: ${stderr})`);
-  }, 75_000);
+    await eventually(() => stdout.includes("Stop               Ctrl-C"), `the banner (stderr: ${stderr})`);
+  });
 
   afterAll(() => {
     start?.kill("SIGKILL");
@@ -57,7 +57,7 @@ describe("openclaw-rl start (engine slime, fixture ray + python3)", () => {
     expect(submit.argv!.join(" ")).not.toContain(bridge.token);
     // the job logs the bridge's answer after the bridge took its hello (and the banner may come first)
     const log = path.join(harness.runDir, "logs", "slime-job.log");
-    await eventually(() => readFileSync(log, "utf8").includes("hello → 200"), 10_000, "the job's log line of the bridge's answer");
+    await eventually(() => readFileSync(log, "utf8").includes("hello → 200"), "the job's log line of the bridge's answer");
   });
 
   it("status --json lists the engines in launch order", async () => {
@@ -65,7 +65,7 @@ describe("openclaw-rl start (engine slime, fixture ray + python3)", () => {
     const status = JSON.parse(result.stdout);
     expect(status.ready).toBe(true);
     expect(status.engines.map((engine: { name: string; state: string }) => `${engine.name}:${engine.state}`)).toEqual(["ray-head:ready", "slime-job:ready", "judge:ready"]);
-  }, 15_000);
+  });
 
   it("Ctrl-C: ray job stop → STOPPED → ray stop → SIGTERM of the judge; nothing left", async () => {
     start.kill("SIGINT");
@@ -84,5 +84,5 @@ describe("openclaw-rl start (engine slime, fixture ray + python3)", () => {
     expect(order).toEqual(["ray job stop", "job STOPPED", "ray stop", "judge SIGTERM"]);
     expect(stderr).toMatch(/judge was stopped by openclaw-rl \(SIGTERM\)/);
     expect(JSON.parse(readFileSync(path.join(harness.runDir, "pids.json"), "utf8")).children).toEqual([]);
-  }, 15_000);
+  });
 });

@@ -9,6 +9,7 @@ import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
 import { isProcessAlive } from "../../launchers/supervisor/process-group.ts";
 import { Supervisor } from "../../launchers/supervisor/supervisor.ts";
 import { eventually, freePort, Harness, slimeProcesses, slimeRecipe } from "./harness.ts";
+import { HANG_GUARD_MS } from "../support/hang-guard.ts";
 
 async function stack(harness: Harness, judgeIgnoresSigterm: boolean) {
   mkdirSync(harness.runDir, { recursive: true });
@@ -25,7 +26,7 @@ describe("stopping", () => {
     plan.processes = plan.processes.filter((spec) => spec.name === "judge");
     const supervisor = new Supervisor({ runDir: harness.runDir, baseEnvironment: harness.environment, stopGraceMs: 400 });
     await supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => null, baseEnvironment: harness.environment }));
-    expect(await supervisor.waitAllReady(20_000)).toBe(true);
+    expect(await supervisor.waitAllReady(HANG_GUARD_MS)).toBe(true);
     const started = Date.now();
     const report = await supervisor.stop();
     expect(Date.now() - started).toBeGreaterThanOrEqual(400);
@@ -39,7 +40,7 @@ describe("stopping", () => {
     // a grace far longer than the bound: the forced stop is told from a graceful one by an order of magnitude, not by speed
     const supervisor = new Supervisor({ runDir: harness.runDir, baseEnvironment: harness.environment, stopGraceMs: 120_000 });
     await supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => harness.hello(), baseEnvironment: harness.environment, recheckMs: 200 }));
-    expect(await supervisor.waitAllReady(20_000)).toBe(true);
+    expect(await supervisor.waitAllReady(HANG_GUARD_MS)).toBe(true);
     const graceful = supervisor.stop();
     const started = Date.now();
     const report = await supervisor.stop({ force: true });
@@ -75,7 +76,7 @@ describe("stopping", () => {
 
     host.kill("SIGKILL");
     await host;
-    await eventually(() => [judgePid, driverPid, rayletPid].every((pid) => !isProcessAlive(pid)), 8000, "children gone");
+    await eventually(() => [judgePid, driverPid, rayletPid].every((pid) => !isProcessAlive(pid)), "children gone");
     expect(harness.events().some((event) => event.who === "ray" && event.argv?.[0] === "stop")).toBe(true);
-  }, 20_000);
+  });
 });

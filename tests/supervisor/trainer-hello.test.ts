@@ -9,6 +9,7 @@ import type { BridgeHello } from "../../contracts/bridge.ts";
 import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
 import { Supervisor } from "../../launchers/supervisor/supervisor.ts";
 import { eventually, Harness } from "./harness.ts";
+import { HANG_GUARD_MS } from "../support/hang-guard.ts";
 
 let running: Supervisor[] = [];
 afterEach(async () => {
@@ -39,7 +40,7 @@ describe("the trainer's readiness", () => {
     running.push(supervisor);
     const recipe = recipeSchema.parse({ records: { dir: harness.runDir } });
     await supervisor.start(defineChildren(trainerPlan(harness.root, helloFile, 600), recipe, { bridgeHello: hello, baseEnvironment: harness.environment, recheckMs: 100, restartInitialMs: 100 }));
-    expect(await supervisor.waitAllReady(10_000)).toBe(true);
+    expect(await supervisor.waitAllReady(HANG_GUARD_MS)).toBe(true);
     const first = supervisor.status("rehearsal-trainer")!;
     expect(readyOn).toEqual([{ helloPid: first.pid, at: expect.any(Number) }]);
 
@@ -47,7 +48,7 @@ describe("the trainer's readiness", () => {
     const restarted = await eventually(() => {
       const status = supervisor.status("rehearsal-trainer")!;
       return status.restarts === 1 && status.state === "ready" && status;
-    }, 10_000, "the restarted trainer ready");
+    }, "the restarted trainer ready");
     expect(restarted.pid).not.toBe(first.pid);
     expect(readyOn).toHaveLength(2);
     expect(readyOn[1]!.helloPid).toBe(restarted.pid); // ready only once the new process said hello

@@ -17,6 +17,7 @@ const pageFiles: Record<string, string> = {
   "dashboard.js": "text/javascript; charset=utf-8",
   "charts.js": "text/javascript; charset=utf-8",
   "held-out-chart.js": "text/javascript; charset=utf-8",
+  "outcome-chart.js": "text/javascript; charset=utf-8",
   "turn-table.js": "text/javascript; charset=utf-8",
   "format.js": "text/javascript; charset=utf-8",
 };

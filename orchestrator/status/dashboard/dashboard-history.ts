@@ -227,15 +227,15 @@ export class DashboardHistory {
     const progress = progressOf(counts, now);
     return {
       turns: turns.main + turns.side, mainTurns: turns.main, sideTurns: turns.side, sessions,
-      judged: judging.judged, kept: judging.judged - judging.withoutSample, skipped: judging.withoutSample,
-      openTurns: judging.open, waitingForJudge: judging.waiting, samplesInTraining: samples.inTraining, heldSince: samples.heldSince,
+      judged: judging.judged, withoutSample: judging.withoutSample,
+      openTurns: judging.open, waitingForJudge: judging.waiting, held: samples.held,
+      samples: { made: samples.made, fromEarlierRuns: samples.fromEarlierRuns, ready: samples.ready, inTraining: samples.inTraining, trained: samples.trained, dropped: { ...samples.dropped }, delivered: samples.delivered },
       rewards: { count: rewards.count, mean: rewards.mean, positive: rewards.positive, zero: rewards.zero, negative: rewards.negative },
       folder, progress: { ...progress, eta: progress.episodes ? describeEta(progress.etaMs) : null },
-      batches: batches.trained, samplesTrained: samples.trained, batchesDelivered: batches.delivered, samplesDelivered: samples.delivered,
-      staleDrops: samples.droppedStale, invalidDrops: samples.droppedInvalid, errors: errors.count, weightVersion: weights.version,
+      batches: batches.trained, batchesDelivered: batches.delivered, errors: errors.count, weightVersion: weights.version,
       episodes: {
         running: episodes.running, finished: episodes.finished, failed: episodes.failed, rate: episodes.rate,
-        byVersion: Object.entries(episodes.versions).slice(-8).map(([version, entry]) => ({ version, finished: entry.finished, rate: entry.rate })),
+        byVersion: Object.entries(episodes.versions).map(([version, entry]) => ({ version, finished: entry.finished, rate: entry.rate })),
       },
       trainer: { step: trainer.step, loss: trainer.loss, gradNorm: trainer.gradNorm, logprobDiff: trainer.logprobDiff, entropy: trainer.entropy, stalled: trainer.stalledSince !== null },
       checkpoints: { kept: checkpoints.length, latestIteration: checkpoints[0]?.iteration ?? null },

@@ -1,10 +1,12 @@
 // The JSON the dashboard page receives: a bounded snapshot, then deltas on the live stream. Versioned;
 // the page (page/*.js) reads exactly these shapes. Knows nothing of HTTP or of how they are computed.
 import type { EvaluationCounts } from "../evaluation-tally.ts";
+import type { SampleCounts } from "../sample-tally.ts";
 import type { EngineState, PolicyEntropy } from "../../../contracts/events.ts";
 import type { Method } from "../../../contracts/recipe.ts";
 
-export const DASHBOARD_VERSION = 1 as const;
+// 2: totals carry the samples as one sum (Totals.samples, held) instead of kept / skipped / samplesTrained / staleDrops …
+export const DASHBOARD_VERSION = 2 as const;
 
 /** Reward and hint counts of one batch window, and the samples dropped as stale in it. */
 export interface BatchCounts {
@@ -92,34 +94,34 @@ export interface TurnRow {
   votes: TurnVote[];
 }
 
+/**
+ * Where every sample is, under status --json's names (camel-cased): made + fromEarlierRuns = ready + inTraining +
+ * trained + dropped.stale + dropped.invalid; delivered counts hand-outs (re-deliveries included), not a part of it.
+ */
+export type SampleTotals = Omit<SampleCounts, "batchSize" | "held">;
+
 export interface Totals {
   turns: number;
   mainTurns: number;
   sideTurns: number;
   sessions: number;
+  /** Main turns whose judging ended: samples.made + withoutSample. */
   judged: number;
-  kept: number;
-  skipped: number;
+  withoutSample: number;
+  samples: SampleTotals;
   /** Batches the trainer trained (acknowledged). */
   batches: number;
-  /** Samples of those batches. */
-  samplesTrained: number;
   /** Every batch handed to the trainer, re-deliveries included (a batch given to a trainer that died comes again). */
   batchesDelivered: number;
-  samplesDelivered: number;
-  staleDrops: number;
-  invalidDrops: number;
   errors: number;
   weightVersion: string | null;
-  /** General-agent episodes: running, finished, failed, and the outcome rate overall and per weight version (the recent ones). */
+  /** General-agent episodes: running, finished, failed, and the outcome rate overall and per weight version (in version order: the first one and the recent ones the run tally keeps). */
   episodes: { running: number; finished: number; failed: number; rate: number | null; byVersion: Array<{ version: string; finished: number; rate: number | null }> };
   /** Main turns answered and not closed (each waits for its session's next message or idle timeout); closed turns the judge has not judged. */
   openTurns: number;
   waitingForJudge: number;
-  /** Samples handed to the trainer and not acknowledged yet. */
-  samplesInTraining: number;
-  /** Since when a batch's worth is ready but held back by the per-session share (training.fair_batch); null once a batch left. */
-  heldSince: number | null;
+  /** A batch's worth is ready but held back by the per-session share (training.fair_batch): since when, the sessions with a sample ready and the most one may hold; null once a batch left. */
+  held: SampleCounts["held"];
   /** Rewards of the samples made ready in this run: how many above, at and below 0. */
   rewards: { count: number; mean: number | null; positive: number; zero: number; negative: number };
   /** Since the records folder was created (earlier runs included); null without a store. */

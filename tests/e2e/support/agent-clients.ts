@@ -1,7 +1,7 @@
 // Drives the real coding agents (installed by tests/e2e/prepare.sh) as a user would, one non-interactive call per
-// user turn, each with its HOME and state in a temp folder and the config `openclaw-rl agent-config <agent>` prints:
-// Codex (`codex exec`, Responses API), Claude Code (`claude -p`, Messages API), Qwen Code (`qwen -p`, chat completions).
-// Knows nothing of openclaw-rl's internals.
+// user turn, each with its HOME and state in a temp folder and the config `openclaw-rl agent-config <agent>` wrote
+// there (--write) or printed: Codex (`codex exec`, Responses API), Claude Code (`claude -p`, Messages API), Qwen Code
+// (`qwen -p`, chat completions). Knows nothing of openclaw-rl's internals.
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -16,6 +16,8 @@ export const AGENT_BINS = {
   "qwen-code": path.join(AGENTS, "qwen/node_modules/.bin/qwen"),
 } as const;
 export type AgentName = keyof typeof AGENT_BINS;
+/** Where `agent-config <agent> --write` writes by default, under the home folder. */
+export const AGENT_CONFIG_FILES: Record<AgentName, string> = { codex: ".codex/config.toml", "claude-code": ".claude/settings.json", "qwen-code": ".qwen/.env" };
 
 export function agentsInstalled(): boolean {
   return Object.values(AGENT_BINS).every((bin) => existsSync(bin)) && existsSync(path.join(NODE24_BIN, "node"));
@@ -47,7 +49,7 @@ export interface AgentSession {
   say(prompt: string): Promise<AgentTurn>;
 }
 
-/** `export NAME=value` lines as agent-config prints them; `"$VAR"` is read from `env`. */
+/** `export NAME=value` lines as agent-config prints them, as bash reads them: `"$VAR"` and `"${VAR:-default}"` from `env`. */
 export function parseExports(text: string, env: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const line of text.split("\n")) {
@@ -55,27 +57,35 @@ export function parseExports(text: string, env: Record<string, string>): Record<
     if (!match) continue;
     const raw = match[2]!;
     const variable = /^"\$([A-Za-z_][A-Za-z0-9_]*)"$/.exec(raw);
-    out[match[1]!] = variable ? (env[variable[1]!] ?? "") : raw.replace(/^'(.*)'$/, "$1");
+    const withDefault = /^"\$\{([A-Za-z_][A-Za-z0-9_]*):-([^}"]*)\}"$/.exec(raw);
+    if (withDefault) out[match[1]!] = env[withDefault[1]!] || withDefault[2]!;
+    else out[match[1]!] = variable ? (env[variable[1]!] ?? "") : raw.replace(/^'(.*)'$/, "$1");
   }
   return out;
 }
 
-/** A throwaway home for one agent, its config written where the agent reads it (Codex) or kept as its environment. */
-export function createAgentSession(agent: AgentName, config: string, apiKeyEnv: Record<string, string>): AgentSession {
+/** A throwaway home for one agent, with its working folder (work/notes.txt). */
+export function agentHome(agent: AgentName): string {
   const home = mkdtempSync(path.join(os.tmpdir(), `agent-e2e-${agent}-`));
+  mkdirSync(path.join(home, "work"), { recursive: true });
+  writeFileSync(path.join(home, "work", "notes.txt"), "hello from the e2e notes\n");
+  return home;
+}
+
+/**
+ * One agent's session in `home`: `written`, the config `agent-config <agent> --write` put in that home, read by the
+ * agent as a user's would be; else `config` as agent-config printed it, written where Codex reads it or kept as the
+ * environment. `keyEnv` is the only other variable the agent gets (empty: no key set).
+ */
+export function createAgentSession(agent: AgentName, config: string, keyEnv: Record<string, string>, home = agentHome(agent), written = false): AgentSession {
   const work = path.join(home, "work");
-  mkdirSync(work, { recursive: true });
-  writeFileSync(path.join(work, "notes.txt"), "hello from the e2e notes\n");
-  const env: Record<string, string> = { PATH: `${NODE24_BIN}:/usr/local/bin:/usr/bin:/bin`, HOME: home, ...apiKeyEnv };
-  if (agent === "codex") {
+  const env: Record<string, string> = { PATH: `${NODE24_BIN}:/usr/local/bin:/usr/bin:/bin`, HOME: home, ...keyEnv };
+  if (!written && agent === "codex") {
     mkdirSync(path.join(home, ".codex"), { recursive: true });
     writeFileSync(path.join(home, ".codex", "config.toml"), config.replace(/^#.*\n/gm, ""));
-    env.CODEX_HOME = path.join(home, ".codex");
-  } else {
-    Object.assign(env, parseExports(config, apiKeyEnv));
-    if (agent === "claude-code") Object.assign(env, { DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1", DISABLE_ERROR_REPORTING: "1" });
-    if (agent === "qwen-code") env.QWEN_CODE_SUPPRESS_YOLO_WARNING = "1";
-  }
+  } else if (!written) Object.assign(env, parseExports(config, keyEnv));
+  if (agent === "claude-code") Object.assign(env, { DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1", DISABLE_ERROR_REPORTING: "1" });
+  if (agent === "qwen-code") env.QWEN_CODE_SUPPRESS_YOLO_WARNING = "1";
   const session: AgentSession = {
     agent,
     home,

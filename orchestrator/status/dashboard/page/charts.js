@@ -8,6 +8,9 @@ function line(label, stroke, extra = {}) {
   return { label, stroke, width: 2, points: { show: true, size: 4 }, spanGaps: false, ...extra };
 }
 
+/** A reward axis from −1 to 1 at least, widened to the rewards drawn (an episode step's reward reaches ±2). */
+const rewardScale = { range: (_chart, min, max) => [Math.min(-1, min ?? -1), Math.max(1, max ?? 1)] };
+
 /** A time axis that does not zoom out to years when it holds a single point (or none). */
 const timeScale = { time: true, range: (_chart, min, max) => (min === null || max === null ? [Date.now() / 1000 - 60, Date.now() / 1000] : min === max ? [min - 60, max + 60] : [min, max]) };
 
@@ -15,6 +18,7 @@ function makeChart(target, series, scales, axes) {
   const width = Math.max(280, target.clientWidth || 480);
   const options = { width, height: 200, series: [{}, ...series], scales, axes, legend: { live: true }, cursor: { drag: { x: false, y: false } } };
   const chart = new window.uPlot(options, [[], ...series.map(() => [])], target);
+  target.uplot = chart; // the chart object, for tests that read its scales and series rather than its pixels
   return { chart, target, columns: series.length };
 }
 
@@ -24,8 +28,8 @@ export function createCharts() {
   const charts = {
     reward: makeChart(
       document.getElementById("chart-reward"),
-      [line("mean reward", palette.mean, { scale: "reward" }), line("+1", palette.positive, { scale: "count", width: 1 }), line("0", palette.zero, { scale: "count", width: 1 }), line("−1", palette.negative, { scale: "count", width: 1 })],
-      { ...byBatch, reward: { range: [-1, 1] }, count: { range: (_chart, _min, max) => [0, Math.max(1, max)] } },
+      [line("mean reward", palette.mean, { scale: "reward" }), line("above 0", palette.positive, { scale: "count", width: 1 }), line("0", palette.zero, { scale: "count", width: 1 }), line("below 0", palette.negative, { scale: "count", width: 1 })],
+      { ...byBatch, reward: rewardScale, count: { range: (_chart, _min, max) => [0, Math.max(1, max)] } },
       [batchAxis, { ...axisStyle, scale: "reward" }, { ...axisStyle, scale: "count", side: 1, grid: { show: false } }],
     ),
     hints: makeChart(
@@ -34,7 +38,7 @@ export function createCharts() {
       { ...byBatch, y: { range: (_chart, _min, max) => [0, Math.max(1, max)] } },
       [batchAxis, axisStyle],
     ),
-    evaluation: makeChart(document.getElementById("chart-eval"), [line("judged score (training signal)", palette.eval)], { ...byBatch, y: { range: [-1, 1] } }, [batchAxis, axisStyle]),
+    evaluation: makeChart(document.getElementById("chart-eval"), [line("judged score (training signal)", palette.eval)], { ...byBatch, y: rewardScale }, [batchAxis, axisStyle]),
     latency: makeChart(
       document.getElementById("chart-latency"),
       [line("ttft ms", palette.ttft, { points: { show: false }, width: 1 }), line("total ms", palette.total, { points: { show: false }, width: 1 })],

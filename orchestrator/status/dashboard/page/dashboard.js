@@ -3,6 +3,7 @@
 import { createCharts, drawCharts } from "./charts.js";
 import { element, formatMs, formatReward, formatTime, round } from "./format.js";
 import { HeldOutChart } from "./held-out-chart.js";
+import { OutcomeChart } from "./outcome-chart.js";
 import { TurnTable } from "./turn-table.js";
 
 const base = location.pathname.replace(/\/+$/, "");
@@ -19,6 +20,7 @@ const api = {
 const state = { limits: null, evaluationSetup: null, method: null, totals: null, open: null, engines: [], batches: [], batchTotal: 0, latency: [], latencyTotal: 0, errors: [], errorTotal: 0, weights: [] };
 const charts = createCharts();
 const heldOut = new HeldOutChart(document.getElementById("chart-held-out"), document.getElementById("held-out-empty"));
+const outcome = new OutcomeChart(document.getElementById("outcome-figure"), document.getElementById("chart-outcome"));
 let table = null;
 let drawPending = false;
 
@@ -83,6 +85,7 @@ function scheduleDraw() {
     drawFacts();
     drawCharts(charts, state);
     heldOut.draw(state.totals.evaluation, state.evaluationSetup);
+    outcome.draw(state.totals.episodes);
     document.body.dataset.renders = String(Number(document.body.dataset.renders ?? 0) + 1);
     document.body.dataset.firstRenderMs ??= String(Math.round(performance.now())); // since navigation start
   });
@@ -103,28 +106,28 @@ function drawFacts() {
   document.getElementById("next-batch-bar").style.width = size ? `${Math.min(100, (100 * open.ready) / size)}%` : "0%";
   document.getElementById("open-batch").textContent = openBatchText(open, state.method);
   const held = document.getElementById("held-back");
-  held.hidden = !(totals.heldSince !== null && size !== null && open.ready >= size);
-  held.textContent = held.hidden ? "" : `held back since ${formatTime(totals.heldSince)}: a batch takes only a share of one session's samples (training.fair_batch); held-back samples complete one after relax_after_s`;
+  held.hidden = !(totals.held !== null && size !== null && open.ready >= size);
+  held.textContent = held.hidden ? "" : heldText(totals.held);
   const paused = document.getElementById("training-paused");
   paused.hidden = !totals.trainingPause;
   paused.textContent = totals.trainingPause ? `training paused since ${formatTime(totals.trainingPause.since)}: ${totals.trainingPause.message} (the proxy keeps serving) · resume: ${totals.trainingPause.resume}` : "";
   document.getElementById("progress").textContent = progressText(totals.progress);
   const rewards = totals.rewards;
   const facts = [
-    ["turns", `${totals.turns} (${totals.mainTurns} main · ${totals.sideTurns} side)`], ["sessions", totals.sessions], ["judged", totals.judged],
-    ["kept", totals.kept], ["skipped", totals.skipped],
+    ["turns", `${totals.turns} (${totals.mainTurns} main · ${totals.sideTurns} side)`], ["sessions", totals.sessions],
+    ["judged", `${totals.judged} = ${totals.samples.made} made a sample + ${totals.withoutSample} without a sample`],
+    ["samples", sampleSum(totals.samples)],
     ["open turns", `${totals.openTurns} waiting for their session's next message · ${totals.waitingForJudge} waiting for the judge`],
     ["rewards", `${rewards.count} samples · ${rewards.positive} good · ${rewards.zero} neutral · ${rewards.negative} bad · mean ${rewards.mean === null ? "–" : round(rewards.mean, 3)}`],
-    ["batches trained", totals.batches], ["samples trained", totals.samplesTrained], ["in training", `${totals.samplesInTraining} samples`],
-    ["delivered", `${totals.batchesDelivered} batches · ${totals.samplesDelivered} samples (re-deliveries included)`],
-    ["stale drops", totals.staleDrops], ["invalid drops", totals.invalidDrops], ["errors", totals.errors],
+    ["batches", `${totals.batches} trained · ${totals.batchesDelivered} delivered (${totals.samples.delivered} samples handed out, re-deliveries included)`],
+    ["errors", totals.errors],
   ];
   if (totals.folder) facts.push(["since the records folder was created", `${totals.folder.samplesTrained} samples trained · ${totals.folder.droppedStale} dropped stale`]);
   const episodes = totals.episodes;
   if (episodes && episodes.running + episodes.finished > 0) {
     const rate = (value) => (value === null ? "–" : `${Math.round(100 * value)}%`);
     facts.push(["episodes", `${episodes.running} running · ${episodes.finished} finished (${episodes.failed} failed) · outcome ${rate(episodes.rate)}`]);
-    facts.push(["outcome by version", episodes.byVersion.map((entry) => `v${entry.version} ${rate(entry.rate)} of ${entry.finished}`).join(" · ")]);
+    facts.push(["outcome by version", firstAndLatest(episodes.byVersion, 4).map((entry) => (entry === null ? "…" : `v${entry.version} ${rate(entry.rate)} of ${entry.finished}`)).join(" · ")]);
   }
   const trainer = totals.trainer;
   if (trainer && trainer.step === null && totals.batches > 0) facts.push(["trainer", `${trainer.stalled ? "STALLED · " : ""}no per-step metrics reported (slime's Megatron backend reports them; the rehearsal trainer reports none)`]);
@@ -145,7 +148,7 @@ function drawFacts() {
   }
   if (totals.checkpoints) facts.push(["checkpoints", totals.checkpoints.kept === 0 ? "none yet" : `${totals.checkpoints.kept} kept · latest iter ${totals.checkpoints.latestIteration}`]);
   document.getElementById("totals").replaceChildren(...facts.flatMap(([name, value]) => [element("dt", "", name), element("dd", "", value)]));
-  document.getElementById("stale-drops").textContent = String(totals.staleDrops);
+  document.getElementById("stale-drops").textContent = String(totals.samples.dropped.stale);
   const lastBatch = state.batches[state.batches.length - 1];
   document.getElementById("chart-reward").title = lastBatch ? `last batch: mean ${formatReward(round(lastBatch.meanReward, 3))}` : "";
   const recent = state.weights.slice(-6).reverse();
@@ -160,6 +163,24 @@ function drawFacts() {
   document.getElementById("errors").replaceChildren(
     ...state.errors.slice(-10).reverse().map((entry) => element("li", "error", `${formatTime(entry.at)} ${entry.source} ${entry.code}: ${entry.message}`)),
   );
+}
+
+/** The first entry (where the run began) and the latest `latest`, a null where some lie between them (status's rows). */
+function firstAndLatest(entries, latest) {
+  return entries.length <= latest + 1 ? entries : [entries[0], null, ...entries.slice(-latest)];
+}
+
+/** Where every sample is, as one sum, in status's words: made (+ from earlier runs) = ready + in training + trained + dropped. */
+function sampleSum(samples) {
+  const earlier = samples.fromEarlierRuns > 0 ? ` + ${samples.fromEarlierRuns} from earlier runs` : "";
+  const invalid = samples.dropped.invalid > 0 ? ` + ${samples.dropped.invalid} dropped invalid` : "";
+  return `${samples.made} made${earlier} = ${samples.ready} ready + ${samples.inTraining} in training + ${samples.trained} trained + ${samples.dropped.stale} dropped stale${invalid}`;
+}
+
+/** Why a batch's worth waits: the per-session share, fitted to the sessions with samples ready. */
+function heldText(held) {
+  const share = held.perSession === null ? "only a share of one session's samples" : `at most ${held.perSession} of one session's samples${held.activeSessions === null ? "" : ` while ${held.activeSessions} sessions have samples ready`}`;
+  return `held back since ${formatTime(held.since)}: a batch takes ${share} (training.fair_batch); held-back samples complete one after relax_after_s`;
 }
 
 /** The batch being filled, in words: how many judged turns, how many good, neutral and bad, and the hints. */
