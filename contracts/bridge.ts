@@ -172,6 +172,9 @@ export interface SampleFrameHeader {
   why: string;
   approximate: boolean;
   createdAt: number;
+  /** The turn's answer and close (ms epoch): with createdAt, the stages of its learning latency. */
+  answeredAt?: number;
+  closedAt?: number;
   /** Run-length encoded per-token weight versions: [[version, count], ...]. */
   weightVersions: Array<[string, number]>;
   /** The advantage to train with where it is not `reward` (an episode step's standardised reward). */

@@ -1,7 +1,7 @@
 // Typed events of a run: one discriminated union with noun-verb names. The orchestrator emits them on its
 // event bus; the status API streams them over ws; the dashboard and `status --watch` render them.
 import type { EpisodeMetrics, HeldOutDrop } from "./evaluation.ts";
-import type { SampleKind } from "./sample.ts";
+import type { SampleKind, SampleStages } from "./sample.ts";
 import type { FinishReason } from "./turn.ts";
 import type { Method } from "./recipe.ts";
 
@@ -91,6 +91,8 @@ export type RunEvent = EventBase &
         composition?: { sessions: number; largestSession: number; heldBack: number; relaxed: boolean; activeSessions?: number; perSession?: number };
         /** The store's samples toward the next batch once this one left. */
         ready?: number;
+        /** Its samples' answer, close and judging moments (those that recorded them): the learning latency's first stages. */
+        stages?: SampleStages[];
       }
     /**
      * The trainer asked for a batch and waited in vain though `ready` ≥ `size`: no batch can be made within the

@@ -74,7 +74,7 @@ export const samplingSchema = z
       .enum(["trainer", "honor"])
       .default("trainer")
       .describe(
-        "What a client's own sampling settings (temperature, top_p, top_k, min_p, penalties) do on main turns. trainer: main turns are drawn from the distribution slime trains (sampling.temperature, no filter, no penalty) and the client's values are counted in status, per client; honor: main turns use the client's values, and a turn drawn with anything else than the trainer's distribution is recorded as off-policy and not trained (an importance ratio against a penalised or filtered distribution is not one slime computes). Side turns always use the client's values.",
+        "What a client's own sampling settings (temperature, top_p, top_k, min_p, penalties) do on main turns. trainer: main turns use the distribution slime trains (sampling.temperature, no filter, no penalty) and status counts the client's values; honor: main turns use the client's values, and a turn drawn from another distribution than the trainer's is recorded as off-policy and not trained. Side turns always use the client's values.",
       ),
   })
   .strict()
@@ -188,7 +188,7 @@ export const trainingSchema = z
       .enum(["tis", "none"])
       .default("tis")
       .describe(
-        "Correction of the train/inference mismatch: SGLang samples a token with one log-prob and Megatron recomputes another (kernels, precision; the reference's users report 0.2–0.4 apart, its issue #69), so the PPO ratio is taken against a distribution that did not sample. tis: truncated importance sampling (slime's --use-tis, both flavours' vanilla_tis_function): each token's policy loss is weighed by min(exp(old − rollout), training.tis_clip), bounded, unbiased up to the clip; our combine loss applies the same weights. none: no weights. Either way status shows the mismatch per batch (train_rollout_logprob_abs_diff). Not applied by the top-K distillation loss (no importance ratio), by the hybrid's loss (the reference's has no importance weights) nor by slime's FSDP backend (training.lora), which has no TIS.",
+        "Correction of the train/inference mismatch (SGLang and Megatron compute slightly different log-probs for the same token). tis: truncated importance sampling (slime's --use-tis; our combine loss too), each token's policy loss weighed by min(exp(old − rollout), training.tis_clip); none: no weights. Status shows the mismatch per batch either way. Not applied by the top-K, hybrid or FSDP (training.lora) losses.",
       ),
     tis_clip: z.number().positive().default(2.0).describe("Upper clip C of the truncated importance weights (--tis-clip; slime's default 2)."),
     tis_clip_low: z.number().min(0).default(0.0).describe("Lower clip of the truncated importance weights (--tis-clip-low; slime's default 0)."),
@@ -264,7 +264,7 @@ export const opdSchema = z
       .enum(["engine", "trainer"])
       .optional()
       .describe(
-        "Where the teacher's log-probs are computed. engine: the judge engine scores each hinted turn (one prefill request at temperature 1, one request per response token at any other; docs/judging.md). trainer: the orchestrator only renders the hinted prompt; the sample carries the teacher's token ids (hinted prompt + response) and the trainer runs one forward pass of a frozen teacher over them at the rollout temperature (exact at any temperature, no judge-engine request). On slime the teacher is the --ref-load checkpoint (training.ref_load, else model.path: the policy's base weights, as judge.path defaults to), swapped into the trainer's own GPU parameters for that forward (host memory: one more copy of the weights; GPU: none beyond the forward); docs/judging.md. Unset: trainer wherever the trainer can run it, else engine (`npx openclaw-rl plan` prints which and why).",
+        "Where the teacher's log-probs are computed. engine: the judge engine scores each hinted turn. trainer: the trainer runs one forward pass of a frozen teacher (on slime the training.ref_load checkpoint, else model.path) over the hinted prompt + response, exact at any temperature, with no judge-engine request. Unset: trainer wherever the trainer can run it, else engine (`npx openclaw-rl plan` says which). docs/judging.md.",
       ),
   })
   .strict()
@@ -390,7 +390,7 @@ export const slimeSchema = z
       .enum(["--sglang-stream-output", "--sglang-incremental-streaming-output", "none"])
       .optional()
       .describe(
-        "Makes SGLang stream only the new part of each /generate chunk instead of repeating the whole answer so far (which the proxy would re-parse at every token). Default: the flag of the flavour's SGLang. fork: --sglang-stream-output, the only form its SGLang (dce8b060) has, where token ids arrive as deltas but log-probs stay cumulative. upstream: --sglang-incremental-streaming-output (SGLang 0.5.15, every field a delta; --sglang-stream-output is its deprecated alias there). none keeps cumulative chunks. The fork's parser has no --sglang-incremental-streaming-output, so that pair is refused.",
+        "Makes SGLang stream only the new part of each /generate chunk instead of repeating the whole answer so far. Default: the flag of the flavour's SGLang (fork: --sglang-stream-output; upstream: --sglang-incremental-streaming-output); none keeps cumulative chunks. The fork's SGLang has no incremental flag, so that pair is refused.",
       ),
     extra_args: z.array(z.string()).default([]).describe("More train_async.py flags, appended last."),
     env: z.record(z.string(), z.string()).default({}).describe("More environment variables for every slime process."),
@@ -417,7 +417,7 @@ export const rehearsalSchema = z
       .enum(STREAM_FORMS)
       .optional()
       .describe(
-        "How the stand-in policy streams /generate, as one of SGLang's forms: cumulative (every chunk repeats the whole answer), incremental (every field a delta: --incremental-streaming-output, SGLang 0.5.11+) or legacy (only output ids are deltas, text and log-probs stay whole: --stream-output before 0.5.11, the fork's SGLang). Default: the form engine.slime.flavor and engine.slime.stream_output_flag give on that flavour's SGLang (fork: legacy; upstream: incremental; stream_output_flag none: cumulative).",
+        "How the stand-in policy streams /generate, as one of SGLang's forms: cumulative (every chunk repeats the whole answer), incremental (every field a delta) or legacy (only output ids are deltas). Default: the form the real flavour's SGLang would use with engine.slime.stream_output_flag (fork: legacy; upstream: incremental; none: cumulative).",
       ),
   })
   .strict()
@@ -474,7 +474,7 @@ export const episodesSchema = z
     env_protocol: z
       .enum(["lease", "gui", "swe"])
       .default("lease")
-      .describe("The protocol episodes.env_url speaks: lease (the reference's terminal router/pool and our built-in servers), gui (the reference's GUI pool, gui-rl/env_pool_server.py: text observations only) or swe (its SWE pool, swe-rl/server/swe_env_pool_server.py: tasks carry image, problem_statement and eval_script). docs/environments.md."),
+      .describe("The protocol episodes.env_url speaks: lease (the reference's terminal router/pool and our built-in servers), gui (the reference's GUI pool, gui-rl/env_pool_server.py: text observations only) or swe (its SWE pool, swe-rl/server/swe_env_pool_server.py: tasks carry image, problem_statement and eval_script). docs/episodes.md."),
     tasks: z
       .string()
       .optional()

@@ -38,7 +38,10 @@ export interface Sample {
   approximate: boolean;
   /** The sampling the response was drawn with (the rollout temperature, no filter, no penalty for a trained turn). */
   sampling?: { temperature: number; top_p: number; top_k: number };
-  createdAt: number; // ms epoch
+  createdAt: number; // ms epoch: when judging built it (the "judged" moment of its learning latency)
+  /** When the engine's answer to the turn ended, and when the turn closed (ms epoch; absent in older records). */
+  answeredAt?: number;
+  closedAt?: number;
   /** For metrics (rollout/prm_eval_score): the turn's evaluation score, when one was computed. */
   evalScore?: number | null;
   /**
@@ -59,4 +62,11 @@ export interface SampleEpisodeStep {
   stepScore: number | null;
   /** The episode's outcome o = 2·score − 1. */
   outcome: number;
+}
+
+/** A sample's moments before it leaves for the trainer (ms epoch): the first three of its learning latency. */
+export interface SampleStages {
+  answeredAt: number;
+  closedAt: number;
+  judgedAt: number;
 }

@@ -10,6 +10,10 @@ export const STATUS_VERSION = 2 as const;
 
 const engineStateSchema = z.enum(ENGINE_STATES);
 
+/** The learning latency's stages, each from the one before (closed: from the turn's answer), and the whole. */
+export const LEARNING_LATENCY_STAGES = ["closed", "judged", "handed", "trained", "served", "total"] as const;
+const spreadSchema = z.object({ median: z.number(), p90: z.number() }).nullable();
+
 const outcomeRateSchema = z.object({ finished: z.number().int(), failed: z.number().int(), outcome_rate: z.number().nullable() });
 
 export const statusSnapshotSchema = z.object({
@@ -203,6 +207,16 @@ export const statusSnapshotSchema = z.object({
     )
     .default([])
     .describe("Checkpoints slime saved in training.save_dir and the orchestrator kept (newest first)."),
+  learning_latency: z
+    .object({
+      samples: z.number().int().describe("Trained samples served in the weights that the figures are over: the last `window` of them."),
+      window: z.number().int(),
+      stages: z.object(Object.fromEntries(LEARNING_LATENCY_STAGES.map((stage) => [stage, spreadSchema])) as Record<(typeof LEARNING_LATENCY_STAGES)[number], typeof spreadSchema>),
+      awaiting_serve: z.number().int().describe("Trained samples whose weights the engines do not serve yet."),
+      last_served_update_at: z.number().nullable().describe("When the policy engines last finished a weight update."),
+    })
+    .default({ samples: 0, window: 0, stages: { closed: null, judged: null, handed: null, trained: null, served: null, total: null }, awaiting_serve: 0, last_served_update_at: null })
+    .describe("How soon it learns (docs/status.md): per trained sample, ms from each stage to the next — answer → closed → judged → handed to the trainer → trained → served — and the whole (total), median and p90."),
   engines: z.array(z.object({ name: z.string(), state: engineStateSchema, detail: z.string() })),
   errors: z.array(z.object({ at: z.number(), source: z.string(), code: z.string(), message: z.string(), hint: z.string().optional() })),
 });

@@ -102,4 +102,6 @@ export interface NextState {
 export interface ClosedTurn extends CapturedTurn {
   nextState: NextState | null;
   closedBy: "next-request" | "session-done" | "idle-timeout" | "evicted" | "shutdown";
+  /** When it closed (ms epoch; absent where a test or an older record built it without). */
+  closedAt?: number;
 }

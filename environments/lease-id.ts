@@ -1,8 +1,8 @@
-// The lease ids a client sees, as the reference's terminal router gives and reads them (router_server.py:73-83@0d034dd5):
+// The lease ids a client sees, as the reference's terminal router gives and reads them (lease-protocol-answers.json):
 // "<worker index>:<the pool's lease>", one worker here (index 0, or -1 as Python indexes it), its errors in Python's words.
 // Knows nothing of which leases are live: the lease table does.
 
-/** The router's form of a pool lease (router_server.py:73-75). */
+/** The router's form of a pool lease. */
 export function encodeLeaseId(poolLease: string): string {
   return `0:${poolLease}`;
 }

@@ -1,6 +1,6 @@
-// The bodies the lease protocol's routes take, read as the reference's router and pool read them
-// (terminal-rl/request_utils.py, router_server.py:300-322, remote/pool_server.py:400-565 @0d034dd5): a body that is not
-// a JSON object reads as {}, a missing field is the 400 they answer, in their words; zod holds each check.
+// The bodies the lease protocol's routes take, read as the reference's router and pool read them (each case, with
+// its lines: tests/fixtures/terminal-rl/lease-protocol-answers.json): a body that is not a JSON object reads as {}, a
+// missing field is the 400 they answer, in their words; zod holds each check.
 import { z } from "zod";
 import { decodeLeaseId } from "./lease-id.ts";
 

@@ -44,7 +44,7 @@ export class LeaseTable<State> {
 
   /**
    * The lease `requestId` got before for `taskKey` (reused, while it lives and the TTL holds), a new one, or "full";
-   * without a request id every call gets a new lease (pool_server.py:204-247@0d034dd5).
+   * without a request id every call gets a new lease, as the reference's pool does.
    */
   allocate(taskKey: string, requestId: string | undefined): { lease: Lease<State>; reused: boolean } | "full" {
     this.forgetOldRequests();

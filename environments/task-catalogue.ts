@@ -35,7 +35,7 @@ export class TaskCatalogue<Task extends z.infer<typeof taskKeySchema>> {
         const issue = parsed.error.issues[0]!;
         throw new OpenclawRlError("ENVIRONMENT_ERROR", `${file} line ${index + 1}: ${issue.path.join(".") || "line"}: ${issue.message}`, {
           path: file,
-          hint: 'one {"task_meta": {...}} per line; see docs/environments.md',
+          hint: 'one {"task_meta": {...}} per line; see docs/episodes.md',
         });
       }
       tasks.push(parsed.data.task_meta);

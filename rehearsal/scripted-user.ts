@@ -1,9 +1,9 @@
 // A scripted user for rehearsals: holds conversations with the agent through the proxy (OpenAI chat completions,
 // streamed like OpenClaw), rejects the AI-flavoured reply style ("that sounds like an AI, be natural") and accepts
 // the others, runs the tools the agent calls, and records every judged turn with the policy's weight version.
-import { SseReader } from "../lib/http/sse-events.ts";
 import { randomBytes } from "node:crypto";
 import type { ChatMessage, Tool } from "../contracts/chat.ts";
+import { askProxy, policyWeightVersion, type ProxyChatOptions, type Reply } from "./proxy-chat.ts";
 import { REJECTED_STYLE, styleOfText } from "./reply-styles.ts";
 
 export const REJECTION = "That sounds like an AI. Be natural, please.";
@@ -37,24 +37,14 @@ export interface TurnRecord {
   weightVersion: string | null;
 }
 
-export interface ScriptedUserOptions {
-  proxyUrl: string;
-  apiKey?: string;
-  model: string;
+export interface ScriptedUserOptions extends ProxyChatOptions {
   /** Stand-in policy base URL, read for the weight version of each turn. */
   policyUrl?: string;
   turnsPerSession?: number;
   /** Every n-th session opens with a request that makes the agent call a tool (0 = never). */
   toolSessionEvery?: number;
-  requestTimeoutMs?: number;
-  /** How long to keep retrying while the proxy answers 503 (engines starting or restarting); default 120 s. */
-  unavailableWaitMs?: number;
-  stream?: boolean;
-}
-
-interface Reply {
-  content: string;
-  toolCalls: Array<{ id: string; name: string; arguments: string }>;
+  /** How long the user takes before each message they type (tool results go back at once); none by default. */
+  thinkMs?: () => number;
 }
 
 export class ScriptedUser {
@@ -97,82 +87,18 @@ export class ScriptedUser {
       messages.push({ role: "assistant", content: reply.content });
       messages.push({ role: "user", content: rejected ? REJECTION : `${ACCEPTANCE} ${QUESTIONS[(index + turn + 1) % QUESTIONS.length]}` });
       records.push({ session, turn, kind: "answer", style, verdict: rejected ? -1 : 1, weightVersion });
+      const think = this.options.thinkMs?.() ?? 0;
+      if (think > 0) await new Promise((resolve) => setTimeout(resolve, think));
     }
     await this.ask(session, messages, withTools); // the last next state reaches the proxy, so the last turn is judged too
     return records;
   }
 
-  private async ask(session: string, messages: ChatMessage[], withTools: boolean): Promise<Reply> {
-    const stream = this.options.stream ?? true;
-    // as a well-behaved client: an engine that is (re)starting answers 503 with Retry-After; wait, up to a bound
-    const deadline = Date.now() + (this.options.unavailableWaitMs ?? 120_000);
-    for (;;) {
-      const response = await this.post(session, messages, withTools, stream);
-      if (response.status === 503 && Date.now() < deadline) {
-        await response.arrayBuffer();
-        const seconds = Number(response.headers.get("retry-after") ?? "1");
-        await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(Number.isFinite(seconds) ? seconds : 1, 0.2), 5) * 1000));
-        continue;
-      }
-      if (!response.ok) throw new Error(`the proxy answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
-      return stream ? readStream(await response.text()) : readWhole(await response.json());
-    }
-  }
-
-  private post(session: string, messages: ChatMessage[], withTools: boolean, stream: boolean): Promise<Response> {
-    return fetch(`${this.options.proxyUrl.replace(/\/+$/, "")}/v1/chat/completions`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-session-id": session,
-        "x-turn-type": "main",
-        ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
-      },
-      body: JSON.stringify({ model: this.options.model, messages, stream, ...(withTools ? { tools: TOOLS } : {}) }),
-      signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 120_000),
-    });
+  private ask(session: string, messages: ChatMessage[], withTools: boolean): Promise<Reply> {
+    return askProxy(this.options, session, messages, withTools ? TOOLS : undefined);
   }
 
   private async weightVersion(): Promise<string | null> {
-    if (!this.options.policyUrl) return null;
-    try {
-      const response = await fetch(`${this.options.policyUrl}/get_weight_version`, { signal: AbortSignal.timeout(5000) });
-      return ((await response.json()) as { weight_version?: string }).weight_version ?? null;
-    } catch {
-      return null;
-    }
+    return this.options.policyUrl ? policyWeightVersion(this.options.policyUrl) : null;
   }
-}
-
-function readWhole(body: unknown): Reply {
-  const message = (body as { choices?: Array<{ message?: { content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> | null } }> }).choices?.[0]?.message;
-  return {
-    content: message?.content ?? "",
-    toolCalls: (message?.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })),
-  };
-}
-
-/** Joins an OpenAI SSE stream: content deltas, and tool-call deltas by index (id/name first, argument pieces after). */
-export function readStream(text: string): Reply {
-  let content = "";
-  const calls = new Map<number, { id: string; name: string; arguments: string }>();
-  const reader = new SseReader();
-  const last = [...reader.push(text), reader.end()];
-  for (const event of last) {
-    const data = event?.data?.trim() ?? "";
-    if (data.length === 0 || data === "[DONE]") continue;
-    const chunk = JSON.parse(data) as { error?: { message?: string }; choices?: Array<{ delta?: { content?: string | null; tool_calls?: Array<{ index: number; id?: string | null; function?: { name?: string | null; arguments?: string | null } }> } }> };
-    if (chunk.error) throw new Error(`the proxy sent an error chunk: ${chunk.error.message ?? "unknown"}`);
-    const delta = chunk.choices?.[0]?.delta;
-    if (!delta) continue;
-    content += delta.content ?? "";
-    for (const call of delta.tool_calls ?? []) {
-      const entry = calls.get(call.index) ?? { id: "", name: "", arguments: "" };
-      if (call.id) entry.id = call.id;
-      if (call.function?.name) entry.name = call.function.name;
-      entry.arguments += call.function?.arguments ?? "";
-      calls.set(call.index, entry);
-    }
-  }
-  return { content, toolCalls: [...calls.values()] };
 }

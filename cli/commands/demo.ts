@@ -1,13 +1,17 @@
 // `openclaw-rl demo [--turns N]`: a scripted user talks to the running rehearsal through the proxy, rejects the
 // AI-flavoured reply style and accepts the others; prints the reward curve per training batch (weight version).
+// With --persona, a homework persona plays instead (demo-persona.ts).
 import type { Command } from "commander";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { formatCurvePoint, rejectedShare, rewardCurve, type CurvePoint } from "../../rehearsal/reward-curve.ts";
+import { parsePersonaId } from "../../rehearsal/homework-personas.ts";
 import { ScriptedUser, type TurnRecord } from "../../rehearsal/scripted-user.ts";
+import { playPersona } from "./demo-persona.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
 
 interface DemoOptions extends CommonOptions {
   turns: string;
+  persona?: string;
   proxyUrl?: string;
   stream: boolean;
 }
@@ -18,10 +22,12 @@ export function registerDemoCommand(program: Command): void {
     .option("--turns <n>", "judged turns to play", "60")
     .option("--proxy-url <url>", "proxy base URL (default: http://127.0.0.1:<proxy.port>)")
     .option("--no-stream", "ask for whole answers instead of streams")
+    .option("--persona <name>", "play the reference's student, ta or teacher persona session after session instead, and print the sessions until its preference shows in the first reply (docs/evaluation.md)")
     .action(async (options: DemoOptions) => {
       const { recipe } = recipeFromOptions(options);
       const turns = Number(options.turns);
       if (!Number.isInteger(turns) || turns < 1) throw new OpenclawRlError("BAD_REQUEST", `--turns must be a positive integer, got ${options.turns}`);
+      if (options.persona !== undefined) parsePersonaId(options.persona); // a bad name is refused before anything is reached
       if (recipe.engine.kind !== "rehearsal") {
         throw new OpenclawRlError("ENGINE_UNSUPPORTED", `demo plays against the rehearsal stand-ins, but engine.kind is ${recipe.engine.kind}`, { path: "engine.kind", hint: "use configs/rehearsal.yaml (the default recipe)" });
       }
@@ -30,8 +36,10 @@ export function registerDemoCommand(program: Command): void {
       const hint = "run `npx openclaw-rl start` first; for a start run with --set or --method, pass --recipe <its records.dir>/recipe.resolved.yaml (its banner prints this demo command)";
       await expectReachable(`${proxyUrl}/v1/models`, "the proxy", hint);
       await expectReachable(`${policyUrl}/health`, "the stand-in policy", hint);
+      const apiKey = process.env[recipe.proxy.api_key_env];
+      if (options.persona !== undefined) return void (await playPersona(options.persona, { proxyUrl, policyUrl, model: recipe.model.served_name, apiKey, stream: options.stream }, recipe.method));
       process.stdout.write(`demo: method ${recipe.method} (the running start must use the same), ${turns} judged turns through ${proxyUrl}; the model is a stand-in\n`);
-      const user = new ScriptedUser({ proxyUrl, policyUrl, model: recipe.model.served_name, apiKey: process.env[recipe.proxy.api_key_env], stream: options.stream });
+      const user = new ScriptedUser({ proxyUrl, policyUrl, model: recipe.model.served_name, apiKey, stream: options.stream });
       let current: string | null = null;
       const seen: TurnRecord[] = [];
       const probabilities = new Map<string, Promise<number | null>>(); // the policy that wrote each version's turns

@@ -16,6 +16,7 @@ import { evaluationBasis } from "../../orchestrator/evaluation/evaluation-basis.
 import { buildEvaluationPlan, heldOutTasksFile, readEvaluationSet, type EvaluationSet } from "../../orchestrator/evaluation/evaluation-plan.ts";
 import { evaluationMarkdown, evaluationSvg, evaluationTable } from "../../orchestrator/evaluation/evaluation-report.ts";
 import { stableEffectLine } from "../../orchestrator/evaluation/stable-effect.ts";
+import { firstReplyLine } from "../../orchestrator/evaluation/first-reply-verdicts.ts";
 import { evaluateVersion, type VersionEvaluation } from "../../orchestrator/evaluation/version-evaluation.ts";
 import { cliCommand, shellWord } from "../../lib/cli-command.ts";
 import { JsonlAppendFile } from "../../orchestrator/records/jsonl-append-file.ts";
@@ -70,7 +71,7 @@ async function writeReport(target: EvalTarget, base: RunBase): Promise<{ shown: 
   const { runDir } = target;
   const all = readEvaluations(runDir);
   const shown = runRows(all, target.run, base);
-  const notes = [await stableEffectLine(runDir, shown), ...provenance(all, shown, target.run, base)];
+  const notes = [await stableEffectLine(runDir, shown), await firstReplyLine(runDir), ...provenance(all, shown, target.run, base)];
   writeFileSync(path.join(runDir, "evaluation.json"), `${JSON.stringify(shown, null, 2)}\n`);
   writeFileSync(path.join(runDir, "evaluation.svg"), evaluationSvg(shown));
   writeFileSync(path.join(runDir, "evaluation-report.md"), evaluationMarkdown(shown, "evaluation.svg", notes));

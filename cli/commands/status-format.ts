@@ -2,6 +2,7 @@
 // the next batch, rewards, weights, stale drops and recent errors, in words.
 import type { StatusSnapshot } from "../../contracts/status.ts";
 import { evaluationLines } from "./status-evaluation.ts";
+import { learningLatencyLines } from "./status-latency.ts";
 import { describeEta } from "../../orchestrator/status/run-progress.ts";
 
 /** relative: "5s ago" (a screen read now); absolute: clock times and no uptime, so a line changes only with the run. */
@@ -58,6 +59,7 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
       (resetShown ? ` · counted from 0 again ${ago(reset.at)} (was ${reset.from_version}: the trainer restarted)` : update ? ` · last update ${ago(update.at)} (${duration(update.duration_ms)})` : ""),
   );
   if (!status.version_labels.exact) lines.push(`            ⚠ ${status.version_labels.note}`);
+  lines.push(...learningLatencyLines(status.learning_latency, ago));
   lines.push(...trainerLines(status.trainer, status.batches, ago));
   if (status.hybrid) lines.push(...hybridLines(status.hybrid));
   lines.push(...checkpointLines(status.checkpoints));

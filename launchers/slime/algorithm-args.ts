@@ -68,13 +68,10 @@ function stepWise(recipe: Recipe): boolean {
 }
 
 /**
- * Token-level OPD: advantage = teacher − old log-prob at each response token. The fork has it as an estimator
- * (slime/slime/backends/megatron_utils/loss.py:433-447). Upstream (THUDM/slime 624b824) makes OPD a term on top of an
- * estimator: advantage = estimator's return − opd_kl_coef × (old − teacher) (megatron_utils/loss.py:663-701, 809-816),
- * with teacher_log_probs taken from each Sample (ray/rollout.py:746-747; our bridge fills them; --opd-type sglang means
- * "they come with the rollout"). GRPO's reward normalization subtracts each group's mean, and our groups hold one sample
- * (--n-samples-per-prompt 1), so the return is exactly 0 whatever the reward (ray/rollout.py:612-631) and the advantage is
- * the fork's. Its std division stays off: the std of a one-sample group is NaN.
+ * Token-level OPD: advantage = teacher − old log-prob at each response token. The fork has it as an estimator;
+ * upstream makes OPD a term on top of one (--use-opd, teacher log-probs from each Sample), and GRPO over our
+ * one-sample groups returns exactly 0, so the advantage is the fork's; its std division stays off (NaN for one
+ * sample). Each flavour's lines: native/tests/fixtures/slime_actor.json, facts.
  */
 function tokenLevelDistillationArgs(recipe: Recipe): string[] {
   if (recipe.engine.slime.flavor === "fork") return ["--advantage-estimator", "on_policy_distillation"];

@@ -12,7 +12,7 @@ import { insideRunDir } from "./train-args.ts";
 
 /**
  * slime's converters, relative to engine.slime.root (the folder that holds train_async.py), with the options they
- * take (file:line at THUDM/slime 624b824a and Gen-Verse/OpenClaw-RL 0d034dd5; tests/fixtures/checkpoint-facts.json):
+ * take (where each is read, per flavour and commit: tests/fixtures/checkpoint-facts.json, converters):
  *  - Megatron torch_dist → HF: tools/convert_torch_dist_to_hf.py --input-dir <iter_%07d> --output-dir <new folder>
  *    --origin-hf-dir <HF model> (names the params from its config.json and copies tokenizer and config), both flavours.
  *  - the fork's FSDP → HF: tools/convert_fsdp_to_hf.py with the same three options (it finds `model/` inside).

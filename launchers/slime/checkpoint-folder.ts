@@ -3,17 +3,8 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
-/**
- * What each loader looks for (file:line at Gen-Verse/OpenClaw-RL 0d034dd5 unless named otherwise):
- *  - Megatron: `latest_checkpointed_iteration.txt` holding an iteration number or `release`
- *    (Megatron-LM/megatron/training/checkpointing.py:270-290 read_metadata), then the folder `iter_%07d` or `release`.
- *    Without the tracker the fork's bridge mode falls back to loading the Hugging Face weights when the folder is not
- *    empty, and dies in `assert Path(load_path).exists() and _is_dir_nonempty(...)` when it is missing or empty
- *    (slime/slime/backends/megatron_utils/checkpoint.py:102-126). Upstream (THUDM/slime 624b824 arguments.py:1817-1839)
- *    quietly starts again from --ref-load.
- *  - The fork's FSDP: the same tracker (an iteration number), then `iter_%07d/model`; anything less is skipped with a
- *    log line (slime/slime/backends/fsdp_utils/checkpoint.py:84-109).
- */
+// Megatron reads the tracker then `iter_%07d` (or `release`); the fork's FSDP `iter_%07d/model`. Each loader's lines, and
+// what it does without a tracker: tests/fixtures/checkpoint-facts.json, `resume`.
 export const TRACKER_FILE = "latest_checkpointed_iteration.txt";
 
 export type CheckpointState = { kind: "loadable"; iteration: number | "release"; folder: string } | { kind: "none"; why: string };

@@ -5,8 +5,8 @@ import path from "node:path";
 
 /**
  * Megatron writes the iteration's folder first and the tracker last, once every rank finished
- * (Megatron-LM/megatron/training/checkpointing.py:640-661 at Gen-Verse/OpenClaw-RL 0d034dd5, iter_finalize_fn), so an
- * `iter_*` folder above the tracker's iteration is still being written (or its save died).
+ * (tests/fixtures/checkpoint-facts.json, tracker_written_last), so an `iter_*` folder above the tracker's iteration is
+ * still being written (or its save died).
  */
 export const TRACKER_FILE = "latest_checkpointed_iteration.txt";
 const ITERATION_FOLDER = /^iter_(\d{7,})$/;

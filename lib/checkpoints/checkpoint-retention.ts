@@ -5,8 +5,8 @@ import { listCheckpoints, type CheckpointEntry } from "./checkpoint-list.ts";
 
 /**
  * Megatron's own `--save-retain-interval` keeps multiples of an interval, not the newest N, and it deletes only a
- * previous iteration > 0 that is not such a multiple (Megatron-LM/megatron/training/checkpointing.py:687-697 at
- * Gen-Verse/OpenClaw-RL 0d034dd5); slime saves iteration = rollout_id, so it is no retention count. This one is ours.
+ * previous iteration > 0 that is not such a multiple (tests/fixtures/checkpoint-facts.json, megatron_retention); slime
+ * saves iteration = rollout_id, so it is no retention count. This one is ours.
  */
 export function checkpointsToPrune(entries: CheckpointEntry[], keep: number): CheckpointEntry[] {
   const complete = entries.filter((entry) => !entry.inProgress).sort((left, right) => right.iteration - left.iteration);

@@ -76,9 +76,9 @@ function constantTruth(node: Node): boolean | undefined {
 
 /**
  * Whether the template applies `default` (or `d`) to NAME with a boolean default equal to `wanted`, as a working
- * toggle (`default(true, true)` is not one: it turns an explicit false into true): _has_toggle_default_assignment,
- * template_detection.py:88-137@4ad990ba, over @huggingface/jinja's syntax tree instead of jinja2's. A template that
- * does not parse (tree null) has none.
+ * toggle (`default(true, true)` is not one: it turns an explicit false into true), as SGLang's
+ * _has_toggle_default_assignment reads it, over @huggingface/jinja's syntax tree instead of jinja2's
+ * (tests/fixtures/sglang-tool-choice/thinking-mode.json holds SGLang's answers). A template that does not parse has none.
  */
 function hasToggleDefault(tree: unknown, name: string, wanted: boolean): boolean {
   if (tree === null) return false;

@@ -64,12 +64,11 @@ def policy_loss_function(
     """slime's own policy loss (binary and token-level OPD on the fork), unchanged, with the policy's true entropy
     beside its numbers.
 
-    Without an entropy term the fork's policy_loss_function takes its monitoring entropy under no_grad
-    (slime/slime/backends/megatron_utils/loss.py:726-737), where _compute_logprob_entropy_chunked skips the clone
-    (slime/slime/utils/ppo_utils.py:655-686) and Megatron's fused cross entropy has already turned each float32 chunk
-    into its softmax: its entropy_loss is the entropy of that softmax (4.73 for a true 1.94), and at rollout
-    temperature 1 the model's logits are overwritten. Ours is taken first, on the untouched logits, and reported as
-    openclaw_rl_entropy; slime's loss, gradient and numbers stay as slime computed them. With an entropy term slime
+    Without an entropy term the fork's policy_loss_function takes its monitoring entropy under no_grad, after
+    Megatron's fused cross entropy has already turned each float32 chunk into its softmax in place, so its entropy_loss
+    is the entropy of that softmax (4.73 for a true 1.94); the fake fork's loss.py mirrors those lines, with their
+    commit. Ours is taken first, on the untouched logits, and reported as openclaw_rl_entropy; slime's loss, gradient
+    and numbers stay as slime computed them. With an entropy term slime
     takes the entropy with grad, which is right, and nothing is added.
     """
     slime_policy_loss = SLIME.require_policy_loss()

@@ -1,30 +1,7 @@
-"""The teacher in slime's Megatron trainer (recipe opd.teacher: trainer): before slime trains a batch that carries
-teacher tokens (teacher_carriage.py), one forward of the frozen teacher over every sample's hinted prompt + response
-gives teacher_log_probs, exactly, at the rollout temperature, with no request to the judge engine.
-
-With top-K distillation (openclaw_rl_topk > 0, the fork only: upstream's training batch carries no top-K rows to a
-loss), the same forward also keeps each response token's top-K rows over the whole vocabulary (forward_only with our
-own function, trainer_teacher.sharded_topk across the tensor-parallel group), as teacher_topk_log_probs /
-teacher_topk_indices.
-
-The teacher is the checkpoint at slime's --ref-load (recipe training.ref_load, by default the policy's base weights),
-loaded the way slime loads its reference model (MegatronTrainRayActor.load_other_checkpoint: into the actor's own
-parameters, then backed up by its TensorBackuper in pinned host memory, fork and upstream slime/utils/tensor_backper.py
-backup()). When slime already holds the reference (the KL loss is on) that copy is the teacher. The forward swaps the
-teacher's weights into the actor's parameters (_switch_model), runs slime's own compute_log_prob over the teacher's
-tokens, and swaps back: no second model on the GPU, one more copy of the weights in host memory.
-
-Installed by slime's --custom-megatron-init-path in each trainer process (trainer_hooks.install): it wraps
-MegatronTrainRayActor.train_actor, whose first step (fork actor.py:449-462, upstream actor.py:424-446) builds the data
-iterator from rollout_data and forwards the reference; ours runs just before it and leaves rollout_data as slime would
-have had it with the teacher log-probs sent by the orchestrator: "teacher_log_probs" per sample (response length,
-float32), "multimodal_train_inputs" without our keys. Both flavours then use them as they use the engine's values (the
-fork's on_policy_distillation estimator, upstream's --use-opd term, our combine loss).
-
-Refused at install (clear error, nothing trained): context parallelism > 1 (slime's log-probs would be this rank's
-slice of the teacher's sequence, not of the student's), the fork's bshd layout, upstream's top-p replay (the teacher's
-distribution is the full softmax, as the engine's scoring returns it), and the fork with --disable-weights-backuper
-(one weight copy only: no room for a teacher).
+"""The teacher in slime's Megatron trainer (opd.teacher: trainer): before slime trains a batch with teacher tokens, one
+forward of the frozen reference weights, swapped into the actor's own parameters, gives teacher_log_probs (and, on the
+fork, top-K rows) with no request to the judge engine. Ignores everything else of the step; how and why, and what it
+refuses: docs/judging.md. The slime surface it wraps, per flavour and commit: tests/fixtures/slime_actor.json.
 """
 
 from __future__ import annotations

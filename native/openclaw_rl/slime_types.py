@@ -68,10 +68,10 @@ TEACHER_ARRAYS = ("teacher_log_probs", "teacher_topk_log_probs", "teacher_topk_i
 def carried_teacher_arrays(sample_class) -> frozenset[str]:
     """The teacher arrays slime's converter puts into the training batch, read from the Sample it declares.
 
-    The fork's Sample declares no teacher field and its converter carries each of the three arrays found in
-    samples[0].__dict__ (slime/slime/ray/rollout.py:710-717). Upstream's Sample declares teacher_log_probs and its
-    converter carries that field only (slime/ray/rollout.py:746-747; slime/utils/types.py:128). So a Sample that
-    declares none travels with all three as attributes, and one that declares some carries exactly those.
+    The fork's Sample declares no teacher field and its converter carries every array found in samples[0].__dict__;
+    upstream's declares teacher_log_probs and carries that field only (native/tests/fixtures/slime_signatures.json,
+    each flavour's converter). So a Sample that declares none travels with all three as attributes, and one that
+    declares some carries exactly those.
     """
     declared = {item.name for item in dataclasses.fields(sample_class)} & set(TEACHER_ARRAYS)
     return frozenset(declared or TEACHER_ARRAYS)

@@ -1,13 +1,11 @@
 """How a sample's teacher travels from the rollout function to slime's Megatron trainer when the trainer computes the
 teacher's log-probs (recipe opd.teacher: trainer).
 
-Neither slime flavour has a Sample field for the teacher's tokens, and both hand the trainer only the keys their
-converter and DP split name (fork slime/slime/ray/rollout.py:683-717, 757-776; upstream slime/ray/rollout.py:
-739-750, 785-803). One per-sample key they both pass through untouched is `multimodal_train_inputs`: the converter takes
-`sample.multimodal_train_inputs` when any sample has one (the fork drops a sample that has none, so every sample of a
-carried batch gets one), the split carries it per sample, and the actor's `_get_rollout_data` keeps the dict (the fork
-as it is, upstream with its tensors moved to the GPU). The trainer-side teacher (slime_teacher.py) takes our keys out
-of it before slime's forward steps, which would pass the dict to the model as keyword arguments.
+Neither slime flavour has a Sample field for the teacher's tokens, so they ride in `multimodal_train_inputs`, a
+per-sample dict both flavours' converter, DP split and actor pass through untouched (where, per flavour and commit:
+native/tests/fixtures/slime_actor.json, facts carriage_*); the fork drops a sample without one, so every
+sample of a carried batch gets one. The trainer-side teacher (slime_teacher.py) takes
+our keys out of it before slime's forward steps, which would pass the dict to the model as keyword arguments.
 
 A carried batch is one where some sample holds teacher tokens (hinted prompt + response). In it every sample carries
 exactly one of: its teacher tokens, or the teacher log-probs the orchestrator sent (a combine sample without a hint:

@@ -1,17 +1,10 @@
 """Sends each training step's metrics, exactly as slime logs them to W&B / TensorBoard, to the orchestrator's bridge.
 
-slime's Megatron trainer logs one dict per optimizer step on the rank with data-parallel rank 0, tensor-parallel rank 0
-and the last pipeline stage: `train/<loss key>` for every value the loss reported (`train/loss`, `train/pg_loss`,
-`train/train_rollout_logprob_abs_diff` ...), `train/grad_norm`, `train/lr-pg_<i>` and `train/step`, through
-`logging_utils.log(args, log_dict, step_key="train/step")` (fork: slime/slime/backends/megatron_utils/model.py:625-652
-with `from slime.utils import logging_utils`; upstream: slime/backends/megatron_utils/model.py:873-897 with
-`from slime.observability import logging_utils`), which writes only to W&B or TensorBoard. slime calls
-`--custom-megatron-init-path` with `args` in every Megatron trainer process once Megatron is initialised
-(fork slime/slime/backends/megatron_utils/initialize.py:100-104, upstream the same lines). `install` wraps that module's
-`log` there, so the same numbers also reach the bridge. Ignores the FSDP backend (no such hook) and every other dict.
-
-A step's metrics are best effort: an orchestrator that does not answer costs the trainer at most one short timeout per
-step and one warning, never the step.
+Installed by slime's --custom-megatron-init-path in every Megatron trainer process, it wraps slime's per-step
+logging_utils.log so the same numbers also reach the bridge (where slime calls it, per flavour and commit:
+tests/fixtures/checkpoint-facts.json, trainer_metrics). Ignores the FSDP backend (no such hook) and every other dict.
+Best effort: an orchestrator that does not answer costs the trainer at most one short timeout per step and one
+warning, never the step.
 """
 
 from __future__ import annotations

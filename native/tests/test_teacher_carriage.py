@@ -4,11 +4,14 @@ refused) by that slime's converter (the fake RolloutManager._convert_samples_to_
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import json
+import os
 import unittest
 
 import torch
 
-from openclaw_rl import rollout
+from openclaw_rl import rollout, teacher_carriage
 from openclaw_rl.slime_types import carried_teacher_arrays, slime_types
 
 from .slime_fakes import fake_slime
@@ -24,6 +27,17 @@ def convert(samples: list) -> dict:
 
 
 class TeacherCarriageTest(unittest.TestCase):
+    def test_the_carrier_is_a_key_both_slimes_pass_through(self):
+        fixtures = os.path.join(os.path.dirname(__file__), "fixtures")
+        with open(os.path.join(fixtures, "slime_signatures.json"), encoding="utf-8") as fixture:
+            signatures = json.load(fixture)["flavours"]
+        with open(os.path.join(fixtures, "slime_actor.json"), encoding="utf-8") as fixture:
+            actors = json.load(fixture)["flavours"]
+        for name, actor in actors.items():
+            key = actor["facts"]["carriage_converter"].split()[0]
+            self.assertIn(key, signatures[name]["batch"]["requested_keys"], name)
+            self.assertIn(f'"{key}"', inspect.getsource(teacher_carriage), name)
+
     def test_fork_sample_takes_teacher_arrays_as_attributes(self):
         with fake_slime("fork"):
             sample_class, _, real = slime_types()

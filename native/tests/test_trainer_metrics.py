@@ -4,7 +4,9 @@ warning, never the step."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
 import types
 import unittest
@@ -76,6 +78,13 @@ class TrainerMetricsTest(unittest.TestCase):
         self.assertEqual(events[0]["lr"], 1e-6)
         self.assertEqual(events[0]["metrics"]["pg_loss"], 0.125)
         self.assertNotIn("nan_metric", events[0]["metrics"])
+
+    def test_the_logging_modules_are_those_slime_logs_through(self):
+        facts_path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures", "checkpoint-facts.json")
+        with open(facts_path, encoding="utf-8") as facts_file:
+            per_step_log = json.load(facts_file)["trainer_metrics"]["per_step_log"]
+        modules = {flavour: re.search(r"module (slime\.[\w.]+)", text).group(1) for flavour, text in per_step_log.items()}
+        self.assertEqual(set(trainer_metrics.LOGGING_MODULES), set(modules.values()))
 
     def test_installing_twice_wraps_once(self):
         os.environ["OPENCLAW_RL_BRIDGE"] = "http://127.0.0.1:9"

@@ -1,6 +1,7 @@
 // Builds the binary batch frame from stored sample frames: rebases block offsets, applies the teacher
 // all-or-none rule (slime reads teacher fields from sample 0 only) and computes the batch metrics.
 import { BATCH_FRAME_MAGIC, BRIDGE_VERSION, SAMPLE_FRAME_MAGIC, type BatchFrameHeader, type SampleFrameHeader } from "../../contracts/bridge.ts";
+import type { SampleStages } from "../../contracts/sample.ts";
 import type { StalenessPolicy } from "../weights/staleness-policy.ts";
 import { buildFrame, parseFrame } from "../store/sample-frame.ts";
 import type { DeliveredBatch } from "../store/sample-store.ts";
@@ -9,6 +10,8 @@ export interface BatchSummary {
   meanReward: number;
   evalScore: number | null;
   counts: { positive: number; zero: number; negative: number };
+  /** Each sample's answer, close and judging moments, for those that recorded them (the learning latency's first stages). */
+  stages: SampleStages[];
 }
 
 /**
@@ -79,7 +82,9 @@ function summarize(samples: SampleFrameHeader[]): BatchSummary {
   const counts = { positive: 0, zero: 0, negative: 0 };
   let total = 0;
   const evalScores: number[] = [];
+  const stages: SampleStages[] = [];
   for (const sample of samples) {
+    if (sample.answeredAt !== undefined && sample.closedAt !== undefined) stages.push({ answeredAt: sample.answeredAt, closedAt: sample.closedAt, judgedAt: sample.createdAt });
     total += sample.reward;
     if (sample.reward > 0) counts.positive += 1;
     else if (sample.reward < 0) counts.negative += 1;
@@ -90,5 +95,6 @@ function summarize(samples: SampleFrameHeader[]): BatchSummary {
     meanReward: samples.length > 0 ? total / samples.length : 0,
     evalScore: evalScores.length > 0 ? evalScores.reduce((sum, value) => sum + value, 0) / evalScores.length : null,
     counts,
+    stages,
   };
 }

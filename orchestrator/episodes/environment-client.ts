@@ -17,9 +17,8 @@ import type { EpisodeEnvironment } from "./episode-environment.ts";
 import { withLeaseHint } from "./lease-error-hints.ts";
 
 /**
- * How many times each endpoint is tried when it cannot be reached or answers an HTTP error, as the reference's
- * terminal client does (terminal-rl/env_client.py:16-20@0d034dd5, through slime's http_utils._post: every failure
- * retried after 1 s, up to max_retries attempts). A 200 answer with ok false is final, as there.
+ * How many times each endpoint is tried, 1 s apart, when it cannot be reached or answers an HTTP error: as often as
+ * the reference's terminal client (tests/fixtures/terminal-rl/client-attempts.json). A 200 with ok false is final.
  */
 export const ENDPOINT_ATTEMPTS = { "/allocate": 100, "/reset": 10, "/heartbeat": 10, "/exec_tool": 3, "/evaluate": 1, "/close": 3 } as const;
 type Endpoint = keyof typeof ENDPOINT_ATTEMPTS;

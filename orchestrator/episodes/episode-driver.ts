@@ -160,10 +160,9 @@ export class EpisodeDriver {
       const leaseId = lease;
       heartbeat = setInterval(() => void environment.heartbeat(leaseId).catch(() => undefined), this.heartbeatMs);
       heartbeat.unref();
-      // run_ctx as the reference's generate sends it (terminal-rl/custom_types.py RunContext@0d034dd5). Its pool names
-      // the trial, and so the Docker container, `{task_name}.{uid}.slime-run`: the reference's uid is one per sample
-      // (generate.py:263), so ours is the episode's `uid-group-sample` (the run's uid alone gave every sample of a task
-      // one container, shared and stopped by the first close), and a trial traces to episode `task_key:uid:group:sample`
+      // run_ctx as the reference's generate sends it. Its pool names the trial and Docker container
+      // `{task_name}.{uid}.slime-run`, so the uid is one per sample, the episode's `uid-group-sample` (a run-wide uid
+      // would give every sample of a task one container, stopped by the first close).
       const runContext = { uid: `${this.options.uid}-${group}-${sample}`, group_index: group, sample_index: sample, episode_id: id, group_id: groupId };
       const reset = await environment.reset(leaseId, task.meta, runContext, REFERENCE_TASK_TIMEOUTS);
       const tools = parseTools(reset.toolSchemas, task.key);

@@ -7,7 +7,7 @@ const HINTS: [RegExp, string][] = [
   [/Unknown run_lease_id: /, "the lease is gone: closed, reaped after the server's idle TTL (heartbeats keep a lease alive), or never given by this server; an episode allocates a new one"],
   [/env is not initialized; call reset first/, "the lease has no episode: /exec_tool and /evaluate need a /reset that succeeded first"],
   [/Invalid lease_id format: /, 'send lease_id exactly as /allocate gave it ("<worker index>:<lease>")'],
-  [/(lease_id|task_key|tool_call\.name) is required|task_meta dict is required|tool_call dict is required|tool_call\.arguments must be a dict/, "the request lacks a field of the lease protocol or has it in the wrong form (docs/environments.md)"],
+  [/(lease_id|task_key|tool_call\.name) is required|task_meta dict is required|tool_call dict is required|tool_call\.arguments must be a dict/, "the request lacks a field of the lease protocol or has it in the wrong form (docs/episodes.md)"],
 ];
 
 /** The hint for the server's words in `message`, or undefined when they are not the protocol's. */

@@ -1,8 +1,7 @@
-// The tasks of the general-agent track: a JSONL file, one task per line in either of the reference's forms —
-// {"task_meta": {...}}, or {"task": {...}} as its terminal converter writes them (terminal-rl/data_utils/
-// convert_task_to_dataset.py@0d034dd5, the object slime hands its generate as the prompt, generate.py:30-42) —, each
-// task's key `task_name:task_path` from it, and an episode's request id `task_key:uid:group:sample` (the reference's,
-// and the episode's id everywhere). Reads and checks; runs nothing.
+// The tasks of the general-agent track: a JSONL file, one task per line in either of the reference's forms
+// ({"task_meta": {...}}, or {"task": {...}} as its terminal converter writes them), each task's key
+// `task_name:task_path`, and an episode's request id `task_key:uid:group:sample` (the reference's, and the episode's id
+// everywhere). Reads and checks; runs nothing.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";

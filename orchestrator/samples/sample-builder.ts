@@ -83,6 +83,8 @@ export function buildSample({ turn, decision, teacher, teacherTokens = null, eva
     approximate: turn.approximate,
     ...(turn.sampling ? { sampling: { temperature: turn.sampling.temperature, top_p: turn.sampling.top_p, top_k: turn.sampling.top_k } } : {}),
     createdAt: now,
+    answeredAt: turn.endedAt,
+    ...(turn.closedAt === undefined ? {} : { closedAt: turn.closedAt }),
     evalScore,
   };
   if (decision.teacher === "rollout") sample.teacherLogProbs = [...turn.responseLogProbs];

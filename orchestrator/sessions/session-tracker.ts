@@ -197,6 +197,6 @@ export class SessionTracker implements SessionView {
     const open = session.openTurn;
     if (!open) return;
     session.openTurn = null;
-    this.options.onTurnClosed({ ...open.captured, nextState, closedBy });
+    this.options.onTurnClosed({ ...open.captured, nextState, closedBy, closedAt: this.now() });
   }
 }

@@ -10,6 +10,7 @@ import { ClientSamplingTally, type ClientSampling } from "./client-sampling-tall
 import { SampleTally, type SampleCounts } from "./sample-tally.ts";
 import { EvaluationTally, type EvaluationCounts } from "./evaluation-tally.ts";
 import { HybridTally, type HybridCounts } from "./hybrid-tally.ts";
+import { LearningLatency, type LearningLatencyCounts } from "./learning-latency.ts";
 import { isTrainerProgress, TRAINER_STALLED } from "./trainer-watchdog.ts";
 
 export interface RunTallyLimits {
@@ -134,6 +135,8 @@ export interface RunCounts {
   };
   /** Since the records folder was created (the durable store's totals, earlier runs included); null without a store. */
   folder: { samplesTrained: number; droppedStale: number } | null;
+  /** How soon trained samples reach the served weights (learning-latency.ts). */
+  learningLatency: LearningLatencyCounts;
 }
 
 interface OutcomeSums {
@@ -149,6 +152,7 @@ export class RunTally {
   private readonly turns = { main: 0, side: 0 };
   private readonly clients = new ClientSamplingTally();
   private readonly evaluations = new EvaluationTally();
+  private readonly latency = new LearningLatency();
   private trainingPause: RunCounts["trainingPause"] = null;
   /** Where every sample is, and the judged turns without one. */
   private readonly samples: SampleTally;
@@ -191,6 +195,7 @@ export class RunTally {
   apply(event: RunEvent): void {
     this.samples.apply(event);
     this.hybrid.apply(event);
+    this.latency.apply(event);
     if (isTrainerProgress(event)) {
       this.trainer.lastProgressAt = event.at;
       this.trainer.stalledSince = null;
@@ -343,6 +348,7 @@ export class RunTally {
         planned: this.episodePlan,
         firstStartedAt: this.firstEpisodeAt,
       },
+      learningLatency: this.latency.counts(),
       folder: base && { samplesTrained: base.samplesTrained + samples.trained, droppedStale: base.droppedStale + samples.dropped.stale },
     };
   }

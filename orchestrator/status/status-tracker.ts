@@ -5,6 +5,7 @@ import { STATUS_VERSION, type StatusSnapshot } from "../../contracts/status.ts";
 import type { EventBus } from "../event-bus.ts";
 import { sessionCap } from "../store/batch-composition.ts";
 import { versionLabels } from "../weights/version-labels.ts";
+import type { LearningLatencyCounts } from "./learning-latency.ts";
 import { progressOf } from "./run-progress.ts";
 import { RunTally, type OutcomeRate, type RunCounts, type TrainerCounts } from "./run-tally.ts";
 import { followBus } from "./tally-feed.ts";
@@ -108,6 +109,7 @@ export class StatusTracker {
       trainer: trainerStatus(counts.trainer),
       hybrid: hybridStatus(counts.hybrid),
       checkpoints: counts.checkpoints.map((checkpoint, index) => ({ iteration: checkpoint.iteration, path: checkpoint.folder, bytes: checkpoint.bytes, saved_at: checkpoint.savedAt, latest: index === 0 })),
+      learning_latency: learningLatencyStatus(counts.learningLatency),
       engines: counts.engines.map(({ name, state, detail }) => ({ name, state, detail })),
       errors: counts.errors.recent,
     };
@@ -171,4 +173,8 @@ function trainerStatus(trainer: TrainerCounts): StatusSnapshot["trainer"] {
     stalled_since: trainer.stalledSince,
     entropy: trainer.entropy,
   };
+}
+
+function learningLatencyStatus(latency: LearningLatencyCounts): StatusSnapshot["learning_latency"] {
+  return { samples: latency.samples, window: latency.window, stages: latency.stages, awaiting_serve: latency.awaitingServe, last_served_update_at: latency.lastServedUpdateAt };
 }

@@ -158,6 +158,8 @@ export function encodeSample(sample: StorableSample, seq: number): Buffer {
     why: sample.why,
     approximate: sample.approximate,
     createdAt: sample.createdAt,
+    ...(sample.answeredAt === undefined ? {} : { answeredAt: sample.answeredAt }),
+    ...(sample.closedAt === undefined ? {} : { closedAt: sample.closedAt }),
     weightVersions: runLengths(sample.weightVersions),
     ...(sample.advantage === undefined ? {} : { advantage: sample.advantage }),
     ...(sample.episode === undefined ? {} : { episode: sample.episode }),
@@ -200,6 +202,8 @@ export function decodeSample(frame: Buffer): { sample: StorableSample; seq: numb
     createdAt: header.createdAt,
     evalScore: header.evalScore,
   };
+  if (header.answeredAt !== undefined) sample.answeredAt = header.answeredAt;
+  if (header.closedAt !== undefined) sample.closedAt = header.closedAt;
   if (header.advantage !== undefined) sample.advantage = header.advantage;
   if (header.episode !== undefined) sample.episode = header.episode;
   if (header.sampling !== undefined) sample.sampling = header.sampling;

@@ -9,12 +9,10 @@ export interface VersionLabels {
 }
 
 /**
- * slime's FSDP weight sync (the LoRA path) sends weight buckets while the engines keep generating (fork
- * fsdp_utils/update_weight_utils.py:227-263 calls no pause/flush/continue, unlike Megatron's
- * update_weight_from_distributed.py:81-82,131), and SGLang sets the new weight_version when the first bucket lands
- * (dce8b060 tokenizer_communicator_mixin.py:419-432). A request that starts between two buckets runs on weights
- * partly at the new version and is labelled with it. Nothing tells when the last bucket landed, so it cannot be
- * labelled right here: it is said instead.
+ * slime's FSDP weight sync (the LoRA path) sends weight buckets while the engines keep generating, unlike Megatron's,
+ * and SGLang sets the new weight_version when the first bucket lands: a request that starts between two buckets runs
+ * on weights partly at the new version and is labelled with it. Nothing tells when the last bucket landed, so the
+ * labels are said to be inexact instead.
  */
 export function versionLabels(recipe: Recipe): VersionLabels {
   if (recipe.engine.kind !== "slime" || trainingBackend(recipe) !== "fsdp") return { exact: true, note: null };

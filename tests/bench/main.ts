@@ -6,7 +6,9 @@ import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 
 const folder = path.dirname(fileURLToPath(import.meta.url));
-const only = process.argv.slice(2);
+// words choose benches by name; `--name=value` flags go to every chosen bench (each reads its own)
+const only = process.argv.slice(2).filter((argument) => !argument.startsWith("--"));
+const flags = process.argv.slice(2).filter((argument) => argument.startsWith("--"));
 const files = readdirSync(folder)
   .filter((name) => name.endsWith("-bench.ts"))
   .filter((name) => only.length === 0 || only.some((word) => name.includes(word)))
@@ -15,7 +17,7 @@ const files = readdirSync(folder)
 let failed = 0;
 for (const name of files) {
   console.log(`\n## ${name}\n`);
-  const result = await execa(process.execPath, ["--import", "tsx", path.join(folder, name)], { stdio: "inherit", reject: false, timeout: 15 * 60_000 });
+  const result = await execa(process.execPath, ["--import", "tsx", path.join(folder, name), ...flags], { stdio: "inherit", reject: false, timeout: 15 * 60_000 });
   if (result.exitCode !== 0) {
     failed++;
     console.error(`${name} failed: ${result.exitCode ?? result.signal}${result.timedOut ? " (timed out)" : ""}`);

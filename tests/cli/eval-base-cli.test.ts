@@ -74,6 +74,7 @@ describe("openclaw-rl eval: the base is the base weights", () => {
     expect(lines[1]).toMatch(/^0 \(base\) · checkpoint base weights\s+2\/2\s.*\s–\s+–\s+\S+\s+run-b$/);
     expect(lines[2]).toMatch(/^15\s+2\/2\s+\S+\s+\[.*\]\s+\d+\.\d%\s+\[.*\]\s+\S+\s+run-b$/);
     expect(result.stdout).not.toMatch(/^15 \(base\)/m);
+    expect(result.stdout).toMatch(/^sessions until the first reply satisfies 3 sessions in a row: /m); // the paper's measure, beside the score
     expect(handedIn.map((metrics) => [metrics.version, metrics.baseVersion])).toEqual([["0", null], ["15", "0"]]);
   }, 240_000);
 

@@ -5,6 +5,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ENDPOINT_ATTEMPTS, EnvironmentClient } from "../../orchestrator/episodes/environment-client.ts";
+import referenceAttempts from "../fixtures/terminal-rl/client-attempts.json" with { type: "json" };
 import { LeaseEnvServer } from "./lease-env-server.ts";
 
 describe("EnvironmentClient (the reference's lease protocol)", () => {
@@ -107,7 +108,7 @@ describe("EnvironmentClient's tries per endpoint (the reference's terminal clien
     const server = await flaky({ "/allocate": 99, "/reset": 9, "/heartbeat": 9, "/exec_tool": 2, "/close": 2 });
     try {
       const client = new EnvironmentClient(server.url, { retryDelayMs: 1 });
-      expect(ENDPOINT_ATTEMPTS).toEqual({ "/allocate": 100, "/reset": 10, "/heartbeat": 10, "/exec_tool": 3, "/evaluate": 1, "/close": 3 });
+      expect(ENDPOINT_ATTEMPTS).toEqual(referenceAttempts.attempts);
       expect(await client.allocate("t:1", "t:1:u:0:0")).toBe("L1");
       await client.reset("L1", {});
       await client.heartbeat("L1");

@@ -1,10 +1,10 @@
 // What a restart may --load: a checkpoint folder as Megatron and the fork's FSDP backend leave it (tracker file
 // naming an iteration folder), and the restarted job of a real plan, before and after its first save.
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkpointIn } from "../../launchers/slime/checkpoint-folder.ts";
+import { checkpointIn, TRACKER_FILE } from "../../launchers/slime/checkpoint-folder.ts";
 import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
 import { loadRecipe } from "../../cli/recipe-file.ts";
 import { buildLaunchPlan } from "../../launchers/launch-plan.ts";
@@ -19,7 +19,24 @@ function folder(files: Record<string, string | null>): string {
   return root;
 }
 
+type LoaderFact = { tracker_holds: string[]; loads: string };
+const RESUME = (JSON.parse(readFileSync(path.join(REPO_ROOT, "tests", "fixtures", "checkpoint-facts.json"), "utf8")) as {
+  resume: { tracker: string; megatron: LoaderFact; fsdp: LoaderFact };
+}).resume;
+
 describe("checkpoint folder", () => {
+  it.each(["megatron", "fsdp"] as const)("%s: loads what slime's loader reads (checkpoint-facts.json, resume)", (backend) => {
+    expect(TRACKER_FILE).toBe(RESUME.tracker);
+    for (const iteration of RESUME[backend].tracker_holds) {
+      const loaded = iteration === "release" ? "release" : `iter_${iteration.padStart(7, "0")}`;
+      const needed = RESUME[backend].loads.split(",")[0]!.replace("iter_%07d", loaded);
+      expect(RESUME[backend].loads.includes(iteration === "release" ? "release" : "iter_%07d")).toBe(true);
+      const root = folder({ [RESUME.tracker]: `${iteration}\n`, [needed]: null });
+      expect(checkpointIn(root, backend)).toEqual({ kind: "loadable", iteration: iteration === "release" ? "release" : Number(iteration), folder: path.join(root, loaded) });
+      if (backend === "fsdp") expect(checkpointIn(folder({ [RESUME.tracker]: iteration, [loaded]: null }), backend).kind).toBe("none");
+    }
+  });
+
   it("nothing to load: missing, empty, a tracker without its iteration folder, a tracker that is not a number", () => {
     expect(checkpointIn(path.join(tmpdir(), "no-such-checkpoints"), "megatron")).toMatchObject({ kind: "none", why: expect.stringMatching(/no latest_checkpointed_iteration\.txt/) });
     expect(checkpointIn(folder({}), "megatron").kind).toBe("none");

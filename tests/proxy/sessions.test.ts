@@ -144,7 +144,7 @@ describe("session tracker", () => {
     expect(sessions.longestHistory(prefixDigests(stableHistory(next).map(digestMessage)))).toEqual({ sessionId: "s", matched: 3 });
     expect(sessions.begin("s", "main", next)).toBe(1);
     expect(closed).toHaveLength(1);
-    expect(closed[0]).toMatchObject({ turn: 0, closedBy: "next-request", nextState: { role: "user", text: "thanks" } });
+    expect(closed[0]).toMatchObject({ turn: 0, closedBy: "next-request", closedAt: 1_000, nextState: { role: "user", text: "thanks" } });
   });
 
   it("closes idle sessions in one sweep and evicts the least recently used beyond max_sessions", () => {

@@ -38,6 +38,22 @@ describe("status text", () => {
     expect(text).toContain("progress    weight version 0 · 1 batches trained · no end planned");
   });
 
+  it("says how soon it learns: each stage's median / p90 and the last served update", () => {
+    const { bus, status } = tracked();
+    expect(formatStatus(status(), 200, "absolute")).toContain("learning    no trained sample served yet · no weight update served yet");
+    const now = Date.now();
+    const stages = [0, 1].map((index) => ({ answeredAt: now - 90_000 - index * 1000, closedAt: now - 60_000, judgedAt: now - 58_000 }));
+    // the samples are made before they are handed out (the sample counts add up)
+    for (const turn of [0, 1]) bus.emit(sample(turn, 1));
+    bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0", size: 2, meanReward: 1, evalScore: null, counts: { positive: 2, zero: 0, negative: 0 }, ready: 0, stages });
+    bus.emit({ type: "batch-acknowledged", rolloutId: 0, batchId: "b0" });
+    expect(formatStatus(status(), 200, "absolute")).toContain("learning    2 trained, waiting for the engines' next update");
+    bus.emit({ type: "weights-update-end", toVersion: "1", durationMs: 100 });
+    const text = formatStatus(status(), 200, "absolute");
+    expect(text).toContain("learning    median/p90 over the last 2 trained samples, each wait from the one before: closed 30.0s/31.0s · judged 2.0s/2.0s · to trainer ");
+    expect(text).toMatch(/ {12}answer→served 1\.5m\/1\.5m · last update served at \d\d:\d\d:\d\d/);
+  });
+
   it("shows episodes done of planned and an ETA from the pace so far", () => {
     const { bus, status } = tracked();
     bus.emit({ type: "episodes-planned", planned: 4, tasks: 2, samplesPerTask: 2, epochs: 1 });

@@ -1,43 +1,30 @@
 // A trainer restart seen by status and the dashboard, through the real bridge and store: a batch handed to a trainer
 // that died is delivered again (the same batch) to the restarted one (a new session); status and dashboard count one batch of 4
 // trained, plot rollout 0 once, keep the deliveries apart, and show the weight version counted from 0 again.
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { recipeSchema } from "../../contracts/recipe.ts";
-import { BridgeServer } from "../../orchestrator/bridge/bridge-server.ts";
-import { EventBus } from "../../orchestrator/event-bus.ts";
-import { resetVersionsForTrainerRestart } from "../../orchestrator/weights/trainer-restart.ts";
-import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
-import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
+import type { EventBus } from "../../orchestrator/event-bus.ts";
+import type { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
 import { DashboardHistory } from "../../orchestrator/status/dashboard/dashboard-history.ts";
 import { StatusTracker } from "../../orchestrator/status/status-tracker.ts";
-import { SampleStore } from "../../orchestrator/store/sample-store.ts";
+import type { SampleStore } from "../../orchestrator/store/sample-store.ts";
 import { TestBridgeClient } from "../bridge/fixture-process.ts";
+import { openBridgeLoopback, type BridgeLoopback } from "./bridge-loopback.ts";
 import { makeSample } from "../bridge/sample-factory.ts";
 
 const recipe = recipeSchema.parse({ name: "t", method: "binary", engine: { kind: "rehearsal" }, training: { batch_size: 4, max_staleness: 50 } });
 
+let loopback: BridgeLoopback;
 let store: SampleStore;
-let bridge: BridgeServer;
 let endpoint: { url: string; token: string };
 let bus: EventBus;
 let versions: WeightVersionTracker;
 
 beforeEach(async () => {
-  const dir = await mkdtemp(join(tmpdir(), "openclaw-status-restart-"));
-  bus = new EventBus();
-  versions = new WeightVersionTracker(0);
-  store = await SampleStore.open(join(dir, "store"), { staleness: new StalenessPolicy(versions, 50) });
-  // wired as orchestrator/run.ts wires them
-  bridge = new BridgeServer({ store, bus, recordsDir: dir, onClientReplaced: () => resetVersionsForTrainerRestart(versions, bus, "slime restarted") });
-  endpoint = await bridge.start({ host: "127.0.0.1", port: 0 });
+  loopback = await openBridgeLoopback("openclaw-status-restart-");
+  ({ store, endpoint, bus, versions } = loopback);
 });
-afterEach(async () => {
-  await bridge.close();
-  await store.close();
-});
+afterEach(() => loopback.close());
 
 describe("status and dashboard across a trainer restart", () => {
   it("count one batch of 4 trained, plot rollout 0 once, and show version 0", async () => {

@@ -1,6 +1,6 @@
 // On slime's FSDP backend (training.lora) the weight version a token is labelled with is approximate (its weight
 // sync does not pause generation): the running orchestrator says so in GET /status and on the dashboard.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -11,8 +11,14 @@ import { versionLabels } from "../../orchestrator/weights/version-labels.ts";
 
 const base: RecipeInput = { method: "binary", model: { path: "builtin:qwen3", tokenizer_path: "builtin:qwen3" } };
 
+const sync = (JSON.parse(readFileSync(new URL("../fixtures/sglang/weight-version-routes.json", import.meta.url), "utf8")) as {
+  fsdp_sync: { pauses_generation: { fsdp: boolean; megatron: boolean } };
+}).fsdp_sync;
+
 describe("version labels", () => {
   it("are approximate only where slime trains with FSDP", () => {
+    const exactOn = (training: RecipeInput["training"]) => versionLabels(recipeSchema.parse({ ...base, engine: { kind: "slime" }, training })).exact;
+    expect([exactOn({ backend: "fsdp" }), exactOn({})]).toEqual([sync.pauses_generation.fsdp, sync.pauses_generation.megatron]);
     expect(versionLabels(recipeSchema.parse({ ...base, engine: { kind: "slime" }, training: { lora: {} } }))).toEqual({ exact: false, note: expect.stringContaining("does not pause generation") });
     expect(versionLabels(recipeSchema.parse({ ...base, engine: { kind: "slime" }, training: { backend: "fsdp" } })).exact).toBe(false);
     expect(versionLabels(recipeSchema.parse({ ...base, engine: { kind: "slime" } }))).toEqual({ exact: true, note: null });

@@ -23,13 +23,14 @@
 #     key keeps its first position and last value ('{"a":1,"a":2,"b":3}' → {'a': 2, 'b': 3}).
 #   The AssistantTracker extension only adds the {% generation %} tag, which no template here uses.
 import json
-import sys
 from datetime import datetime
 from functools import lru_cache
 
 import jinja2
 import jinja2.ext
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from json_lines import serve
 
 SPECIAL_TOKENS_ATTRIBUTES = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"]
 
@@ -131,16 +132,5 @@ def answer(request):
     return compile_template(request["template"]).render(**context)
 
 
-def main():
-    for line in sys.stdin:
-        request = json.loads(line)
-        try:
-            reply = {"text": answer(request)}
-        except Exception as error:  # the caller compares failures too
-            reply = {"error": f"{type(error).__name__}: {error}"}
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
-
-
 if __name__ == "__main__":
-    main()
+    serve(lambda request: {"text": answer(request)})

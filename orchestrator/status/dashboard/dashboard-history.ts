@@ -241,6 +241,7 @@ export class DashboardHistory {
       checkpoints: { kept: checkpoints.length, latestIteration: checkpoints[0]?.iteration ?? null },
       evaluation,
       trainingPause,
+      learning: counts.learningLatency,
     };
   }
 

@@ -2,6 +2,7 @@
 // the page (page/*.js) reads exactly these shapes. Knows nothing of HTTP or of how they are computed.
 import type { EvaluationCounts } from "../evaluation-tally.ts";
 import type { SampleCounts } from "../sample-tally.ts";
+import type { LearningLatencyCounts } from "../learning-latency.ts";
 import type { EngineState, PolicyEntropy } from "../../../contracts/events.ts";
 import type { Method } from "../../../contracts/recipe.ts";
 
@@ -136,6 +137,8 @@ export interface Totals {
   evaluation: EvaluationCounts;
   /** Training paused by evaluation.stop_if_worse: since when, why, how to resume (the run tally's; status shows the same); null when training. */
   trainingPause: { since: number; message: string; resume: string } | null;
+  /** How soon trained samples reach the served weights (learning-latency.ts; status shows the same). */
+  learning: LearningLatencyCounts;
 }
 
 /** Running stats of the batch being filled (judged since the last delivered batch). */

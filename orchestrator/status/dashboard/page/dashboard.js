@@ -146,6 +146,7 @@ function drawFacts() {
     facts.push(["held-out evaluation (95%)", [`base v${base.version}: ${point(base)}`, ...later.slice(-4).map((entry) => `v${entry.version}: ${point(entry)}${entry.winRate === null ? "" : ` · wins ${percent(entry.winRate)} vs base`}`)].join(" · ")]);
     if (evaluation.best) facts.push(["best held-out version", `v${evaluation.best.version}: ${point(evaluation.best)}`]);
   }
+  if (totals.learning) facts.push(["learning (median / p90)", learningText(totals.learning)]);
   if (totals.checkpoints) facts.push(["checkpoints", totals.checkpoints.kept === 0 ? "none yet" : `${totals.checkpoints.kept} kept · latest iter ${totals.checkpoints.latestIteration}`]);
   document.getElementById("totals").replaceChildren(...facts.flatMap(([name, value]) => [element("dt", "", name), element("dd", "", value)]));
   document.getElementById("stale-drops").textContent = String(totals.samples.dropped.stale);
@@ -219,3 +220,15 @@ function connect() {
 }
 
 connect();
+
+/** How soon it learns: each wait from the one before (a turn's answer, its close, judging, hand-out, training, serving). */
+function learningText(learning) {
+  const served = learning.lastServedUpdateAt === null ? "no update served yet" : `last update served ${formatTime(learning.lastServedUpdateAt)}`;
+  if (learning.samples === 0) return `no trained sample served yet${learning.awaitingServe > 0 ? ` (${learning.awaitingServe} trained, waiting for an update)` : ""} · ${served}`;
+  const words = { closed: "closed", judged: "judged", handed: "to trainer", trained: "trained", served: "served", total: "answer→served" };
+  const cells = Object.entries(words).map(([stage, word]) => {
+    const spread = learning.stages[stage];
+    return spread ? `${word} ${formatMs(spread.median)} / ${formatMs(spread.p90)}` : `${word} –`;
+  });
+  return `${cells.join(" · ")} (last ${learning.samples} samples) · ${served}`;
+}

@@ -1,0 +1,76 @@
+// How soon it learns, as `npm run bench` reports it: `openclaw-rl start` in rehearsal (stand-in engines and trainer,
+// the real proxy, judge, store, bridge and rollout function) and one scripted user at a person's pace, time-scaled,
+// once per recipe (the default, then each knob), side by side: median and p90 of each stage from status's
+// learning_latency. Owns the runs and the table; what each stage means is in docs/supervision.md.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { execa } from "execa";
+import { LEARNING_LATENCY_STAGES, statusSnapshotSchema, type StatusSnapshot } from "../../contracts/status.ts";
+import { ScriptedUser } from "../../rehearsal/scripted-user.ts";
+import { freePort, until } from "../support/loopback.ts";
+import { seededRandom } from "../support/seeded-random.ts";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+const argument = (name: string, fallback: number) => Number(process.argv.find((value) => value.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
+/** A person writes every 20–60 s; the bench runs that `scale` times faster so a run takes a minute or two. */
+const scale = argument("time-scale", 120);
+const turns = argument("turns", 56);
+
+const RECIPES: Array<{ label: string; sets: Record<string, string | number> }> = [
+  { label: "default (batch 16, as the reference)", sets: { "training.batch_size": 16 } },
+  { label: "training.batch_size 4", sets: { "training.batch_size": 4 } },
+];
+
+async function measure(sets: Record<string, string | number>): Promise<StatusSnapshot["learning_latency"]> {
+  const folder = await mkdtemp(path.join(tmpdir(), "latency-bench-"));
+  const [proxyPort, adminPort, policyPort, judgePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const all = {
+    "records.dir": path.join(folder, "run"),
+    "proxy.port": proxyPort,
+    "proxy.admin_port": adminPort,
+    "engine.rehearsal.policy_port": policyPort,
+    "engine.rehearsal.judge_port": judgePort,
+    "engine.rehearsal.seed": 3,
+    ...sets,
+  };
+  const argv = ["bin/openclaw-rl.mjs", "start", "--method", "binary", ...Object.entries(all).flatMap(([key, value]) => ["--set", `${key}=${value}`])];
+  const start = execa(process.execPath, argv, { cwd: root, reject: false, env: { OPENCLAW_RL_API_KEY: "" }, all: true });
+  const status = async () => {
+    const token = (await readFile(path.join(folder, "run", "admin-token"), "utf8")).trim();
+    const response = await fetch(`http://127.0.0.1:${adminPort}/status`, { headers: { authorization: `Bearer ${token}` } });
+    return statusSnapshotSchema.parse(await response.json());
+  };
+  try {
+    await until("the proxy to be ready", async () => ((await fetch(`http://127.0.0.1:${proxyPort}/readyz`).catch(() => null))?.ok ? true : null), 180_000);
+    const random = seededRandom(7);
+    const user = new ScriptedUser({ proxyUrl: `http://127.0.0.1:${proxyPort}`, model: "qwen3-4b", toolSessionEvery: 5, thinkMs: () => ((20 + 40 * random.next()) * 1000) / scale });
+    const began = Date.now();
+    await user.run(turns);
+    console.error(`[bench] ${JSON.stringify(sets)}: ${turns} turns in ${((Date.now() - began) / 1000).toFixed(0)} s`);
+    const batch = Number(sets["training.batch_size"]);
+    // until all that can be is served: no full batch ready (or what is ready held back by the per-session share), at
+    // most the last batch in training (in train_async order its weights are pushed once another batch has come:
+    // docs/judging.md), nothing trained waiting for an update
+    const settled = ({ samples, learning_latency: latency }: StatusSnapshot) => (samples.ready < batch || samples.held_back !== null) && samples.delivered <= batch && latency.awaiting_serve === 0;
+    await until("the trained batches to be served", async () => (settled(await status()) ? true : null), 60_000).catch(async (error: Error) => {
+      const { samples, learning_latency: latency } = await status();
+      console.error(`[bench] ${error.message}: ${JSON.stringify({ samples, served: latency.samples, awaiting: latency.awaiting_serve })}`);
+    });
+    return (await status()).learning_latency;
+  } finally {
+    start.kill("SIGTERM");
+    await start;
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+const results: Array<{ label: string; latency: StatusSnapshot["learning_latency"] }> = [];
+for (const recipe of RECIPES) results.push({ label: recipe.label, latency: await measure(recipe.sets) });
+
+const cell = (spread: { median: number; p90: number } | null) => (spread === null ? "–" : `${(spread.median / 1000).toFixed(1)} / ${(spread.p90 / 1000).toFixed(1)}`);
+console.log(`one scripted user, binary, ${turns} turns; a message every 20–60 s, run ${scale}× faster (${(20 / scale).toFixed(2)}–${(60 / scale).toFixed(2)} s); engines and trainer are the rehearsal stand-ins (train_seconds 1, unscaled)\n`);
+console.log(`| stage (s, median / p90, wall time of the scaled run) | ${results.map((result) => result.label).join(" | ")} |`);
+console.log(`| --- | ${results.map(() => "---").join(" | ")} |`);
+for (const stage of LEARNING_LATENCY_STAGES) console.log(`| ${stage} | ${results.map((result) => cell(result.latency.stages[stage])).join(" | ")} |`);
+console.log(`| samples served | ${results.map((result) => result.latency.samples).join(" | ")} |`);
