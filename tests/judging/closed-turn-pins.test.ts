@@ -22,7 +22,7 @@ afterEach(async () => {
  * pin stays readable).
  */
 function pinned(value: unknown, key = ""): unknown {
-  if (["at", "createdAt", "ms"].includes(key) && typeof value === "number") return 0;
+  if (["at", "createdAt", "answeredAt", "closedAt", "ms"].includes(key) && typeof value === "number") return 0;
   if (typeof value === "string") return value.replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:PORT");
   if (Array.isArray(value)) {
     if (value.length > 8 && value.flat().every((item) => typeof item === "number")) {
