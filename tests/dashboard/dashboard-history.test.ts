@@ -33,6 +33,20 @@ describe("DashboardHistory", () => {
     expect(snapshot.method).toBe("binary");
   });
 
+  it("carries method hybrid's own numbers in the totals, and none for other methods", () => {
+    const { bus, history } = wiredHistory();
+    bus.emit({ type: "turn-judged", sessionId: "s", turn: 0, method: "binary", score: 1, hintAccepted: null, sample: null, skipped: "eval +1 without a sample" });
+    expect(history.snapshot().totals.hybrid).toBeNull();
+    const judged = (turn: number, hybrid: { case: "hint-and-evaluation" | "hint-only" | "evaluation-only" | "neither"; candidates: number }) =>
+      bus.emit({ type: "turn-judged", sessionId: "h", turn, method: "hybrid", score: null, hintAccepted: null, sample: null, skipped: null, hybrid });
+    judged(0, { case: "hint-and-evaluation", candidates: 3 });
+    judged(1, { case: "hint-only", candidates: 1 });
+    judged(2, { case: "neither", candidates: 0 });
+    expect(history.snapshot().totals.hybrid).toEqual({ cases: { "hint-and-evaluation": 1, "hint-only": 1, "evaluation-only": 0, neither: 1 }, samples: 2, candidates: 4, trainer: null });
+    bus.emit({ type: "trainer-metrics", step: 1, loss: -0.5, gradNorm: null, logprobDiff: null, lr: null, metrics: { loss: -0.5, sel_k_star_mean: 0.75, sel_overlap_at_k_star: 1.5, opd_subset_size: 2 } });
+    expect(history.snapshot().totals.hybrid?.trainer).toEqual({ kStar: 0.75, overlapAtKStar: 1.5, subsetSize: 2 });
+  });
+
   it("marks skipped, side and stale-dropped turns with their reason", () => {
     const { bus, history } = wiredHistory();
     bus.emit({ type: "turn-start", sessionId: "a", turn: 0, turnType: "side", decidedBy: "utility-model" });

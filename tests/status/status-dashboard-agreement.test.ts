@@ -44,6 +44,7 @@ function fromStatus(status: StatusSnapshot) {
     evaluation: status.evaluation.versions.map((point) => [point.version, point.mean_score, point.score_ci, point.win_rate, point.outcome_rate]),
     best: status.evaluation.best && [status.evaluation.best.version, status.evaluation.best.mean_score, status.evaluation.best.score_ci],
     trainingPause: status.training.paused ? [status.training.since, status.training.message, status.training.resume] : null,
+    hybrid: status.hybrid && [status.hybrid.cases, status.hybrid.samples, status.hybrid.candidates_per_turn, status.hybrid.k_star, status.hybrid.overlap_at_k_star, status.hybrid.subset_size],
   };
 }
 
@@ -74,6 +75,7 @@ function fromDashboard(dashboard: DashboardSnapshot) {
     evaluation: totals.evaluation.points.map((point) => [point.version, point.meanScore, point.scoreCi, point.winRate, point.outcomeRate]),
     best: totals.evaluation.best && [totals.evaluation.best.version, totals.evaluation.best.meanScore, totals.evaluation.best.scoreCi],
     trainingPause: totals.trainingPause && [totals.trainingPause.since, totals.trainingPause.message, totals.trainingPause.resume],
+    hybrid: totals.hybrid && [totals.hybrid.cases, totals.hybrid.samples, totals.hybrid.samples > 0 ? totals.hybrid.candidates / totals.hybrid.samples : null, totals.hybrid.trainer?.kStar ?? null, totals.hybrid.trainer?.overlapAtKStar ?? null, totals.hybrid.trainer?.subsetSize ?? null],
   };
 }
 
@@ -143,6 +145,8 @@ const sequence: RunEventInput[] = [
   { type: "episode-start", episodeId: "t:u:0:1", groupId: "t:u:0" },
   { type: "episode-end", episodeId: "t:u:0:0", groupId: "t:u:0", score: 1, failure: null, steps: 2, weightVersion: "1" },
   { type: "episode-end", episodeId: "t:u:0:1", groupId: "t:u:0", score: null, failure: "grader crashed", steps: 1, weightVersion: "1" },
+  // a trainer step that reports the hybrid's selection numbers (the hybrid numbers are null until one)
+  { type: "trainer-metrics", step: 4, loss: -0.5, gradNorm: null, logprobDiff: null, lr: null, metrics: { loss: -0.5, sel_k_star_mean: 0.75, sel_overlap_at_k_star: 1.5, opd_subset_size: 2 } },
 ];
 
 describe("status and the dashboard", () => {

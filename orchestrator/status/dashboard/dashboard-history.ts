@@ -242,6 +242,7 @@ export class DashboardHistory {
       evaluation,
       trainingPause,
       learning: counts.learningLatency,
+      hybrid: counts.hybrid,
     };
   }
 

@@ -2,6 +2,7 @@
 // the page (page/*.js) reads exactly these shapes. Knows nothing of HTTP or of how they are computed.
 import type { EvaluationCounts } from "../evaluation-tally.ts";
 import type { SampleCounts } from "../sample-tally.ts";
+import type { HybridCounts } from "../hybrid-tally.ts";
 import type { LearningLatencyCounts } from "../learning-latency.ts";
 import type { EngineState, PolicyEntropy } from "../../../contracts/events.ts";
 import type { Method } from "../../../contracts/recipe.ts";
@@ -139,6 +140,8 @@ export interface Totals {
   trainingPause: { since: number; message: string; resume: string } | null;
   /** How soon trained samples reach the served weights (learning-latency.ts; status shows the same). */
   learning: LearningLatencyCounts;
+  /** method hybrid: judged turns per dispatch case, samples and their candidates, the trainer's last k*, overlap at k* and OPD subset size (hybrid-tally.ts; status shows the same); null for other methods. */
+  hybrid: HybridCounts | null;
 }
 
 /** Running stats of the batch being filled (judged since the last delivered batch). */

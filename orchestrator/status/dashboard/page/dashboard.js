@@ -146,6 +146,7 @@ function drawFacts() {
     facts.push(["held-out evaluation (95%)", [`base v${base.version}: ${point(base)}`, ...later.slice(-4).map((entry) => `v${entry.version}: ${point(entry)}${entry.winRate === null ? "" : ` · wins ${percent(entry.winRate)} vs base`}`)].join(" · ")]);
     if (evaluation.best) facts.push(["best held-out version", `v${evaluation.best.version}: ${point(evaluation.best)}`]);
   }
+  if (totals.hybrid) facts.push(...hybridFacts(totals.hybrid));
   if (totals.learning) facts.push(["learning (median / p90)", learningText(totals.learning)]);
   if (totals.checkpoints) facts.push(["checkpoints", totals.checkpoints.kept === 0 ? "none yet" : `${totals.checkpoints.kept} kept · latest iter ${totals.checkpoints.latestIteration}`]);
   document.getElementById("totals").replaceChildren(...facts.flatMap(([name, value]) => [element("dt", "", name), element("dd", "", value)]));
@@ -164,6 +165,18 @@ function drawFacts() {
   document.getElementById("errors").replaceChildren(
     ...state.errors.slice(-10).reverse().map((entry) => element("li", "error", `${formatTime(entry.at)} ${entry.source} ${entry.code}: ${entry.message}`)),
   );
+}
+
+/** method hybrid, in status's words: the share of judged turns per dispatch case, candidates per sample, the trainer's selection. */
+function hybridFacts(hybrid) {
+  const judged = Object.values(hybrid.cases).reduce((sum, count) => sum + count, 0);
+  const share = (count) => (judged > 0 ? `${Math.round((100 * count) / judged)}%` : "–");
+  const value = (number) => (number === null || number === undefined ? "–" : number.toFixed(2));
+  const trainer = hybrid.trainer ?? {};
+  return [
+    ["hybrid turns", `${Object.entries(hybrid.cases).map(([name, count]) => `${name} ${share(count)}`).join(" · ")} · ${value(hybrid.samples > 0 ? hybrid.candidates / hybrid.samples : null)} candidates per sample`],
+    ["hybrid trainer", `k* ${value(trainer.kStar)} · overlap at k* ${value(trainer.overlapAtKStar)} · OPD subset size ${value(trainer.subsetSize)}`],
+  ];
 }
 
 /** The first entry (where the run began) and the latest `latest`, a null where some lie between them (status's rows). */
