@@ -34,7 +34,7 @@ export class SlowestFiles implements Reporter {
       const total = (t: Timing): number => t.importMs + t.testsMs;
       timings.sort((a, b) => total(b) - total(a));
       const sum = timings.reduce((acc, t) => acc + total(t), 0);
-      lines.push(` ${tier}: ${timings.length} files, ${seconds(sum)} of import + tests summed over files; the slowest:`);
+      lines.push(` ${tier}: ${timings.length} file${timings.length === 1 ? "" : "s"}, ${seconds(sum)} of import + tests summed over files; the slowest:`);
       for (const t of timings.slice(0, SHOWN)) {
         const mark = t.state === "passed" ? "" : ` (${t.state})`;
         lines.push(`   ${seconds(total(t)).padStart(8)}  ${t.file}  (import ${seconds(t.importMs)}, tests ${seconds(t.testsMs)})${mark}`);

@@ -7,7 +7,7 @@ import { dirname, join, relative, resolve } from "node:path";
 const PROCESS_MODULES = /^\s*import\s+(?!type\b)[^;]*?\bfrom\s+"(?:execa|node:child_process|child_process|playwright-core)"|(?<!typeof\s)\bimport\(\s*"(?:execa|node:child_process|child_process|playwright-core)"\s*\)/m;
 /** A socket server started in the file itself: a listen call, or node:net's or node:http's server factory. */
 const SERVER_CALLS = /\.listen\(|\bcreateServer\(/;
-/** Files the rule cannot see start something (through a path the import scan misses), with why. */
+/** Test files that start something through a path the import scan cannot follow (a computed import), with why. */
 export const EXTRA_LOOPBACK: Record<string, string> = {};
 
 /** Relative imports that run code (type-only imports are skipped: they never load the module). */
@@ -30,7 +30,7 @@ function imports(file: string, text: string): string[] {
   const found: string[] = [];
   for (const match of text.matchAll(RELATIVE_IMPORT)) {
     const spec = match[1] ?? match[2];
-    if (spec === undefined || !/\.(?:ts|mts)$/.test(spec)) continue;
+    if (spec === undefined || !/\.(?:ts|mts|js|mjs)$/.test(spec)) continue;
     found.push(resolve(dirname(file), spec));
   }
   return found;

@@ -8,8 +8,8 @@ import { started } from "./unit-guard-log.ts";
 
 function refusal(what: string): Error {
   return new Error(
-    `${what} in the unit tier: a test file that starts a process or a server belongs to the loopback tier, and the rule ` +
-      "in tests/tiers/test-tiers.ts did not see it: import execa (or call listen) in the file or a helper it imports, or add the file to EXTRA_LOOPBACK there.",
+    `${what} in the unit tier: a test file that starts a process or a server belongs to the loopback tier, and the import ` +
+      "rule in tests/tiers/test-tiers.ts did not see it; add the file to EXTRA_LOOPBACK there, saying how it starts one.",
   );
 }
 
