@@ -229,6 +229,13 @@ export const trainingSchema = z
       .describe(
         "The trainer counts as stalled (status reports TRAINER_STALLED) when a full batch is waiting and no training step, batch delivery or acknowledgement came for this many seconds. Larger than your slowest step plus its weight update.",
       ),
+    max_wait_s: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe(
+        "Train on a partial batch once the oldest ready sample has waited this many seconds and no full batch came (0: off, always a full training.batch_size). Trades latency for gradient noise: a person's turn reaches the weights within about this long, but a step over few samples is a noisier gradient at the same learning rate. On slime only the fork's Megatron backend can (it adds --use-dynamic-global-batch-size); upstream slime and the FSDP backend refuse a short batch. docs/judging.md.",
+      ),
     load_dir: z.string().optional().describe("Resume from this checkpoint folder (--load)."),
     ref_load: z.string().optional().describe("Reference model checkpoint (--ref-load); defaults to model.path."),
     max_tokens_per_gpu: positiveInt.optional().describe("--max-tokens-per-gpu; default 32768 (megatron) or 8192 (fsdp)."),
@@ -741,6 +748,14 @@ export const recipeSchema = recipeObjectSchema.superRefine((recipe, context) => 
  */
 function flavorIssues(recipe: z.output<typeof recipeObjectSchema>, backend: "megatron" | "fsdp", issue: (path: (string | number)[], message: string) => void): void {
   const slime = recipe.engine.slime;
+  if (recipe.training.max_wait_s > 0 && (slime.flavor === "upstream" || backend === "fsdp")) {
+    issue(
+      ["training", "max_wait_s"],
+      slime.flavor === "upstream"
+        ? "engine.slime.flavor upstream cannot train a batch shorter than training.batch_size (its data-parallel schedule asserts at least one full global batch, and it has no --use-dynamic-global-batch-size); set training.max_wait_s: 0, or use engine.slime.flavor: fork with training.backend: megatron"
+        : "slime's FSDP backend splits and scales every step by the static global batch size, so a partial batch would be mis-split or mis-scaled; set training.max_wait_s: 0, or use training.backend: megatron (full weights)",
+    );
+  }
   if (slime.flavor === "fork") {
     if (slime.stream_output_flag === "--sglang-incremental-streaming-output") {
       issue(

@@ -203,6 +203,7 @@ async function openSampleSink(run: Run): Promise<OpenedSink> {
     bus,
     recordsDir: runDir,
     pause: run.pause,
+    maxWaitMs: recipe.training.max_wait_s * 1000,
     // slime started again (its rollout function is a new process): its weight versions count from 0 again
     onClientReplaced: ({ previous, current }) =>
       resetVersionsForTrainerRestart(run.weights, bus, `slime's rollout function is a new process (pid ${previous.pid} → ${current.pid}): slime restarted, its weight versions count from 0 again`),

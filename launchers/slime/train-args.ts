@@ -115,6 +115,8 @@ function rolloutArgs(recipe: Recipe): string[] {
     "--rollout-temperature", String(recipe.sampling.temperature),
     "--reward-key", "score",
     "--num-steps-per-rollout", "1",
+    // a partial batch (training.max_wait_s) is one step over what came; only the fork's Megatron has it (the recipe refuses the rest)
+    ...(recipe.training.max_wait_s > 0 ? ["--use-dynamic-global-batch-size"] : []),
   ];
 }
 

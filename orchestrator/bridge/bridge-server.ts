@@ -35,6 +35,8 @@ export interface BridgeServerOptions {
   onClientReplaced?: (change: { previous: BridgeClientId; current: BridgeClientId }) => void;
   /** While paused (evaluation.stop_if_worse) no new batch is handed out: a request waits its long-poll and gets batch-wait. */
   pause?: TrainingPause;
+  /** training.max_wait_s in ms: a partial batch goes out once the oldest ready sample has waited this long (0: off). */
+  maxWaitMs?: number;
 }
 
 export interface BridgeClientId {
@@ -187,8 +189,9 @@ export class BridgeServer {
     const holding = new Set(message.holding ?? []);
     await this.settleEarlierSessions(message);
     const again = this.options.store.outstanding().find((batch) => batch.rolloutId === message.rolloutId && batch.session === message.session);
-    await this.releaseBatches((batch) => batch.session === message.session && !holding.has(batch.batchId) && (batch.batchId !== again?.batchId || batch.size !== message.size));
-    if (again && again.size === message.size) return this.send(response, (await this.options.store.handOutAgain(again.batchId, message.session))!);
+    await this.releaseBatches((batch) => batch.session === message.session && !holding.has(batch.batchId) && (batch.batchId !== again?.batchId || batch.size > message.size));
+    // a partial batch (training.max_wait_s) is shorter than the size asked for, and still the same rollout's
+    if (again && again.size <= message.size) return this.send(response, (await this.options.store.handOutAgain(again.batchId, message.session))!);
     const abort = new AbortController();
     const onClose = () => abort.abort();
     response.on("close", onClose);
@@ -196,12 +199,16 @@ export class BridgeServer {
     try {
       const startedAt = Date.now();
       const resumed = (await this.options.pause?.waitUntilResumed(message.waitMs, abort.signal)) ?? true;
-      const ready = resumed ? await this.options.store.waitForReady(message.size, Math.max(0, message.waitMs - (Date.now() - startedAt)), abort.signal) : 0;
+      const maxWaitMs = this.options.maxWaitMs ?? 0;
+      const ready = resumed ? await this.options.store.waitForReady(message.size, Math.max(0, message.waitMs - (Date.now() - startedAt)), abort.signal, maxWaitMs) : 0;
       if (abort.signal.reason === SESSION_REPLACED) throw this.replaced(message.session);
       if (abort.signal.aborted) return;
       // (paused meanwhile: no new batch; a batch handed out before the pause was handed out again above)
-      const deliverable = ready >= message.size && !this.options.pause?.paused();
-      const batch = deliverable ? await this.options.store.deliver(message.size, message.rolloutId, message.session) : null;
+      // a full batch when one can be made; else, once the oldest sample has waited training.max_wait_s, what is ready
+      const paused = this.options.pause?.paused() ?? false;
+      const full = !paused && ready >= message.size ? await this.options.store.deliver(message.size, message.rolloutId, message.session) : null;
+      const partial = !full && !paused && this.options.store.partialDue(maxWaitMs);
+      const batch = full ?? (partial ? await this.options.store.deliverPartial(message.size, message.rolloutId, message.session) : null);
       if (batch && abort.signal.reason === SESSION_REPLACED) {
         await this.release(batch.batchId, batch.seqs.length); // replaced while its batch was being read: not handed out
         throw this.replaced(message.session);

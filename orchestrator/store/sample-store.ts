@@ -201,27 +201,48 @@ export class SampleStore implements SampleSink {
 
   /**
    * Resolves with the ready count once a batch of `size` can be made (enough ready samples, within the per-session
-   * share) or `timeoutMs` has passed.
+   * share), a partial batch is due (the oldest ready sample has waited `partialAfterMs`, when above 0), or
+   * `timeoutMs` has passed.
    */
-  async waitForReady(size: number, timeoutMs: number, signal?: AbortSignal): Promise<number> {
+  async waitForReady(size: number, timeoutMs: number, signal?: AbortSignal, partialAfterMs = 0): Promise<number> {
     await this.dropStale();
-    if (this.compose(size) !== null || timeoutMs <= 0 || signal?.aborted) return this.readyCount;
+    if (this.compose(size) !== null || this.partialDue(partialAfterMs) || timeoutMs <= 0 || signal?.aborted) return this.readyCount;
     await new Promise<void>((resolve) => {
+      let deadline: NodeJS.Timeout | undefined;
       const finish = () => {
         clearTimeout(timer);
+        clearTimeout(deadline);
         this.readyWaiters.delete(check);
         signal?.removeEventListener("abort", finish);
         resolve();
       };
       const check = () => {
-        if (this.readyCount >= size && this.compose(size) !== null) finish();
+        if ((this.readyCount >= size && this.compose(size) !== null) || this.partialDue(partialAfterMs)) return finish();
+        // wake again when the oldest ready sample's wait runs out
+        const oldest = partialAfterMs > 0 ? this.oldestReadyAt() : null;
+        clearTimeout(deadline);
+        if (oldest !== null) deadline = setTimeout(check, Math.max(0, oldest + partialAfterMs - Date.now()));
       };
       const timer = setTimeout(finish, timeoutMs);
       this.readyWaiters.add(check);
       signal?.addEventListener("abort", finish);
+      check();
     });
     await this.dropStale();
     return this.readyCount;
+  }
+
+  /** When the oldest ready sample became ready (ms since the epoch); null when none is ready. */
+  oldestReadyAt(): number | null {
+    let oldest: number | null = null;
+    for (const entry of this.entries.values()) if (entry.state === "ready" && (oldest === null || entry.readyAt < oldest)) oldest = entry.readyAt;
+    return oldest;
+  }
+
+  /** Whether a partial batch is due: some sample is ready and the oldest has waited `partialAfterMs` (0: never). */
+  partialDue(partialAfterMs: number): boolean {
+    const oldest = partialAfterMs > 0 ? this.oldestReadyAt() : null;
+    return oldest !== null && Date.now() - oldest >= partialAfterMs;
   }
 
   /** Drops ready samples that are too old for the current weight version: recorded, counted, announced. */
@@ -286,6 +307,16 @@ export class SampleStore implements SampleSink {
       await this.release(batchId);
       throw error;
     }
+  }
+
+  /**
+   * A partial batch (training.max_wait_s): the largest batch of at most `size` that the per-session share lets be
+   * made from what is ready now (one sample always can); null when nothing is ready.
+   */
+  async deliverPartial(size: number, rolloutId: number, session = ""): Promise<DeliveredBatch | null> {
+    await this.dropStale();
+    for (let take = Math.min(this.readyCount, size); take >= 1; take--) if (this.compose(take) !== null) return this.deliver(take, rolloutId, session);
+    return null;
   }
 
   /** Every batch out now, oldest rollout first. */

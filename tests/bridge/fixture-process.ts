@@ -3,6 +3,7 @@
 import { createInterface, type Interface } from "node:readline";
 import { execa, type ResultPromise } from "execa";
 import { BATCH_FRAME_MAGIC, BRIDGE_VERSION, type BatchFrameHeader } from "../../contracts/bridge.ts";
+import type { BridgeServer } from "../../orchestrator/bridge/bridge-server.ts";
 import { parseFrame } from "../../orchestrator/store/sample-frame.ts";
 
 export const REPO_ROOT = new URL("../../", import.meta.url).pathname;
@@ -104,4 +105,12 @@ export class TestBridgeClient {
     await response.body?.cancel();
     return response.status;
   }
+}
+
+/** Starts `bridge` on a free loopback port and returns a client that has said hello to it. */
+export async function helloClient(bridge: BridgeServer): Promise<TestBridgeClient> {
+  const endpoint = await bridge.start({ host: "127.0.0.1", port: 0 });
+  const client = new TestBridgeClient(endpoint.url, endpoint.token);
+  await client.hello();
+  return client;
 }

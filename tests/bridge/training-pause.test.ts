@@ -15,7 +15,7 @@ import { TRAINER_STALLED, TrainerWatchdog } from "../../orchestrator/status/trai
 import { SampleStore } from "../../orchestrator/store/sample-store.ts";
 import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
 import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
-import { TestBridgeClient } from "./fixture-process.ts";
+import { helloClient, type TestBridgeClient } from "./fixture-process.ts";
 import { makeSample } from "./sample-factory.ts";
 
 const drop: HeldOutDrop = { version: "6", meanScore: 0.4, scoreCi: { low: 0.3, high: 0.5 }, bestVersion: "3", bestMeanScore: 0.9, bestScoreCi: { low: 0.8, high: 1 }, difference: -0.5, differenceCi: { low: -0.6, high: -0.4 }, pairs: 8 };
@@ -33,9 +33,7 @@ beforeEach(async () => {
   bus = new EventBus();
   pause = new TrainingPause(bus, "`npx openclaw-rl resume-training --run run`");
   bridge = new BridgeServer({ store, bus, recordsDir: dir, pause });
-  const endpoint = await bridge.start({ host: "127.0.0.1", port: 0 });
-  client = new TestBridgeClient(endpoint.url, endpoint.token);
-  await client.hello();
+  client = await helloClient(bridge);
 });
 afterEach(async () => {
   await bridge.close();

@@ -122,6 +122,17 @@ describe("SampleStore with a session share", () => {
     expect(store.counts()).toMatchObject({ delivered, ready: 48 + 10 - delivered, droppedStale: 0 });
   });
 
+  it("a partial batch (training.max_wait_s) is the largest the share allows from what is ready, never none", async () => {
+    store = await SampleStore.open(dir, { staleness: new StalenessPolicy(new WeightVersionTracker(1), 2), fairBatch: RULE });
+    expect(await store.deliverPartial(8, 0)).toBeNull(); // nothing ready
+    for (let index = 0; index < 6; index++) await store.put(sessionSample(index, "looping"));
+    await store.put(sessionSample(6, "user-6"));
+    expect(await store.deliver(7, 0)).toBeNull(); // all seven would give the looping session more than its share
+    const partial = (await store.deliverPartial(8, 0))!;
+    expect(sessionsOf(partial.frames)).toEqual({ looping: 2, "user-6": 1 }); // 3: at 4 or more the share holds too much back
+    expect(store.counts()).toMatchObject({ ready: 4, delivered: 3 });
+  });
+
   it("a held-back sample is still judged by the staleness rule: dropped and counted once too old, never delivered", async () => {
     const versions = new WeightVersionTracker(1);
     store = await SampleStore.open(dir, { staleness: new StalenessPolicy(versions, 2), fairBatch: RULE });
