@@ -56,7 +56,7 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
   const resetShown = reset !== null && reset.at >= (update?.at ?? 0); // once updated since, the update says more
   lines.push(
     `weights     version ${status.weight_version ?? "–"}${status.weights_updating ? " (updating…)" : ""}` +
-      (resetShown ? ` · counted from 0 again ${ago(reset.at)} (was ${reset.from_version}: the trainer restarted)` : update ? ` · last update ${ago(update.at)} (${duration(update.duration_ms)})` : ""),
+      (resetShown ? ` · counted from 0 again ${ago(reset.at)} (was ${reset.from_version}: the trainer restarted)` : update ? ` · last update ${ago(update.at)} (the update took ${duration(update.duration_ms)})` : ""),
   );
   if (!status.version_labels.exact) lines.push(`            ⚠ ${status.version_labels.note}`);
   lines.push(...learningLatencyLines(status.learning_latency, ago));

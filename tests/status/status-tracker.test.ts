@@ -31,7 +31,8 @@ describe("StatusTracker", () => {
     bus.emit({ type: "weights-update-end", toVersion: "1", durationMs: 900 });
     status = statusSnapshotSchema.parse(tracker.snapshot());
     expect(status.weight_version).toBe("1");
-    expect(formatStatus(status)).toMatch(/weights {5}version 1 · last update \d+s ago/);
+    // the bracket names what it measures: "(0s)" alone read as a second age
+    expect(formatStatus(status)).toMatch(/weights {5}version 1 · last update \d+s ago \(the update took 1s\)/);
     tracker.close();
   });
 
