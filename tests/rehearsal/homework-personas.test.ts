@@ -58,7 +58,7 @@ describe("homework personas", () => {
     const root = process.env.OPENCLAW_RL_REFERENCE_FFDEBF1;
     const missing = !root ? "OPENCLAW_RL_REFERENCE_FFDEBF1 is not set" : !existsSync(path.join(root, "openclaw-test")) ? `${root} has no openclaw-test/` : null;
     if (missing !== null) {
-      if (process.env.OPENCLAW_RL_REFERENCE_REQUIRED === "1") throw new Error(`the reference's persona scripts cannot be read: ${missing}`);
+      if (process.env.OPENCLAW_RL_REFERENCE_FFDEBF1_REQUIRED === "1") throw new Error(`the reference's persona scripts cannot be read: ${missing}`);
       console.warn(`the fixture's lines were not re-read: ${missing}`);
       return;
     }
