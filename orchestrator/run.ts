@@ -209,7 +209,7 @@ async function openSampleSink(run: Run): Promise<OpenedSink> {
       resetVersionsForTrainerRestart(run.weights, bus, `slime's rollout function is a new process (pid ${previous.pid} → ${current.pid}): slime restarted, its weight versions count from 0 again`),
   });
   const endpoint = await bridge.serve(listener);
-  watchTrainer(run, () => store.counts().ready);
+  watchTrainer(run, () => store.counts().ready, () => bridge.holdingBatches());
   return { announced: announceSamples(store, bus, batchSize, () => store.counts().ready), store, bridge, endpoint };
 }
 
@@ -221,10 +221,10 @@ function announceStore(store: SampleStore, bus: EventBus): void {
 }
 
 /** Checkpoints listed and pruned from slime's save folder; a trainer that stops making progress reported. */
-function watchTrainer(run: Run, ready: () => number): void {
+function watchTrainer(run: Run, ready: () => number, holding: () => boolean): void {
   const { recipe, runDir, bus } = run;
   const checkpoints = new CheckpointWatcher({ bus, saveDir: path.resolve(runDir, recipe.training.save_dir), keep: recipe.training.keep_checkpoints });
-  const watchdog = new TrainerWatchdog({ bus, ready, paused: () => run.pause.paused(), batchSize: recipe.training.batch_size, stallAfterMs: recipe.training.stall_after_s * 1000 });
+  const watchdog = new TrainerWatchdog({ bus, ready, paused: () => run.pause.paused() || holding(), batchSize: recipe.training.batch_size, stallAfterMs: recipe.training.stall_after_s * 1000 });
   run.stack.push("trainer watch", () => {
     checkpoints.stop();
     watchdog.stop();
@@ -386,6 +386,8 @@ async function startEvaluation(run: Run, proxyUrl: string, bridge: BridgeServer 
     },
   });
   run.stack.push("evaluation", () => evaluation.close());
+  // the base is the base weights: nothing trains until it is evaluated (or its evaluation failed)
+  bridge?.holdWhile(() => !evaluation.baseDone());
   evaluation.start();
   return () => evaluation.baseDone();
 }

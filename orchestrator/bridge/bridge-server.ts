@@ -15,6 +15,7 @@ import {
   type ProgressMessage,
   trainerMetricsMessageSchema,
 } from "../../contracts/bridge.ts";
+import { sleepUnlessAborted } from "../../lib/abortable-sleep.ts";
 import type { EventBus } from "../event-bus.ts";
 import type { DeliveredBatch, OutstandingBatch, SampleStore, StoreCounts } from "../store/sample-store.ts";
 import { assembleBatchFrame } from "./batch-frame.ts";
@@ -78,6 +79,8 @@ export class BridgeServer {
   private lastBatchAt: number | null = null;
   private lastProgress: BridgeStats["lastProgress"] = null;
   private readonly helloListeners = new Set<(hello: BridgeHello) => void>();
+  /** While this says true, no new batch is handed out (the run's base is being evaluated, so it stays untrained). */
+  private holding: () => boolean = () => false;
   private readonly unsubscribe: () => void;
 
   constructor(private readonly options: BridgeServerOptions) {
@@ -100,6 +103,16 @@ export class BridgeServer {
   }
 
   /** The rollout function's hello (router addresses), or null before it connected. */
+  /** Holds new batches while `holding()` is true (continuous evaluation's base: evaluated before anything trains). */
+  holdWhile(holding: () => boolean): void {
+    this.holding = holding;
+  }
+
+  /** Whether new batches are held now (holdWhile). */
+  holdingBatches(): boolean {
+    return this.holding();
+  }
+
   hello(): BridgeHello | null {
     if (!this.helloState) return null;
     const { routers, pid, at } = this.helloState;
@@ -199,13 +212,14 @@ export class BridgeServer {
     try {
       const startedAt = Date.now();
       const resumed = (await this.options.pause?.waitUntilResumed(message.waitMs, abort.signal)) ?? true;
+      const released = resumed && (await this.waitWhileHolding(startedAt + message.waitMs, abort.signal));
       const maxWaitMs = this.options.maxWaitMs ?? 0;
-      const ready = resumed ? await this.options.store.waitForReady(message.size, Math.max(0, message.waitMs - (Date.now() - startedAt)), abort.signal, maxWaitMs) : 0;
+      const ready = released ? await this.options.store.waitForReady(message.size, Math.max(0, message.waitMs - (Date.now() - startedAt)), abort.signal, maxWaitMs) : 0;
       if (abort.signal.reason === SESSION_REPLACED) throw this.replaced(message.session);
       if (abort.signal.aborted) return;
       // (paused meanwhile: no new batch; a batch handed out before the pause was handed out again above)
       // a full batch when one can be made; else, once the oldest sample has waited training.max_wait_s, what is ready
-      const paused = this.options.pause?.paused() ?? false;
+      const paused = (this.options.pause?.paused() ?? false) || this.holding();
       const full = !paused && ready >= message.size ? await this.options.store.deliver(message.size, message.rolloutId, message.session) : null;
       const partial = !full && !paused && this.options.store.partialDue(maxWaitMs);
       const batch = full ?? (partial ? await this.options.store.deliverPartial(message.size, message.rolloutId, message.session) : null);
@@ -216,7 +230,7 @@ export class BridgeServer {
       if (!batch) {
         const { ready: readyNow } = this.options.store.counts();
         // enough samples, yet no batch within the per-session share: said once per wait, so the screens can say why
-        if (readyNow >= message.size && !this.options.pause?.paused()) this.options.bus.emit({ type: "batch-held", ready: readyNow, size: message.size, ...this.options.store.share(message.size) });
+        if (readyNow >= message.size && !paused) this.options.bus.emit({ type: "batch-held", ready: readyNow, size: message.size, ...this.options.store.share(message.size) });
         sendJson(response, 200, { version: BRIDGE_VERSION, type: "batch-wait", ready: readyNow, size: message.size, ...(this.options.pause?.paused() ? { paused: true } : {}) });
         return;
       }
@@ -225,6 +239,15 @@ export class BridgeServer {
       this.waits.delete(abort);
       response.off("close", onClose);
     }
+  }
+
+  /** Waits while batches are held, until `deadline` (ms epoch); true once they are not. */
+  private async waitWhileHolding(deadline: number, signal: AbortSignal): Promise<boolean> {
+    while (this.holding()) {
+      const left = deadline - Date.now();
+      if (left <= 0 || !(await sleepUnlessAborted(Math.min(250, left), signal))) return false;
+    }
+    return true;
   }
 
   private send(response: ServerResponse, batch: DeliveredBatch): void {
