@@ -19,14 +19,13 @@ the sample's tokens (samples with equal tokens take theirs in sample order).
 from __future__ import annotations
 
 import importlib
-import os
 from collections import defaultdict
 
 import torch
 
 from . import hybrid_rows, slime_api, teacher_carriage
 from .hybrid_math import SUBSETS, SampleRows
-from .slime_teacher import MODEL_MODULE, TrainerTeacherError, data_iterators, forward_data, teacher_tag
+from .slime_teacher import MODEL_MODULE, TrainerTeacherError, data_iterators, forward_data, switched_to, teacher_tag
 from .trainer_teacher import sharded_topk
 
 DEFAULT_TOPK = 4
@@ -134,16 +133,10 @@ def _forward(actor, tag: str, data: dict, rollout_data: dict, topk: int, at: lis
             values["topk_indices"].append(top_indices)
         return torch.empty((0,), device=logits.device), values
 
-    previous = getattr(actor, "_active_model_tag", None) or "actor"
-    if getattr(actor.args, "use_routing_replay", False):
-        os.environ["ROUTING_REPLAY_STAGE"] = "fallthrough"  # as slime forwards its reference
-    actor._switch_model(tag)
-    try:
+    with switched_to(actor, tag):
         iterators, num_microbatches = data_iterators(actor, data, rollout_data)
         with torch.no_grad():
             result = forward_only(rows_of, actor.args, actor.model, iterators, num_microbatches, store_prefix="openclaw_rl_hybrid_")
-    finally:
-        actor._switch_model(previous)
     if "openclaw_rl_hybrid_topk_indices" not in result:
         return None
     rows = {"indices": [v.long().cpu() for v in result["openclaw_rl_hybrid_topk_indices"]], "log_probs": [v.float().cpu() for v in result["openclaw_rl_hybrid_topk_log_probs"]]}

@@ -6,6 +6,7 @@ refuses: docs/judging.md. The slime surface it wraps, per flavour and commit: te
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import inspect
@@ -95,18 +96,12 @@ def fill_teacher_log_probs(actor, rollout_data: dict) -> int:
         raise TrainerTeacherError("openclaw-rl: a top-K distillation batch has samples without teacher tokens; every opd sample has a hint")
     tag = teacher_tag(actor)
     data = teacher_rollout_data(rollout_data, teachers)
-    previous = getattr(actor, "_active_model_tag", None) or "actor"
-    if getattr(actor.args, "use_routing_replay", False):
-        os.environ["ROUTING_REPLAY_STAGE"] = "fallthrough"  # as slime forwards its reference
-    actor._switch_model(tag)
-    try:
+    with switched_to(actor, tag):
         iterators, num_microbatches = data_iterators(actor, data, rollout_data)
         if topk > 0:
             result = forward_with_topk(actor, iterators, num_microbatches, topk)
         else:
             result = actor.compute_log_prob(iterators, num_microbatches, store_prefix="teacher_")
-    finally:
-        actor._switch_model(previous)
     forwarded = result.get("teacher_log_probs")
     if forwarded is None:
         return 0
@@ -142,6 +137,19 @@ def forward_with_topk(actor, iterators, num_microbatches, topk: int) -> dict:
 
     with torch.no_grad():
         return forward_only(teacher_values, actor.args, actor.model, iterators, num_microbatches, store_prefix="teacher_")
+
+
+@contextlib.contextmanager
+def switched_to(actor, tag: str):
+    """The actor's parameters swapped to the weights backup `tag` for a forward, and back to the active ones after."""
+    previous = getattr(actor, "_active_model_tag", None) or "actor"
+    if getattr(actor.args, "use_routing_replay", False):
+        os.environ["ROUTING_REPLAY_STAGE"] = "fallthrough"  # as slime forwards its reference
+    actor._switch_model(tag)
+    try:
+        yield
+    finally:
+        actor._switch_model(previous)
 
 
 def teacher_tag(actor) -> str:
