@@ -1,6 +1,6 @@
 // Which model family a checkpoint belongs to, from its chat template's markup (what the model writes for reasoning
 // and tool calls) and config.json's architectures, or the recipe's model.family; per family, SGLang's parser names
-// (the proxy maps them to its own parsers: orchestrator/capture/tool-formats/). Ignores rendering and tokenizing.
+// (the proxy maps them to its own parsers: lib/model/parsers/tool-formats/). Ignores rendering and tokenizing.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ModelFamilyName, Recipe } from "../../contracts/recipe.ts";

@@ -2,8 +2,8 @@
 // with the request's logprobs and stream_options. Ignores generation and the turn's bookkeeping.
 import { randomUUID } from "node:crypto";
 import type { ChatRequest } from "../../contracts/chat.ts";
-import type { OpenAiLogprob } from "../capture/openai-logprobs.ts";
-import type { OutputDelta } from "../capture/output-delta.ts";
+import type { OpenAiLogprob } from "../generation/openai-logprobs.ts";
+import type { OutputDelta } from "../../lib/model/parsers/output-delta.ts";
 import { sendError, sendJson, type OpenAiError } from "./openai-errors.ts";
 import { ChunkWriter } from "./sse-writer.ts";
 import type { ApiDialect, ResponderOptions, TurnEnd, TurnResponder } from "./turn-responder.ts";

@@ -6,8 +6,8 @@ import type { AssistantMessage, ChatRequest, ToolCall } from "../../contracts/ch
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { CapturedTurn } from "../../contracts/turn.ts";
 import { sseEvents } from "../../lib/http/sse-events.ts";
-import { assistantText } from "../capture/assistant-text.ts";
-import { CLIENT_SAMPLING_KEYS, drawnValues, turnSampling } from "../capture/sampling-params.ts";
+import { assistantText } from "../prompt/assistant-text.ts";
+import { CLIENT_SAMPLING_KEYS, drawnValues, turnSampling } from "../generation/sampling-params.ts";
 import { enginesNotReady, openAiError, sendError, toOpenAiError } from "./openai-errors.ts";
 import type { ClientSignals } from "../sessions/turn-decision.ts";
 import { beginTurn, emitTurnEnd, finishTurn, prepareTurn, requestSignal, turnFinishReason, turnOrigin } from "./turn-lifecycle.ts";

@@ -6,7 +6,7 @@ import type { ChatTemplate } from "../../lib/model/chat-template.ts";
 import type { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
-import type { PromptBuilder } from "../capture/prompt-builder.ts";
+import type { PromptBuilder } from "../prompt/prompt-builder.ts";
 import type { TurnRecords } from "../records/turn-records.ts";
 import type { ResponseStore } from "./apis/response-store.ts";
 import type { MessageDigests } from "../sessions/message-digest.ts";

@@ -1,5 +1,6 @@
 // The OpenAI-compatible proxy: HTTP server, routes, auth and limits, lifecycle (listen / close / stats).
-// Turn logic lives in turn-lifecycle.ts, tokens-turn.ts and passthrough-turn.ts; sessions in ../sessions; capture in ../capture.
+// Turn logic lives in turn-lifecycle.ts, tokens-turn.ts and passthrough-turn.ts; sessions in ../sessions, prompts in
+// ../prompt, generation in ../generation, output parsing in lib/model/parsers.
 import { randomBytes } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -7,8 +8,8 @@ import type { AddressInfo } from "node:net";
 import { availableParallelism } from "node:os";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
-import { PromptBuilder } from "../capture/prompt-builder.ts";
-import { PromptPool } from "../capture/prompt-pool.ts";
+import { PromptBuilder } from "../prompt/prompt-builder.ts";
+import { PromptPool } from "../prompt/prompt-pool.ts";
 import { TurnRecords } from "../records/turn-records.ts";
 import { readTurnNumbers } from "../records/turn-numbers.ts";
 import { MessageDigests } from "../sessions/message-digest.ts";

@@ -1,8 +1,8 @@
 // Writes OpenAI chat.completion.chunk events as server-sent events, shaped like SGLang's own chat
 // streaming (role chunk first, deltas, finish chunk, optional usage chunk, [DONE]). Ignores generation.
 import type { ServerResponse } from "node:http";
-import type { OpenAiLogprob } from "../capture/openai-logprobs.ts";
-import type { OutputDelta } from "../capture/output-delta.ts";
+import type { OpenAiLogprob } from "../generation/openai-logprobs.ts";
+import type { OutputDelta } from "../../lib/model/parsers/output-delta.ts";
 import { errorBody, type OpenAiError } from "./openai-errors.ts";
 
 export interface Usage {

@@ -2,8 +2,8 @@
 // failure), and writes them as that API's stream events or whole body; the API's error shape. Ignores generation.
 import type { ServerResponse } from "node:http";
 import type { CapturedTurn } from "../../contracts/turn.ts";
-import type { OpenAiLogprob } from "../capture/openai-logprobs.ts";
-import type { OutputDelta } from "../capture/output-delta.ts";
+import type { OpenAiLogprob } from "../generation/openai-logprobs.ts";
+import type { OutputDelta } from "../../lib/model/parsers/output-delta.ts";
 import type { OpenAiError } from "./openai-errors.ts";
 
 /** Token counts of a finished turn. */

@@ -6,7 +6,7 @@ import type { SkipCategory } from "../../contracts/events.ts";
 import type { SampleGateSettings } from "../../contracts/recipe.ts";
 import type { AssistantMessage } from "../../contracts/chat.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
-import { drawnValues } from "../capture/sampling-params.ts";
+import { drawnValues } from "../generation/sampling-params.ts";
 import { unusableTurnReason } from "./sample-builder.ts";
 
 export type GateCategory = "off-policy" | "truncated" | "near-empty" | "repetition";

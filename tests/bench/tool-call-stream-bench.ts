@@ -2,13 +2,13 @@
 // is 12, 48 or 96 KB, decoded and parsed 4 characters at a time (about a token each), in one process, median of 3.
 // Work linear in the length gives 96 KB ÷ 12 KB ≈ 8×; re-searching the whole call on every piece gave 60–1000×.
 // Two pathological shapes too: a name that never closes, and a function with one parameter per line.
-import { HarmonyParser } from "../../orchestrator/capture/harmony-parser.ts";
-import { OutputParser } from "../../orchestrator/capture/output-parser.ts";
-import { DEEPSEEK_V3, DEEPSEEK_V31 } from "../../orchestrator/capture/tool-formats/deepseek.ts";
-import { GLM45 } from "../../orchestrator/capture/tool-formats/glm45.ts";
-import { LLAMA3 } from "../../orchestrator/capture/tool-formats/llama3.ts";
-import { QWEN3_CODER } from "../../orchestrator/capture/tool-formats/qwen3-coder.ts";
-import type { ToolFormat } from "../../orchestrator/capture/tool-formats/tool-format.ts";
+import { HarmonyParser } from "../../lib/model/parsers/harmony-parser.ts";
+import { OutputParser } from "../../lib/model/parsers/output-parser.ts";
+import { DEEPSEEK_V3, DEEPSEEK_V31 } from "../../lib/model/parsers/tool-formats/deepseek.ts";
+import { GLM45 } from "../../lib/model/parsers/tool-formats/glm45.ts";
+import { LLAMA3 } from "../../lib/model/parsers/tool-formats/llama3.ts";
+import { QWEN3_CODER } from "../../lib/model/parsers/tool-formats/qwen3-coder.ts";
+import type { ToolFormat } from "../../lib/model/parsers/tool-formats/tool-format.ts";
 
 const TOOLS = [{ type: "function" as const, function: { name: "write", parameters: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } } } } }];
 const SIZES = [12_000, 48_000, 96_000];

@@ -79,7 +79,7 @@ function deliverBatch(run: SyntheticRun): void {
   run.bus.emit({ type: "weights-update-end", toVersion: String(run.version), durationMs: 3000 + Math.round(run.random() * 4000) });
 }
 
-/** Lines shaped exactly like the real writers' (TurnRecords in capture/, JudgementRecords in records/). */
+/** Lines shaped exactly like the real writers' (TurnRecords and JudgementRecords in records/). */
 function writeRecords(recordsDir: string, sessionId: string, turn: number, score: number, hintAccepted: boolean | null, sample: JudgementRecord["sample"]): void {
   const now = Date.now();
   const turnRecord: TurnRecord = {

@@ -13,8 +13,8 @@
 // `text[:idx].strip()`), so the whitespace after `</think>` goes when a call follows; the proxy has streamed it by then
 // (as SGLang's own stream does) and keeps it.
 import { afterAll, describe, expect, it } from "vitest";
-import { createAnswerParser } from "../../orchestrator/capture/answer-parser.ts";
-import type { OutputDelta } from "../../orchestrator/capture/output-delta.ts";
+import { createAnswerParser } from "../../lib/model/parsers/answer-parser.ts";
+import type { OutputDelta } from "../../lib/model/parsers/output-delta.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 import { requireVenv, SGLANG_VENVS } from "./engine-venvs.ts";
 import { OUTPUT_FAMILIES, randomOutput, randomPieces, TOOLS, type OutputFamily } from "./model-outputs.ts";

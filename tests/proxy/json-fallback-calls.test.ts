@@ -3,8 +3,8 @@
 // (serving_chat.py:1983-2066@4ad990ba); the proxy gives the same answer streamed, whole and through its endpoint.
 import { describe, expect, it } from "vitest";
 import type { Tool } from "../../contracts/chat.ts";
-import { createAnswerParser } from "../../orchestrator/capture/answer-parser.ts";
-import type { OutputDelta } from "../../orchestrator/capture/output-delta.ts";
+import { createAnswerParser } from "../../lib/model/parsers/answer-parser.ts";
+import type { OutputDelta } from "../../lib/model/parsers/output-delta.ts";
 import { postChat, qwen3, startHarness } from "./harness.ts";
 import { closedAfterEach, oneChunk, scriptedEngine } from "./scripted-engine.ts";
 

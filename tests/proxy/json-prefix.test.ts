@@ -3,7 +3,7 @@
 // number spellings Python reads its own way) cut at every length, and the cases where it must wait.
 import { describe, expect, it } from "vitest";
 import { decodePythonJson, dumpPythonJson } from "../../lib/model/python-json.ts";
-import { JsonPrefix } from "../../orchestrator/capture/tool-formats/json-prefix.ts";
+import { JsonPrefix } from "../../lib/model/parsers/tool-formats/json-prefix.ts";
 import { randomJsonObjectText } from "../support/json-texts.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChatRequest } from "../../contracts/chat.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
-import { mapSampling } from "../../orchestrator/capture/sampling-params.ts";
+import { mapSampling } from "../../orchestrator/generation/sampling-params.ts";
 import { clientLabel } from "../../orchestrator/proxy/client-label.ts";
 import { gateTurn } from "../../orchestrator/samples/sample-gate.ts";
 import { testRecipe } from "./fixtures.ts";

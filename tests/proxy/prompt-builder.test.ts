@@ -6,10 +6,10 @@ import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import type { TokenizerFiles } from "../../lib/model/model-files.ts";
 import { hfTokenizer } from "../lib/hf-tokenizer.ts";
 import { chatRequestSchema, type ChatMessage, type ChatRequest } from "../../contracts/chat.ts";
-import { endsInsideReasoning, PromptBuilder } from "../../orchestrator/capture/prompt-builder.ts";
+import { endsInsideReasoning, PromptBuilder } from "../../orchestrator/prompt/prompt-builder.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import { PromptPool } from "../../orchestrator/capture/prompt-pool.ts";
+import { PromptPool } from "../../orchestrator/prompt/prompt-pool.ts";
 import { INTERNAL_CONTEXT, openclawFixture, openclawSystemPrompt, openclawTools, userTurn } from "./fixtures.ts";
 import { qwen3 } from "./harness.ts";
 

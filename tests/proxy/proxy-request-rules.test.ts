@@ -2,7 +2,7 @@
 // tool_choice and response_format as OpenAI defines them, what tokens mode cannot do refused by name (content parts
 // other than text, a forced tool call, JSON output), each a 400 before any state changes; HTTP methods per route.
 import { describe, expect, it } from "vitest";
-import { mapSampling } from "../../orchestrator/capture/sampling-params.ts";
+import { mapSampling } from "../../orchestrator/generation/sampling-params.ts";
 import { parseChatRequest } from "../../orchestrator/proxy/request-body.ts";
 import type { ChatRequest } from "../../contracts/chat.ts";
 import { testRecipe } from "./fixtures.ts";

@@ -5,8 +5,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Tool } from "../../contracts/chat.ts";
-import { createAnswerParser } from "../../orchestrator/capture/answer-parser.ts";
-import { htmlUnescape } from "../../orchestrator/capture/tool-formats/html-unescape.ts";
+import { createAnswerParser } from "../../lib/model/parsers/answer-parser.ts";
+import { htmlUnescape } from "../../lib/model/parsers/tool-formats/html-unescape.ts";
 
 const VALUES: Record<string, string> = {
   a: "5",

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { GenerateResponse, StreamForm } from "../../contracts/sglang.ts";
 import { EngineStatusError } from "../../lib/sglang/engine-errors.ts";
 import { parseStreamChunk } from "../../lib/sglang/stream-chunk.ts";
-import { takeNewTokens } from "../../orchestrator/capture/generation.ts";
+import { takeNewTokens } from "../../orchestrator/generation/generation.ts";
 import { toOpenAiError } from "../../orchestrator/proxy/openai-errors.ts";
 
 const ANSWER = [11, 22, 33, 44, 151645];

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles, type TokenizerFiles } from "../../lib/model/model-files.ts";
 import { reasoningToggleOf, type ReasoningToggle } from "../../lib/model/reasoning-toggle.ts";
-import { requiresReasoning } from "../../orchestrator/capture/thinking-mode.ts";
+import { requiresReasoning } from "../../lib/model/parsers/thinking-mode.ts";
 import oracle from "../fixtures/sglang-tool-choice/thinking-mode.json" with { type: "json" };
 import { TransformersRenderer } from "../support/transformers-renderer.ts";
 

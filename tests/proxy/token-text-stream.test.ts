@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TokenTextStream } from "../../orchestrator/capture/token-text-stream.ts";
+import { TokenTextStream } from "../../orchestrator/generation/token-text-stream.ts";
 import { qwen3 } from "./harness.ts";
 
 describe("TokenTextStream", () => {

@@ -3,7 +3,7 @@
 // Anthropic's shape (anthropic-errors.ts). Ignores generation.
 import { randomUUID } from "node:crypto";
 import type { FinishReason } from "../../../contracts/turn.ts";
-import type { OutputDelta } from "../../capture/output-delta.ts";
+import type { OutputDelta } from "../../../lib/model/parsers/output-delta.ts";
 import { sendJson, type OpenAiError } from "../openai-errors.ts";
 import type { ApiDialect, ResponderOptions, TurnEnd, TurnResponder } from "../turn-responder.ts";
 import { anthropicErrorBody, sendAnthropicError } from "./anthropic-errors.ts";

@@ -1,6 +1,6 @@
 // The turn's parsed deltas grouped into the output items the Responses and Messages APIs stream: a run of reasoning,
 // a run of text, one tool call each; told to a listener as each opens, grows and closes. Ignores wire formats.
-import type { OutputDelta } from "../../capture/output-delta.ts";
+import type { OutputDelta } from "../../../lib/model/parsers/output-delta.ts";
 
 export type OutputItem =
   | { kind: "reasoning"; text: string }

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { ChatMessage } from "../../../contracts/chat.ts";
 import type { ResponsesRequest } from "../../../contracts/responses.ts";
-import type { OutputDelta } from "../../capture/output-delta.ts";
+import type { OutputDelta } from "../../../lib/model/parsers/output-delta.ts";
 import { sendError, sendJson, type OpenAiError } from "../openai-errors.ts";
 import type { ApiDialect, ResponderOptions, TurnEnd, TurnResponder } from "../turn-responder.ts";
 import { EventStream } from "./event-stream.ts";

@@ -4,12 +4,12 @@
 // its values strings. At dce8b060 (the fork flavour) the values are read without the schema (safeValue), names
 // are stripped and a call to a tool not offered is dropped. While it comes, a call starts at the `>` after its name, each parameter goes out once it has closed
 // (parameter-prefix.ts), and the arguments are complete at </function>.
-import type { Tool } from "../../../contracts/chat.ts";
-import { dumpPythonJson, type PythonJson } from "../../../lib/model/python-json.ts";
+import type { Tool } from "../../../../contracts/chat.ts";
+import { dumpPythonJson, type PythonJson } from "../../python-json.ts";
 import { ParameterPrefix, type ClosedParameter } from "./parameter-prefix.ts";
 import { type ParsedToolCall, type SeenToolCall, type ToolFormat, type UnitReader } from "./tool-format.ts";
 import { toolProperties } from "./schema-types.ts";
-import { stripPython } from "../../../lib/model/python-strip.ts";
+import { stripPython } from "../../python-strip.ts";
 import { coderValue, safeValue } from "./value-conversion.ts";
 
 const OPEN = "<tool_call>";

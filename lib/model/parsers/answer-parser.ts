@@ -1,12 +1,13 @@
 // Which parser reads a turn's decoded output: from SGLang's parser names (the recipe's or the family's), the request's
 // tools and tool_choice, whether the prompt opened the reasoning, and which SGLang's parsing the plan's slime flavour
 // has (fork: dce8b060, upstream: 4ad990ba's). Ignores tokens and how the deltas are sent.
-import type { ChatRequest, Tool } from "../../contracts/chat.ts";
+import type { ChatRequest, Tool } from "../../../contracts/chat.ts";
 import { HarmonyParser } from "./harmony-parser.ts";
 import { JsonArrayCalls } from "./json-array-calls.ts";
 import { JsonFallbackCalls } from "./json-fallback-calls.ts";
 import { OutputParser } from "./output-parser.ts";
-import { constrainsNatively, forcesToolCall } from "./tool-choice-constraint.ts";
+import { forcesToolCall } from "../tool-choice.ts";
+import { constrainsNatively } from "./structural-tag.ts";
 import { reasoningFor, toolFormatFor } from "./tool-formats/tool-formats.ts";
 
 export interface AnswerParserSettings {

@@ -3,8 +3,8 @@
 // converted by the tool's schema types. A call without the newline after its name, an unclosed one, or one to a
 // tool the request does not offer is dropped. While it comes, the call starts at the newline after an offered name
 // and each pair goes out once its </arg_value> has come (parameter-prefix.ts).
-import type { Tool } from "../../../contracts/chat.ts";
-import { dumpPythonJson, type PythonJson } from "../../../lib/model/python-json.ts";
+import type { Tool } from "../../../../contracts/chat.ts";
+import { dumpPythonJson, type PythonJson } from "../../python-json.ts";
 import { ParameterPrefix, type ClosedParameter } from "./parameter-prefix.ts";
 import { type ToolFormat, type UnitReader } from "./tool-format.ts";
 import { schemaType, toolProperties } from "./schema-types.ts";

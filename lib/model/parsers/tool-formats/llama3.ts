@@ -4,8 +4,8 @@
 // left after the last one that parses is content, and a call to a tool the request does not offer is dropped.
 // While they come, a call starts once its "name" string is complete and offered, and its "parameters" (or
 // "arguments") stream as json-prefix.ts finds them certain; an object that is not JSON (Python's quotes) goes out whole.
-import type { Tool } from "../../../contracts/chat.ts";
-import { decodePythonJson, dumpPythonJson, type PythonJson } from "../../../lib/model/python-json.ts";
+import type { Tool } from "../../../../contracts/chat.ts";
+import { decodePythonJson, dumpPythonJson, type PythonJson } from "../../python-json.ts";
 import { JsonPrefix, type PrefixMember } from "./json-prefix.ts";
 import { literalEval } from "./python-literal.ts";
 import type { ParsedToolCall, SeenToolCall, ToolFormat, UnitReader } from "./tool-format.ts";

@@ -5,28 +5,9 @@
 import type { ChatRequest, Tool } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { ReasoningToggle } from "../../lib/model/reasoning-toggle.ts";
-import { structuralTagFor, structuralTagKind } from "./structural-tag.ts";
-import { requiresReasoning } from "./thinking-mode.ts";
-
-export type ToolChoice = ChatRequest["tool_choice"];
-
-/** The function tool_choice names, or null for "none", "auto", "required" or none. */
-export function namedFunction(choice: ToolChoice): string | null {
-  return typeof choice === "object" && choice !== null ? choice.function.name : null;
-}
-
-/** tool_choice "required" or a named function: the answer must be tool calls. */
-export function forcesToolCall(choice: ToolChoice): boolean {
-  return choice === "required" || namedFunction(choice) !== null;
-}
-
-/** The tools the chat template is given: only the named one for a named tool_choice, as SGLang renders them. */
-export function toolsToRender(tools: readonly Tool[] | null | undefined, choice: ToolChoice): readonly Tool[] | null {
-  const named = namedFunction(choice);
-  if (!tools || named === null) return tools ?? null;
-  const kept = tools.filter((tool) => tool.function.name === named);
-  return kept.length > 0 ? kept : null;
-}
+import { constrainsNatively, structuralTagFor, structuralTagKind } from "../../lib/model/parsers/structural-tag.ts";
+import { forcesToolCall, namedFunction, type ToolChoice } from "../../lib/model/tool-choice.ts";
+import { requiresReasoning } from "../../lib/model/parsers/thinking-mode.ts";
 
 /** One tool's item schema (utils.py _get_tool_schema). */
 function toolItemSchema(tool: Tool): Record<string, unknown> {
@@ -90,16 +71,6 @@ export function toolChoiceSchema(tools: readonly Tool[], choice: ToolChoice, opt
 export interface ToolChoiceGrammar {
   key: "json_schema" | "structural_tag";
   value: string;
-}
-
-/**
- * Whether "required" / a named function is constrained by a structural tag, so the output is in the family's own
- * markup and read by its parser: under upstream (4ad990ba) for parsers whose detector has one (all but glm45); never
- * under fork (dce8b060's get_structure_constraint answers required/named with json_schema only,
- * function_call_parser.py:203@dce8b060).
- */
-export function constrainsNatively(toolCallParser: string | null, flavor: "fork" | "upstream"): boolean {
-  return flavor === "upstream" && structuralTagKind(toolCallParser) !== null;
 }
 
 /**

@@ -3,8 +3,8 @@
 // "parameters"} objects, whose items become calls as SGLang's serving_chat makes them (orjson.loads, then
 // json.dumps(parameters, ensure_ascii=False)). The calls stream as SGLang's JsonArrayParser streams them: each name
 // once it is complete, then its arguments as they become certain; text that is not such an array stays content.
-import type { AssistantMessage, ToolCall } from "../../contracts/chat.ts";
-import { decodePythonJson, dumpPythonJson, type PythonJson } from "../../lib/model/python-json.ts";
+import type { AssistantMessage, ToolCall } from "../../../contracts/chat.ts";
+import { decodePythonJson, dumpPythonJson, type PythonJson } from "../python-json.ts";
 import type { OutputDelta } from "./output-delta.ts";
 import { answerMessage } from "./output-parser.ts";
 import { StreamedCalls } from "./streamed-calls.ts";

@@ -6,7 +6,7 @@
 // object) leaves the whole markup as content (tests/fixtures/sglang/parser-formats.md §1–2, SGLang 4ad990ba).
 // While the section comes, a call starts once its name is complete (V3: the ```json fence after it; V3.1: the
 // separator), offered, and its arguments show a JSON object; the arguments stream as json-prefix.ts finds them certain.
-import type { Tool } from "../../../contracts/chat.ts";
+import type { Tool } from "../../../../contracts/chat.ts";
 import { holdBack } from "../tag-holdback.ts";
 import { JsonPrefix } from "./json-prefix.ts";
 import { pythonArguments, type ParsedToolCall, type ParsedUnit, type SeenToolCall, type ToolFormat, type UnitReader } from "./tool-format.ts";

@@ -7,7 +7,7 @@
 // once its header names a tool the request offers and its body shows a JSON object (a first key, or `{}`), then its
 // arguments streamed as json-prefix.ts finds them certain (SGLang sends each harmony call complete; streamed-calls.ts
 // settles the call at <|call|>). The decoded text must keep the special tokens.
-import type { AssistantMessage, Tool, ToolCall } from "../../contracts/chat.ts";
+import type { AssistantMessage, Tool, ToolCall } from "../../../contracts/chat.ts";
 import type { OutputDelta } from "./output-delta.ts";
 import { answerMessage } from "./output-parser.ts";
 import { StreamedCalls } from "./streamed-calls.ts";

@@ -3,7 +3,7 @@
 // calls (Qwen 2.5's <tool_call>{json}</tool_call> streamed argument by argument; other families' markup through their
 // ToolFormat, name first and then arguments as its UnitReader finds them certain, settled by streamed-calls.ts) and
 // plain content, as OpenAI deltas. Ignores tokens, HTTP and SSE framing.
-import type { AssistantMessage, Tool, ToolCall } from "../../contracts/chat.ts";
+import type { AssistantMessage, Tool, ToolCall } from "../../../contracts/chat.ts";
 import type { OutputDelta } from "./output-delta.ts";
 import { newToolCallId, StreamedCalls } from "./streamed-calls.ts";
 import { holdBack, holdBackTagsAndStops } from "./tag-holdback.ts";

@@ -1,7 +1,7 @@
 // The answer to a forced tool call under a structural tag (upstream) whose output has no call markup but is a JSON
 // array of {"name", "parameters"}: read as calls, as serving_chat's non-streamed _process_tool_calls reads it
 // (serving_chat.py:1983-2066@4ad990ba: has_tool_call false, then orjson.loads). Ignores everything else the family parser reads.
-import type { AssistantMessage, ToolCall } from "../../contracts/chat.ts";
+import type { AssistantMessage, ToolCall } from "../../../contracts/chat.ts";
 import { callsOf } from "./json-array-calls.ts";
 import type { OutputDelta } from "./output-delta.ts";
 import { answerMessage } from "./output-parser.ts";

@@ -1,6 +1,6 @@
 // Whether SGLang takes a chat request to think (serving_chat's _get_reasoning_from_request), per flavour: what sets
 // /generate's require_reasoning for a tool_choice grammar. Ignores how the output's reasoning is then read.
-import type { ReasoningToggle } from "../../lib/model/reasoning-toggle.ts";
+import type { ReasoningToggle } from "../reasoning-toggle.ts";
 
 type Kwargs = Record<string, unknown> | null | undefined;
 

@@ -2,8 +2,8 @@
 // ends, the calls in that unit, and what is already certain of them while the unit is still coming (so names and
 // arguments stream). One file per family's format beside this one; the Qwen 2.5 format (<tool_call>{json}</tool_call>)
 // streams its arguments inside output-parser.ts and is not one of these.
-import type { Tool } from "../../../contracts/chat.ts";
-import { decodePythonJson, dumpPythonJson, type PythonJson } from "../../../lib/model/python-json.ts";
+import type { Tool } from "../../../../contracts/chat.ts";
+import { decodePythonJson, dumpPythonJson, type PythonJson } from "../../python-json.ts";
 
 export interface ParsedToolCall {
   name: string;

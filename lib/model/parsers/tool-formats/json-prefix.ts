@@ -7,7 +7,7 @@
 // values character by character (an escape once complete, a surrogate pair once both halves are there), `, ` between
 // object members only with the next key. A repeated key stops the prefix where it starts (Python keeps the first
 // position and the last value, so what follows may differ), and so does text that cannot be valid JSON.
-import { decodePythonJson, dumpPythonJson, escapePythonJsonText } from "../../../lib/model/python-json.ts";
+import { decodePythonJson, dumpPythonJson, escapePythonJsonText } from "../../python-json.ts";
 import { jsonEscapeAt } from "./json-escape.ts";
 
 type Frame =

@@ -1,6 +1,6 @@
 // Python's ast.literal_eval for the values tool-call parsers fall back to: numbers, strings in either quote,
 // True/False/None, lists, tuples (as lists) and dicts, as PythonJson. Throws SyntaxError on anything else.
-import { pythonFloat, type PythonJson } from "../../../lib/model/python-json.ts";
+import { pythonFloat, type PythonJson } from "../../python-json.ts";
 
 export function literalEval(text: string): PythonJson {
   let at = 0;

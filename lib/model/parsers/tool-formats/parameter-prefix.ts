@@ -1,7 +1,7 @@
 // The arguments of an XML-style call (qwen3_coder, glm45) while it is open: `{"k": v` once its first parameter has
 // closed, `, "k": v` for each next one, values converted as the whole parse converts them; the closing `}` (or `{}`
 // for a call without parameters) comes from the whole parse. Ignores the markup: the format finds the parameters.
-import { dumpPythonJson, type PythonJson } from "../../../lib/model/python-json.ts";
+import { dumpPythonJson, type PythonJson } from "../../python-json.ts";
 
 export interface ClosedParameter {
   /** Where the parameter starts in the unit (the same parameter at the same place each time the unit grows). */

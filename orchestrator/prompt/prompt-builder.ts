@@ -1,7 +1,7 @@
 // Request → prompt ids: renders the chat template with tools and chat_template_kwargs (an interpreted template in
 // the prompt pool's workers when they run, off the event loop), then tokenizes it with the session's memo and the
 // segment cache (the library encodes off the event loop). Ignores generation.
-import { namedFunction, toolsToRender } from "./tool-choice-constraint.ts";
+import { namedFunction, toolsToRender } from "../../lib/model/tool-choice.ts";
 import type { AssistantMessage, ChatMessage, ChatRequest, Tool } from "../../contracts/chat.ts";
 import { isOpenclawRlError } from "../../contracts/errors.ts";
 import type { ChatTemplate } from "../../lib/model/chat-template.ts";

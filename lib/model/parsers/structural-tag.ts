@@ -1,7 +1,7 @@
 // The structural tag SGLang 4ad990ba constrains tool_choice "required" / a named function with, per tool-call parser:
 // xgrammar 0.2.1's model-native tag (get_model_structural_tag, for detectors that name one: qwen3_coder, gpt-oss) or
 // SGLang's legacy tag built from the detector's structure_info (qwen, llama3, deepseekv3/v31). Ignores json_schema.
-import type { Tool } from "../../contracts/chat.ts";
+import type { Tool } from "../../../contracts/chat.ts";
 
 /** A detector's begin/end/trigger for one tool (structure_info, function_call/<detector>.py@4ad990ba). */
 interface StructureInfo {
@@ -26,6 +26,16 @@ const NATIVE_MODELS: Record<string, "qwen_3_coder" | "harmony"> = { qwen3_coder:
 export function structuralTagKind(toolCallParser: string | null): "native" | "legacy" | null {
   if (toolCallParser === null) return null;
   return toolCallParser in NATIVE_MODELS ? "native" : toolCallParser in LEGACY_STRUCTURES ? "legacy" : null;
+}
+
+/**
+ * Whether "required" / a named function is constrained by a structural tag, so the output is in the family's own
+ * markup and read by its parser: under upstream (4ad990ba) for parsers whose detector has one (all but glm45); never
+ * under fork (dce8b060's get_structure_constraint answers required/named with json_schema only,
+ * function_call_parser.py:203@dce8b060).
+ */
+export function constrainsNatively(toolCallParser: string | null, flavor: "fork" | "upstream"): boolean {
+  return flavor === "upstream" && structuralTagKind(toolCallParser) !== null;
 }
 
 /** The tool's `strict` (SGLang's Function.strict, default false; SGLANG_TOOL_STRICT_LEVEL is left at OFF). */

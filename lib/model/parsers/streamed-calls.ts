@@ -7,7 +7,7 @@
 // when they start with what was sent; otherwise nothing more, and the record keeps the arguments as sent. The unit's
 // markup is then not repeated as content. Final calls beyond the started ones are sent whole.
 import { randomBytes } from "node:crypto";
-import type { ToolCall } from "../../contracts/chat.ts";
+import type { ToolCall } from "../../../contracts/chat.ts";
 import type { OutputDelta } from "./output-delta.ts";
 import type { ParsedToolCall, SeenToolCall } from "./tool-formats/tool-format.ts";
 

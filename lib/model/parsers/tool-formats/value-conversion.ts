@@ -1,7 +1,7 @@
 // Parameter values written as text, converted the way SGLang's qwen3_coder and glm45 detectors convert them: by the
 // parameter's schema type at 4ad990ba (tests/fixtures/sglang/parser-formats.md §5 and §6), without it at dce8b060.
-import { decodePythonJson, dumpPythonJson, pythonFloat, pythonFloatText, PythonFloat, type PythonJson } from "../../../lib/model/python-json.ts";
-import { stripPython } from "../../../lib/model/python-strip.ts";
+import { decodePythonJson, dumpPythonJson, pythonFloat, pythonFloatText, PythonFloat, type PythonJson } from "../../python-json.ts";
+import { stripPython } from "../../python-strip.ts";
 import { htmlUnescape } from "./html-unescape.ts";
 import { literalEval } from "./python-literal.ts";
 import { schemaType } from "./schema-types.ts";
