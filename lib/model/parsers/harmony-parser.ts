@@ -7,10 +7,9 @@
 // once its header names a tool the request offers and its body shows a JSON object (a first key, or `{}`), then its
 // arguments streamed as json-prefix.ts finds them certain (SGLang sends each harmony call complete; streamed-calls.ts
 // settles the call at <|call|>). The decoded text must keep the special tokens.
-import type { AssistantMessage, Tool, ToolCall } from "../../../contracts/chat.ts";
+import type { Tool } from "../../../contracts/chat.ts";
+import { MarkupParser } from "./markup-parser.ts";
 import type { OutputDelta } from "./output-delta.ts";
-import { answerMessage } from "./output-parser.ts";
-import { StreamedCalls } from "./streamed-calls.ts";
 import { GrowingText } from "./growing-text.ts";
 import { holdBackTagsAndStops } from "./tag-holdback.ts";
 import { JsonPrefix } from "./tool-formats/json-prefix.ts";
@@ -39,15 +38,9 @@ interface Header {
   json: boolean;
 }
 
-export class HarmonyParser {
-  private pending = "";
+export class HarmonyParser extends MarkupParser {
   /** The open message's header once its <|message|> has come; null between messages. */
   private header: Header | null = null;
-  private reasoningText = "";
-  private contentText = "";
-  private reasoningSeen = false;
-  private readonly calls: ToolCall[] = [];
-  private readonly streamed = new StreamedCalls(this.calls);
   /** The open message's tool call: the tool's name and its arguments read so far; null for other messages. */
   private call: { name: string; body: JsonPrefix } | null = null;
   /** The open message's body while it does not stream as text (a call, or a message that is dropped). */
@@ -55,41 +48,24 @@ export class HarmonyParser {
   /** The last message ended with <|call|> (a "commentary" filler the model may write next is no content). */
   private afterCall = false;
 
-  constructor(private readonly options: HarmonyParserOptions) {}
-
-  push(text: string): OutputDelta[] {
-    this.pending += text;
-    return this.drain(false);
+  constructor(private readonly options: HarmonyParserOptions) {
+    super();
   }
 
-  /** End of output: flushes what was held back, without a client stop string the engine matched (sent because of no_stop_trim). */
   finish(matchedStop?: string | null): OutputDelta[] {
-    if (this.gathered) {
-      // the body in progress back into the pending text, where a matched stop string ends
-      this.pending = this.gathered.text() + this.pending;
-      this.gathered = null;
-    }
-    if (matchedStop && this.pending.endsWith(matchedStop)) this.pending = this.pending.slice(0, -matchedStop.length);
+    // the body in progress back into the pending text, where a matched stop string ends
+    this.unread(this.gathered?.text() ?? "", matchedStop);
+    this.gathered = null;
     return this.drain(true);
   }
 
-  get hasToolCalls(): boolean {
-    return this.calls.length > 0;
+  /** Whether a message is open (its header read). */
+  protected get state(): unknown {
+    return this.header !== null;
   }
 
-  message(): AssistantMessage {
-    return answerMessage(this.contentText, this.reasoningSeen ? this.reasoningText : null, this.calls);
-  }
-
-  private drain(final: boolean): OutputDelta[] {
-    const deltas: OutputDelta[] = [];
-    for (let guard = 0; guard < 10_000; guard++) {
-      const before = this.pending.length;
-      const open = this.header !== null;
-      deltas.push(...(this.header ? this.body(this.header, final) : this.head(final)));
-      if (this.pending.length === before && (this.header !== null) === open) break;
-    }
-    return deltas;
+  protected step(final: boolean): OutputDelta[] {
+    return this.header ? this.body(this.header, final) : this.head(final);
   }
 
   /**
@@ -131,10 +107,7 @@ export class HarmonyParser {
     if (text.length === 0) return [];
     const filler = this.afterCall && text.trim().toLowerCase() === "commentary";
     this.afterCall = false;
-    const content = filler ? "" : text.replace(STRAY_GUARD, "");
-    if (content.length === 0) return [];
-    this.contentText += content;
-    return [{ kind: "content", text: content }];
+    return this.emitContent(filler ? "" : text.replace(STRAY_GUARD, ""));
   }
 
   /** The tool a message calls, when it is a call this parser reads: JSON to a recipient whose last segment is an offered tool. */
@@ -193,13 +166,9 @@ export class HarmonyParser {
 
   private emit(header: Header, text: string): OutputDelta[] {
     if (text.length === 0) return [];
-    if (header.channel.startsWith("analysis")) {
-      this.reasoningSeen = true;
-      this.reasoningText += text;
-      return [{ kind: "reasoning", text }];
-    }
-    this.contentText += text;
-    return [{ kind: "content", text }];
+    if (!header.channel.startsWith("analysis")) return this.emitContent(text);
+    this.reasoningSeen = true;
+    return this.emitReasoning(text);
   }
 
   /** A message to a recipient, ended: a tool call when it is one this parser reads and ended by <|call|>, else dropped (unless started). */

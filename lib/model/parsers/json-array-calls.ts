@@ -6,7 +6,7 @@
 import type { AssistantMessage, ToolCall } from "../../../contracts/chat.ts";
 import { decodePythonJson, dumpPythonJson, type PythonJson } from "../python-json.ts";
 import type { OutputDelta } from "./output-delta.ts";
-import { answerMessage } from "./output-parser.ts";
+import { answerMessage } from "./markup-parser.ts";
 import { StreamedCalls } from "./streamed-calls.ts";
 import { JsonPrefix } from "./tool-formats/json-prefix.ts";
 import type { SeenToolCall } from "./tool-formats/tool-format.ts";

@@ -4,7 +4,7 @@
 import type { AssistantMessage, ToolCall } from "../../../contracts/chat.ts";
 import { callsOf } from "./json-array-calls.ts";
 import type { OutputDelta } from "./output-delta.ts";
-import { answerMessage } from "./output-parser.ts";
+import { answerMessage } from "./markup-parser.ts";
 import { StreamedCalls } from "./streamed-calls.ts";
 
 /** The family parser this wraps: an OutputParser or a HarmonyParser reading the family's own markup. */

@@ -3,9 +3,10 @@
 // calls (Qwen 2.5's <tool_call>{json}</tool_call> streamed argument by argument; other families' markup through their
 // ToolFormat, name first and then arguments as its UnitReader finds them certain, settled by streamed-calls.ts) and
 // plain content, as OpenAI deltas. Ignores tokens, HTTP and SSE framing.
-import type { AssistantMessage, Tool, ToolCall } from "../../../contracts/chat.ts";
+import type { Tool } from "../../../contracts/chat.ts";
+import { MarkupParser } from "./markup-parser.ts";
 import type { OutputDelta } from "./output-delta.ts";
-import { newToolCallId, StreamedCalls } from "./streamed-calls.ts";
+import { newToolCallId } from "./streamed-calls.ts";
 import { holdBack, holdBackTagsAndStops } from "./tag-holdback.ts";
 import { GrowingText } from "./growing-text.ts";
 import type { ToolFormat, UnitReader } from "./tool-formats/tool-format.ts";
@@ -60,20 +61,8 @@ function jsonString(body: string): string | null {
   }
 }
 
-/** An answer's parts as the assistant message: content null beside tool calls when there is none, reasoning when there was any. */
-export function answerMessage(content: string, reasoning: string | null, calls: readonly ToolCall[]): AssistantMessage {
-  const message: AssistantMessage = { role: "assistant", content: content.length > 0 || calls.length === 0 ? content : null };
-  if (reasoning !== null) message.reasoning_content = reasoning;
-  if (calls.length > 0) message.tool_calls = calls.map((call) => ({ ...call, function: { ...call.function } }));
-  return message;
-}
-
-export class OutputParser {
+export class OutputParser extends MarkupParser {
   private mode: "start" | "reasoning" | "content" | "tool" | "block";
-  private pending = "";
-  private reasoningText = "";
-  private contentText = "";
-  private reasoningSeen = false;
   private atReasoningStart = false;
   private atContentStart = true;
   /** Edges trimmed (the fork's SGLang), else kept as written. */
@@ -85,15 +74,13 @@ export class OutputParser {
   private openCall: OpenToolCall | null = null;
   /** The answer's first character has come (a format's startOpens count only before it). */
   private answerStarted = false;
-  private readonly calls: ToolCall[] = [];
-  /** The family format's calls as sent (they append to `calls`). */
-  private readonly streamed = new StreamedCalls(this.calls);
   /** The reader of the format's unit in progress, while one is open and the format streams. */
   private unitReader: UnitReader | null = null;
   /** The format's unit in progress (block mode): the text since its open. */
   private block: GrowingText | null = null;
 
   constructor(private readonly options: OutputParserOptions) {
+    super();
     this.trim = options.edges !== "kept";
     this.trimContentStart = this.trimsContent;
     this.reasoningEnds = options.toolCallEndsReasoning ? [THINK_CLOSE, TOOL_OPEN] : [THINK_CLOSE];
@@ -104,58 +91,34 @@ export class OutputParser {
     }
   }
 
-  /** Feeds newly decoded text; returns the deltas that are certain now (partial tags are held back). */
-  push(text: string): OutputDelta[] {
-    this.pending += text;
-    return this.drain(false);
-  }
-
   /** End of output: flushes what was held back (an unclosed tool call becomes content). */
   finish(matchedStop?: string | null): OutputDelta[] {
-    if (this.block) {
-      // the unit in progress back into the pending text, where a matched stop string ends
-      this.pending = this.block.text() + this.pending;
-      this.block = null;
-    }
-    if (this.mode === "tool" && this.openCall) {
-      // the open call's unsent text back into the pending text too (read again as it was)
-      this.pending = this.openCall.raw + this.pending;
-      this.openCall.raw = "";
-    }
-    if (matchedStop && this.pending.endsWith(matchedStop)) this.pending = this.pending.slice(0, -matchedStop.length);
+    // the unit in progress, or the open call's unsent text, back into the pending text (read again as it was)
+    const openCall = this.mode === "tool" ? this.openCall : null;
+    this.unread(this.block?.text() ?? openCall?.raw ?? "", matchedStop);
+    this.block = null;
+    if (openCall) openCall.raw = "";
     const deltas = this.drain(true);
     if (this.mode === "tool" && this.openCall) {
       const call = this.openCall;
       this.openCall = null;
       this.mode = "content";
-      if (call.name === null) deltas.push(...this.emitContent(TOOL_OPEN + call.raw, true));
+      if (call.name === null) deltas.push(...this.content(TOOL_OPEN + call.raw, true));
       else deltas.push(...this.closeToolCall(call, call.raw));
     }
     return deltas;
   }
 
-  get hasToolCalls(): boolean {
-    return this.calls.length > 0;
+  protected get state(): unknown {
+    return this.mode;
   }
 
-  /** The assistant message assembled from everything parsed so far (non-stream responses, records). */
-  message(): AssistantMessage {
-    return answerMessage(this.contentText, this.reasoningSeen ? this.reasoningText : null, this.calls);
-  }
-
-  private drain(final: boolean): OutputDelta[] {
-    const deltas: OutputDelta[] = [];
-    for (let guard = 0; guard < 10_000; guard++) {
-      const before = this.pending.length;
-      const mode = this.mode;
-      if (mode === "start") this.stepStart(final);
-      else if (mode === "reasoning") deltas.push(...this.stepReasoning(final));
-      else if (mode === "content") deltas.push(...(this.options.toolFormat && this.options.toolCalls ? this.stepContentBlocks(this.options.toolFormat, final) : this.stepContent(final)));
-      else if (mode === "block") deltas.push(...this.stepBlock(this.options.toolFormat!, final));
-      else deltas.push(...this.stepTool(final));
-      if (this.pending.length === before && this.mode === mode) break;
-    }
-    return deltas;
+  protected step(final: boolean): OutputDelta[] {
+    if (this.mode === "start") return this.stepStart(final);
+    if (this.mode === "reasoning") return this.stepReasoning(final);
+    if (this.mode === "content") return this.options.toolFormat && this.options.toolCalls ? this.stepContentBlocks(this.options.toolFormat, final) : this.stepContent(final);
+    if (this.mode === "block") return this.stepBlock(this.options.toolFormat!, final);
+    return this.stepTool(final);
   }
 
   /**
@@ -167,17 +130,18 @@ export class OutputParser {
     return this.trim && this.options.reasoning;
   }
 
-  private stepStart(final: boolean): void {
+  private stepStart(final: boolean): OutputDelta[] {
     const trimmed = this.pending.replace(/^\s+/, "");
     if (this.options.reasoning && trimmed.startsWith(THINK_OPEN)) {
       this.pending = trimmed.slice(THINK_OPEN.length);
       this.mode = "reasoning";
       this.reasoningSeen = true;
       this.atReasoningStart = true;
-      return;
+      return [];
     }
-    if (!final && this.options.reasoning && THINK_OPEN.startsWith(trimmed)) return; // maybe "<thi"
+    if (!final && this.options.reasoning && THINK_OPEN.startsWith(trimmed)) return []; // maybe "<thi"
     this.mode = "content";
+    return [];
   }
 
   private stepReasoning(final: boolean): OutputDelta[] {
@@ -254,12 +218,12 @@ export class OutputParser {
     if (open >= 0) {
       const before = this.pending.slice(0, open);
       this.pending = this.pending.slice(open);
-      return { deltas: this.emitContent(trimBeforeOpen ? before.replace(/\s+$/, "") : before, false), opened: true };
+      return { deltas: this.content(trimBeforeOpen ? before.replace(/\s+$/, "") : before, false), opened: true };
     }
     const keep = final ? 0 : holdBackTagsAndStops(this.pending, opens, this.options.stop ?? [], this.trimsContent || (trimBeforeOpen && opens.length > 0));
     const text = this.pending.slice(0, this.pending.length - keep);
     this.pending = this.pending.slice(text.length);
-    return { deltas: this.emitContent(final && this.trimsContent ? text.replace(/\s+$/, "") : text, false), opened: false };
+    return { deltas: this.content(final && this.trimsContent ? text.replace(/\s+$/, "") : text, false), opened: false };
   }
 
   /**
@@ -288,9 +252,9 @@ export class OutputParser {
     this.unitReader = null;
     const parsed = format.parse(unit, this.options.tools ?? []);
     // (calls to tools not offered: dropped, as SGLang does; a unit whose calls were started is never content)
-    if (parsed === null && !this.streamed.unitStarted) return this.emitContent(unit, true);
+    if (parsed === null && !this.streamed.unitStarted) return this.content(unit, true);
     const deltas = this.streamed.settle(parsed?.calls ?? null);
-    if (parsed?.after) deltas.push(...this.emitContent(parsed.after, false));
+    if (parsed?.after) deltas.push(...this.content(parsed.after, false));
     return deltas;
   }
 
@@ -317,7 +281,7 @@ export class OutputParser {
       this.openCall = null;
       this.mode = "content";
       this.atContentStart = false;
-      return [...deltas, ...this.emitContent(TOOL_OPEN + call.raw, true)];
+      return [...deltas, ...this.content(TOOL_OPEN + call.raw, true)];
     }
     if (call.name !== null && call.sent.length === 0) call.raw = call.raw.trimStart();
     if (close >= 0) {
@@ -325,7 +289,7 @@ export class OutputParser {
       this.mode = "content";
       this.atContentStart = true;
       this.trimContentStart = true;
-      if (call.name === null) return [...deltas, ...this.emitContent(TOOL_OPEN + call.raw + TOOL_CLOSE, true)];
+      if (call.name === null) return [...deltas, ...this.content(TOOL_OPEN + call.raw + TOOL_CLOSE, true)];
       return [...deltas, ...this.closeToolCall(call, call.raw)];
     }
     if (call.name !== null && !final) {
@@ -356,16 +320,9 @@ export class OutputParser {
     return deltas;
   }
 
-  private emitReasoning(text: string): OutputDelta[] {
-    if (text.length === 0) return [];
-    this.reasoningText += text;
-    return [{ kind: "reasoning", text }];
-  }
-
-  private emitContent(text: string, verbatim: boolean): OutputDelta[] {
-    if (text.length === 0) return [];
-    if (!verbatim) this.atContentStart = false;
-    this.contentText += text;
-    return [{ kind: "content", text }];
+  /** Content; unless `verbatim` (markup that parsed as no call), text that ends the content's start. */
+  private content(text: string, verbatim: boolean): OutputDelta[] {
+    if (text.length > 0 && !verbatim) this.atContentStart = false;
+    return this.emitContent(text);
   }
 }
