@@ -3,12 +3,12 @@
 // an eighth (before, every piece re-searched and re-read it: a 96 KB argument took 20 s of CPU for Qwen 2.5's markup
 // and 3.5 s for DeepSeek's). The streamed call still reassembles to exactly the whole parse.
 import { describe, expect, it } from "vitest";
-import { GrowingText } from "../../lib/model/parsers/growing-text.ts";
-import { OutputParser } from "../../lib/model/parsers/output-parser.ts";
-import type { OutputDelta } from "../../lib/model/parsers/output-delta.ts";
-import { DEEPSEEK_V31 } from "../../lib/model/parsers/tool-formats/deepseek.ts";
-import { QWEN3_CODER } from "../../lib/model/parsers/tool-formats/qwen3-coder.ts";
-import type { ToolFormat } from "../../lib/model/parsers/tool-formats/tool-format.ts";
+import { GrowingText } from "../../../lib/model/parsers/growing-text.ts";
+import { OutputParser } from "../../../lib/model/parsers/output-parser.ts";
+import type { OutputDelta } from "../../../lib/model/parsers/output-delta.ts";
+import { DEEPSEEK_V31 } from "../../../lib/model/parsers/tool-formats/deepseek.ts";
+import { QWEN3_CODER } from "../../../lib/model/parsers/tool-formats/qwen3-coder.ts";
+import type { ToolFormat } from "../../../lib/model/parsers/tool-formats/tool-format.ts";
 
 const END = "<｜tool▁calls▁end｜>";
 

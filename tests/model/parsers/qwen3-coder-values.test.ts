@@ -4,9 +4,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Tool } from "../../contracts/chat.ts";
-import { createAnswerParser } from "../../lib/model/parsers/answer-parser.ts";
-import { htmlUnescape } from "../../lib/model/parsers/tool-formats/html-unescape.ts";
+import type { Tool } from "../../../contracts/chat.ts";
+import { createAnswerParser } from "../../../lib/model/parsers/answer-parser.ts";
+import { htmlUnescape } from "../../../lib/model/parsers/tool-formats/html-unescape.ts";
 
 const VALUES: Record<string, string> = {
   a: "5",
@@ -72,7 +72,7 @@ describe("Qwen3-Coder calls to a tool the request does not offer", () => {
 });
 
 describe("html.unescape as Python computes it", () => {
-  const fixture = JSON.parse(readFileSync(path.join(import.meta.dirname, "../fixtures/python-html-unescape.json"), "utf8")) as { cases: [string, string][] };
+  const fixture = JSON.parse(readFileSync(path.join(import.meta.dirname, "../../fixtures/python-html-unescape.json"), "utf8")) as { cases: [string, string][] };
   it(`gives CPython's answer on all ${fixture.cases.length} fixture strings`, () => {
     const wrong = fixture.cases.filter(([input, expected]) => htmlUnescape(input) !== expected);
     expect(wrong).toEqual([]);

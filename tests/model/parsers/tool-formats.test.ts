@@ -2,13 +2,13 @@
 // parser-formats.md (what SGLang 4ad990ba returns for them, found by running its detectors), whole and in pieces of
 // one character. Where this project differs from SGLang on purpose, the test says so.
 import { describe, expect, it } from "vitest";
-import type { Tool } from "../../contracts/chat.ts";
-import { OutputParser } from "../../lib/model/parsers/output-parser.ts";
-import { DEEPSEEK_V31 } from "../../lib/model/parsers/tool-formats/deepseek.ts";
-import { GLM45 } from "../../lib/model/parsers/tool-formats/glm45.ts";
-import { LLAMA3 } from "../../lib/model/parsers/tool-formats/llama3.ts";
-import { QWEN3_CODER } from "../../lib/model/parsers/tool-formats/qwen3-coder.ts";
-import type { ToolFormat } from "../../lib/model/parsers/tool-formats/tool-format.ts";
+import type { Tool } from "../../../contracts/chat.ts";
+import { OutputParser } from "../../../lib/model/parsers/output-parser.ts";
+import { DEEPSEEK_V31 } from "../../../lib/model/parsers/tool-formats/deepseek.ts";
+import { GLM45 } from "../../../lib/model/parsers/tool-formats/glm45.ts";
+import { LLAMA3 } from "../../../lib/model/parsers/tool-formats/llama3.ts";
+import { QWEN3_CODER } from "../../../lib/model/parsers/tool-formats/qwen3-coder.ts";
+import type { ToolFormat } from "../../../lib/model/parsers/tool-formats/tool-format.ts";
 
 /** The fixture's tools, in its order. */
 const TOOLS: Tool[] = [

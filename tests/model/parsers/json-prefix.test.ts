@@ -2,10 +2,10 @@
 // ensure_ascii=False), grows only, and is all of it once the object closes; seeded random texts (spacing, escapes,
 // number spellings Python reads its own way) cut at every length, and the cases where it must wait.
 import { describe, expect, it } from "vitest";
-import { decodePythonJson, dumpPythonJson } from "../../lib/model/python-json.ts";
-import { JsonPrefix } from "../../lib/model/parsers/tool-formats/json-prefix.ts";
-import { randomJsonObjectText } from "../support/json-texts.ts";
-import { seededRandom } from "../support/seeded-random.ts";
+import { decodePythonJson, dumpPythonJson } from "../../../lib/model/python-json.ts";
+import { JsonPrefix } from "../../../lib/model/parsers/tool-formats/json-prefix.ts";
+import { randomJsonObjectText } from "../../support/json-texts.ts";
+import { seededRandom } from "../../support/seeded-random.ts";
 
 const dumped = (text: string): string => dumpPythonJson(decodePythonJson(text));
 

@@ -10,8 +10,8 @@ import { endsInsideReasoning, PromptBuilder } from "../../orchestrator/prompt/pr
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { PromptPool } from "../../orchestrator/prompt/prompt-pool.ts";
-import { INTERNAL_CONTEXT, openclawFixture, openclawSystemPrompt, openclawTools, userTurn } from "./fixtures.ts";
-import { qwen3 } from "./harness.ts";
+import { INTERNAL_CONTEXT, openclawFixture, openclawSystemPrompt, openclawTools, userTurn } from "../proxy/fixtures.ts";
+import { qwen3 } from "../proxy/harness.ts";
 
 /** The builtin Qwen3 files with a chat template the compiled port does not claim (same output): rendered by the interpreter. */
 async function interpretedQwen3(): Promise<{ folder: string; template: ChatTemplate; files: TokenizerFiles }> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { AssistantMessage, Tool } from "../../contracts/chat.ts";
-import { createAnswerParser, type AnswerParserSettings } from "../../lib/model/parsers/answer-parser.ts";
-import { HarmonyParser } from "../../lib/model/parsers/harmony-parser.ts";
+import type { AssistantMessage, Tool } from "../../../contracts/chat.ts";
+import { createAnswerParser, type AnswerParserSettings } from "../../../lib/model/parsers/answer-parser.ts";
+import { HarmonyParser } from "../../../lib/model/parsers/harmony-parser.ts";
 
 const TOOLS: Tool[] = [{ type: "function", function: { name: "read", parameters: { type: "object", properties: { path: { type: "string" } } } } }];
 

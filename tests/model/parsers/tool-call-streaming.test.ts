@@ -3,16 +3,16 @@
 // time too) give the same calls, content and reasoning as the output read in one piece, and each call's argument
 // deltas add up to exactly its recorded arguments. Then the rule for when the final parse disagrees with what was sent.
 import { describe, expect, it } from "vitest";
-import { HarmonyParser } from "../../lib/model/parsers/harmony-parser.ts";
-import type { OutputDelta } from "../../lib/model/parsers/output-delta.ts";
-import { OutputParser } from "../../lib/model/parsers/output-parser.ts";
-import { DEEPSEEK_V3, DEEPSEEK_V31 } from "../../lib/model/parsers/tool-formats/deepseek.ts";
-import { GLM45 } from "../../lib/model/parsers/tool-formats/glm45.ts";
-import { LLAMA3 } from "../../lib/model/parsers/tool-formats/llama3.ts";
-import { QWEN3_CODER } from "../../lib/model/parsers/tool-formats/qwen3-coder.ts";
-import type { ToolFormat } from "../../lib/model/parsers/tool-formats/tool-format.ts";
-import { seededRandom, type SeededRandom } from "../support/seeded-random.ts";
-import { coderOutput, deepseekOutput, DS_CALL_V3, DS_CALL_V31, glmOutput, harmonyOutput, llamaOutput, TOOLS } from "../support/tool-call-outputs.ts";
+import { HarmonyParser } from "../../../lib/model/parsers/harmony-parser.ts";
+import type { OutputDelta } from "../../../lib/model/parsers/output-delta.ts";
+import { OutputParser } from "../../../lib/model/parsers/output-parser.ts";
+import { DEEPSEEK_V3, DEEPSEEK_V31 } from "../../../lib/model/parsers/tool-formats/deepseek.ts";
+import { GLM45 } from "../../../lib/model/parsers/tool-formats/glm45.ts";
+import { LLAMA3 } from "../../../lib/model/parsers/tool-formats/llama3.ts";
+import { QWEN3_CODER } from "../../../lib/model/parsers/tool-formats/qwen3-coder.ts";
+import type { ToolFormat } from "../../../lib/model/parsers/tool-formats/tool-format.ts";
+import { seededRandom, type SeededRandom } from "../../support/seeded-random.ts";
+import { coderOutput, deepseekOutput, DS_CALL_V3, DS_CALL_V31, glmOutput, harmonyOutput, llamaOutput, TOOLS } from "../../support/tool-call-outputs.ts";
 
 type Parser = OutputParser | HarmonyParser;
 

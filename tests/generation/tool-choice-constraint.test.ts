@@ -8,8 +8,8 @@ import { createAnswerParser } from "../../lib/model/parsers/answer-parser.ts";
 import { toolChoiceGrammar, toolChoiceSchema } from "../../orchestrator/generation/tool-choice-constraint.ts";
 import { toolsToRender, type ToolChoice } from "../../lib/model/tool-choice.ts";
 import constraints from "../fixtures/sglang-tool-choice/constraints.json" with { type: "json" };
-import { postChat, qwen3, startHarness, waitFor } from "./harness.ts";
-import { closedAfterEach, oneChunk, scriptedEngine } from "./scripted-engine.ts";
+import { postChat, qwen3, startHarness, waitFor } from "../proxy/harness.ts";
+import { closedAfterEach, oneChunk, scriptedEngine } from "../proxy/scripted-engine.ts";
 
 const READ: Tool = { type: "function", function: { name: "read", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } };
 const LIST: Tool = { type: "function", function: { name: "list_files" } };
@@ -69,7 +69,7 @@ describe("tool_choice required / a named function: SGLang's constraint (function
     expect(() => toolChoiceSchema([withDefinitions, clash], "required", { flavor: "fork", parallelToolCalls: true })).toThrow(/multiple schemas/);
   });
 
-  it("renders only a named tool (require_reasoning, per flavour: tests/proxy/thinking-mode.test.ts)", () => {
+  it("renders only a named tool (require_reasoning, per flavour: tests/model/parsers/thinking-mode.test.ts)", () => {
     expect(toolsToRender(TOOLS, { type: "function", function: { name: "list_files" } })).toEqual([LIST]);
     expect(toolsToRender(TOOLS, "required")).toEqual(TOOLS);
   });

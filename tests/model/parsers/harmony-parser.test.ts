@@ -2,8 +2,8 @@
 // (what SGLang 4ad990ba returns for them), whole and one character at a time. Where this project differs from SGLang
 // on purpose, the test says so.
 import { describe, expect, it } from "vitest";
-import type { Tool } from "../../contracts/chat.ts";
-import { HarmonyParser } from "../../lib/model/parsers/harmony-parser.ts";
+import type { Tool } from "../../../contracts/chat.ts";
+import { HarmonyParser } from "../../../lib/model/parsers/harmony-parser.ts";
 
 const TOOLS: Tool[] = [
   { type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" }, days: { type: "integer" } } } } },

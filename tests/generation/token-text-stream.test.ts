@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TokenTextStream } from "../../orchestrator/generation/token-text-stream.ts";
-import { qwen3 } from "./harness.ts";
+import { qwen3 } from "../proxy/harness.ts";
 
 describe("TokenTextStream", () => {
   it("streams exactly the decoded text, never half a character, without special tokens", async () => {

@@ -1,4 +1,4 @@
-// Capture reads every streaming form of SGLang token-exactly, deciding per chunk and per field from what the chunk
+// Generation reads every streaming form of SGLang token-exactly, deciding per chunk and per field from what the chunk
 // carries (tests/fixtures/sglang/stream-forms.json): the legacy form of the fork's SGLang (ids as deltas, text and
 // log-probs whole) used to keep only the first token; a lagging reader of that form misses ids the log-probs still
 // name; a mid-stream error without a code (dce8b060) is the request's fault, a 400.

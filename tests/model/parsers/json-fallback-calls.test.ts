@@ -2,11 +2,11 @@
 // {"name", "parameters"} is read as calls, as SGLang 4ad990ba's non-streamed _process_tool_calls reads it
 // (serving_chat.py:1983-2066@4ad990ba); the proxy gives the same answer streamed, whole and through its endpoint.
 import { describe, expect, it } from "vitest";
-import type { Tool } from "../../contracts/chat.ts";
-import { createAnswerParser } from "../../lib/model/parsers/answer-parser.ts";
-import type { OutputDelta } from "../../lib/model/parsers/output-delta.ts";
-import { postChat, qwen3, startHarness } from "./harness.ts";
-import { closedAfterEach, oneChunk, scriptedEngine } from "./scripted-engine.ts";
+import type { Tool } from "../../../contracts/chat.ts";
+import { createAnswerParser } from "../../../lib/model/parsers/answer-parser.ts";
+import type { OutputDelta } from "../../../lib/model/parsers/output-delta.ts";
+import { postChat, qwen3, startHarness } from "../../proxy/harness.ts";
+import { closedAfterEach, oneChunk, scriptedEngine } from "../../proxy/scripted-engine.ts";
 
 const READ: Tool = { type: "function", function: { name: "read", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } };
 const LIST: Tool = { type: "function", function: { name: "list_files" } };

@@ -5,11 +5,11 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Tool } from "../../contracts/chat.ts";
-import { createAnswerParser } from "../../lib/model/parsers/answer-parser.ts";
-import type { OutputDelta } from "../../lib/model/parsers/output-delta.ts";
+import type { Tool } from "../../../contracts/chat.ts";
+import { createAnswerParser } from "../../../lib/model/parsers/answer-parser.ts";
+import type { OutputDelta } from "../../../lib/model/parsers/output-delta.ts";
 
-const folder = path.join(import.meta.dirname, "../fixtures/sglang-parser-tests");
+const folder = path.join(import.meta.dirname, "../../fixtures/sglang-parser-tests");
 
 interface Check {
   path: string;
