@@ -6,6 +6,7 @@ import type { AssistantMessage, ChatMessage, ChatRequest, Tool } from "../../con
 import { isOpenclawRlError } from "../../contracts/errors.ts";
 import type { ChatTemplate } from "../../lib/model/chat-template.ts";
 import type { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
+import { endsInsideReasoning } from "../../lib/model/parsers/answer-parser.ts";
 import type { PromptPool } from "./prompt-pool.ts";
 
 /** Shortest reply (content and tool-call arguments, in characters) whose segments warmReply encodes ahead. */
@@ -124,12 +125,4 @@ export class PromptBuilder {
 function ownedArrayBuffer(buffer: Buffer): ArrayBuffer {
   const whole = buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength && buffer.buffer instanceof ArrayBuffer;
   return whole ? (buffer.buffer as ArrayBuffer) : (new Uint8Array(buffer).slice().buffer as ArrayBuffer);
-}
-
-/** True when the rendered prompt's last assistant opening is followed by an unclosed <think>. */
-export function endsInsideReasoning(prompt: string): boolean {
-  const tail = prompt.slice(-200);
-  const opening = tail.lastIndexOf("<|im_start|>assistant");
-  const generation = opening >= 0 ? tail.slice(opening) : tail;
-  return generation.lastIndexOf("<think>") > generation.lastIndexOf("</think>");
 }

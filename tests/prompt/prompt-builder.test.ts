@@ -6,7 +6,8 @@ import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import type { TokenizerFiles } from "../../lib/model/model-files.ts";
 import { hfTokenizer } from "../lib/hf-tokenizer.ts";
 import { chatRequestSchema, type ChatMessage, type ChatRequest } from "../../contracts/chat.ts";
-import { endsInsideReasoning, PromptBuilder } from "../../orchestrator/prompt/prompt-builder.ts";
+import { PromptBuilder } from "../../orchestrator/prompt/prompt-builder.ts";
+import { endsInsideReasoning } from "../../lib/model/parsers/answer-parser.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { PromptPool } from "../../orchestrator/prompt/prompt-pool.ts";
@@ -117,11 +118,5 @@ describe("prompt builder", () => {
     }
     expect(await builder.warmReply({ role: "assistant", content: "Short answer." })).toEqual([]);
     expect(await new PromptBuilder(template, tokenizer, null, { warmReplies: false }).warmReply(replies[0]!.reply)).toEqual([]); // switched off
-  });
-
-  it("detects a generation prompt that opens <think>", () => {
-    expect(endsInsideReasoning("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n")).toBe(true);
-    expect(endsInsideReasoning("<|im_start|>assistant\n<think>\n\n</think>\n\n")).toBe(false);
-    expect(endsInsideReasoning("<|im_start|>assistant\n<think>\nold\n</think>\n\nx<|im_end|>\n<|im_start|>assistant\n")).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 // Which parser reads a turn's decoded output: from SGLang's parser names (the recipe's or the family's), the request's
 // tools and tool_choice, whether the prompt opened the reasoning, and which SGLang's parsing the plan's slime flavour
-// has (fork: dce8b060, upstream: 4ad990ba's). Ignores tokens and how the deltas are sent.
+// has (fork or upstream). Ignores tokens and how the deltas are sent.
 import type { ChatRequest, Tool } from "../../../contracts/chat.ts";
 import { HarmonyParser } from "./harmony-parser.ts";
 import { JsonArrayCalls } from "./json-array-calls.ts";
@@ -25,14 +25,22 @@ export interface AnswerParserSettings {
   /** The generation prompt already opened <think>. */
   startsInReasoning: boolean;
   /**
-   * engine.slime.flavor: whose SGLang the proxy parses like. fork (SGLang dce8b060): reasoning runs to </think> and
-   * the edges of reasoning and content are trimmed; upstream (4ad990ba): a <tool_call> ends the reasoning too, and
+   * engine.slime.flavor: whose SGLang the proxy parses like. fork: reasoning runs to </think> and the edges of
+   * reasoning and content are trimmed; upstream: a <tool_call> ends the reasoning too, and
    * whitespace is kept as the model wrote it.
    */
   flavor: "fork" | "upstream";
 }
 
 export type AnswerParser = OutputParser | HarmonyParser | JsonArrayCalls | JsonFallbackCalls;
+
+/** Whether the generation prompt opened the reasoning (startsInReasoning): its last assistant turn has an unclosed <think>. */
+export function endsInsideReasoning(prompt: string): boolean {
+  const tail = prompt.slice(-200);
+  const opening = tail.lastIndexOf("<|im_start|>assistant");
+  const generation = opening >= 0 ? tail.slice(opening) : tail;
+  return generation.lastIndexOf("<think>") > generation.lastIndexOf("</think>");
+}
 
 /** The parser for one turn, and whether it reads harmony (gpt-oss: the decoded text must keep special tokens). */
 export function createAnswerParser(settings: AnswerParserSettings): { parser: AnswerParser; harmony: boolean } {

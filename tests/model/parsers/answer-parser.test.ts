@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AssistantMessage, Tool } from "../../../contracts/chat.ts";
-import { createAnswerParser, type AnswerParserSettings } from "../../../lib/model/parsers/answer-parser.ts";
+import { createAnswerParser, endsInsideReasoning, type AnswerParserSettings } from "../../../lib/model/parsers/answer-parser.ts";
 import { HarmonyParser } from "../../../lib/model/parsers/harmony-parser.ts";
 
 const TOOLS: Tool[] = [{ type: "function", function: { name: "read", parameters: { type: "object", properties: { path: { type: "string" } } } } }];
@@ -79,5 +79,11 @@ describe("answer parser, per slime flavour", () => {
     parser.push("Some text <|channel|>analysis<|message|>why<|end|> more <|start|>assistant<|channel|>final<|message|>answer<|return|>");
     parser.finish();
     expect(parser.message()).toEqual({ role: "assistant", content: "Some text  more answer", reasoning_content: "why" });
+  });
+
+  it("detects a generation prompt that opens <think>", () => {
+    expect(endsInsideReasoning("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n")).toBe(true);
+    expect(endsInsideReasoning("<|im_start|>assistant\n<think>\n\n</think>\n\n")).toBe(false);
+    expect(endsInsideReasoning("<|im_start|>assistant\n<think>\nold\n</think>\n\nx<|im_end|>\n<|im_start|>assistant\n")).toBe(false);
   });
 });
