@@ -169,7 +169,7 @@ export class Generation {
  * cumulative), never from the recipe:
  * - cumulative (the default): output ids and log-probs repeat the whole answer so far;
  * - incremental (--incremental-streaming-output, 0.5.11+): both carry only what is new;
- * - legacy (--stream-output before 0.5.11, the fork's dce8b060): output ids are new only, log-probs stay cumulative,
+ * - legacy (--stream-output before 0.5.11, the fork's SGLang): output ids are new only, log-probs stay cumulative,
  *   and a reader that lags gets only the newest chunk, whose ids then lack the chunks it skipped.
  * A token counts only with its own log-prob entry, which names its id; output ids check those entries (an abort
  * from the waiting queue sends a stray last id without one).

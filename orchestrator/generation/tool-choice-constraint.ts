@@ -1,7 +1,7 @@
-// What SGLang constrains a generation with when tool_choice is "required" or a named function: per flavour and
-// tool-call parser, a structural tag (4ad990ba, structural-tag.ts) or a JSON schema of an array of {"name",
-// "parameters"} objects (function_call/utils.py get_json_schema_constraint; dce8b060 always), sent as /generate's
-// sampling_params, and whether the grammar waits for the reasoning to end. Ignores how the output is read.
+// What SGLang constrains a generation with when tool_choice is "required" or a named function: per flavour and parser,
+// a structural tag (upstream, structural-tag.ts) or a JSON schema of an array of {"name", "parameters"} objects (the
+// fork always; tests/fixtures/sglang-tool-choice/constraints.json cites each), and whether the grammar waits for the
+// reasoning to end. Ignores how the output is read.
 import type { ChatRequest, Tool } from "../../contracts/chat.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { ReasoningToggle } from "../../lib/model/reasoning-toggle.ts";
@@ -9,7 +9,7 @@ import { constrainsNatively, structuralTagFor, structuralTagKind } from "../../l
 import { forcesToolCall, namedFunction, type ToolChoice } from "../../lib/model/tool-choice.ts";
 import { requiresReasoning } from "../../lib/model/parsers/thinking-mode.ts";
 
-/** One tool's item schema (utils.py _get_tool_schema). */
+/** One tool's item schema, as SGLang's _get_tool_schema writes it. */
 function toolItemSchema(tool: Tool): Record<string, unknown> {
   const parameters = tool.function.parameters as Record<string, unknown> | null | undefined;
   return {
@@ -18,7 +18,7 @@ function toolItemSchema(tool: Tool): Record<string, unknown> {
   };
 }
 
-/** The tools' `$defs` merged (utils.py _get_tool_schema_defs), or the name defined twice with different schemas. */
+/** The tools' `$defs` merged, or the name defined twice with different schemas. */
 function definitionsOf(tools: readonly Tool[]): { merged: Record<string, unknown>; clash: string | null } {
   const merged: Record<string, unknown> = {};
   for (const tool of tools) {
@@ -45,8 +45,8 @@ function mergedDefinitions(tools: readonly Tool[]): Record<string, unknown> {
 
 /**
  * The JSON schema SGLang constrains "required" / a named function with, or null when the choice forces no call (or
- * names no offered tool). fork (SGLang dce8b060): a named function gives exactly one call; upstream (4ad990ba): one
- * call only when parallel_tool_calls is false, for either choice.
+ * names no offered tool). fork: a named function gives exactly one call; upstream: one call only when
+ * parallel_tool_calls is false, for either choice.
  */
 export function toolChoiceSchema(tools: readonly Tool[], choice: ToolChoice, options: { flavor: "fork" | "upstream"; parallelToolCalls: boolean }): Record<string, unknown> | null {
   const single = options.flavor === "upstream" && !options.parallelToolCalls;
@@ -74,9 +74,8 @@ export interface ToolChoiceGrammar {
 }
 
 /**
- * The grammar SGLang builds for a forced call (serving_chat.py:1060-1101@4ad990ba: a structural tag first, else
- * json_schema), or null when the choice forces none. Under upstream a parser with a legacy tag whose tools' $defs
- * clash falls to json_schema, as get_legacy_structural_tag's check throws and get_structure_constraint returns None.
+ * The grammar SGLang builds for a forced call (a structural tag first, else json_schema), or null when the choice forces
+ * none. Under upstream a legacy tag whose tools' $defs clash falls to json_schema, as SGLang's check throws there.
  */
 export function toolChoiceGrammar(tools: readonly Tool[], choice: ToolChoice, options: { flavor: "fork" | "upstream"; parallelToolCalls: boolean; toolCallParser: string | null }): ToolChoiceGrammar | null {
   if (!forcesToolCall(choice) || tools.length === 0) return null;

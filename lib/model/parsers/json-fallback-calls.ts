@@ -1,6 +1,5 @@
 // The answer to a forced tool call under a structural tag (upstream) whose output has no call markup but is a JSON
-// array of {"name", "parameters"}: read as calls, as serving_chat's non-streamed _process_tool_calls reads it
-// (serving_chat.py:1983-2066@4ad990ba: has_tool_call false, then orjson.loads). Ignores everything else the family parser reads.
+// array of {"name", "parameters"}: read as calls, as SGLang's non-streamed answer reads it. Ignores all else.
 import type { AssistantMessage, ToolCall } from "../../../contracts/chat.ts";
 import { callsOf } from "./json-array-calls.ts";
 import type { OutputDelta } from "./output-delta.ts";
@@ -16,11 +15,10 @@ export interface FamilyAnswerParser {
 }
 
 /**
- * The detector's has_tool_call over the content, by --tool-call-parser (4ad990ba: qwen25_detector.py:38,43-45,
- * qwen3_coder_detector.py:60-61, deepseekv3_detector.py:47,54-56, deepseekv31_detector.py:47,56-58,
- * llama32_detector.py:47-51, gpt_oss_detector.py:30,39-41). A JSON array never starts with llama3's "{".
+ * What each detector's has_tool_call looks for, by --tool-call-parser (where: tests/fixtures/sglang-parsers/
+ * citations.json, call_markers). A JSON array never starts with llama3's "{".
  */
-const CALL_MARKERS: Record<string, readonly string[]> = {
+export const CALL_MARKERS: Record<string, readonly string[]> = {
   qwen: ["<tool_call>\n"],
   qwen3_coder: ["<tool_call>"],
   deepseekv3: ["<｜tool▁calls▁begin｜>"],

@@ -16,13 +16,13 @@ export interface OutputParserOptions {
   startInReasoning: boolean; // the generation prompt already opened <think> (or the parser takes the output to start inside it)
   toolCalls: boolean; // a tool-call parser on (tools sent and tool_choice is not "none")
   /**
-   * A <tool_call> inside unclosed reasoning ends it there (SGLang 4ad990ba's qwen3 and glm45 reasoning parsers: Qwen3
-   * and GLM-4.5/4.6 open a call without closing </think>); the text from it on is the answer's. Default false.
+   * A <tool_call> inside unclosed reasoning ends it there (upstream's qwen3 and glm45 reasoning parsers: Qwen3 and
+   * GLM-4.5/4.6 open a call without closing </think>); the text from it on is the answer's. Default false.
    */
   toolCallEndsReasoning?: boolean;
   /**
-   * Whitespace at the edges of reasoning and content: "kept" as the model wrote it (SGLang 4ad990ba), or "trimmed"
-   * (the fork's SGLang dce8b060 strips it in its reasoning parser: only with a reasoning parser). Either
+   * Whitespace at the edges of reasoning and content: "kept" as the model wrote it (upstream), or "trimmed" (the
+   * fork's SGLang strips it in its reasoning parser: only with a reasoning parser). Either
    * way the text before a tool call loses its trailing whitespace where the format's SGLang detector strips it, and
    * whitespace after a call is no content. Default "trimmed".
    */
@@ -121,11 +121,7 @@ export class OutputParser extends MarkupParser {
     return this.stepTool(final);
   }
 
-  /**
-   * Whether the content's edges are trimmed: under trimmed edges, only with a reasoning parser, as dce8b060 strips
-   * the text only in its reasoning parser's detect_and_parse (reasoning_parser.py:43-56@dce8b060); without one
-   * (Llama 3) the content is as written.
-   */
+  /** Whether the content's edges are trimmed: under trimmed edges, only with a reasoning parser (the fork's SGLang strips them there). */
   private get trimsContent(): boolean {
     return this.trim && this.options.reasoning;
   }

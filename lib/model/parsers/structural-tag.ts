@@ -1,16 +1,16 @@
-// The structural tag SGLang 4ad990ba constrains tool_choice "required" / a named function with, per tool-call parser:
-// xgrammar 0.2.1's model-native tag (get_model_structural_tag, for detectors that name one: qwen3_coder, gpt-oss) or
-// SGLang's legacy tag built from the detector's structure_info (qwen, llama3, deepseekv3/v31). Ignores json_schema.
+// The structural tag upstream's SGLang constrains tool_choice "required" / a named function with, per tool-call
+// parser: xgrammar's model-native tag (qwen3_coder, gpt-oss) or SGLang's legacy tag from the detector's structure_info
+// (qwen, llama3, deepseekv3/v31); where each is built: tests/fixtures/sglang-parsers/citations.json. Ignores json_schema.
 import type { Tool } from "../../../contracts/chat.ts";
 
-/** A detector's begin/end/trigger for one tool (structure_info, function_call/<detector>.py@4ad990ba). */
+/** A detector's begin/end/trigger for one tool (its structure_info). */
 interface StructureInfo {
   begin: string;
   end: string;
   trigger: string;
 }
 
-/** structure_info per --tool-call-parser name (qwen25_detector.py:115, llama32_detector.py:139, deepseekv3_detector.py:204, deepseekv31_detector.py:201@4ad990ba). */
+/** structure_info per --tool-call-parser name. */
 const LEGACY_STRUCTURES: Record<string, (name: string) => StructureInfo> = {
   qwen: (name) => ({ begin: `<tool_call>\n{"name":"${name}", "arguments":`, end: "}\n</tool_call>", trigger: "<tool_call>" }),
   llama3: (name) => ({ begin: `<|python_tag|>{"name":"${name}", "arguments":`, end: "}", trigger: "<|python_tag|>" }),
@@ -19,10 +19,10 @@ const LEGACY_STRUCTURES: Record<string, (name: string) => StructureInfo> = {
 };
 LEGACY_STRUCTURES.qwen25 = LEGACY_STRUCTURES.qwen!;
 
-/** The xgrammar model name a detector's get_structural_tag_name gives (qwen3_coder_detector.py:480, gpt_oss_detector.py:243@4ad990ba). */
+/** The xgrammar model name a detector's get_structural_tag_name gives. */
 const NATIVE_MODELS: Record<string, "qwen_3_coder" | "harmony"> = { qwen3_coder: "qwen_3_coder", "gpt-oss": "harmony" };
 
-/** Which structural tag 4ad990ba constrains this parser's required/named calls with (null: none, json_schema follows). */
+/** Which structural tag upstream constrains this parser's required/named calls with (null: none, json_schema follows). */
 export function structuralTagKind(toolCallParser: string | null): "native" | "legacy" | null {
   if (toolCallParser === null) return null;
   return toolCallParser in NATIVE_MODELS ? "native" : toolCallParser in LEGACY_STRUCTURES ? "legacy" : null;
@@ -30,9 +30,7 @@ export function structuralTagKind(toolCallParser: string | null): "native" | "le
 
 /**
  * Whether "required" / a named function is constrained by a structural tag, so the output is in the family's own
- * markup and read by its parser: under upstream (4ad990ba) for parsers whose detector has one (all but glm45); never
- * under fork (dce8b060's get_structure_constraint answers required/named with json_schema only,
- * function_call_parser.py:203@dce8b060).
+ * markup: under upstream for parsers whose detector has one (all but glm45); never under fork (json_schema only).
  */
 export function constrainsNatively(toolCallParser: string | null, flavor: "fork" | "upstream"): boolean {
   return flavor === "upstream" && structuralTagKind(toolCallParser) !== null;
@@ -43,10 +41,7 @@ function isStrict(tool: Tool): boolean {
   return (tool.function as { strict?: unknown }).strict === true;
 }
 
-/**
- * SGLang's legacy structural tag (function_call_parser.py:178-228@4ad990ba get_legacy_structural_tag): every offered
- * tool (a named choice too: the tag is built from all tools), its parameters only when the tool is strict, at least one.
- */
+/** SGLang's legacy structural tag: every offered tool (a named choice too), its parameters only when it is strict, at least one. */
 function legacyStructuralTag(tools: readonly Tool[], structure: (name: string) => StructureInfo): Record<string, unknown> {
   const triggers = new Set<string>();
   const structures = tools.map((tool) => {
@@ -58,13 +53,13 @@ function legacyStructuralTag(tools: readonly Tool[], structure: (name: string) =
   return { type: "structural_tag", structures, triggers: [...triggers], at_least_one: true };
 }
 
-/** xgrammar's argument schema (_get_function_parameters, builtin_structural_tag.py:385@v0.2.1): `true` unless the tool is strict. */
+/** xgrammar's argument schema: `true` unless the tool is strict. */
 function argumentSchema(tool: Tool): unknown {
   if (!isStrict(tool) || tool.function.parameters === undefined || tool.function.parameters === null) return true;
   return tool.function.parameters;
 }
 
-/** xgrammar's TagFormat of one call, as pydantic dumps it (structural_tag.py:122@v0.2.1). */
+/** xgrammar's TagFormat of one call, as pydantic dumps it. */
 function tag(begin: string, content: Record<string, unknown>, end: string | string[]): Record<string, unknown> {
   return { type: "tag", begin, content, end };
 }
@@ -74,9 +69,8 @@ function tagsWithSeparator(tags: Record<string, unknown>[], separator: string, a
 }
 
 /**
- * xgrammar 0.2.1's get_model_structural_tag(model, tools, tool_choice, reasoning=False) (builtin_structural_tag.py:887
- * qwen_3_coder, :1099 harmony): reasoning is off because SGLang passes thinking_mode only without a reasoning parser,
- * and then thinking_mode is false (serving_chat.py:1048-1052@4ad990ba). A named choice keeps only its tool (forced).
+ * xgrammar's get_model_structural_tag with reasoning off (SGLang passes thinking_mode only without a reasoning parser,
+ * and then as false). A named choice keeps only its tool.
  */
 function nativeStructuralTag(model: "qwen_3_coder" | "harmony", tools: readonly Tool[], named: string | null): Record<string, unknown> {
   const kept = named === null ? tools : tools.filter((tool) => tool.function.name === named);
@@ -100,10 +94,8 @@ function nativeStructuralTag(model: "qwen_3_coder" | "harmony", tools: readonly 
 }
 
 /**
- * The structural tag 4ad990ba's get_structure_constraint returns for "required" / a named function
- * (function_call_parser.py:230-303@4ad990ba): the detector's native tag first, else the legacy one; null for a parser
- * that has neither (glm45: supports_structural_tag is false, so json_schema follows). `named`: the function a named
- * tool_choice names, null for "required". The caller checks the tools' $defs first, as get_legacy_structural_tag does.
+ * The structural tag upstream's get_structure_constraint returns for "required" (`named` null) / a named function: the
+ * native tag first, else the legacy one; null for a parser with neither (glm45). The caller checks the tools' $defs.
  */
 export function structuralTagFor(toolCallParser: string | null, tools: readonly Tool[], named: string | null): Record<string, unknown> | null {
   if (toolCallParser === null) return null;

@@ -1,5 +1,5 @@
-// Whether SGLang takes a chat request to think (serving_chat's _get_reasoning_from_request), per flavour: what sets
-// /generate's require_reasoning for a tool_choice grammar. Ignores how the output's reasoning is then read.
+// Whether SGLang takes a chat request to think, per flavour: what sets /generate's require_reasoning for a tool_choice
+// grammar (where SGLang decides it: tests/fixtures/sglang-parsers/citations.json). Ignores how reasoning is then read.
 import type { ReasoningToggle } from "../reasoning-toggle.ts";
 
 type Kwargs = Record<string, unknown> | null | undefined;
@@ -9,21 +9,14 @@ function noKwargs(kwargs: Kwargs): boolean {
   return !kwargs || Object.keys(kwargs).length === 0;
 }
 
-/**
- * dce8b060 (serving_chat.py:1095-1110@dce8b060): never without a reasoning parser; deepseek-v3 only when asked
- * (chat_template_kwargs.thinking true); qwen3 and glm45 unless enable_thinking is anything but true; the others always.
- */
+/** The fork's rule: deepseek-v3 only when asked (thinking true); qwen3 and glm45 unless enable_thinking is anything but true; the others always. */
 function forkThinks(reasoningParser: string, kwargs: Kwargs): boolean {
   if (reasoningParser === "deepseek-v3") return kwargs?.thinking === true;
   if (["qwen3", "glm45", "nano_v3", "interns1"].includes(reasoningParser)) return noKwargs(kwargs) || ("enable_thinking" in kwargs! ? kwargs!.enable_thinking : true) === true;
   return true;
 }
 
-/**
- * The reasoning parser's own default where the template says nothing (the detector's reasoning_default,
- * reasoning_parser.py@4ad990ba: Qwen3Detector :356 and Glm45Detector :643 enable_thinking, _DeepSeekV3Detector
- * :1103 explicit_thinking; DeepSeekR1Detector and GptOssDetector keep the base class's "always", :65).
- */
+/** The reasoning parser's own default where the template says nothing (its detector's reasoning_default). */
 const PARSER_DEFAULTS: Record<string, string> = {
   qwen3: "enable_thinking",
   "qwen3-thinking": "enable_thinking",
@@ -38,14 +31,14 @@ function effortAsked(effort: unknown): boolean {
   return effort !== undefined && effort !== null && effort !== "none";
 }
 
-/** A toggle kwarg read as 4ad990ba reads it: default-on unless it is exactly false, default-off unless exactly true. */
+/** A toggle kwarg read as upstream reads it: default-on unless it is exactly false, default-off unless exactly true. */
 function toggled(kwargs: Kwargs, parameter: string, defaultEnabled: boolean): boolean {
   return defaultEnabled ? noKwargs(kwargs) || kwargs![parameter] !== false : kwargs?.[parameter] === true;
 }
 
 /**
- * 4ad990ba (serving_chat.py:2267-2343@4ad990ba): the chat template's toggle (lib/model/reasoning-toggle.ts) decides,
- * else the reasoning parser's default. minimax-m3 and hunyuan, which no family here uses, keep their own rules.
+ * Upstream's rule: the chat template's toggle (lib/model/reasoning-toggle.ts) decides, else the reasoning parser's
+ * default. minimax-m3 and hunyuan, which no family here uses, keep their own rules.
  */
 function upstreamThinks(reasoningParser: string, kwargs: Kwargs, reasoningEffort: unknown, template: ReasoningToggle | null): boolean {
   if (reasoningParser === "minimax-m3") return kwargs?.thinking_mode === "enabled";

@@ -3,7 +3,7 @@
 // `function<｜tool▁sep｜>NAME\n```json\nARGS\n```` in a call, V3.1 `NAME<｜tool▁sep｜>ARGS`. Arguments are re-written
 // as Python's json.dumps writes them (SGLang sends json.dumps of the parsed object); a call to a tool the request
 // does not offer is dropped, and a call that does not match (no ```json fence in V3, arguments that are not a JSON
-// object) leaves the whole markup as content (tests/fixtures/sglang/parser-formats.md §1–2, SGLang 4ad990ba).
+// object) leaves the whole markup as content (tests/fixtures/sglang/parser-formats.md §1–2).
 // While the section comes, a call starts once its name is complete (V3: the ```json fence after it; V3.1: the
 // separator), offered, and its arguments show a JSON object; the arguments stream as json-prefix.ts finds them certain.
 import type { Tool } from "../../../../contracts/chat.ts";

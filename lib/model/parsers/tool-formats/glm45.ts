@@ -1,4 +1,4 @@
-// GLM-4.5's and 4.6's tool calls, as SGLang's glm45 detector reads them at 4ad990ba (tests/fixtures/sglang/
+// GLM-4.5's and 4.6's tool calls, as SGLang's glm45 detector reads them upstream (tests/fixtures/sglang/
 // parser-formats.md §6): <tool_call>NAME\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>…</tool_call>, values
 // converted by the tool's schema types. A call without the newline after its name, an unclosed one, or one to a
 // tool the request does not offer is dropped. While it comes, the call starts at the newline after an offered name

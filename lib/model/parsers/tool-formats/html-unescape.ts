@@ -1,4 +1,4 @@
-// Python's html.unescape (CPython 3.11 Lib/html/__init__.py), which SGLang dce8b060's Qwen3-Coder detector applies to
+// Python's html.unescape (CPython 3.11's, tests/fixtures/python-html-unescape.json), which the fork's Qwen3-Coder detector applies to
 // parameter values: named references by the HTML standard's table (the longest known prefix when no `;` closes one),
 // numeric ones with the standard's fixes. The tables are html-entities.json, generated from CPython's own.
 import tables from "./html-entities.json" with { type: "json" };

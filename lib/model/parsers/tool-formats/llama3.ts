@@ -1,4 +1,4 @@
-// Llama 3.1–3.3's JSON tool calls, as SGLang's llama3 detector reads them at 4ad990ba (tests/fixtures/sglang/
+// Llama 3.1–3.3's JSON tool calls, as SGLang's llama3 detector reads them upstream (tests/fixtures/sglang/
 // parser-formats.md §3): `<|python_tag|>{"name": …, "arguments"|"parameters": {…}}`, or the same JSON as the very
 // first character of the answer; several calls separated by `;`. The calls run to the end of the output; what is
 // left after the last one that parses is content, and a call to a tool the request does not offer is dropped.

@@ -1,9 +1,8 @@
-// Qwen3-Coder's and Qwen3.5's XML tool calls, as SGLang's qwen3_coder detector reads them at 4ad990ba
-// (tests/fixtures/sglang/parser-formats.md §5): <tool_call><function=NAME><parameter=KEY>\nVALUE\n</parameter>…
-// </function></tool_call>, values converted by the tool's schema types; a tool the request does not offer is kept,
-// its values strings. At dce8b060 (the fork flavour) the values are read without the schema (safeValue), names
-// are stripped and a call to a tool not offered is dropped. While it comes, a call starts at the `>` after its name, each parameter goes out once it has closed
-// (parameter-prefix.ts), and the arguments are complete at </function>.
+// Qwen3-Coder's and Qwen3.5's XML tool calls, as upstream's qwen3_coder detector reads them (tests/fixtures/sglang/
+// parser-formats.md §5): <tool_call><function=NAME><parameter=KEY>\nVALUE\n</parameter>…</function></tool_call>,
+// values converted by the tool's schema types; a tool not offered is kept, its values strings. The fork's SGLang reads
+// values without the schema (safeValue), strips names and drops calls to tools not offered. A call starts at the `>`
+// after its name, each parameter goes out once it has closed (parameter-prefix.ts), the arguments end at </function>.
 import type { Tool } from "../../../../contracts/chat.ts";
 import { dumpPythonJson, type PythonJson } from "../../python-json.ts";
 import { ParameterPrefix, type ClosedParameter } from "./parameter-prefix.ts";
@@ -27,16 +26,13 @@ interface ValueReading {
   offeredOnly: boolean;
 }
 
-/** 4ad990ba: names as written, values by the schema's type (_convert_param_value). */
+/** Upstream: names as written, values by the schema's type. */
 const BY_SCHEMA: ValueReading = { name: (text) => text, value: coderValue, offeredOnly: false };
 
-/**
- * dce8b060: names stripped (`fname.strip()`, `pname.strip()`), values by _safe_val (qwen3_coder_detector.py:20,329,337
- * @dce8b060), a call to a tool not offered dropped (parse_base_json, base_format_detector.py:78-82@dce8b060).
- */
+/** The fork: names stripped, values by _safe_val, a call to a tool not offered dropped (where: citations.json, qwen3_coder_fork). */
 const SAFE_VAL: ValueReading = { name: (text) => stripPython(text, null, "both"), value: (text) => safeValue(text), offeredOnly: true };
 
-/** Whether a read call is kept: always at 4ad990ba, only for an offered tool at dce8b060. */
+/** Whether a read call is kept: always upstream, only for an offered tool under the fork. */
 function kept(call: ParsedToolCall, tools: readonly Tool[], reading: ValueReading): boolean {
   return !reading.offeredOnly || tools.some((tool) => tool.function.name === call.name);
 }
@@ -97,16 +93,16 @@ function qwen3CoderFormat(reading: ValueReading): ToolFormat {
         if (call) found++;
         if (call && kept(call, tools, reading)) calls.push(call);
       }
-      // (a unit whose calls were all dropped is no content either: dce8b060's whole-output parse removes the block)
+      // (a unit whose calls were all dropped is no content either: the fork's whole-output parse removes the block)
       return found > 0 ? { calls } : null;
     },
     openUnit: (tools) => unitReader(tools, reading),
   };
 }
 
-/** As SGLang 4ad990ba reads it (the upstream flavour). */
+/** As upstream's SGLang reads it. */
 export const QWEN3_CODER = qwen3CoderFormat(BY_SCHEMA);
-/** As the fork's SGLang dce8b060 reads it (the fork flavour). */
+/** As the fork's SGLang reads it. */
 export const QWEN3_CODER_DCE8B060 = qwen3CoderFormat(SAFE_VAL);
 
 /** Reads an open unit: closed functions as `parse` reads them, then the open one's name and closed parameters. */

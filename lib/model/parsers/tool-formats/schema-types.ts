@@ -1,5 +1,5 @@
-// A tool parameter's type from its JSON schema, as SGLang's infer_type_from_json_schema reads it (fc/utils.py,
-// tests/fixtures/sglang/parser-formats.md §5), and the tool's parameter schemas by name. For the formats that write
+// A tool parameter's type from its JSON schema, as SGLang's infer_type_from_json_schema reads it
+// (tests/fixtures/sglang/parser-formats.md §5), and the tool's parameter schemas by name. For the formats that write
 // parameter values as text (qwen3_coder, glm45) and convert them by type.
 import type { Tool } from "../../../../contracts/chat.ts";
 

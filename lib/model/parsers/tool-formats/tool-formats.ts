@@ -11,7 +11,7 @@ const FORMATS: readonly ToolFormat[] = [DEEPSEEK_V3, DEEPSEEK_V31, GLM45, LLAMA3
 /**
  * The format of an SGLang tool-call parser name: "qwen" for Qwen 2.5's (streamed in output-parser.ts), "harmony" for
  * gpt-oss (harmony-parser.ts reads its whole output), null when none is written here. Under the fork flavour
- * qwen3_coder reads values as dce8b060 does (without the schema).
+ * qwen3_coder reads values as the fork's SGLang does (without the schema).
  */
 export function toolFormatFor(sglangName: string, flavor: "fork" | "upstream" = "upstream"): ToolFormat | "qwen" | "harmony" | null {
   if (sglangName === "qwen" || sglangName === "qwen25") return "qwen";
@@ -24,8 +24,8 @@ export function toolFormatFor(sglangName: string, flavor: "fork" | "upstream" = 
 /**
  * How an SGLang reasoning parser reads the output: all of these split at <think>…</think>; `forced` ones take the
  * output to start inside reasoning even without <think> (the chat template opened it, or the model leaves it out);
- * `toolCallEnds`: in SGLang 4ad990ba a <tool_call> ends the reasoning too (its Qwen3Detector, which qwen3,
- * qwen3-thinking and deepseek-v3 use, and Glm45Detector; dce8b060's have no such token). Null for a parser name not
+ * `toolCallEnds`: in upstream's SGLang a <tool_call> ends the reasoning too (its Qwen3Detector, which qwen3,
+ * qwen3-thinking and deepseek-v3 use, and Glm45Detector; the fork's have no such token). Null for a parser name not
  * read here.
  */
 export function reasoningFor(sglangName: string): { forced: boolean; toolCallEnds: boolean } | null {

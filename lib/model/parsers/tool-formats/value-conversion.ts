@@ -1,5 +1,5 @@
 // Parameter values written as text, converted the way SGLang's qwen3_coder and glm45 detectors convert them: by the
-// parameter's schema type at 4ad990ba (tests/fixtures/sglang/parser-formats.md §5 and §6), without it at dce8b060.
+// parameter's schema type upstream (tests/fixtures/sglang/parser-formats.md §5 and §6), without it under the fork.
 import { decodePythonJson, dumpPythonJson, pythonFloat, pythonFloatText, PythonFloat, type PythonJson } from "../../python-json.ts";
 import { stripPython } from "../../python-strip.ts";
 import { htmlUnescape } from "./html-unescape.ts";
@@ -34,7 +34,7 @@ function parsed(text: string, ...readers: Array<(text: string) => PythonJson>): 
   return undefined;
 }
 
-/** qwen3_coder (4ad990ba _convert_param_value): `known` = the tool and the key are in the request's schema. */
+/** qwen3_coder (upstream's _convert_param_value): `known` = the tool and the key are in the request's schema. */
 export function coderValue(value: string, schema: unknown, known: boolean): PythonJson {
   if (value.toLowerCase() === "null") return null;
   if (!known) return value;
@@ -52,9 +52,8 @@ export function coderValue(value: string, schema: unknown, known: boolean): Pyth
 }
 
 /**
- * qwen3_coder at dce8b060 (_safe_val, qwen3_coder_detector.py:20@dce8b060), whatever the schema says:
- * html.unescape(raw.strip()), then json.loads, then ast.literal_eval, else the text. (json.loads is read as orjson
- * reads JSON: the two differ only on NaN / Infinity, integers past 64 bits and lone surrogate escapes.)
+ * The fork's qwen3_coder value (_safe_val), whatever the schema says: html.unescape(raw.strip()), then json.loads, then
+ * ast.literal_eval, else the text (json.loads read as orjson reads JSON: they differ only on NaN, big ints, surrogates).
  */
 export function safeValue(raw: string): PythonJson {
   const text = htmlUnescape(stripPython(raw, null, "both"));
@@ -74,7 +73,7 @@ function pythonStr(value: PythonJson): string {
   return dumpPythonJson(value);
 }
 
-/** glm45 (4ad990ba parse_arguments, then the string coercion): `type` from the schema, null when the tool or key is unknown. */
+/** glm45 (upstream's parse_arguments, then the string coercion): `type` from the schema, null when the tool or key is unknown. */
 export function glmValue(value: string, type: string | null): PythonJson {
   let result: PythonJson | undefined = parsed(value, decodePythonJson);
   if (result !== undefined && type === "number" && typeof result === "string") {
