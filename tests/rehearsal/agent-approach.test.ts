@@ -1,4 +1,4 @@
-// The stand-in policy's agent approach (rehearsal/agent-approach.ts): its decision tokens in Qwen3's vocabulary, the
+// The stand-in policy's agent approach (rehearsal/policy/agent-approach.ts): its decision tokens in Qwen3's vocabulary, the
 // plan of each step of an arithmetic episode (python → submit → done, or a guess from memory), the policy's choice
 // and its log-prob on the decision token, the judge marking a guess down, and the learner moving P(tool) with the
 // step advantages (not at all for a masked, constant bucket).
@@ -10,10 +10,10 @@ import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import { answerFromMemory, approachPositions, approachTokens, planEpisodeStep, readTask } from "../../rehearsal/agent-approach.ts";
-import { verdictOf } from "../../rehearsal/judge-cues.ts";
-import { PolicyResponder } from "../../rehearsal/policy-responder.ts";
-import { lastConversationTurn, readPrompt } from "../../rehearsal/prompt-reader.ts";
+import { answerFromMemory, approachPositions, approachTokens, planEpisodeStep, readTask } from "../../rehearsal/policy/agent-approach.ts";
+import { verdictOf } from "../../rehearsal/judge/cues.ts";
+import { PolicyResponder } from "../../rehearsal/policy/responder.ts";
+import { lastConversationTurn, readPrompt } from "../../rehearsal/model/prompt-reader.ts";
 
 const TOOLS: Tool[] = [
   { type: "function", function: { name: "python", description: "Run Python", parameters: { type: "object", properties: { code: { type: "string" } }, required: ["code"] } } },
@@ -79,7 +79,7 @@ describe("the stand-in's agent approach", () => {
     const { tokenizer } = await qwen();
     const tokens = await approachTokens(tokenizer);
     const result = await execa("/usr/bin/python3", ["tests/rehearsal/fixtures/approach_check.py", tokens.markerIds.join(","), tokens.choiceIds.join(",")], {
-      env: { PYTHONPATH: ["native", "rehearsal"].join(path.delimiter) },
+      env: { PYTHONPATH: ["native", "rehearsal/trainer"].join(path.delimiter) },
       reject: false,
       timeout: HANG_GUARD_MS,
     });

@@ -3,9 +3,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { hintOf, rejectedStyleShare, verdictOf } from "../../rehearsal/judge-cues.ts";
-import { HOMEWORK_PERSONAS, HOMEWORK_PROBLEMS, PERSONA_IDS, parsePersonaId, satisfiesPersona } from "../../rehearsal/homework-personas.ts";
-import { REPLY_STYLES } from "../../rehearsal/reply-styles.ts";
+import { hintOf, rejectedStyleShare, verdictOf } from "../../rehearsal/judge/cues.ts";
+import { HOMEWORK_PERSONAS, HOMEWORK_PROBLEMS, PERSONA_IDS, parsePersonaId, satisfiesPersona } from "../../rehearsal/user/homework-personas.ts";
+import { REPLY_STYLES } from "../../rehearsal/policy/reply-styles.ts";
 import { blobId } from "../support/reference-checkout.ts";
 
 interface LineFact {

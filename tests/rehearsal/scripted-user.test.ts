@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import { PolicyResponder } from "../../rehearsal/policy-responder.ts";
-import { formatCurvePoint, rejectedShare, rewardCurve } from "../../rehearsal/reward-curve.ts";
-import { REJECTION, ScriptedUser, type TurnRecord } from "../../rehearsal/scripted-user.ts";
-import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
+import { PolicyResponder } from "../../rehearsal/policy/responder.ts";
+import { formatCurvePoint, rejectedShare, rewardCurve } from "../../rehearsal/user/reward-curve.ts";
+import { REJECTION, ScriptedUser, type TurnRecord } from "../../rehearsal/user/scripted-user.ts";
+import { StandinSglangServer } from "../../rehearsal/sglang/server.ts";
 
 let server: StandinSglangServer;
 const prompts: string[] = [];

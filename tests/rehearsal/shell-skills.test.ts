@@ -1,4 +1,4 @@
-// The stand-in's terminal episodes (rehearsal/shell-skills.ts, agent-approach.ts) against the real terminal
+// The stand-in's terminal episodes (rehearsal/policy/shell-skills.ts, agent-approach.ts) against the real terminal
 // environment and its sandbox: for every default task, the command the stand-in runs with the tool passes the task's
 // check, the answer from memory leaves it undone (score 0), and the second step ends the episode.
 import { describe, expect, it } from "vitest";
@@ -8,9 +8,9 @@ import { shellTaskSchema } from "../../environments/terminal/shell-task.ts";
 import { TERMINAL_TASKS, TerminalEnvironment } from "../../environments/terminal/terminal-environment.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
-import { planEpisodeStep } from "../../rehearsal/agent-approach.ts";
-import { lastConversationTurn, readPrompt } from "../../rehearsal/prompt-reader.ts";
-import { shellCommandFor } from "../../rehearsal/shell-skills.ts";
+import { planEpisodeStep } from "../../rehearsal/policy/agent-approach.ts";
+import { lastConversationTurn, readPrompt } from "../../rehearsal/model/prompt-reader.ts";
+import { shellCommandFor } from "../../rehearsal/policy/shell-skills.ts";
 
 /** The tool call's arguments in a planned text (qwen25's `<tool_call>` JSON), or null when it calls none. */
 function calledCommand(text: string): string | null {

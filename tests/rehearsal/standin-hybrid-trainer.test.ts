@@ -26,9 +26,9 @@ import { buildHybridSample } from "../../orchestrator/samples/hybrid-sample.ts";
 import { SampleStore } from "../../orchestrator/store/sample-store.ts";
 import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
 import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
-import { JudgeResponder } from "../../rehearsal/judge-responder.ts";
-import { PolicyResponder } from "../../rehearsal/policy-responder.ts";
-import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
+import { JudgeResponder } from "../../rehearsal/judge/responder.ts";
+import { PolicyResponder } from "../../rehearsal/policy/responder.ts";
+import { StandinSglangServer } from "../../rehearsal/sglang/server.ts";
 
 const QUESTIONS = ["How should I name my cat?", "How do I keep my basil alive?", "What is a good first hike?", "How do I boil an egg?"];
 const HINT_VOTES = 3;
@@ -128,8 +128,8 @@ async function trainOnBridge(extra: string[], sameBatch = false): Promise<{ trai
   try {
     const result = await execa(
       "/usr/bin/python3",
-      ["rehearsal/standin_trainer.py", "--policy-url", policyServer.url, "--judge-url", judgeServer.url, "--method", "hybrid", "--batch-size", String(BATCH), "--train-seconds", "0", "--num-rollout", String(ROLLOUTS), "--run-dir", folder, "--learn", "on", ...extra],
-      { env: { PYTHONPATH: ["native", "rehearsal"].join(path.delimiter), OPENCLAW_RL_BRIDGE: url, OPENCLAW_RL_BRIDGE_TOKEN: token }, reject: false, timeout: 240_000 },
+      ["rehearsal/trainer/trainer.py", "--policy-url", policyServer.url, "--judge-url", judgeServer.url, "--method", "hybrid", "--batch-size", String(BATCH), "--train-seconds", "0", "--num-rollout", String(ROLLOUTS), "--run-dir", folder, "--learn", "on", ...extra],
+      { env: { PYTHONPATH: ["native", "rehearsal/trainer"].join(path.delimiter), OPENCLAW_RL_BRIDGE: url, OPENCLAW_RL_BRIDGE_TOKEN: token }, reject: false, timeout: 240_000 },
     );
     expect(result.exitCode, result.stderr).toBe(0);
     await expect.poll(() => steps.length, { timeout: 10_000 }).toBe(ROLLOUTS);

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 describe("StyleLearner (standin_learner.py)", () => {
   it("pushes the rejected style down for binary, opd and combine", async () => {
     const result = await execa("/usr/bin/python3", ["tests/rehearsal/fixtures/learner_check.py", "binary", "opd", "combine"], {
-      env: { PYTHONPATH: ["native", "rehearsal"].join(path.delimiter) },
+      env: { PYTHONPATH: ["native", "rehearsal/trainer"].join(path.delimiter) },
       reject: false,
       timeout: HANG_GUARD_MS,
     });
@@ -25,7 +25,7 @@ describe("StyleLearner (standin_learner.py)", () => {
 
   it("hybrid: rows hold their log-probs, k* follows the overlap, and every selection × subset cell pushes the rejected style down", async () => {
     const result = await execa("/usr/bin/python3", ["tests/rehearsal/fixtures/hybrid_check.py"], {
-      env: { PYTHONPATH: ["native", "rehearsal"].join(path.delimiter) },
+      env: { PYTHONPATH: ["native", "rehearsal/trainer"].join(path.delimiter) },
       reject: false,
       timeout: 120_000,
     });

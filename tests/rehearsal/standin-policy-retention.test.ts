@@ -13,17 +13,17 @@ const root = path.resolve(import.meta.dirname, "..", "..");
 
 const SCRIPT = `
 import json, os, sys
-sys.path.insert(0, ${JSON.stringify(path.join(root, "rehearsal"))})
-import standin_trainer
-standin_trainer.http_json = lambda method, url, body=None: {"success": True}
-standin_trainer.emit = lambda event, **fields: None
+sys.path.insert(0, ${JSON.stringify(path.join(root, "rehearsal", "trainer"))})
+import trainer
+trainer.http_json = lambda method, url, body=None: {"success": True}
+trainer.emit = lambda event, **fields: None
 class Learner:
     def write_policy_file(self, path):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         open(path, "w").write("{}")
     def probabilities(self):
         return {}
-sync = standin_trainer.WeightSync("http://127.0.0.1:1", sys.argv[1], Learner(), int(sys.argv[2]))
+sync = trainer.WeightSync("http://127.0.0.1:1", sys.argv[1], Learner(), int(sys.argv[2]))
 for _ in range(6):
     sync.update()
 `;

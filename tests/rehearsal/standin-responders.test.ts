@@ -10,10 +10,10 @@ import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { parseJudgeAnswer } from "../../orchestrator/judging/judge-answer.ts";
 import { evaluationPrompt, hintPrompt } from "../../orchestrator/judging/judge-prompts.ts";
 import { appendHint } from "../../orchestrator/judging/hinted-prompt.ts";
-import { JudgeResponder, teacherStyleLogprobs } from "../../rehearsal/judge-responder.ts";
-import { PolicyResponder } from "../../rehearsal/policy-responder.ts";
-import { REPLY_STYLES, logSoftmax, styleOfText, stylePositions } from "../../rehearsal/reply-styles.ts";
-import { POLICY_FILE_FORMAT } from "../../rehearsal/style-policy.ts";
+import { JudgeResponder, teacherStyleLogprobs } from "../../rehearsal/judge/responder.ts";
+import { PolicyResponder } from "../../rehearsal/policy/responder.ts";
+import { REPLY_STYLES, logSoftmax, styleOfText, stylePositions } from "../../rehearsal/policy/reply-styles.ts";
+import { POLICY_FILE_FORMAT } from "../../rehearsal/policy/style-policy.ts";
 import type { ChatMessage } from "../../contracts/chat.ts";
 
 let tokenizer: ModelTokenizer;

@@ -8,8 +8,8 @@ import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import type { Responder } from "../../rehearsal/standin-model.ts";
-import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
+import type { Responder } from "../../rehearsal/model/responder.ts";
+import { StandinSglangServer } from "../../rehearsal/sglang/server.ts";
 
 const IM_END = 151645;
 let server: StandinSglangServer;

@@ -3,8 +3,8 @@
 // log-probs at the request's temperature (1 when greedy), in output_token_ids_logprobs, one row per output position.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GenerateRequest } from "../../contracts/sglang.ts";
-import type { Responder } from "../../rehearsal/standin-model.ts";
-import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
+import type { Responder } from "../../rehearsal/model/responder.ts";
+import { StandinSglangServer } from "../../rehearsal/sglang/server.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 

@@ -9,8 +9,8 @@ import { HANG_GUARD_MS } from "../support/hang-guard.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import { PolicyResponder } from "../../rehearsal/policy-responder.ts";
-import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
+import { PolicyResponder } from "../../rehearsal/policy/responder.ts";
+import { StandinSglangServer } from "../../rehearsal/sglang/server.ts";
 
 let server: StandinSglangServer;
 let policy: PolicyResponder;
@@ -39,7 +39,7 @@ describe("standin_trainer.py", () => {
     const rollouts = 5;
     const result = await execa(
       "/usr/bin/python3",
-      ["rehearsal/standin_trainer.py", "--policy-url", server.url, "--judge-url", server.url, "--method", "binary", "--batch-size", "8", "--train-seconds", "0.2", "--num-rollout", String(rollouts), "--run-dir", folder, "--rollout-function-path", "fake_rollout.generate_rollout"],
+      ["rehearsal/trainer/trainer.py", "--policy-url", server.url, "--judge-url", server.url, "--method", "binary", "--batch-size", "8", "--train-seconds", "0.2", "--num-rollout", String(rollouts), "--run-dir", folder, "--rollout-function-path", "fake_rollout.generate_rollout"],
       { env: { PYTHONPATH: ["native", "tests/rehearsal/fixtures"].join(path.delimiter), FAKE_ROLLOUT_LOG: log }, reject: false, timeout: HANG_GUARD_MS },
     );
     expect(result.exitCode, result.stderr).toBe(0);
@@ -76,7 +76,7 @@ describe("standin_trainer.py", () => {
     const before = (policy.describe() as { logits: number[]; updates: number });
     const result = await execa(
       "/usr/bin/python3",
-      ["rehearsal/standin_trainer.py", "--policy-url", server.url, "--judge-url", server.url, "--method", "combine", "--batch-size", "2", "--train-seconds", "0", "--num-rollout", "2", "--learn", "off", "--run-dir", folder, "--rollout-function-path", "fake_rollout.generate_rollout"],
+      ["rehearsal/trainer/trainer.py", "--policy-url", server.url, "--judge-url", server.url, "--method", "combine", "--batch-size", "2", "--train-seconds", "0", "--num-rollout", "2", "--learn", "off", "--run-dir", folder, "--rollout-function-path", "fake_rollout.generate_rollout"],
       { env: { PYTHONPATH: ["native", "tests/rehearsal/fixtures"].join(path.delimiter), FAKE_ROLLOUT_LOG: path.join(folder, "log") }, reject: false, timeout: HANG_GUARD_MS },
     );
     expect(result.exitCode, result.stderr).toBe(0);
@@ -95,7 +95,7 @@ describe("standin_trainer.py", () => {
     try {
       const result = await execa(
         "/usr/bin/python3",
-        ["rehearsal/standin_trainer.py", "--policy-url", judgeLike.url, "--judge-url", judgeLike.url, "--method", "opd", "--batch-size", "1", "--num-rollout", "1", "--learn", "on", "--run-dir", folder, "--rollout-function-path", "fake_rollout.generate_rollout"],
+        ["rehearsal/trainer/trainer.py", "--policy-url", judgeLike.url, "--judge-url", judgeLike.url, "--method", "opd", "--batch-size", "1", "--num-rollout", "1", "--learn", "on", "--run-dir", folder, "--rollout-function-path", "fake_rollout.generate_rollout"],
         { env: { PYTHONPATH: ["native", "tests/rehearsal/fixtures"].join(path.delimiter), FAKE_ROLLOUT_LOG: path.join(folder, "log") }, reject: false, timeout: HANG_GUARD_MS },
       );
       expect(result.exitCode).not.toBe(0);
@@ -116,7 +116,7 @@ describe("standin_trainer.py start-up", () => {
     await late.close(); // the port is known but nothing listens yet
     const trainer = execa(
       "/usr/bin/python3",
-      ["rehearsal/standin_trainer.py", "--policy-url", url, "--judge-url", url, "--method", "binary", "--batch-size", "2", "--train-seconds", "0", "--num-rollout", "1", "--run-dir", folder, "--rollout-function-path", "fake_rollout.generate_rollout"],
+      ["rehearsal/trainer/trainer.py", "--policy-url", url, "--judge-url", url, "--method", "binary", "--batch-size", "2", "--train-seconds", "0", "--num-rollout", "1", "--run-dir", folder, "--rollout-function-path", "fake_rollout.generate_rollout"],
       { env: { PYTHONPATH: ["native", "tests/rehearsal/fixtures"].join(path.delimiter), FAKE_ROLLOUT_LOG: path.join(folder, "rollout.log") }, reject: false, timeout: HANG_GUARD_MS },
     );
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -140,7 +140,7 @@ describe("standin_trainer.py without torch", () => {
     try {
       const result = await execa(
         "/usr/bin/python3",
-        ["rehearsal/standin_trainer.py", "--policy-url", server.url, "--judge-url", server.url, "--method", "combine", "--batch-size", "2", "--train-seconds", "0", "--num-rollout", "2", "--run-dir", folder],
+        ["rehearsal/trainer/trainer.py", "--policy-url", server.url, "--judge-url", server.url, "--method", "combine", "--batch-size", "2", "--train-seconds", "0", "--num-rollout", "2", "--run-dir", folder],
         {
           env: { PYTHONPATH: ["tests/rehearsal/fixtures/no_torch", "native"].join(path.delimiter), OPENCLAW_RL_BRIDGE: bridge.info.url, OPENCLAW_RL_BRIDGE_TOKEN: bridge.info.token },
           reject: false,

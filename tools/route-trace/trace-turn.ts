@@ -11,7 +11,7 @@ import { recipeSchema } from "../../contracts/recipe.ts";
 import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { JudgePipeline } from "../../orchestrator/judging/judge-pipeline.ts";
-import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
+import { StandinSglangServer } from "../../rehearsal/sglang/server.ts";
 import { makeTurn, MemorySink, qwen3, ScriptedJudge } from "../../tests/judging/judge-harness.ts";
 
 const ROOT = path.resolve(fileURLToPath(import.meta.url), "../../..");
