@@ -212,8 +212,8 @@ class StandinTeacher:
     """The frozen teacher of opd.teacher trainer: the stand-in teacher model's one forward pass over each sample's
     teacher tokens (hinted prompt + response), reached through the judge stand-in's /standin/teacher_forward (the
     stand-in has no weights to load here), at the rollout temperature; the response's values become
-    teacher_log_probs. A sample that carries teacher log-probs instead (combine without a hint: its rollout's) keeps them
-    (openclaw_rl.teacher_carriage)."""
+    teacher_log_probs. A sample that carries teacher log-probs instead (combine without a hint: its rollout's) keeps them,
+    as in the real trainer's teacher (openclaw_rl.trainer_teacher.fill_teacher_values)."""
 
     def __init__(self, judge_url: str, temperature: float):
         self.url = judge_url.rstrip("/") + "/standin/teacher_forward"
@@ -222,22 +222,14 @@ class StandinTeacher:
     def fill(self, samples) -> int:
         import torch
 
-        from openclaw_rl import teacher_carriage
+        from openclaw_rl.trainer_teacher import TeacherValues, fill_teacher_values
 
-        filled = 0
-        for sample in samples:
-            teacher = teacher_carriage.carried(sample)
-            if teacher is None:
-                continue
-            if teacher.tokens is None:
-                sample.teacher_log_probs = teacher.log_probs
-                continue
-            tokens = teacher.tokens.tolist()
-            answer = http_json("POST", self.url, {"input_ids": tokens, "temperature": self.temperature})
-            values = answer["token_logprobs"][len(tokens) - int(sample.response_length):]
-            sample.teacher_log_probs = torch.tensor(values, dtype=torch.float32)
-            filled += 1
-        return filled
+        def values_of(tokens, response_length: int) -> TeacherValues:
+            ids = tokens.tolist()
+            answer = http_json("POST", self.url, {"input_ids": ids, "temperature": self.temperature})
+            return TeacherValues(torch.tensor(answer["token_logprobs"][len(ids) - response_length:], dtype=torch.float32))
+
+        return fill_teacher_values(samples, values_of)
 
 
 class StandinHybridTeacher:

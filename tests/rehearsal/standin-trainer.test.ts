@@ -106,6 +106,40 @@ describe("standin_trainer.py", () => {
   });
 });
 
+const TEACHER_SCRIPT = `
+import json, sys
+from types import SimpleNamespace
+import torch
+from openclaw_rl import teacher_carriage
+import trainer
+url, ids = sys.argv[1], json.loads(sys.argv[2])
+hinted, carried, plain = (SimpleNamespace(index=n, response_length=3, multimodal_train_inputs=None, teacher_log_probs=None) for n in range(3))
+teacher_carriage.attach(hinted, ids, None)
+teacher_carriage.attach(carried, None, torch.tensor([-0.5, -0.25, -0.125]))
+filled = trainer.StandinTeacher(url, 0.6).fill([hinted, carried, plain])
+print(json.dumps({"filled": filled, "hinted": hinted.teacher_log_probs.tolist(), "carried": carried.teacher_log_probs.tolist(), "plain": plain.teacher_log_probs}))
+`;
+
+describe("the stand-in trainer's teacher (opd.teacher trainer)", () => {
+  it("scores the response of a sample carrying teacher tokens by the judge stand-in's forward, keeps carried log-probs", async () => {
+    const ids = await server.tokenizer.encode("<|im_start|>user\nHi, be brief.<|im_end|>\n<|im_start|>assistant\nHello there, friend.");
+    const forward = await fetch(`${server.url}/standin/teacher_forward`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input_ids: ids, temperature: 0.6 }) });
+    const expected = ((await forward.json()) as { token_logprobs: number[] }).token_logprobs.slice(-3);
+    const result = await execa("/usr/bin/python3", ["-c", TEACHER_SCRIPT, server.url, JSON.stringify(ids)], {
+      env: { PYTHONPATH: ["native", "rehearsal/trainer"].join(path.delimiter) },
+      reject: false,
+      timeout: HANG_GUARD_MS,
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const filled = JSON.parse(result.stdout) as { filled: number; hinted: number[]; carried: number[]; plain: null };
+    expect(filled.filled).toBe(1);
+    expect(filled.hinted).toHaveLength(3);
+    filled.hinted.forEach((value, index) => expect(value).toBeCloseTo(expected[index]!, 5)); // float32 on the Python side
+    expect(filled.carried).toEqual([-0.5, -0.25, -0.125]);
+    expect(filled.plain).toBeNull();
+  });
+});
+
 describe("standin_trainer.py start-up", () => {
   it("waits for a policy server that comes up after it (start launches them together) instead of crashing", async () => {
     const folder = await mkdtemp(path.join(tmpdir(), "standin-trainer-late-"));
