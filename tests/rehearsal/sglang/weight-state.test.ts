@@ -6,13 +6,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import type { PlanContext } from "../../contracts/plan.ts";
-import { recipeSchema } from "../../contracts/recipe.ts";
-import { rehearsalProcesses, standinWeightStatePath } from "../../launchers/rehearsal-plan.ts";
-import { freePort } from "../support/loopback.ts";
-import { untilListening } from "./stand-in-start.ts";
+import type { PlanContext } from "../../../contracts/plan.ts";
+import { recipeSchema } from "../../../contracts/recipe.ts";
+import { rehearsalProcesses, standinWeightStatePath } from "../../../launchers/rehearsal-plan.ts";
+import { freePort } from "../../support/loopback.ts";
+import { untilListening } from "../stand-in-start.ts";
 
-const root = path.resolve(import.meta.dirname, "..", "..");
+const root = path.resolve(import.meta.dirname, "..", "..", "..");
 const running: ResultPromise[] = [];
 
 afterEach(async () => {

@@ -3,10 +3,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { hintOf, rejectedStyleShare, verdictOf } from "../../rehearsal/judge/cues.ts";
-import { HOMEWORK_PERSONAS, HOMEWORK_PROBLEMS, PERSONA_IDS, parsePersonaId, satisfiesPersona } from "../../rehearsal/user/homework-personas.ts";
-import { REPLY_STYLES } from "../../rehearsal/policy/reply-styles.ts";
-import { blobId } from "../support/reference-checkout.ts";
+import { hintOf, rejectedStyleShare, verdictOf } from "../../../rehearsal/judge/cues.ts";
+import { HOMEWORK_PERSONAS, HOMEWORK_PROBLEMS, PERSONA_IDS, parsePersonaId, satisfiesPersona } from "../../../rehearsal/user/homework-personas.ts";
+import { REPLY_STYLES } from "../../../rehearsal/policy/reply-styles.ts";
+import { blobId } from "../../support/reference-checkout.ts";
 
 interface LineFact {
   line: number;
@@ -19,7 +19,7 @@ interface Fixture {
   personas: Array<{ id: string; file: string; preference: LineFact; judging_rule: LineFact[]; session_loop: LineFact; done_sentinel: LineFact; standin: { satisfied_by: string[] } }>;
 }
 
-const fixture = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "fixtures", "reference-personas", "personas.json"), "utf8")) as Fixture;
+const fixture = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "..", "fixtures", "reference-personas", "personas.json"), "utf8")) as Fixture;
 
 describe("homework personas", () => {
   it("are the fixture's three, each satisfied by the stand-in style the fixture names", () => {

@@ -5,12 +5,12 @@ import { readFile, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
-import { HANG_GUARD_MS } from "../support/hang-guard.ts";
+import { HANG_GUARD_MS } from "../../support/hang-guard.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
-import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import { PolicyResponder } from "../../rehearsal/policy/responder.ts";
-import { StandinSglangServer } from "../../rehearsal/sglang/server.ts";
+import { loadTokenizerFiles } from "../../../lib/model/model-files.ts";
+import { ModelTokenizer } from "../../../lib/model/model-tokenizer.ts";
+import { PolicyResponder } from "../../../rehearsal/policy/responder.ts";
+import { StandinSglangServer } from "../../../rehearsal/sglang/server.ts";
 
 let server: StandinSglangServer;
 let policy: PolicyResponder;
@@ -32,7 +32,7 @@ interface Event {
   styles?: Record<string, number>;
 }
 
-describe("standin_trainer.py", () => {
+describe("rehearsal/trainer/trainer.py", () => {
   it("runs the rollout function in train_async order, updates weights per batch and learns from rewards", async () => {
     const folder = await mkdtemp(path.join(tmpdir(), "standin-trainer-"));
     const log = path.join(folder, "rollout.log");
@@ -140,7 +140,7 @@ describe("the stand-in trainer's teacher (opd.teacher trainer)", () => {
   });
 });
 
-describe("standin_trainer.py start-up", () => {
+describe("rehearsal/trainer/trainer.py start-up", () => {
   it("waits for a policy server that comes up after it (start launches them together) instead of crashing", async () => {
     const folder = await mkdtemp(path.join(tmpdir(), "standin-trainer-late-"));
     const tokenizer = new ModelTokenizer(await loadTokenizerFiles("builtin:qwen3"));
@@ -166,9 +166,9 @@ describe("standin_trainer.py start-up", () => {
   });
 });
 
-describe("standin_trainer.py without torch", () => {
+describe("rehearsal/trainer/trainer.py without torch", () => {
   it("says so and only fetches and acknowledges batches over the real bridge", async () => {
-    const { FixtureProcess } = await import("../bridge/fixture-process.ts");
+    const { FixtureProcess } = await import("../../bridge/fixture-process.ts");
     const folder = await mkdtemp(path.join(tmpdir(), "standin-trainer-notorch-"));
     const bridge = await FixtureProcess.start(folder, "--samples", "4", "--teacher", "mixed");
     try {

@@ -3,14 +3,14 @@
 // shipped task (the first suspect, or the next one after the tests fail), submitting right away fixes only the tasks
 // whose first suspect is the bug (4 of 12), and the suspects of a file are found in its order.
 import { describe, expect, it } from "vitest";
-import type { ChatMessage, Tool } from "../../contracts/chat.ts";
-import type { Evaluation } from "../../environments/environment.ts";
-import { SweEnvironment } from "../../environments/swe/swe-environment.ts";
-import { ChatTemplate } from "../../lib/model/chat-template.ts";
-import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
-import { planEpisodeStep } from "../../rehearsal/policy/agent-approach.ts";
-import { lastConversationTurn, readPrompt } from "../../rehearsal/model/prompt-reader.ts";
-import { candidateFixes, listedFiles, moduleUnderTest } from "../../rehearsal/policy/swe-skills.ts";
+import type { ChatMessage, Tool } from "../../../contracts/chat.ts";
+import type { Evaluation } from "../../../environments/environment.ts";
+import { SweEnvironment } from "../../../environments/swe/swe-environment.ts";
+import { ChatTemplate } from "../../../lib/model/chat-template.ts";
+import { loadTokenizerFiles } from "../../../lib/model/model-files.ts";
+import { planEpisodeStep } from "../../../rehearsal/policy/agent-approach.ts";
+import { lastConversationTurn, readPrompt } from "../../../rehearsal/model/prompt-reader.ts";
+import { candidateFixes, listedFiles, moduleUnderTest } from "../../../rehearsal/policy/swe-skills.ts";
 
 /** The tool calls of a planned text (qwen25's `<tool_call>` JSON lines). */
 function calls(text: string): Array<{ name: string; arguments: Record<string, unknown> }> {

@@ -8,27 +8,27 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChatMessage } from "../../contracts/chat.ts";
-import type { RunEvent } from "../../contracts/events.ts";
-import { ChatTemplate } from "../../lib/model/chat-template.ts";
-import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
-import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import { BridgeServer } from "../../orchestrator/bridge/bridge-server.ts";
-import { TrainingPause } from "../../orchestrator/bridge/training-pause.ts";
-import { EventBus } from "../../orchestrator/event-bus.ts";
-import type { Sample } from "../../contracts/sample.ts";
-import type { ClosedTurn } from "../../contracts/turn.ts";
-import { parseJudgeAnswer } from "../../orchestrator/judging/judge-answer.ts";
-import { evaluationPrompt, hintPrompt } from "../../orchestrator/judging/judge-prompts.ts";
-import { hintedPromptIds } from "../../orchestrator/judging/hinted-prompt.ts";
-import { dispatchHybrid, type HybridDispatch } from "../../orchestrator/samples/hybrid-dispatch.ts";
-import { buildHybridSample } from "../../orchestrator/samples/hybrid-sample.ts";
-import { SampleStore } from "../../orchestrator/store/sample-store.ts";
-import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
-import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
-import { JudgeResponder } from "../../rehearsal/judge/responder.ts";
-import { PolicyResponder } from "../../rehearsal/policy/responder.ts";
-import { StandinSglangServer } from "../../rehearsal/sglang/server.ts";
+import type { ChatMessage } from "../../../contracts/chat.ts";
+import type { RunEvent } from "../../../contracts/events.ts";
+import { ChatTemplate } from "../../../lib/model/chat-template.ts";
+import { loadTokenizerFiles } from "../../../lib/model/model-files.ts";
+import { ModelTokenizer } from "../../../lib/model/model-tokenizer.ts";
+import { BridgeServer } from "../../../orchestrator/bridge/bridge-server.ts";
+import { TrainingPause } from "../../../orchestrator/bridge/training-pause.ts";
+import { EventBus } from "../../../orchestrator/event-bus.ts";
+import type { Sample } from "../../../contracts/sample.ts";
+import type { ClosedTurn } from "../../../contracts/turn.ts";
+import { parseJudgeAnswer } from "../../../orchestrator/judging/judge-answer.ts";
+import { evaluationPrompt, hintPrompt } from "../../../orchestrator/judging/judge-prompts.ts";
+import { hintedPromptIds } from "../../../orchestrator/judging/hinted-prompt.ts";
+import { dispatchHybrid, type HybridDispatch } from "../../../orchestrator/samples/hybrid-dispatch.ts";
+import { buildHybridSample } from "../../../orchestrator/samples/hybrid-sample.ts";
+import { SampleStore } from "../../../orchestrator/store/sample-store.ts";
+import { StalenessPolicy } from "../../../orchestrator/weights/staleness-policy.ts";
+import { WeightVersionTracker } from "../../../orchestrator/weights/weight-version-tracker.ts";
+import { JudgeResponder } from "../../../rehearsal/judge/responder.ts";
+import { PolicyResponder } from "../../../rehearsal/policy/responder.ts";
+import { StandinSglangServer } from "../../../rehearsal/sglang/server.ts";
 
 const QUESTIONS = ["How should I name my cat?", "How do I keep my basil alive?", "What is a good first hike?", "How do I boil an egg?"];
 const HINT_VOTES = 3;
@@ -142,7 +142,7 @@ async function trainOnBridge(extra: string[], sameBatch = false): Promise<{ trai
   }
 }
 
-describe("standin_trainer.py --method hybrid", () => {
+describe("rehearsal/trainer/trainer.py --method hybrid", () => {
   it("trains on hybrid frames through the real bridge and rollout function; its step metrics reach the bridge under native's names", async () => {
     const { trained, steps, served, built } = await trainOnBridge(["--hybrid-topk", "2"]);
     expect(trained).toHaveLength(ROLLOUTS);

@@ -1,13 +1,13 @@
 // The scripted user against a stand-in policy's own /v1/chat/completions (standing in for the proxy): rejects the
 // AI style, accepts others, runs tool calls, records weight versions; the reward curve groups them per version.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ChatTemplate } from "../../lib/model/chat-template.ts";
-import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
-import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import { PolicyResponder } from "../../rehearsal/policy/responder.ts";
-import { formatCurvePoint, rejectedShare, rewardCurve } from "../../rehearsal/user/reward-curve.ts";
-import { REJECTION, ScriptedUser, type TurnRecord } from "../../rehearsal/user/scripted-user.ts";
-import { StandinSglangServer } from "../../rehearsal/sglang/server.ts";
+import { ChatTemplate } from "../../../lib/model/chat-template.ts";
+import { loadTokenizerFiles } from "../../../lib/model/model-files.ts";
+import { ModelTokenizer } from "../../../lib/model/model-tokenizer.ts";
+import { PolicyResponder } from "../../../rehearsal/policy/responder.ts";
+import { formatCurvePoint, rejectedShare, rewardCurve } from "../../../rehearsal/user/reward-curve.ts";
+import { REJECTION, ScriptedUser, type TurnRecord } from "../../../rehearsal/user/scripted-user.ts";
+import { StandinSglangServer } from "../../../rehearsal/sglang/server.ts";
 
 let server: StandinSglangServer;
 const prompts: string[] = [];

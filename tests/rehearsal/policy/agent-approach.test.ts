@@ -4,16 +4,16 @@
 // step advantages (not at all for a masked, constant bucket).
 import path from "node:path";
 import { execa } from "execa";
-import { HANG_GUARD_MS } from "../support/hang-guard.ts";
+import { HANG_GUARD_MS } from "../../support/hang-guard.ts";
 import { describe, expect, it } from "vitest";
-import type { ChatMessage, Tool } from "../../contracts/chat.ts";
-import { ChatTemplate } from "../../lib/model/chat-template.ts";
-import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
-import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import { answerFromMemory, approachPositions, approachTokens, planEpisodeStep, readTask } from "../../rehearsal/policy/agent-approach.ts";
-import { verdictOf } from "../../rehearsal/judge/cues.ts";
-import { PolicyResponder } from "../../rehearsal/policy/responder.ts";
-import { lastConversationTurn, readPrompt } from "../../rehearsal/model/prompt-reader.ts";
+import type { ChatMessage, Tool } from "../../../contracts/chat.ts";
+import { ChatTemplate } from "../../../lib/model/chat-template.ts";
+import { loadTokenizerFiles } from "../../../lib/model/model-files.ts";
+import { ModelTokenizer } from "../../../lib/model/model-tokenizer.ts";
+import { answerFromMemory, approachPositions, approachTokens, planEpisodeStep, readTask } from "../../../rehearsal/policy/agent-approach.ts";
+import { verdictOf } from "../../../rehearsal/judge/cues.ts";
+import { PolicyResponder } from "../../../rehearsal/policy/responder.ts";
+import { lastConversationTurn, readPrompt } from "../../../rehearsal/model/prompt-reader.ts";
 
 const TOOLS: Tool[] = [
   { type: "function", function: { name: "python", description: "Run Python", parameters: { type: "object", properties: { code: { type: "string" } }, required: ["code"] } } },

@@ -2,11 +2,11 @@
 // (input) log-probs are at 1 whatever the request's temperature; token_ids_logprob answers with the sampler's
 // log-probs at the request's temperature (1 when greedy), in output_token_ids_logprobs, one row per output position.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GenerateRequest } from "../../contracts/sglang.ts";
-import type { Responder } from "../../rehearsal/model/responder.ts";
-import { StandinSglangServer } from "../../rehearsal/sglang/server.ts";
-import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
-import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
+import type { GenerateRequest } from "../../../contracts/sglang.ts";
+import type { Responder } from "../../../rehearsal/model/responder.ts";
+import { StandinSglangServer } from "../../../rehearsal/sglang/server.ts";
+import { loadTokenizerFiles } from "../../../lib/model/model-files.ts";
+import { ModelTokenizer } from "../../../lib/model/model-tokenizer.ts";
 
 let server: StandinSglangServer;
 let url: string;

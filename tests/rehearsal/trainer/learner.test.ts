@@ -3,10 +3,10 @@
 // probability must fall. The hybrid's rows hold the log-probs they claim, and an overlap-guided choice picks by overlap.
 import path from "node:path";
 import { execa } from "execa";
-import { HANG_GUARD_MS } from "../support/hang-guard.ts";
+import { HANG_GUARD_MS } from "../../support/hang-guard.ts";
 import { describe, expect, it } from "vitest";
 
-describe("StyleLearner (standin_learner.py)", () => {
+describe("StyleLearner (rehearsal/trainer/learner.py)", () => {
   it("pushes the rejected style down for binary, opd and combine", async () => {
     const result = await execa("/usr/bin/python3", ["tests/rehearsal/fixtures/learner_check.py", "binary", "opd", "combine"], {
       env: { PYTHONPATH: ["native", "rehearsal/trainer"].join(path.delimiter) },

@@ -2,15 +2,15 @@
 // environment and its sandbox: for every default task, the command the stand-in runs with the tool passes the task's
 // check, the answer from memory leaves it undone (score 0), and the second step ends the episode.
 import { describe, expect, it } from "vitest";
-import type { ChatMessage, Tool } from "../../contracts/chat.ts";
-import { TaskCatalogue } from "../../environments/task-catalogue.ts";
-import { shellTaskSchema } from "../../environments/terminal/shell-task.ts";
-import { TERMINAL_TASKS, TerminalEnvironment } from "../../environments/terminal/terminal-environment.ts";
-import { ChatTemplate } from "../../lib/model/chat-template.ts";
-import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
-import { planEpisodeStep } from "../../rehearsal/policy/agent-approach.ts";
-import { lastConversationTurn, readPrompt } from "../../rehearsal/model/prompt-reader.ts";
-import { shellCommandFor } from "../../rehearsal/policy/shell-skills.ts";
+import type { ChatMessage, Tool } from "../../../contracts/chat.ts";
+import { TaskCatalogue } from "../../../environments/task-catalogue.ts";
+import { shellTaskSchema } from "../../../environments/terminal/shell-task.ts";
+import { TERMINAL_TASKS, TerminalEnvironment } from "../../../environments/terminal/terminal-environment.ts";
+import { ChatTemplate } from "../../../lib/model/chat-template.ts";
+import { loadTokenizerFiles } from "../../../lib/model/model-files.ts";
+import { planEpisodeStep } from "../../../rehearsal/policy/agent-approach.ts";
+import { lastConversationTurn, readPrompt } from "../../../rehearsal/model/prompt-reader.ts";
+import { shellCommandFor } from "../../../rehearsal/policy/shell-skills.ts";
 
 /** The tool call's arguments in a planned text (qwen25's `<tool_call>` JSON), or null when it calls none. */
 function calledCommand(text: string): string | null {

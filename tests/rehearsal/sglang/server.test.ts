@@ -2,14 +2,14 @@
 // streaming, abort-mode pause with partial output and waiting requests, continue, weight version, chat SSE.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { STREAM_FORMS, type StreamForm } from "../../contracts/sglang.ts";
+import { STREAM_FORMS, type StreamForm } from "../../../contracts/sglang.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SglangClient } from "../../lib/sglang/sglang-client.ts";
-import { ChatTemplate } from "../../lib/model/chat-template.ts";
-import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
-import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import type { Responder } from "../../rehearsal/model/responder.ts";
-import { StandinSglangServer } from "../../rehearsal/sglang/server.ts";
+import { SglangClient } from "../../../lib/sglang/sglang-client.ts";
+import { ChatTemplate } from "../../../lib/model/chat-template.ts";
+import { loadTokenizerFiles } from "../../../lib/model/model-files.ts";
+import { ModelTokenizer } from "../../../lib/model/model-tokenizer.ts";
+import type { Responder } from "../../../rehearsal/model/responder.ts";
+import { StandinSglangServer } from "../../../rehearsal/sglang/server.ts";
 
 const IM_END = 151645;
 let server: StandinSglangServer;
@@ -234,7 +234,7 @@ describe("POST /v1/chat/completions", () => {
 });
 
 describe("the stand-in streams in each of SGLang's forms (tests/fixtures/sglang/stream-forms.json)", () => {
-  const facts = JSON.parse(readFileSync(path.join(import.meta.dirname, "../fixtures/sglang/stream-forms.json"), "utf8")) as {
+  const facts = JSON.parse(readFileSync(path.join(import.meta.dirname, "../../fixtures/sglang/stream-forms.json"), "utf8")) as {
     forms: Record<StreamForm, { output_ids: string; text: string; output_token_logprobs: string; output_token_logprobs_length: boolean }>;
   };
   const REPLY = "one two three four five";

@@ -6,10 +6,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { recipeSchema } from "../../contracts/recipe.ts";
-import { rehearsalProcesses, STANDIN_PYTHON } from "../../launchers/rehearsal-plan.ts";
+import { recipeSchema } from "../../../contracts/recipe.ts";
+import { rehearsalProcesses, STANDIN_PYTHON } from "../../../launchers/rehearsal-plan.ts";
 
-const root = path.resolve(import.meta.dirname, "..", "..");
+const root = path.resolve(import.meta.dirname, "..", "..", "..");
 
 const SCRIPT = `
 import json, os, sys
