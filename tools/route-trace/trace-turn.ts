@@ -11,6 +11,8 @@ import { recipeSchema } from "../../contracts/recipe.ts";
 import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { JudgePipeline } from "../../orchestrator/judging/judge-pipeline.ts";
+import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
+import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
 import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
 import { makeTurn, MemorySink, qwen3, ScriptedJudge } from "../../tests/judging/judge-harness.ts";
 
@@ -48,7 +50,8 @@ const server = new StandinSglangServer({ tokenizer, responder: judge, role: "jud
 const { url } = await server.start();
 const bus = new EventBus();
 const recordsDir = await mkdtemp(path.join(tmpdir(), "route-trace-"));
-const pipeline = new JudgePipeline({ recipe, judge: new SglangClient({ baseUrl: url }), judgeTemplate: template, judgeTokenizer: tokenizer, policyTemplate: template, policyTokenizer: tokenizer, bus, sink: new MemorySink(), recordsDir });
+const staleness = new StalenessPolicy(new WeightVersionTracker(), recipe.training.max_staleness);
+const pipeline = new JudgePipeline({ recipe, staleness, judge: new SglangClient({ baseUrl: url }), judgeTemplate: template, judgeTokenizer: tokenizer, policyTemplate: template, policyTokenizer: tokenizer, bus, sink: new MemorySink(), recordsDir });
 
 const closed = await makeTurn({ marker: "CASE-route", nextRole: kind === "step" ? "tool" : "user" });
 const turn = kind === "step" ? { ...closed, episode: { id: "e:route", groupId: "g:route" } } : closed;
