@@ -78,4 +78,11 @@ describe("the dependency rule", () => {
   it("no import circle, not even of types", () => {
     expect(circles().map((circle) => circle.join(" → "))).toEqual([]);
   });
+
+  it("tools import the sources, never the tests", () => {
+    const tools = sources("tools");
+    expect(tools.length).toBeGreaterThan(0);
+    const intoTests = tools.flatMap((file) => edgesOf(file).filter((edge) => edge.target.split(path.sep)[0] === "tests").map((edge) => `${file} → ${edge.target}`));
+    expect(intoTests).toEqual([]);
+  });
 });
