@@ -7,7 +7,7 @@ import type { PutOutcome } from "../../contracts/sample-sink.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { RunEvent, RunEventInput } from "../../contracts/events.ts";
-import { flattenRows, splitRows } from "../store/sample-frame.ts";
+import { flattenRows, splitRows } from "../samples/topk-rows.ts";
 import { plainArray } from "../../lib/worker-thread.ts";
 import type { FeedbackHeaders, FeedbackReply } from "./feedback-endpoint.ts";
 import type { TurnEnded } from "./open-turns.ts";
