@@ -105,7 +105,8 @@ describe("the dependency rule", () => {
   });
 
   it("every part of orchestrator/ has its place in the order", () => {
-    const parts = readdirSync(path.join(ROOT, "orchestrator")).filter((entry) => !entry.startsWith("."));
+    // (a folder without sources, such as one emptied by a move and left in a checkout, is no part)
+    const parts = [...new Set(sources("orchestrator").map((file) => orchestratorPart(file)!))];
     expect(parts.filter((part) => !(part in ORCHESTRATOR_MAY_IMPORT)), "not in ORCHESTRATOR_LAYERS").toEqual([]);
     expect(Object.keys(ORCHESTRATOR_MAY_IMPORT).filter((part) => !parts.includes(part)), "listed but gone").toEqual([]);
   });
