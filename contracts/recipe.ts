@@ -602,7 +602,7 @@ export function trainerTeacherGap(recipe: z.output<typeof recipeObjectSchema>): 
 export function hybridTrainerGap(recipe: z.output<typeof recipeObjectSchema>): string | null {
   const noTrainer = noTrainerGap(recipe);
   if (noTrainer !== null) return noTrainer;
-  // the rehearsal's stand-in trainer has the hybrid's loss (rehearsal/standin_hybrid.py)
+  // the rehearsal's stand-in trainer has the hybrid's loss (rehearsal/trainer/hybrid.py)
   if (recipe.engine.kind === "rehearsal") return null;
   return megatronTeacherGap(recipe);
 }

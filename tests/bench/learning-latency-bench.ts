@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { LEARNING_LATENCY_STAGES, statusSnapshotSchema, type StatusSnapshot } from "../../contracts/status.ts";
-import { ScriptedUser } from "../../rehearsal/scripted-user.ts";
+import { ScriptedUser } from "../../rehearsal/user/scripted-user.ts";
 import { freePort, until } from "../support/loopback.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 

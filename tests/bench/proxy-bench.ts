@@ -331,7 +331,7 @@ async function startJudgingProxy(method: string, on: string, engineUrl: string, 
   if (!["binary", "opd", "combine"].includes(method)) throw new Error(`--judging=${method}: use binary, opd or combine`);
   if (!["thread", "loop"].includes(on)) throw new Error(`--judging-on=${on}: use thread (as openclaw-rl start runs it) or loop`);
   const root = path.resolve(path.dirname(SELF), "../..");
-  const judge = execa(process.execPath, ["--import", "tsx", path.join(root, "rehearsal/standin-sglang-main.ts"), "--role", "judge", "--port", "0"], { reject: false });
+  const judge = execa(process.execPath, ["--import", "tsx", path.join(root, "rehearsal/sglang/main.ts"), "--role", "judge", "--port", "0"], { reject: false });
   const judgeUrl = await new Promise<string>((resolve, reject) => {
     let buffer = "";
     judge.stdout?.on("data", (data: Buffer) => {

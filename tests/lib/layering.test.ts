@@ -130,3 +130,25 @@ describe("the dependency rule", () => {
     expect(intoTests).toEqual([]);
   });
 });
+
+/** Inside rehearsal/, one folder per actor (docs/architecture.md): each imports only itself and the folders after it. */
+const REHEARSAL_ORDER = ["sglang", "judge", "user", "policy", "model"] as const;
+
+describe("the order inside rehearsal/", () => {
+  const actorOf = (file: string) => file.split(path.sep)[1]!;
+  const actors = (file: string) => file.startsWith(`rehearsal${path.sep}`) && (REHEARSAL_ORDER as readonly string[]).includes(actorOf(file));
+
+  it("every TypeScript file of rehearsal/ sits in an actor's folder (assistant-text-parser.ts until it moves to lib/)", () => {
+    const loose = sources("rehearsal").filter((file) => !actors(file) && file !== path.join("rehearsal", "assistant-text-parser.ts"));
+    expect(loose).toEqual([]);
+  });
+
+  it("each actor's folder imports only itself and the folders after it", () => {
+    const breaches = [...graph].filter(([file]) => actors(file)).flatMap(([file, edges]) =>
+      edges
+        .filter((edge) => actors(edge.target) && REHEARSAL_ORDER.indexOf(actorOf(edge.target) as never) < REHEARSAL_ORDER.indexOf(actorOf(file) as never))
+        .map((edge) => `${file} → ${edge.target}`),
+    );
+    expect(breaches).toEqual([]);
+  });
+});

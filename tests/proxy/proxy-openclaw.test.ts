@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashLogprob } from "../../rehearsal/standin-model.ts";
+import { hashLogprob } from "../../rehearsal/model/responder.ts";
 import { assemble, startHarness, streamChat, type Harness } from "./harness.ts";
 import { openclawFixture } from "./fixtures.ts";
 

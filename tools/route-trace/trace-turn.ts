@@ -19,8 +19,8 @@ import { EventBus } from "../../orchestrator/event-bus.ts";
 import { JudgePipeline } from "../../orchestrator/judging/judge-pipeline.ts";
 import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
 import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
-import { JudgeResponder } from "../../rehearsal/judge-responder.ts";
-import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
+import { JudgeResponder } from "../../rehearsal/judge/responder.ts";
+import { StandinSglangServer } from "../../rehearsal/sglang/server.ts";
 
 const ROOT = path.resolve(fileURLToPath(import.meta.url), "../../..");
 const kind = process.argv[2] ?? "binary";
