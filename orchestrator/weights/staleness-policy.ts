@@ -38,6 +38,11 @@ export class StalenessPolicy {
     return this.stalenessOf(weightVersions, current) > this.maxStaleness;
   }
 
+  /** Tokens trained now or never: the next weight version makes them stale (the store's batches take them first). */
+  isLastChance(weightVersions: readonly string[], current = this.current()): boolean {
+    return this.stalenessOf(weightVersions, current) >= this.maxStaleness;
+  }
+
   /**
    * How many samples may wait in line and still be trained fresh: batches of `batchSize` take one weight version each
    * and the batch in training when a sample is made brings one version more, so a sample is trained before this rule

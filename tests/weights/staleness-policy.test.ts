@@ -36,6 +36,17 @@ describe("the staleness rule", () => {
     expect(policy.stalenessOf(["12"])).toBe(0); // a token newer than the tracker's version is not "behind"
   });
 
+  it("says which tokens are on their last chance: the next version makes them stale", () => {
+    const tracker = new WeightVersionTracker();
+    const policy = new StalenessPolicy(tracker, 2);
+    tracker.observe("10");
+    expect(policy.isLastChance(["9"])).toBe(false);
+    expect(policy.isLastChance(["9", "8"])).toBe(true);
+    expect(policy.isStale(["9", "8"])).toBe(false);
+    expect(policy.isLastChance(["v2"])).toBe(false); // no known version: never stale, never last
+    expect(new StalenessPolicy(tracker, 0).isLastChance(["10"])).toBe(true); // max_staleness 0: only the current version, once
+  });
+
   it("sizes the window of samples that may wait in line: max_staleness × batch_size", () => {
     expect(new StalenessPolicy(new WeightVersionTracker(), 5).window(4)).toBe(20);
     expect(new StalenessPolicy(new WeightVersionTracker(), 0).window(4)).toBe(0);
