@@ -9,6 +9,7 @@ export type ErrorCode =
   | "TP_MISMATCH"
   | "NODE_MISALIGNED"
   | "PLACEMENT_INVALID"
+  | "BATCH_MISALIGNED"
   | "ENGINE_UNSUPPORTED"
   | "PORT_IN_USE"
   | "RAY_RUNNING"

@@ -180,7 +180,11 @@ export type FairBatchSettings = z.infer<typeof fairBatchSchema>;
 
 export const trainingSchema = z
   .object({
-    batch_size: positiveInt.default(16).describe("Samples per training step (--rollout-batch-size; one optimizer step per batch)."),
+    batch_size: positiveInt
+      .default(16)
+      .describe(
+        "Samples per optimizer step, 16 as the reference (--rollout-batch-size with --num-steps-per-rollout 1: slime's global batch is this, so every sample is in exactly one step at any size). Smaller trains sooner, at a noisier step for the same training.lr and more steps and weight syncs per sample. A multiple of the trainer's data-parallel size. docs/judging.md.",
+      ),
     lr: z.number().positive().default(1e-5).describe("Adam learning rate."),
     eps_clip: z.number().positive().default(0.2).describe("PPO clip epsilon (low side)."),
     eps_clip_high: z.number().positive().default(0.28).describe("PPO clip epsilon (high side)."),
@@ -234,7 +238,7 @@ export const trainingSchema = z
       .min(0)
       .default(0)
       .describe(
-        "Train on a partial batch once the oldest ready sample has waited this many seconds and no full batch came (0: off, always a full training.batch_size). Trades latency for gradient noise: a person's turn reaches the weights within about this long, but a step over few samples is a noisier gradient at the same learning rate. On slime only the fork's Megatron backend can (it adds --use-dynamic-global-batch-size); upstream slime and the FSDP backend refuse a short batch. docs/judging.md.",
+        "Train on a partial batch once the oldest ready sample has waited this many seconds and no full batch came (0: off, always a full training.batch_size). Trades latency for gradient noise: a person's turn reaches the weights within about this long, but a step over few samples is a noisier gradient at the same learning rate. On slime only the fork's Megatron backend with a single data-parallel rank can (it adds --use-dynamic-global-batch-size); upstream slime, the FSDP backend and a data-parallel trainer refuse a short batch. docs/judging.md.",
       ),
     load_dir: z.string().optional().describe("Resume from this checkpoint folder (--load)."),
     ref_load: z.string().optional().describe("Reference model checkpoint (--ref-load); defaults to model.path."),
@@ -602,7 +606,7 @@ export function trainerTeacherGap(recipe: z.output<typeof recipeObjectSchema>): 
 export function hybridTrainerGap(recipe: z.output<typeof recipeObjectSchema>): string | null {
   const noTrainer = noTrainerGap(recipe);
   if (noTrainer !== null) return noTrainer;
-  // the rehearsal's stand-in trainer has the hybrid's loss (rehearsal/standin_hybrid.py)
+  // the rehearsal's stand-in trainer has the hybrid's loss (rehearsal/trainer/hybrid.py)
   if (recipe.engine.kind === "rehearsal") return null;
   return megatronTeacherGap(recipe);
 }

@@ -3,6 +3,7 @@
 import { OpenclawRlError, OpenclawRlErrorList } from "../contracts/errors.ts";
 import type { EngineSlot, NodePlacement, Placement } from "../contracts/plan.ts";
 import { trainingBackend, type Recipe } from "../contracts/recipe.ts";
+import { batchProblems } from "./trainer-batch.ts";
 
 /*
  * slime packs one bundle per GPU, sorts them by (node, GPU id) and hands out the sorted list in order:
@@ -14,6 +15,7 @@ import { trainingBackend, type Recipe } from "../contracts/recipe.ts";
  *     by `rank // engines_per_node` and gives each group the host of its first engine)
  *  5. every engine sits on one node                                        (rules 3-5: NODE_MISALIGNED)
  *  6. a standalone judge is one SGLang server: its GPUs sit on one node.
+ *  7. the batch fits the trainer's data-parallel size (trainer-batch.ts)
  */
 
 export interface Slices {
@@ -99,6 +101,7 @@ export function placementProblems(recipe: Recipe): OpenclawRlError[] {
   checkEngines("rollout", slices.rollout, cluster.rollout_tp, add);
   if (slices.prm > 0) checkEngines("prm", slices.prm, cluster.prm_tp, add);
   if (problems.length > 0) return problems;
+  problems.push(...batchProblems(recipe));
 
   if (slices.actor > perNode && slices.actor % perNode !== 0) {
     add("NODE_MISALIGNED", "cluster.actor_gpus", `the trainer spans nodes, so cluster.actor_gpus (${slices.actor}) must be a multiple of gpus_per_node (${perNode})`, "slime's trainer takes whole nodes when it spans several");

@@ -36,7 +36,7 @@ function serverProcess(recipe: Recipe, context: PlanContext, role: "policy" | "j
     cwd: context.packageRoot,
     argv: [
       process.execPath, "--import", "tsx/esm",
-      path.join(context.packageRoot, "rehearsal", "standin-sglang-main.ts"),
+      path.join(context.packageRoot, "rehearsal", "sglang", "main.ts"),
       "--role", role,
       "--port", String(port),
       "--tokenizer", tokenizer,
@@ -71,7 +71,7 @@ function trainerProcess(recipe: Recipe, context: PlanContext): ProcessSpec {
     node: 0,
     cwd: context.packageRoot,
     argv: [
-      STANDIN_PYTHON, path.join(context.packageRoot, "rehearsal", "standin_trainer.py"),
+      STANDIN_PYTHON, path.join(context.packageRoot, "rehearsal", "trainer", "trainer.py"),
       "--policy-url", `http://127.0.0.1:${rehearsal.policy_port}`,
       "--judge-url", `http://127.0.0.1:${rehearsal.judge_port}`,
       "--method", recipe.method,

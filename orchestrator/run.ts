@@ -346,7 +346,7 @@ async function startEpisodes(run: Run, proxyUrl: string, store: SampleStore | nu
 
 /** The rollout budget over the store, told of every episode's end and every judged step (from the bus). */
 function followBudget(run: Run, store: SampleStore): RolloutBudget {
-  const budget = new RolloutBudget({ maxStaleness: run.recipe.training.max_staleness, batchSize: run.recipe.training.batch_size, ready: () => store.counts().ready });
+  const budget = new RolloutBudget({ staleness: store.staleness, batchSize: run.recipe.training.batch_size, ready: () => store.counts().ready });
   const unsubscribe = run.bus.subscribe((event) => {
     if (event.type === "episode-end") budget.episodeEnded(event.episodeId, event.steps);
     else if (event.type === "turn-judged") budget.stepJudged(event.sessionId);

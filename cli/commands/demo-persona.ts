@@ -1,9 +1,9 @@
 // `openclaw-rl demo --persona student|ta|teacher`: one of the reference's homework personas talks to the running
 // rehearsal session after session and prints each session's first-reply verdict and the paper's sessions-until count.
 import { sessionsUntilPreference, sessionsUntilSettled, SESSIONS_UNTIL_CAP, SESSIONS_UNTIL_STREAK } from "../../orchestrator/evaluation/sessions-until.ts";
-import { HOMEWORK_PERSONAS, parsePersonaId } from "../../rehearsal/homework-personas.ts";
-import { PersonaUser } from "../../rehearsal/persona-user.ts";
-import type { ProxyChatOptions } from "../../rehearsal/proxy-chat.ts";
+import { HOMEWORK_PERSONAS, parsePersonaId } from "../../rehearsal/user/homework-personas.ts";
+import { PersonaUser } from "../../rehearsal/user/persona-user.ts";
+import type { ProxyChatOptions } from "../../rehearsal/user/proxy-chat.ts";
 
 /** Plays sessions until the count is settled (the streak shows, or the cap is played); returns the count. */
 export async function playPersona(personaName: string, chat: ProxyChatOptions & { policyUrl: string }, method: string): Promise<number> {

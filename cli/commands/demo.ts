@@ -3,9 +3,9 @@
 // With --persona, a homework persona plays instead (demo-persona.ts).
 import type { Command } from "commander";
 import { OpenclawRlError } from "../../contracts/errors.ts";
-import { formatCurvePoint, rejectedShare, rewardCurve, type CurvePoint } from "../../rehearsal/reward-curve.ts";
-import { parsePersonaId } from "../../rehearsal/homework-personas.ts";
-import { ScriptedUser, type TurnRecord } from "../../rehearsal/scripted-user.ts";
+import { formatCurvePoint, rejectedShare, rewardCurve, type CurvePoint } from "../../rehearsal/user/reward-curve.ts";
+import { parsePersonaId } from "../../rehearsal/user/homework-personas.ts";
+import { ScriptedUser, type TurnRecord } from "../../rehearsal/user/scripted-user.ts";
 import { playPersona } from "./demo-persona.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
 

@@ -4,7 +4,9 @@ import path from "node:path";
 import type { Command } from "commander";
 import type { LaunchPlan, Placement, PlanContext, ProcessSpec } from "../../contracts/plan.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
+import { OpenclawRlErrorList } from "../../contracts/errors.ts";
 import { buildLaunchPlan } from "../../launchers/launch-plan.ts";
+import { standInWeightErrors } from "../../launchers/slime/stand-in-weights.ts";
 import { bridgeHost } from "../../orchestrator/bridge/bridge-server.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
 import { PACKAGE_ROOT } from "../recipe-file.ts";
@@ -21,6 +23,9 @@ export function registerPlanCommand(program: Command): void {
     .option("--json", "print the plan as JSON")
     .action(async (options: PlanOptions) => {
       const { recipe, file } = recipeFromOptions(options);
+      // a plan that hands slime the stand-in's name is wrong on every machine: refused here, not left to start's checks
+      const standIn = standInWeightErrors(recipe);
+      if (standIn.length > 0) throw new OpenclawRlErrorList(standIn);
       const plan = await buildLaunchPlan(recipe, placeholderContext(recipe, process.env));
       process.stdout.write(options.json ? `${JSON.stringify(planJson(plan), null, 2)}\n` : formatPlan(plan, recipe, file));
     });

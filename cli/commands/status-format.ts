@@ -56,7 +56,7 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
   const resetShown = reset !== null && reset.at >= (update?.at ?? 0); // once updated since, the update says more
   lines.push(
     `weights     version ${status.weight_version ?? "–"}${status.weights_updating ? " (updating…)" : ""}` +
-      (resetShown ? ` · counted from 0 again ${ago(reset.at)} (was ${reset.from_version}: the trainer restarted)` : update ? ` · last update ${ago(update.at)} (the update took ${duration(update.duration_ms)})` : ""),
+      (resetShown ? ` · counted from 0 again ${ago(reset.at)} (was ${reset.from_version}: the trainer restarted)` : update ? ` · last update ${ago(update.at)} (${updateWords(update)})` : ""),
   );
   if (!status.version_labels.exact) lines.push(`            ⚠ ${status.version_labels.note}`);
   lines.push(...learningLatencyLines(status.learning_latency, ago));
@@ -143,6 +143,21 @@ function mark(state: string): string {
 
 function truncate(text: string, width: number): string {
   return text.length > width && width > 3 ? `${text.slice(0, width - 1)}…` : text;
+}
+
+/**
+ * What the last weight update was and how long it took. Version 1 is always the trainer's initial sync (slime's
+ * train_async.py and the stand-in trainer push their starting weights once before the first rollout), not a batch.
+ */
+function updateWords(update: NonNullable<StatusSnapshot["last_weights_update"]>): string {
+  const took = `took ${updateDuration(update.duration_ms)}`;
+  return update.to_version === "1" ? `v1: the trainer's initial sync of the weights it starts from, no batch trained in it; ${took}` : `the update ${took}`;
+}
+
+/** An update's duration: sub-second ones (the stand-ins' swaps) with one decimal, not "0s". */
+function updateDuration(ms: number): string {
+  if (ms >= 1000) return duration(ms);
+  return ms < 50 ? "<0.1s" : `${(ms / 1000).toFixed(1)}s`;
 }
 
 function duration(ms: number): string {

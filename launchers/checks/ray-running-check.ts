@@ -6,7 +6,7 @@ import { checkPort, recipePorts } from "../recipe-ports.ts";
 import { rayControlFor } from "../supervisor/plan-children.ts";
 import { failed, passed, type CheckResult } from "./check-result.ts";
 
-const FIX = "openclaw-rl starts its own Ray head: stop the running one with `ray stop` if it is yours, or set cluster.ray_port / cluster.dashboard_port to free ports";
+const FIX = "openclaw-rl starts its own Ray head: stop the running one with `ray stop` if it is yours (it stops every Ray of your user on this machine), or set cluster.ray_port / cluster.dashboard_port to free ports";
 
 export async function checkRayRunning(recipe: Recipe, plan: LaunchPlan, environment: Record<string, string | undefined>): Promise<CheckResult[]> {
   const ray = rayControlFor(recipe, environment, plan.processes);

@@ -3,7 +3,6 @@
 import type { EngineState } from "../../contracts/events.ts";
 import type { ProcessSpec } from "../../contracts/plan.ts";
 import type { ChildResult } from "./child-result.ts";
-import type { OrphanCommand } from "./orphan-watchdog.ts";
 import type { ReadinessProbe } from "./readiness-probe.ts";
 import type { RestartPolicy } from "./restart-policy.ts";
 
@@ -30,12 +29,14 @@ export interface ChildDefinition {
   after: string[];
   /** Rewrites the spec before restart number `attempt` (a new submission id, --load from the last checkpoint). */
   respawn?: (spec: ProcessSpec, attempt: number) => ProcessSpec;
-  /** A graceful stop that runs before any signal (`ray job stop` and wait, `ray stop`). */
+  /** A graceful stop that runs before any signal (`ray job stop` and wait). */
   gracefulStop?: () => Promise<void>;
-  /** The forced variant (second Ctrl-C): e.g. `ray stop --force`. */
-  forcedStop?: () => Promise<void>;
-  /** A command the orphan watchdog runs if the orchestrator dies without stopping (e.g. `ray stop`). */
-  orphanCommand?: OrphanCommand;
+  /**
+   * Its leader stops the rest of its group in order on SIGTERM (`ray start --block`): a graceful stop and the orphan
+   * watchdog SIGTERM the leader alone first and give it time, before signalling the group. Never `ray stop`, which
+   * stops every Ray of the machine's user by process name.
+   */
+  leaderStopsGroup?: boolean;
 }
 
 export interface ChildStatus {

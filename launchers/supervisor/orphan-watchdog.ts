@@ -5,11 +5,6 @@ import { execa, type ResultPromise } from "execa";
 
 const SCRIPT = fileURLToPath(new URL("./orphan-watchdog.mjs", import.meta.url));
 
-export interface OrphanCommand {
-  argv: string[];
-  env: Record<string, string | undefined>;
-}
-
 export class OrphanWatchdog {
   private readonly subprocess: ResultPromise<{ stdin: "pipe"; stdout: "ignore"; stderr: "inherit"; detached: true; reject: false }>;
 
@@ -31,17 +26,13 @@ export class OrphanWatchdog {
     return this.subprocess.pid;
   }
 
-  watchGroup(pgid: number): void {
-    this.send({ add: pgid });
+  /** leaderFirst: when orphaned, SIGTERM the group's leader alone first and give it time (`ray start --block`). */
+  watchGroup(pgid: number, leaderFirst = false): void {
+    this.send(leaderFirst ? { add: pgid, leaderFirst: true } : { add: pgid });
   }
 
   forgetGroup(pgid: number): void {
     this.send({ remove: pgid });
-  }
-
-  /** A command the watchdog runs first when orphaned (e.g. `ray stop` with the Ray head's environment). */
-  onOrphan(command: OrphanCommand): void {
-    this.send({ onOrphan: command });
   }
 
   /** A clean stop: the watchdog exits without touching anything. */

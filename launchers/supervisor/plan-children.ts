@@ -124,9 +124,8 @@ function rayHead(spec: ProcessSpec, recipe: Recipe, ray: RayControl, hooks: Defi
     restart: NEVER_RESTART,
     gatesTraffic: true,
     after: [],
-    gracefulStop: async () => void (await ray.stop(false)),
-    forcedStop: async () => void (await ray.stop(true, 15_000)),
-    orphanCommand: { argv: [ray.options.ray, "stop"], env: ray.options.environment },
+    // `ray start --block` stops this run's Ray processes on SIGTERM; `ray stop` would stop every Ray of the user
+    leaderStopsGroup: true,
   };
 }
 

@@ -65,6 +65,20 @@ export async function waitUntil(check: () => boolean, timeoutMs: number, interva
   return check();
 }
 
+/**
+ * SIGTERM to the group's leader alone, for a leader that stops the rest of its group in order (`ray start --block`
+ * stops its raylet, GCS, dashboard and workers); then waits up to timeoutMs for the group to empty. True when it did.
+ */
+export async function terminateThroughLeader(pid: number, timeoutMs: number): Promise<boolean> {
+  if (!isGroupAlive(pid)) return true;
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {
+    return false; // the leader is gone: no one to stop the rest, which the group's signals that follow reach
+  }
+  return waitUntil(() => !isGroupAlive(pid), timeoutMs);
+}
+
 /** SIGTERM the group, wait up to graceMs, then SIGKILL what is left. Returns the signal that ended it. */
 export async function terminateGroup(pid: number, graceMs: number): Promise<"SIGTERM" | "SIGKILL" | null> {
   if (!isGroupAlive(pid)) return null;

@@ -1,5 +1,6 @@
 // The Ray commands the supervisor needs, each with a timeout: is a cluster up and how many nodes joined,
-// a job's status (dashboard REST, cheap), `ray job stop` and wait for STOPPED, `ray stop [--force]`.
+// a job's status (dashboard REST, cheap), `ray job stop` and wait for STOPPED. Never `ray stop`: it stops every Ray of
+// the machine's user by process name (the head's own `ray start --block` stops this run's, supervisor.ts).
 import { execa } from "execa";
 
 export interface RayControlOptions {
@@ -57,11 +58,6 @@ export class RayControl {
       if (Date.now() > deadline) return status;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-  }
-
-  async stop(force: boolean, timeoutMs = 60_000): Promise<string> {
-    const result = await this.run(force ? ["stop", "--force"] : ["stop"], timeoutMs);
-    return `${result.stdout}\n${result.stderr}`.trim();
   }
 
   private run(args: string[], timeoutMs: number) {

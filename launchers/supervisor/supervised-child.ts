@@ -166,7 +166,7 @@ export class SupervisedChild {
     const exited = processExit(subprocess);
     if (this.pid !== undefined) {
       this.context.registry?.add({ name: spec.name, pid: this.pid, command: file, startedAt });
-      this.context.watchdog?.watchGroup(this.pid);
+      this.context.watchdog?.watchGroup(this.pid, this.definition.leaderStopsGroup === true);
       this.log?.lifecycle("info", `started pid ${this.pid}: ${redactArgv(spec.argv).join(" ")}`, { pid: this.pid, argv: spec.argv, cwd: spec.cwd });
       this.setState("starting", `pid ${this.pid}, waiting for readiness`);
     }

@@ -8,6 +8,7 @@ import type { TerminalWriter } from "./child-log.ts";
 import type { ChildResult } from "./child-result.ts";
 import { OrphanWatchdog } from "./orphan-watchdog.ts";
 import { PidRegistry } from "./pid-registry.ts";
+import { isProcessAlive, terminateThroughLeader } from "./process-group.ts";
 import { SupervisedChild } from "./supervised-child.ts";
 import { withTimeout } from "./with-timeout.ts";
 
@@ -20,7 +21,7 @@ export interface SupervisorOptions {
   logMaxBytes?: number;
   /** Grace between SIGTERM and SIGKILL. */
   stopGraceMs?: number;
-  /** Bound of each graceful stop hook (ray job stop, ray stop). */
+  /** Bound of each graceful stop (ray job stop; the Ray head's leader stopping its group). */
   gracefulStopTimeoutMs?: number;
   onState?: (name: string, state: EngineState, detail: string) => void;
   /** Start the orphan watchdog (default true). */
@@ -71,7 +72,6 @@ export class Supervisor {
         onState: (name, state, detail) => this.options.onState?.(name, state, detail),
       });
       this.children.set(definition.name, child);
-      if (definition.orphanCommand) this.watchdog?.onOrphan(definition.orphanCommand);
     }
     const started = definitions.map(async (definition) => {
       for (const name of definition.after) {
@@ -125,7 +125,7 @@ export class Supervisor {
     for (const child of this.children.values()) child.beginStop();
   }
 
-  /** Stop order: graceful hooks newest first (ray job stop → ray stop), then SIGTERM → SIGKILL of each live group. */
+  /** Stop order: graceful stops newest first (ray job stop → the Ray head's leader), then SIGTERM → SIGKILL of each live group. */
   stop(options: { force?: boolean } = {}): Promise<StopReport> {
     const force = options.force ?? false;
     if (this.stopping && !force) return this.stopping;
@@ -138,11 +138,11 @@ export class Supervisor {
     const steps: string[] = [];
     const children = [...this.children.values()].reverse();
     for (const child of children) child.beginStop();
+    const bound = this.options.gracefulStopTimeoutMs ?? 90_000;
     for (const child of children) {
-      const hook = force ? child.definition.forcedStop : child.definition.gracefulStop;
+      const hook = force ? undefined : gracefulStopOf(child, bound);
       if (!hook) continue;
-      steps.push(`${child.definition.name}: ${force ? "forced" : "graceful"} stop`);
-      const bound = this.options.gracefulStopTimeoutMs ?? 90_000;
+      steps.push(`${child.definition.name}: graceful stop`);
       const outcome = await withTimeout(hook(), bound).catch((error) => `failed: ${(error as Error).message}`);
       if (outcome === "timeout") steps.push(`${child.definition.name}: graceful stop took longer than ${bound / 1000}s, signalling it`);
       else if (typeof outcome === "string") steps.push(`${child.definition.name}: graceful stop ${outcome}`);
@@ -158,4 +158,15 @@ export class Supervisor {
     this.registry.write();
     return { forced: force, steps, results: results.filter((result): result is ChildResult => result !== undefined) };
   }
+}
+
+/** A child's graceful stop: its own hook, else (leaderStopsGroup) SIGTERM to its leader and the wait for its group. */
+function gracefulStopOf(child: SupervisedChild, boundMs: number): (() => Promise<void>) | undefined {
+  if (child.definition.gracefulStop) return child.definition.gracefulStop;
+  const pid = child.status().pid;
+  // a leader that already ended (`ray start` without --block) leaves its group to the signals that follow
+  if (!child.definition.leaderStopsGroup || pid === undefined || !isProcessAlive(pid)) return undefined;
+  return async () => {
+    if (!(await terminateThroughLeader(pid, boundMs))) throw new Error(`process group ${pid} still there after its leader's SIGTERM`);
+  };
 }

@@ -53,29 +53,32 @@ def response_teacher_values(logits: torch.Tensor, teacher_tokens: Sequence[int],
     return TeacherValues(values, top.values, top.indices)
 
 
-def fill_teacher_log_probs(samples: list, forward: Callable[[torch.Tensor], torch.Tensor], temperature: float, topk: int = 0) -> int:
-    """Sets teacher_log_probs (and the top-K arrays with topk > 0) on every sample that carries a teacher
-    (teacher_carriage.py): from one forward over its teacher tokens, or the carried log-probs as they are (a combine
+def fill_teacher_values(samples: list, values_of: Callable[[torch.Tensor, int], TeacherValues]) -> int:
+    """Sets teacher_log_probs (and the top-K arrays where the values have them) on every sample that carries a teacher
+    (teacher_carriage.py): values_of(teacher tokens, response length), or the carried log-probs as they are (a combine
     sample without a hint carries its rollout log-probs). Returns how many samples the teacher scored. Samples that
     carry nothing keep what they have."""
     filled = 0
-    with torch.no_grad():
-        for sample in samples:
-            teacher = teacher_carriage.carried(sample)
-            if teacher is None:
-                continue
-            if teacher.tokens is None:
-                sample.teacher_log_probs = teacher.log_probs
-                continue
-            tokens = teacher.tokens.tolist()
-            logits = forward(teacher.tokens)
-            values = response_teacher_values(logits, tokens, int(sample.response_length), temperature, topk)
-            sample.teacher_log_probs = values.log_probs
-            if values.topk_log_probs is not None:
-                sample.teacher_topk_log_probs = values.topk_log_probs
-                sample.teacher_topk_indices = values.topk_indices
-            filled += 1
+    for sample in samples:
+        teacher = teacher_carriage.carried(sample)
+        if teacher is None:
+            continue
+        if teacher.tokens is None:
+            sample.teacher_log_probs = teacher.log_probs
+            continue
+        values = values_of(teacher.tokens, int(sample.response_length))
+        sample.teacher_log_probs = values.log_probs
+        if values.topk_log_probs is not None:
+            sample.teacher_topk_log_probs = values.topk_log_probs
+            sample.teacher_topk_indices = values.topk_indices
+        filled += 1
     return filled
+
+
+def fill_teacher_log_probs(samples: list, forward: Callable[[torch.Tensor], torch.Tensor], temperature: float, topk: int = 0) -> int:
+    """fill_teacher_values from one forward over each sample's teacher tokens (logits [L, V]), at the temperature."""
+    with torch.no_grad():
+        return fill_teacher_values(samples, lambda tokens, length: response_teacher_values(forward(tokens), tokens.tolist(), length, temperature, topk))
 
 
 # rows of the vocabulary-wide pass held at once: a full-vocabulary float32 copy of every response row would cost

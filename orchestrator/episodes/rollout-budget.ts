@@ -1,13 +1,11 @@
-// How far episodes may run ahead of the trainer. Samples wait in line for batches of batch_size, one weight version
-// per batch, and are dropped when their tokens are more than max_staleness versions old; the batch in training when
-// they are made brings one version more. So a sample made now is trained fresh only while at most max_staleness ×
-// batch_size samples are ahead of it, itself included. The budget admits a new task group only when the samples
-// already ahead (ready in the store, made by finished episodes and not yet judged, expected of running episodes) plus
-// the group's own fit in that window. Counts only; starts nothing itself.
+// How far episodes may run ahead of the trainer: a new task group starts only when the samples already ahead (ready
+// in the store, made by finished episodes and not yet judged, expected of running episodes) plus the group's own fit
+// in the staleness rule's window (staleness-policy.ts). Counts only; starts nothing itself.
+import type { StalenessPolicy } from "../weights/staleness-policy.ts";
 
 export interface RolloutBudgetOptions {
-  /** training.max_staleness. */
-  maxStaleness: number;
+  /** The run's staleness rule (the store's): its window sizes the budget. */
+  staleness: StalenessPolicy;
   /** training.batch_size. */
   batchSize: number;
   /** Samples ready in the store now (not handed out). */
@@ -36,7 +34,7 @@ export class RolloutBudget {
 
   /** Samples that can wait in line and still be trained before the staleness rule drops them. */
   get window(): number {
-    return this.options.maxStaleness * this.options.batchSize;
+    return this.options.staleness.window(this.options.batchSize);
   }
 
   /** An episode reported its outcome: its steps will become samples (or be judged untrainable). */

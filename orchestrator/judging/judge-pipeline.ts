@@ -15,9 +15,7 @@ import type { EventBus } from "../event-bus.ts";
 import { EpisodeBook, type SettledGroup } from "../episodes/episode-book.ts";
 import { turnRefusal } from "../samples/sample-gate.ts";
 import { JudgementRecords, type JudgementRecord } from "../records/judgement-records.ts";
-import { StalenessPolicy } from "../weights/staleness-policy.ts";
-import { followVersionEvent } from "../weights/version-events.ts";
-import { WeightVersionTracker } from "../weights/weight-version-tracker.ts";
+import type { StalenessPolicy } from "../weights/staleness-policy.ts";
 import { CallLimiter } from "./call-limiter.ts";
 import { judgeStep, stepRecordPart, stepVerdict, type EpisodeStep, type StepJudgement } from "./episode-step-judge.ts";
 import { handleFeedbackRequest, type FeedbackHeaders, type FeedbackReply } from "./feedback-endpoint.ts";
@@ -50,8 +48,8 @@ export interface JudgePipelineDeps {
   turnRetries?: number;
   /** ... after this long (default 30 s). */
   turnRetryDelayMs?: number;
-  /** The engines' weight version when judging starts (later ones come as bus events; default 0). */
-  currentVersion?: number;
+  /** The run's staleness rule over the run's weight version (on the judging thread, read from its tracker's shared cell). */
+  staleness: StalenessPolicy;
 }
 
 export class JudgePipeline {
@@ -71,8 +69,6 @@ export class JudgePipeline {
   private readonly waiting: ClosedTurn[] = [];
   private judging = 0;
   private readonly maxJudging: number;
-  /** The engines' weight version on this thread: the run's owner type, fed by the weight events it follows. */
-  private readonly versions: WeightVersionTracker;
   private readonly staleness: StalenessPolicy;
   private readonly shutdown = new AbortController();
   /** Steps of general-agent episodes, held until their episode's outcome and their task group are complete. */
@@ -82,8 +78,7 @@ export class JudgePipeline {
 
   constructor(private readonly deps: JudgePipelineDeps) {
     this.recipe = deps.recipe;
-    this.versions = new WeightVersionTracker(deps.currentVersion ?? 0);
-    this.staleness = new StalenessPolicy(this.versions, deps.recipe.training.max_staleness);
+    this.staleness = deps.staleness;
     setMaxListeners(0, this.shutdown.signal); // every judge call in flight or waiting listens to it: no warning past 10
     const judge = deps.recipe.judge;
     const limiter = new CallLimiter(judge.concurrency);
@@ -140,10 +135,9 @@ export class JudgePipeline {
     else this.ledger.noteOpen(notice.sessionId, notice.turn);
   }
 
-  /** An event of the run that judging follows (judgingFollows): an episode's outcome, the engines' weight version (a reset: slime restarted). */
+  /** An event of the run that judging follows (judgingFollows): an episode's outcome. */
   follow(event: RunEvent): void {
     if (event.type === "episode-end") this.book.ended({ episodeId: event.episodeId, groupId: event.groupId, score: event.score, failure: event.failure, steps: event.steps });
-    followVersionEvent(this.versions, event);
   }
 
   /** Starts judging a closed turn in the background; never throws. */

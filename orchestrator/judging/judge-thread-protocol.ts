@@ -7,7 +7,7 @@ import type { PutOutcome } from "../../contracts/sample-sink.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { RunEvent, RunEventInput } from "../../contracts/events.ts";
-import { flattenRows, splitRows } from "../store/sample-frame.ts";
+import { flattenRows, splitRows } from "../samples/topk-rows.ts";
 import { plainArray } from "../../lib/worker-thread.ts";
 import type { FeedbackHeaders, FeedbackReply } from "./feedback-endpoint.ts";
 import type { TurnEnded } from "./open-turns.ts";
@@ -24,8 +24,8 @@ export interface JudgeWorkerData {
   retryBackoffMs?: number;
   turnRetries?: number;
   turnRetryDelayMs?: number;
-  /** The engines' weight version when the thread starts (a restarted thread too); later ones come as bus events. */
-  currentVersion?: number;
+  /** The run's WeightVersionTracker's shared cell: the thread reads the run's weight version there (sharedWeightVersion). */
+  versions: SharedArrayBuffer;
 }
 
 export type PackedTurn = Omit<ClosedTurn, "responseIds" | "responseLogProbs"> & {
@@ -66,9 +66,9 @@ export type FromJudgeWorker =
   | { type: "feedback-reply"; id: number; reply: FeedbackReply }
   | { type: "drained" };
 
-/** The run's events judging follows (the thread is sent these): an episode's end, the weight version. */
+/** The run's events judging follows (the thread is sent these): an episode's end. */
 export function judgingFollows(event: RunEvent): boolean {
-  return event.type === "episode-end" || event.type === "weights-update-end" || event.type === "weights-version-reset";
+  return event.type === "episode-end";
 }
 
 /** The id arrays copied into typed arrays of their own, to transfer (the prompt ids are shared with the proxy's tokenizer memo). */

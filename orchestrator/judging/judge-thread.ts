@@ -8,17 +8,17 @@ import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import type { EventBus } from "../event-bus.ts";
 import { startTsWorker } from "../../lib/worker-thread.ts";
-import type { WeightVersionSource } from "../weights/weight-version-tracker.ts";
+import type { WeightVersionTracker } from "../weights/weight-version-tracker.ts";
 import type { FeedbackHeaders, FeedbackReply } from "./feedback-endpoint.ts";
 import { OpenTurns, turnEndedNotice } from "./open-turns.ts";
 import { judgingFollows, packTurn, unpackSample, type FromJudgeWorker, type JudgeWorkerData, type ToJudgeWorker } from "./judge-thread-protocol.ts";
 
 export interface JudgeThreadOptions {
-  data: JudgeWorkerData;
+  data: Omit<JudgeWorkerData, "versions">;
   bus: EventBus;
   sink: SampleSink;
-  /** The run's weight-version owner: each worker starts from its current version (the bus's events follow). */
-  versions?: WeightVersionSource;
+  /** The run's weight-version owner: every worker (a restarted one too) reads its version from its shared cell. */
+  versions: WeightVersionTracker;
   /** Longest wait for the worker to load its tokenizers (default 120 s). */
   startTimeoutMs?: number;
   /** Restarts after the worker dies unexpectedly, over the run (default 3); then judging stays off, said on the bus. */
@@ -43,9 +43,8 @@ export class JudgeThread {
 
   private constructor(private readonly options: JudgeThreadOptions) {
     // The pipeline hears of a main turn when it closes; of one still open (or aborted) only with a feedback request
-    // (open-turns.ts). It learns an episode's outcome from episode-end, and the engines' weight version (to skip
-    // turns already stale) from the version it starts with and then the weights-update-end and
-    // weights-version-reset events (judgingFollows).
+    // (open-turns.ts). It learns an episode's outcome from episode-end (judgingFollows); the engines' weight version
+    // (to skip turns already stale) it reads from the run's tracker (JudgeWorkerData.versions).
     this.open = new OpenTurns(options.data.recipe.proxy.max_sessions);
     this.unsubscribe = options.bus.subscribe((event) => {
       const notice = turnEndedNotice(event);
@@ -123,7 +122,7 @@ export class JudgeThread {
   }
 
   private spawn(): Promise<void> {
-    const data: JudgeWorkerData = { ...this.options.data, currentVersion: this.options.versions?.current() ?? this.options.data.currentVersion };
+    const data: JudgeWorkerData = { ...this.options.data, versions: this.options.versions.shared };
     const worker = startTsWorker(ENTRY, data);
     worker.unref();
     this.worker = worker;

@@ -10,6 +10,8 @@ import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { assertTeacherReadsPolicyIds } from "./teacher-vocabulary.ts";
+import { StalenessPolicy } from "../weights/staleness-policy.ts";
+import { sharedWeightVersion } from "../weights/weight-version-tracker.ts";
 import { JudgePipeline } from "./judge-pipeline.ts";
 import { packSample, unpackTurn, type FromJudgeWorker, type JudgeWorkerData, type ToJudgeWorker } from "./judge-thread-protocol.ts";
 
@@ -54,7 +56,7 @@ async function main(): Promise<void> {
       retryBackoffMs: data.retryBackoffMs,
       turnRetries: data.turnRetries,
       turnRetryDelayMs: data.turnRetryDelayMs,
-      currentVersion: data.currentVersion,
+      staleness: new StalenessPolicy(sharedWeightVersion(data.versions), data.recipe.training.max_staleness),
     });
   } catch (error) {
     const { code, path, hint } = error as { code?: string; path?: string; hint?: string };

@@ -2,11 +2,7 @@
 // enhanced_prompt_ids + response_ids from logprob_start_len = P − 1, so entry 0 (null) belongs to the last prompt
 // token and entry i ≥ 1 to response token i − 1. Nothing is ever padded or invented: any mismatch is a rejection.
 import type { MetaInfo } from "../../contracts/sglang.ts";
-
-export interface TeacherValues {
-  logProbs: number[];
-  topk: { logProbs: number[][]; indices: number[][] } | null;
-}
+import type { TeacherValues } from "../samples/sample-builder.ts";
 
 export type AlignmentResult = { ok: true; values: TeacherValues } | { ok: false; reason: string };
 

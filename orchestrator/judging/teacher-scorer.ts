@@ -12,7 +12,8 @@ import type { ChatTemplate } from "../../lib/model/chat-template.ts";
 import type { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { hintedPromptIds } from "./hinted-prompt.ts";
 import { positionRequest, readPositionValue } from "./per-position-scoring.ts";
-import { alignTeacherValues, teacherStartLen, type TeacherValues } from "./teacher-alignment.ts";
+import type { TeacherValues } from "../samples/sample-builder.ts";
+import { alignTeacherValues, teacherStartLen } from "./teacher-alignment.ts";
 
 export interface TeacherScorerOptions {
   engine: SglangClient;

@@ -3,7 +3,6 @@
 import { SAMPLE_VERSION, type Sample } from "../../contracts/sample.ts";
 import type { ClosedTurn, WeightVersionSpan } from "../../contracts/turn.ts";
 import type { Decision } from "./sample-decision.ts";
-import type { TeacherValues } from "../judging/teacher-alignment.ts";
 import { plainArray } from "../../lib/worker-thread.ts";
 
 export type BuildResult = { ok: true; sample: Sample } | { ok: false; reason: string };
@@ -49,6 +48,12 @@ function lossMask(length: number, masked: boolean, missingLogProbs: readonly num
   const mask = new Array<number>(length).fill(masked ? 0 : 1);
   for (const index of missingLogProbs) mask[index] = 0;
   return mask;
+}
+
+/** The teacher's value per response token (and its top-K rows when asked), as judging aligned them to the response. */
+export interface TeacherValues {
+  logProbs: number[];
+  topk: { logProbs: number[][]; indices: number[][] } | null;
 }
 
 export interface BuildInput {

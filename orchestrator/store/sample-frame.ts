@@ -3,6 +3,7 @@
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { SAMPLE_FRAME_MAGIC, type BlockDtype, type BlockRef, type SampleBlockName, type SampleFrameHeader } from "../../contracts/bridge.ts";
 import { SAMPLE_VERSION, type Sample } from "../../contracts/sample.ts";
+import { flattenRows, splitRows } from "../samples/topk-rows.ts";
 
 /** A sample as the store accepts it: the contract record plus optional texts for slime's metrics. */
 export type StorableSample = Sample & { prompt?: string; response?: string };
@@ -42,26 +43,6 @@ function typedBytes(values: ArrayLike<number>, dtype: BlockDtype): Buffer {
   const array = dtype === "int32" ? Int32Array.from(values) : Float32Array.from(values);
   if (!IS_LITTLE_ENDIAN) throw new OpenclawRlError("INTERNAL", "big-endian hosts are not supported by the bridge frames");
   return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
-}
-
-/**
- * Rows of `width` values (a top-K table) as one array, row by row; BAD_REQUEST naming the first row of another length
- * (`what` starts the message, `path` is the error's path).
- */
-export function flattenRows(rows: readonly (readonly number[])[], width: number, what: string, path?: string): number[] {
-  const flat = new Array<number>(rows.length * width);
-  rows.forEach((row, index) => {
-    if (row.length !== width) throw new OpenclawRlError("BAD_REQUEST", `${what}[${index}] has ${row.length} entries, expected ${width}`, { path });
-    for (let column = 0; column < width; column++) flat[index * width + column] = row[column]!;
-  });
-  return flat;
-}
-
-/** `count` rows of `width` values read row by row from `values`: the reverse of flattenRows. */
-export function splitRows(values: readonly number[], count: number, width: number): number[][] {
-  const rows: number[][] = [];
-  for (let row = 0; row < count; row++) rows.push(values.slice(row * width, (row + 1) * width));
-  return rows;
 }
 
 function runLengths(versions: string[]): Array<[string, number]> {

@@ -271,7 +271,7 @@ export class SampleStore implements SampleSink {
     const ready = [...this.entries.values()]
       .filter((entry) => entry.state === "ready")
       .sort((a, b) => a.seq - b.seq)
-      .map((entry) => ({ seq: entry.seq, ...entry.unit, readyAt: entry.readyAt, lastChance: staleness.stalenessOf(entry.weightVersions, current) >= staleness.maxStaleness }));
+      .map((entry) => ({ seq: entry.seq, ...entry.unit, readyAt: entry.readyAt, lastChance: staleness.isLastChance(entry.weightVersions, current) }));
     return composeBatch(ready, size, this.options.fairBatch ?? NO_CAP, Date.now());
   }
 

@@ -1,6 +1,6 @@
 // The one staleness rule: tokens are stale when the oldest one's weight version is more than max_staleness versions
-// behind the current one, asked of a version source. Used by the store, the judging thread and the batch frame; knows
-// nothing of where versions come from.
+// behind the current one, asked of a version source; and the window of samples that rule leaves to wait in line. Used
+// by the store, the judging thread, the batch frame and the rollout budget; knows nothing of where versions come from.
 import { parseWeightVersion, type WeightVersionSource } from "./weight-version-tracker.ts";
 
 /** The oldest version among the labels; null when none is a known version. */
@@ -36,6 +36,20 @@ export class StalenessPolicy {
   /** Tokens with no known version are never stale (nothing to compare). */
   isStale(weightVersions: readonly string[], current = this.current()): boolean {
     return this.stalenessOf(weightVersions, current) > this.maxStaleness;
+  }
+
+  /** Tokens trained now or never: the next weight version makes them stale (the store's batches take them first). */
+  isLastChance(weightVersions: readonly string[], current = this.current()): boolean {
+    return this.stalenessOf(weightVersions, current) >= this.maxStaleness;
+  }
+
+  /**
+   * How many samples may wait in line and still be trained fresh: batches of `batchSize` take one weight version each
+   * and the batch in training when a sample is made brings one version more, so a sample is trained before this rule
+   * drops it while at most max_staleness × batch_size samples are ahead of it, itself included.
+   */
+  window(batchSize: number): number {
+    return this.maxStaleness * batchSize;
   }
 
   /** Why these tokens are stale, in the words the store's and the judge's records use; null when they are not. */

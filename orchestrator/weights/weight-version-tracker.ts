@@ -1,6 +1,6 @@
-// The one owner of the engines' current weight version: fed every version seen (by the proxy, the engine watcher, or
-// on the judging thread the bus's weight events), monotone (a late answer from an older version never moves it back;
-// only reset() does, when slime starts again and counts from 0). Knows nothing of samples; the rule is in staleness-policy.
+// The one owner of the engines' current weight version: fed every version seen (by the proxy and the engine watcher),
+// monotone (a late answer from an older version never moves it back; only reset() does, when slime starts again and
+// counts from 0). The judging thread reads the same value from its shared cell. The rule is in staleness-policy.
 
 export type VersionListener = (current: number, previous: number) => void;
 
@@ -22,14 +22,26 @@ export function parseWeightVersion(version: string): number | null {
   return Number(version);
 }
 
+/** The tracker's version read from another thread (the judging thread), through the cell the tracker shares. */
+export function sharedWeightVersion(cell: SharedArrayBuffer): WeightVersionSource {
+  const value = new BigInt64Array(cell);
+  return { current: () => Number(Atomics.load(value, 0)) };
+}
+
 export class WeightVersionTracker implements WeightVersionSource, WeightVersionObserver {
-  private value: number;
+  /** The version, in memory other threads can read (only this tracker writes it). */
+  private readonly value = new BigInt64Array(new SharedArrayBuffer(BigInt64Array.BYTES_PER_ELEMENT));
   /** Whether a slime version was ever observed (status shows none before). */
   private seen = false;
   private readonly listeners = new Set<VersionListener>();
 
   constructor(initial = 0) {
-    this.value = initial;
+    this.set(initial);
+  }
+
+  /** The cell holding the version, for a reader on another thread (sharedWeightVersion). */
+  get shared(): SharedArrayBuffer {
+    return this.value.buffer as SharedArrayBuffer;
   }
 
   /** Feed every engine weight_version seen ("default" = 0). Returns false for a version that is not slime's. */
@@ -37,9 +49,9 @@ export class WeightVersionTracker implements WeightVersionSource, WeightVersionO
     const parsed = parseWeightVersion(version);
     if (parsed === null) return false;
     this.seen = true;
-    if (parsed > this.value) {
-      const previous = this.value;
-      this.value = parsed;
+    const previous = this.current();
+    if (parsed > previous) {
+      this.set(parsed);
       for (const listener of this.listeners) {
         try {
           listener(parsed, previous);
@@ -52,12 +64,12 @@ export class WeightVersionTracker implements WeightVersionSource, WeightVersionO
   }
 
   current(): number {
-    return this.value;
+    return Number(Atomics.load(this.value, 0));
   }
 
   /** The current version as status shows it; null until a slime version was observed. */
   label(): string | null {
-    return this.seen ? String(this.value) : null;
+    return this.seen ? String(this.current()) : null;
   }
 
   /**
@@ -66,9 +78,13 @@ export class WeightVersionTracker implements WeightVersionSource, WeightVersionO
    * listeners are not called (the version went back); returns the version before the reset.
    */
   reset(): number {
-    const previous = this.value;
-    this.value = 0;
+    const previous = this.current();
+    this.set(0);
     return previous;
+  }
+
+  private set(version: number): void {
+    Atomics.store(this.value, 0, BigInt(version));
   }
 
   onChange(listener: VersionListener): () => void {

@@ -1,13 +1,15 @@
 // How soon it learns, as `npm run bench` reports it: `openclaw-rl start` in rehearsal (stand-in engines and trainer,
 // the real proxy, judge, store, bridge and rollout function) and one scripted user at a person's pace, time-scaled,
-// once per recipe (the default, then each knob), side by side: median and p90 of each stage from status's
-// learning_latency. Owns the runs and the table; what each stage means is in docs/supervision.md.
+// once per recipe (the default, then each knob: a smaller batch, training.max_wait_s, a tool-heavy user), side by
+// side: median and p90 of each stage from status's learning_latency, and the closed stage split by what closed the
+// turn (a tool result or the user's reply, from turns.jsonl). Owns the runs and the table; stages: docs/supervision.md.
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { LEARNING_LATENCY_STAGES, statusSnapshotSchema, type StatusSnapshot } from "../../contracts/status.ts";
-import { ScriptedUser } from "../../rehearsal/scripted-user.ts";
+import { spread, type Spread } from "../../orchestrator/status/learning-latency.ts";
+import { ScriptedUser } from "../../rehearsal/user/scripted-user.ts";
 import { freePort, until } from "../support/loopback.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 
@@ -17,12 +19,44 @@ const argument = (name: string, fallback: number) => Number(process.argv.find((v
 const scale = argument("time-scale", 120);
 const turns = argument("turns", 56);
 
-const RECIPES: Array<{ label: string; sets: Record<string, string | number> }> = [
-  { label: "default (batch 16, as the reference)", sets: { "training.batch_size": 16 } },
-  { label: "training.batch_size 4", sets: { "training.batch_size": 4 } },
+/** training.max_wait_s in seconds of the scaled run: about 4 min at a person's pace. */
+const maxWaitS = Number((240 / scale).toFixed(2));
+
+interface Column {
+  label: string;
+  sets: Record<string, string | number>;
+  /** Every n-th session opens with a tool call, whose result the user sends back at once (0: none). */
+  toolSessionEvery: number;
+}
+
+const COLUMNS: Column[] = [
+  { label: "default (batch 16, as the reference)", sets: { "training.batch_size": 16 }, toolSessionEvery: 5 },
+  { label: "training.batch_size 4", sets: { "training.batch_size": 4 }, toolSessionEvery: 5 },
+  { label: `training.max_wait_s ${maxWaitS} (batch 16)`, sets: { "training.batch_size": 16, "training.max_wait_s": maxWaitS }, toolSessionEvery: 5 },
+  { label: "every session opens with a tool call (batch 16)", sets: { "training.batch_size": 16 }, toolSessionEvery: 1 },
 ];
 
-async function measure(sets: Record<string, string | number>): Promise<StatusSnapshot["learning_latency"]> {
+interface Measured {
+  latency: StatusSnapshot["learning_latency"];
+  /** The closed stage by what closed the turn: its next request's start − its answer's end, from turns.jsonl. */
+  closedBy: Record<"tool" | "user", Spread | null>;
+}
+
+/** Each turn closed by its session's next request waits from its answer's end to that request's start (turn + 1). */
+async function closingWaits(turnsFile: string): Promise<Measured["closedBy"]> {
+  type Line = { session_id: string; turn: number; closed_by: string; next_state: { role: string } | null; started_at: number; ended_at: number };
+  const lines = (await readFile(turnsFile, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as Line);
+  const startOf = new Map(lines.map((line) => [`${line.session_id}:${line.turn}`, line.started_at]));
+  const waits: Record<"tool" | "user", number[]> = { tool: [], user: [] };
+  for (const line of lines) {
+    const next = startOf.get(`${line.session_id}:${line.turn + 1}`);
+    const role = line.next_state?.role;
+    if (line.closed_by === "next-request" && next !== undefined && (role === "tool" || role === "user")) waits[role].push(next - line.ended_at);
+  }
+  return { tool: spread(waits.tool), user: spread(waits.user) };
+}
+
+async function measure({ sets, toolSessionEvery }: Column): Promise<Measured> {
   const folder = await mkdtemp(path.join(tmpdir(), "latency-bench-"));
   const [proxyPort, adminPort, policyPort, judgePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const all = {
@@ -44,20 +78,20 @@ async function measure(sets: Record<string, string | number>): Promise<StatusSna
   try {
     await until("the proxy to be ready", async () => ((await fetch(`http://127.0.0.1:${proxyPort}/readyz`).catch(() => null))?.ok ? true : null), 180_000);
     const random = seededRandom(7);
-    const user = new ScriptedUser({ proxyUrl: `http://127.0.0.1:${proxyPort}`, model: "qwen3-4b", toolSessionEvery: 5, thinkMs: () => ((20 + 40 * random.next()) * 1000) / scale });
+    const user = new ScriptedUser({ proxyUrl: `http://127.0.0.1:${proxyPort}`, model: "qwen3-4b", toolSessionEvery, thinkMs: () => ((20 + 40 * random.next()) * 1000) / scale });
     const began = Date.now();
     await user.run(turns);
-    console.error(`[bench] ${JSON.stringify(sets)}: ${turns} turns in ${((Date.now() - began) / 1000).toFixed(0)} s`);
+    console.error(`[bench] ${JSON.stringify(sets)}, tool session every ${toolSessionEvery}: ${turns} turns in ${((Date.now() - began) / 1000).toFixed(0)} s`);
     const batch = Number(sets["training.batch_size"]);
     // until all that can be is served: no full batch ready (or what is ready held back by the per-session share), at
     // most the last batch in training (in train_async order its weights are pushed once another batch has come:
     // docs/judging.md), nothing trained waiting for an update
-    const settled = ({ samples, learning_latency: latency }: StatusSnapshot) => (samples.ready < batch || samples.held_back !== null) && samples.delivered <= batch && latency.awaiting_serve === 0;
+    const settled = ({ samples, learning_latency: latency }: StatusSnapshot) => (samples.ready < batch || samples.held_back !== null) && samples.in_training <= batch && latency.awaiting_serve === 0;
     await until("the trained batches to be served", async () => (settled(await status()) ? true : null), 60_000).catch(async (error: Error) => {
       const { samples, learning_latency: latency } = await status();
       console.error(`[bench] ${error.message}: ${JSON.stringify({ samples, served: latency.samples, awaiting: latency.awaiting_serve })}`);
     });
-    return (await status()).learning_latency;
+    return { latency: (await status()).learning_latency, closedBy: await closingWaits(path.join(folder, "run", "turns.jsonl")) };
   } finally {
     start.kill("SIGTERM");
     await start;
@@ -65,12 +99,14 @@ async function measure(sets: Record<string, string | number>): Promise<StatusSna
   }
 }
 
-const results: Array<{ label: string; latency: StatusSnapshot["learning_latency"] }> = [];
-for (const recipe of RECIPES) results.push({ label: recipe.label, latency: await measure(recipe.sets) });
+const results: Array<{ label: string } & Measured> = [];
+for (const column of COLUMNS) results.push({ label: column.label, ...(await measure(column)) });
 
 const cell = (spread: { median: number; p90: number } | null) => (spread === null ? "–" : `${(spread.median / 1000).toFixed(1)} / ${(spread.p90 / 1000).toFixed(1)}`);
-console.log(`one scripted user, binary, ${turns} turns; a message every 20–60 s, run ${scale}× faster (${(20 / scale).toFixed(2)}–${(60 / scale).toFixed(2)} s); engines and trainer are the rehearsal stand-ins (train_seconds 1, unscaled)\n`);
+console.log(`one scripted user, binary, ${turns} turns; a message every 20–60 s, run ${scale}× faster (${(20 / scale).toFixed(2)}–${(60 / scale).toFixed(2)} s); engines and trainer are the rehearsal stand-ins (train_seconds 1, unscaled); max_wait_s ${maxWaitS} s is ${(maxWaitS * scale / 60).toFixed(0)} min at a person's pace\n`);
 console.log(`| stage (s, median / p90, wall time of the scaled run) | ${results.map((result) => result.label).join(" | ")} |`);
 console.log(`| --- | ${results.map(() => "---").join(" | ")} |`);
 for (const stage of LEARNING_LATENCY_STAGES) console.log(`| ${stage} | ${results.map((result) => cell(result.latency.stages[stage])).join(" | ")} |`);
+console.log(`| closed by a tool result | ${results.map((result) => cell(result.closedBy.tool)).join(" | ")} |`);
+console.log(`| closed by the user's reply | ${results.map((result) => cell(result.closedBy.user)).join(" | ")} |`);
 console.log(`| samples served | ${results.map((result) => result.latency.samples).join(" | ")} |`);

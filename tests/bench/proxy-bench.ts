@@ -18,6 +18,8 @@ import { EventBus } from "../../orchestrator/event-bus.ts";
 import { JudgePipeline } from "../../orchestrator/judging/judge-pipeline.ts";
 import { JudgeThread } from "../../orchestrator/judging/judge-thread.ts";
 import { followBus } from "../judging/judge-harness.ts";
+import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
+import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
 import { createProxy } from "../../orchestrator/proxy/proxy-server.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
@@ -213,12 +215,14 @@ async function runProxy(engineUrl: string, judging?: { method: string; judgeUrl:
     close: async () => undefined,
   };
   let judge: { onTurnClosed(turn: ClosedTurn): void; drain(ms: number): Promise<void> } | null = null;
+  const versions = new WeightVersionTracker();
   if (judging?.on === "loop") {
-    const pipeline = new JudgePipeline({ recipe, judge: new SglangClient({ baseUrl: judging.judgeUrl }), judgeTemplate: template, judgeTokenizer: tokenizer, policyTemplate: template, policyTokenizer: tokenizer, bus, sink, recordsDir });
+    const staleness = new StalenessPolicy(versions, recipe.training.max_staleness);
+    const pipeline = new JudgePipeline({ recipe, staleness, judge: new SglangClient({ baseUrl: judging.judgeUrl }), judgeTemplate: template, judgeTokenizer: tokenizer, policyTemplate: template, policyTokenizer: tokenizer, bus, sink, recordsDir });
     followBus(pipeline, bus);
     judge = pipeline;
   } else if (judging) {
-    judge = await JudgeThread.start({ data: { recipe, recordsDir, policySource: "builtin:qwen3", judgeSource: "builtin:qwen3", judgeUrl: judging.judgeUrl }, bus, sink });
+    judge = await JudgeThread.start({ data: { recipe, recordsDir, policySource: "builtin:qwen3", judgeSource: "builtin:qwen3", judgeUrl: judging.judgeUrl }, bus, sink, versions });
   }
   const proxy = createProxy({
     recipe,
@@ -327,7 +331,7 @@ async function startJudgingProxy(method: string, on: string, engineUrl: string, 
   if (!["binary", "opd", "combine"].includes(method)) throw new Error(`--judging=${method}: use binary, opd or combine`);
   if (!["thread", "loop"].includes(on)) throw new Error(`--judging-on=${on}: use thread (as openclaw-rl start runs it) or loop`);
   const root = path.resolve(path.dirname(SELF), "../..");
-  const judge = execa(process.execPath, ["--import", "tsx", path.join(root, "rehearsal/standin-sglang-main.ts"), "--role", "judge", "--port", "0"], { reject: false });
+  const judge = execa(process.execPath, ["--import", "tsx", path.join(root, "rehearsal/sglang/main.ts"), "--role", "judge", "--port", "0"], { reject: false });
   const judgeUrl = await new Promise<string>((resolve, reject) => {
     let buffer = "";
     judge.stdout?.on("data", (data: Buffer) => {

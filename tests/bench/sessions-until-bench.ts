@@ -4,7 +4,7 @@
 // Flags (after `npm run bench -- sessions-until`): --methods=a,b --personas=a,b --seeds=0,1 --cap=72.
 import type { Method } from "../../contracts/recipe.ts";
 import { SESSIONS_UNTIL_CAP } from "../../orchestrator/evaluation/sessions-until.ts";
-import { parsePersonaId } from "../../rehearsal/homework-personas.ts";
+import { parsePersonaId } from "../../rehearsal/user/homework-personas.ts";
 import { QUICK_SETTINGS, sessionsUntilRun, sessionsUntilTable, type RunOutcome } from "../support/sessions-until-run.ts";
 
 function flag(name: string, fallback: string): string[] {

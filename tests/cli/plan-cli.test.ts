@@ -8,6 +8,8 @@ import { describe, expect, it } from "vitest";
 import { runCli, runCliInProcess } from "./cli-process.ts";
 
 const scratch = mkdtempSync(path.join(tmpdir(), "plan-cli-"));
+/** A checkpoint folder for slime plans (plan reads no weights; doctor and start check the folder). */
+const CHECKPOINT = "/models/Qwen3-4B-Thinking-2507";
 
 function recipeFile(name: string, text: string): string {
   const file = path.join(scratch, name);
@@ -51,16 +53,29 @@ describe("openclaw-rl plan (process)", () => {
   });
 
   it("--method hybrid on the default recipe's slime: the hybrid's loss, its custom-config keys and where the teacher runs", async () => {
-    const result = await runCliInProcess(["plan", "--method", "hybrid", "--set", "engine.kind=slime"]);
-    expect(result.exitCode).toBe(0);
+    const result = await runCliInProcess(["plan", "--method", "hybrid", "--set", "engine.kind=slime", "--set", `model.path=${CHECKPOINT}`, "--set", `judge.path=${CHECKPOINT}`]);
+    expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toContain("--custom-loss-function-path openclaw_rl.losses.hybrid_loss_function");
     expect(result.stdout).toContain("openclaw_rl_hybrid_selection: sequence_optimal");
-    expect(result.stdout).toContain("teacher: in the trainer, the frozen builtin:qwen3 (slime's --ref-load) gives top-2 rows for each of up to 3 hint candidates per turn"); // configs/rehearsal.yaml sets hybrid.topk 2
+    expect(result.stdout).toContain(`teacher: in the trainer, the frozen ${CHECKPOINT} (slime's --ref-load) gives top-2 rows for each of up to 3 hint candidates per turn`); // configs/rehearsal.yaml sets hybrid.topk 2
     const rehearsal = await runCliInProcess(["plan", "--method", "hybrid"]);
     expect(rehearsal.exitCode).toBe(0);
     expect(rehearsal.stdout).toContain("--method hybrid");
     expect(rehearsal.stdout).toContain("--hybrid-selection sequence_optimal --hybrid-subset student --hybrid-topk 2 --hybrid-clip 1 --w-rl 1 --w-opd 1 --teacher-temperature");
     expect(rehearsal.stdout).toContain("--hint-variants");
+  });
+
+  it("slime on the default recipe's stand-in model → exit 2 naming model.path and judge.path and what to set", async () => {
+    const refused = await runCliInProcess(["plan", "--set", "engine.kind=slime"]);
+    expectBadInput(refused, "error: model.path: builtin:qwen3 is openclaw-rl's stand-in", "slime cannot load it", "--set model.path=<its folder>", "error: judge.path: builtin:qwen3", "--set judge.path=<its folder>");
+    expect(refused.stdout).toBe("");
+    // the hint's command, pasted with a folder, plans; a judge outside slime needs only model.path
+    const planned = await runCliInProcess(["plan", "--set", "engine.kind=slime", "--set", `model.path=${CHECKPOINT}`, "--set", `judge.path=${CHECKPOINT}`]);
+    expect(planned.exitCode, planned.stderr).toBe(0);
+    expect(planned.stdout).toContain(`--hf-checkpoint ${CHECKPOINT}`);
+    const external = await runCliInProcess(["plan", "--set", "engine.kind=slime", "--set", "judge.launch=external", "--set", "judge.url=http://127.0.0.1:9/v1", "--set", `model.path=${CHECKPOINT}`]);
+    expect(external.exitCode, external.stderr).toBe(0);
+    expectBadInput(await runCliInProcess(["plan", "--recipe", "configs/qwen3-4b-combine.yaml", "--set", "training.ref_load=builtin:qwen3"]), "error: training.ref_load: builtin:qwen3");
   });
 
   it("unknown key → exit 2 naming the path", async () => {

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { VersionMetrics } from "../../contracts/evaluation.ts";
 import { readEvaluations } from "../../orchestrator/evaluation/evaluation-history.ts";
 import { significantGain } from "../../orchestrator/evaluation/stable-effect.ts";
-import { ScriptedUser } from "../../rehearsal/scripted-user.ts";
+import { ScriptedUser } from "../../rehearsal/user/scripted-user.ts";
 import { freePort, until } from "../support/loopback.ts";
 import { rehearsalSets } from "./support/rehearsal-sets.ts";
 
@@ -39,7 +39,7 @@ async function rehearse(learn: "on" | "off", episodes = false): Promise<{ fromSt
           "episodes.epochs": 2,
           "evaluation.every_versions": 8,
           "evaluation.samples": 1,
-          "evaluation.tasks": path.join(root, "rehearsal", "agent-tasks-held-out.jsonl"),
+          "evaluation.tasks": path.join(root, "rehearsal", "policy", "agent-tasks-held-out.jsonl"),
           "evaluation.episode_samples": 4,
         }
       : {}),

@@ -11,8 +11,8 @@ import type { ChatMessage, Tool } from "../../contracts/chat.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import { rejectedShare, rewardCurve } from "../../rehearsal/reward-curve.ts";
-import { ScriptedUser } from "../../rehearsal/scripted-user.ts";
+import { rejectedShare, rewardCurve } from "../../rehearsal/user/reward-curve.ts";
+import { ScriptedUser } from "../../rehearsal/user/scripted-user.ts";
 import { freePort, until } from "../support/loopback.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");

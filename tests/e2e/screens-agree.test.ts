@@ -12,7 +12,7 @@ import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { statusSnapshotSchema, type StatusSnapshot } from "../../contracts/status.ts";
 import type { DashboardSnapshot } from "../../orchestrator/status/dashboard/dashboard-wire.ts";
-import { ScriptedUser } from "../../rehearsal/scripted-user.ts";
+import { ScriptedUser } from "../../rehearsal/user/scripted-user.ts";
 import { freePort, until } from "../support/loopback.ts";
 import { fromFeed, fromJson, fromText, sums, type Figures } from "../status/screen-readers.ts";
 import { readJsonl } from "../support/jsonl.ts";

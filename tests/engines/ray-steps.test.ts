@@ -1,12 +1,13 @@
 // The launchers' Ray steps against real Ray (pip, pinned in .cache/venv-ray), on loopback, as `start` and `join`
 // drive them: the planned `ray start --head --block` under the supervisor (ready once the planned nodes joined, read
 // from `ray status`), `join`'s planned worker command, the planned `ray job submit` with its runtime environment and
-// the job's status from the dashboard, `ray job stop`, and the supervisor's stop (`ray stop`). Ray's other ports and its
+// the job's status from the dashboard, `ray job stop`, and the supervisor's stop (the head's `ray start --block` stops
+// its own processes on SIGTERM; never `ray stop`, which stops every Ray of the user by name). Ray's other ports and its
 // temp dir are the test's own (appended to the planned argv), so nothing depends on a default port being free.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { execa } from "execa";
+import { execa, type ResultPromise } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
 import { BRIDGE_URL_ENV } from "../../contracts/bridge.ts";
 import type { LaunchPlan, PlanContext, ProcessSpec } from "../../contracts/plan.ts";
@@ -16,6 +17,7 @@ import { planPlacement } from "../../launchers/placement.ts";
 import { rayHeadProcess } from "../../launchers/slime/ray-cluster.ts";
 import { runtimeEnvVars, slimeJobProcess, submissionId } from "../../launchers/slime/slime-job.ts";
 import { defineChildren, rayControlFor } from "../../launchers/supervisor/plan-children.ts";
+import { isGroupAlive, isProcessAlive } from "../../launchers/supervisor/process-group.ts";
 import { Supervisor } from "../../launchers/supervisor/supervisor.ts";
 import { freePort, until } from "../support/loopback.ts";
 import { RAY_PYTHON, requireVenv } from "./engine-venvs.ts";
@@ -25,12 +27,22 @@ const RAY = path.join(path.dirname(RAY_PYTHON), "ray");
 const root = mkdtempSync(path.join(tmpdir(), "ocr-ray-"));
 const slimeRoot = path.join(root, "slime");
 let supervisor: Supervisor | undefined;
+/** Process groups this test started itself (the worker node, the bystander), each led by the recorded pid. */
+const ownGroups: number[] = [];
 
 afterAll(async () => {
-  // the supervisor's stop runs `ray stop`; if the test failed before it, stop here (bounded)
+  // the supervisor's stop ends the head; if the test failed before it, stop here (bounded), then our own groups
   await supervisor?.stop({ force: true }).catch(() => undefined);
+  for (const pgid of ownGroups) if (isGroupAlive(pgid)) process.kill(-pgid, "SIGKILL");
   rmSync(root, { recursive: true, force: true });
 });
+
+/** Starts a command in its own process group, recorded for afterAll. */
+function ownGroup(file: string, args: string[], environment: Record<string, string | undefined>): ResultPromise<{ detached: true; reject: false; stdin: "ignore"; cleanup: false }> {
+  const child = execa(file, args, { env: environment, extendEnv: false, detached: true, reject: false, stdin: "ignore", cleanup: false });
+  ownGroups.push(child.pid!);
+  return child;
+}
 
 /** Ray's own ports and dirs for one node: free ports, the test's temp dir, a small object store, one CPU. */
 async function isolation(head: boolean): Promise<string[]> {
@@ -115,17 +127,14 @@ describe("Ray itself (ray 2.53.0 from PyPI), as start and join drive it", () => 
     expect(waiting.state).toBe("starting");
     const headSeconds = (Date.now() - started) / 1000;
 
-    // join: the planned worker command of node 1 (without --block, so it returns once the raylet runs)
+    // join: the planned worker command of node 1, in the foreground with --block as `join` runs it, in its own group
     const worker = await workerProcess(recipe, { head: "127.0.0.1", node: "1" });
-    expect(worker.argv).toEqual(expect.arrayContaining([RAY, "start", "--address", `127.0.0.1:${recipe.cluster.ray_port}`]));
-    const joined = await execa(worker.argv[0]!, [...worker.argv.slice(1).filter((arg) => arg !== "--block"), ...(await isolation(false)), "--node-ip-address", "127.0.0.1"], {
-      env: { ...environment, ...worker.env },
-      extendEnv: false,
-      reject: false,
-      timeout: 180_000,
-    });
-    expect(joined.exitCode, joined.stderr.slice(-2000)).toBe(0);
-    await until("2/2 nodes joined", async () => (/2\/2 nodes joined/.test(supervisor!.status("ray-head")?.detail ?? "") ? true : null), 120_000);
+    expect(worker.argv).toEqual(expect.arrayContaining([RAY, "start", "--block", "--address", `127.0.0.1:${recipe.cluster.ray_port}`]));
+    const workerNode = ownGroup(worker.argv[0]!, [...worker.argv.slice(1), ...(await isolation(false)), "--node-ip-address", "127.0.0.1"], { ...environment, ...worker.env });
+    await waitFor("2/2 nodes joined", async () => {
+      if (workerNode.exitCode !== null) throw new Error(`the worker node's ray start exited ${workerNode.exitCode}`);
+      return /2\/2 nodes joined/.test(supervisor!.status("ray-head")?.detail ?? "") ? true : null;
+    }, 240_000);
     expect((await ray.status()).nodes).toBe(2);
 
     // the job: submitted once the head is ready, RUNNING on the dashboard, in the head's cwd with the runtime env
@@ -145,16 +154,31 @@ describe("Ray itself (ray 2.53.0 from PyPI), as start and join drive it", () => 
     hello = { routers: { policy: null, judge: null }, pid: 1, at: Date.now() };
     expect(await supervisor.waitAllReady(60_000)).toBe(true);
 
-    // stop: `ray job stop` (STOPPED on the dashboard), then `ray stop`; nothing of this cluster answers after
+    // a process that `ray stop` would stop by name (its arguments name Ray's log_monitor.py), and no part of this run
+    const bystander = ownGroup("/usr/bin/python3", ["-c", "import time; time.sleep(900)", path.join(root, "not-ray", "log_monitor.py")], environment);
+    await waitFor("the bystander running", async () => (isProcessAlive(bystander.pid!) ? true : null), 30_000);
+
+    // stop: `ray job stop` (STOPPED on the dashboard), then SIGTERM to the head's `ray start --block`, which stops its
+    // Ray processes; nothing of the head's group is left, the dashboard does not answer, and the bystander and the
+    // worker node (another Ray on this machine, which `ray stop` would have stopped too) still run
+    const headPid = supervisor.status("ray-head")!.pid!;
     const report = await supervisor.stop();
     supervisor = undefined;
-    // each graceful hook ran without an error or a timeout (the job's throws unless `ray job stop` left it ended)
+    // each graceful stop ran without an error or a timeout (the job's throws unless `ray job stop` left it ended)
     expect(report.steps.filter((step) => step.includes("graceful stop"))).toEqual(["slime-job: graceful stop", "ray-head: graceful stop"]);
+    expect(isProcessAlive(bystander.pid!)).toBe(true);
+    expect(workerNode.exitCode).toBeNull();
+    expect(isGroupAlive(headPid)).toBe(false);
     expect(await ray.dashboardAnswers()).toBe(false);
     const after = await ray.status(20_000);
     expect(after.running).toBe(false);
+
+    // the worker node: SIGTERM to its own `ray start --block`, as Ctrl-C on `join` does; then nothing of Ray is left
+    process.kill(workerNode.pid!, "SIGTERM");
+    await waitFor("the worker node's group gone", async () => (isGroupAlive(workerNode.pid!) ? null : true), 120_000);
     const left = await execa("ps", ["-eo", "args"], { reject: false });
     expect(left.stdout.split("\n").filter((line) => line.includes(path.join(root, "ray")))).toEqual([]);
+    expect(isProcessAlive(bystander.pid!)).toBe(true);
     console.log(`real Ray: head answered after ${headSeconds.toFixed(1)} s, 2 nodes joined, job ${id} ran in ${logs.cwd}, stopped (${JSON.stringify(report).slice(0, 200)})`);
   }, 600_000);
 });

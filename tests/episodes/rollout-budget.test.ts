@@ -3,11 +3,15 @@
 // always when nothing runs or waits to be judged and the store cannot make a batch; lost steps stop blocking that.
 import { describe, expect, it } from "vitest";
 import { RolloutBudget } from "../../orchestrator/episodes/rollout-budget.ts";
+import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
+import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
+
+const staleness = (maxStaleness: number) => new StalenessPolicy(new WeightVersionTracker(), maxStaleness);
 
 describe("RolloutBudget", () => {
   it("admits a group while its samples fit in the staleness window behind those ahead", () => {
     let ready = 0;
-    const budget = new RolloutBudget({ maxStaleness: 5, batchSize: 4, ready: () => ready });
+    const budget = new RolloutBudget({ staleness: staleness(5), batchSize: 4, ready: () => ready });
     expect(budget.window).toBe(20);
     expect(budget.mayStartGroup({ running: 0, runningSamples: 0, groupSamples: 0 })).toBe(true);
     // one group of 8 episodes × 2 steps running: another does not fit (16 + 16 > 20)
@@ -29,7 +33,7 @@ describe("RolloutBudget", () => {
   it("a group larger than the window runs alone: admitted when nothing runs, waits to be judged or can make a batch", () => {
     let now = 0;
     let ready = 0;
-    const budget = new RolloutBudget({ maxStaleness: 2, batchSize: 4, ready: () => ready, lostAfterMs: 1000, now: () => now });
+    const budget = new RolloutBudget({ staleness: staleness(2), batchSize: 4, ready: () => ready, lostAfterMs: 1000, now: () => now });
     expect(budget.mayStartGroup({ running: 0, runningSamples: 0, groupSamples: 24 })).toBe(true);
     expect(budget.mayStartGroup({ running: 1, runningSamples: 3, groupSamples: 24 })).toBe(false);
     budget.episodeEnded("e1", 3);

@@ -5,9 +5,9 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POLICY_FILE_FORMAT } from "../../rehearsal/style-policy.ts";
-import { JudgeResponder } from "../../rehearsal/judge-responder.ts";
-import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
+import { POLICY_FILE_FORMAT } from "../../rehearsal/policy/style-policy.ts";
+import { JudgeResponder } from "../../rehearsal/judge/responder.ts";
+import { StandinSglangServer } from "../../rehearsal/sglang/server.ts";
 import { runCliInProcess } from "../cli/cli-process.ts";
 import { qwen3 } from "../proxy/harness.ts";
 

@@ -5,8 +5,8 @@ import path from "node:path";
 import type { PersonaOpener } from "../../contracts/evaluation.ts";
 import { recipeSchema, type Recipe } from "../../contracts/recipe.ts";
 import type { EvaluationPlan } from "../../orchestrator/evaluation/version-evaluation.ts";
-import { JudgeResponder } from "../../rehearsal/judge-responder.ts";
-import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
+import { JudgeResponder } from "../../rehearsal/judge/responder.ts";
+import { StandinSglangServer } from "../../rehearsal/sglang/server.ts";
 import { qwen3, startHarness, type Harness, type Script } from "../proxy/harness.ts";
 
 /** A policy script: the AI-flavoured style in the first reply to the student's openers, a plain one elsewhere. */

@@ -10,14 +10,16 @@ import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import type { ClosedTurn, NextState } from "../../contracts/turn.ts";
 import type { RunEvent, SkipCategory } from "../../contracts/events.ts";
 import type { GenerateRequest } from "../../contracts/sglang.ts";
-import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
-import type { Responder, ResponderRequest, ScoreRequest } from "../../rehearsal/standin-model.ts";
+import { StandinSglangServer } from "../../rehearsal/sglang/server.ts";
+import type { Responder, ResponderRequest, ScoreRequest } from "../../rehearsal/model/responder.ts";
 import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { HINT_HEADER } from "../../orchestrator/judging/hinted-prompt.ts";
 import { JudgePipeline, type JudgePipelineDeps } from "../../orchestrator/judging/judge-pipeline.ts";
 import { judgingFollows } from "../../orchestrator/judging/judge-thread-protocol.ts";
 import { turnEndedNotice } from "../../orchestrator/judging/open-turns.ts";
+import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
+import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
@@ -99,6 +101,8 @@ export interface Harness {
   server: StandinSglangServer;
   sink: MemorySink;
   bus: EventBus;
+  /** The run's weight version the pipeline's staleness rule reads (a test moves it with observe and reset). */
+  versions: WeightVersionTracker;
   recordsDir: string;
   template: ChatTemplate;
   tokenizer: ModelTokenizer;
@@ -135,9 +139,12 @@ export async function startHarness(recipe: RecipeInput, overrides: Partial<Judge
   const bus = new EventBus();
   const sink = new MemorySink();
   const recordsDir = await mkdtemp(path.join(tmpdir(), "judge-test-"));
+  const versions = new WeightVersionTracker();
+  // the judge engine scores the teacher unless a test asks for the trainer's (unset, rehearsal would pick the trainer)
+  const parsed = recipeSchema.parse({ engine: { kind: "rehearsal" }, ...recipe, opd: { teacher: "engine", ...(recipe.opd as object | undefined) } });
   const pipeline = new JudgePipeline({
-    // the judge engine scores the teacher unless a test asks for the trainer's (unset, rehearsal would pick the trainer)
-    recipe: recipeSchema.parse({ engine: { kind: "rehearsal" }, ...recipe, opd: { teacher: "engine", ...(recipe.opd as object | undefined) } }),
+    recipe: parsed,
+    staleness: new StalenessPolicy(versions, parsed.training.max_staleness),
     judge: judgeClient(url),
     judgeTemplate: template,
     judgeTokenizer: tokenizer,
@@ -168,6 +175,7 @@ export async function startHarness(recipe: RecipeInput, overrides: Partial<Judge
     server,
     sink,
     bus,
+    versions,
     recordsDir,
     template,
     tokenizer,

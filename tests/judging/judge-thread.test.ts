@@ -1,6 +1,6 @@
 // Judging on its own thread (JudgeThread + judge-worker.ts) against the SGLang stand-in: the same samples as the
 // pipeline in-process (packing across the thread boundary loses nothing), events on the proxy's bus, feedback held
-// for an open turn (its turn-end handed on with the feedback), the weight version it starts from and then relayed (stale turns skipped), sink failures reported back, the
+// for an open turn (its turn-end handed on with the feedback), the run's weight version read from its tracker (stale turns skipped), sink failures reported back, the
 // judge re-pointed, a crashed worker replaced, a start that cannot load the tokenizer failing with the file named,
 // and drain.
 import { mkdtemp } from "node:fs/promises";
@@ -26,7 +26,7 @@ afterEach(async () => {
   harness = null;
 });
 
-async function startThread(recipe: RecipeInput, judgeUrl: string | null, sink: SampleSink = new MemorySink(), versions?: WeightVersionTracker) {
+async function startThread(recipe: RecipeInput, judgeUrl: string | null, sink: SampleSink = new MemorySink(), versions = new WeightVersionTracker()) {
   const bus = new EventBus();
   const recordsDir = await mkdtemp(path.join(tmpdir(), "judge-thread-"));
   thread = await JudgeThread.start({
@@ -44,7 +44,7 @@ async function startThread(recipe: RecipeInput, judgeUrl: string | null, sink: S
         }
       });
     });
-  return { thread, bus, sink, recordsDir, judged };
+  return { thread, bus, sink, versions, recordsDir, judged };
 }
 
 const withoutTime = (sample: Sample | undefined) => ({ ...sample, createdAt: 0 });
@@ -115,20 +115,20 @@ describe("judging on its own thread", () => {
     expect(await judged).toMatchObject({ sample: null, skipped: "the sink did not store the sample: disk full" });
   });
 
-  it("learns the weight version from the proxy's bus: a turn already stale is skipped without a judge call", async () => {
+  it("reads the run's weight version as it moves: a turn already stale is skipped without a judge call", async () => {
     harness = await startHarness({ method: "binary" });
     const running = await startThread({ method: "binary", training: { max_staleness: 2 } }, harness.server.url);
-    running.bus.emit({ type: "weights-update-end", toVersion: "10", durationMs: 1 });
+    running.versions.observe("10");
     const judged = running.judged("session-CASE-old");
     running.thread.onTurnClosed(await makeTurn({ marker: "CASE-old" })); // tokens from versions 7 and 8
     expect(await judged).toMatchObject({ sample: null, skipped: expect.stringContaining("stale before judging: oldest token from weight version 7, current 10") });
     expect(harness.judge.calls).toHaveLength(0);
   });
 
-  it("starts from the run's weight version (its owner's), and so does a worker started again after a crash: no event needed", async () => {
+  it("reads the run's weight version from before it started, and so does a worker started again after a crash", async () => {
     harness = await startHarness({ method: "binary" });
     const versions = new WeightVersionTracker();
-    versions.observe("10"); // (seen before judging started: its weights-update-end went by before the thread listened)
+    versions.observe("10"); // (seen before judging started)
     const running = await startThread({ method: "binary", training: { max_staleness: 2 } }, harness.server.url, new MemorySink(), versions);
     const first = running.judged("s-seeded");
     running.thread.onTurnClosed(await makeTurn({ marker: "CASE-seeded", sessionId: "s-seeded" })); // tokens from versions 7 and 8
@@ -145,12 +145,12 @@ describe("judging on its own thread", () => {
     expect(harness.judge.calls).toHaveLength(0);
   });
 
-  it("follows a weight-version reset relayed from the proxy's bus (slime restarted): the turn is judged, not skipped", async () => {
+  it("follows a reset of the run's weight version (slime restarted): the turn is judged, not skipped", async () => {
     harness = await startHarness({ method: "binary" });
     harness.judge.script("CASE-reset", "eval", ["\\boxed{1}"]);
     const running = await startThread({ method: "binary", judge: { votes: 1 }, training: { max_staleness: 2 } }, harness.server.url);
-    running.bus.emit({ type: "weights-update-end", toVersion: "40", durationMs: 1 });
-    running.bus.emit({ type: "weights-version-reset", fromVersion: "40", reason: "test: slime restarted" });
+    running.versions.observe("40");
+    running.versions.reset();
     const judged = running.judged("session-CASE-reset");
     running.thread.onTurnClosed(await makeTurn({ marker: "CASE-reset" })); // tokens from versions 7 and 8
     expect(await judged).toMatchObject({ skipped: null, sample: { reward: 1 } });
@@ -191,6 +191,7 @@ describe("judging on its own thread", () => {
       data: { recipe: recipeSchema.parse({ engine: { kind: "rehearsal" }, method: "binary" }), recordsDir, policySource: "builtin:qwen3", judgeSource: "/nonexistent/judge-model", judgeUrl: null },
       bus: new EventBus(),
       sink: new MemorySink(),
+      versions: new WeightVersionTracker(),
     });
     await expect(start).rejects.toMatchObject({ code: "TEMPLATE_ERROR", path: "/nonexistent/judge-model/tokenizer.json", message: expect.stringContaining("the judging thread did not start: cannot read tokenizer.json") });
   });

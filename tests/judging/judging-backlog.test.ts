@@ -15,7 +15,7 @@ afterEach(async () => {
 describe("judging backlog", () => {
   it("skips a turn that is already stale, without calling the judge, and judges one that is not", async () => {
     harness = await startHarness({ method: "binary", judge: { votes: 1 }, training: { max_staleness: 2 } });
-    harness.bus.emit({ type: "weights-update-end", toVersion: "10", durationMs: 1 });
+    harness.versions.observe("10");
     const stale = await makeTurn({ marker: "CASE-stale" }); // tokens from versions 7 and 8
     const skipped = await harness.judgeTurn(stale);
     expect(skipped).toMatchObject({ sample: null, skipCategory: "stale", skipped: "stale before judging: oldest token from weight version 7, current 10, max_staleness 2 (its sample would not be delivered)" });
@@ -32,9 +32,9 @@ describe("judging backlog", () => {
 
   it("follows a reset of the weight version (slime restarted): turns of the new versions are judged, not skipped as stale", async () => {
     harness = await startHarness({ method: "binary", judge: { votes: 1 }, training: { max_staleness: 2 } });
-    harness.bus.emit({ type: "weights-update-end", toVersion: "40", durationMs: 1 });
-    harness.bus.emit({ type: "weights-version-reset", fromVersion: "40", reason: "test: slime restarted" });
-    harness.bus.emit({ type: "weights-update-end", toVersion: "9", durationMs: 1 });
+    harness.versions.observe("40");
+    harness.versions.reset();
+    harness.versions.observe("9");
     const made = await makeTurn({ marker: "CASE-restarted" }); // tokens from versions 7 and 8: fine against 9
     harness.judge.script("CASE-restarted", "eval", ["\\boxed{1}"]);
     expect(await harness.judgeTurn(made)).toMatchObject({ skipped: null, sample: { kind: "rl", reward: 1 } });

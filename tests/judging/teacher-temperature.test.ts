@@ -7,7 +7,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { recipeSchema, teacherTemperature } from "../../contracts/recipe.ts";
-import { atTemperature } from "../../rehearsal/standin-temperature.ts";
+import { atTemperature } from "../../rehearsal/model/temperature.ts";
 import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { hintedPromptIds } from "../../orchestrator/judging/hinted-prompt.ts";
 import { makeTurn, RecordingClient, startHarness, teacherValue, type Harness } from "./judge-harness.ts";

@@ -9,6 +9,7 @@ import { recipeSchema } from "../../contracts/recipe.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { JudgeThread } from "../../orchestrator/judging/judge-thread.ts";
 import { assertTeacherReadsPolicyIds } from "../../orchestrator/judging/teacher-vocabulary.ts";
+import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
 import { builtinQwen3Folder, loadTokenizerFiles, type TokenizerFiles } from "../../lib/model/model-files.ts";
 import { vocabularyDifference } from "../../lib/model/vocabulary.ts";
 import { MemorySink } from "./judge-harness.ts";
@@ -44,6 +45,7 @@ describe("teacher vocabulary", () => {
         data: { recipe: recipeSchema.parse({ engine: { kind: "rehearsal" }, method }), recordsDir: folder, policySource: "builtin:qwen3", judgeSource: folder, judgeUrl: null, retryBackoffMs: 5, turnRetryDelayMs: 10 },
         bus: new EventBus(),
         sink: new MemorySink(),
+        versions: new WeightVersionTracker(),
       });
     const refused = await start("opd").catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(OpenclawRlError);

@@ -7,7 +7,7 @@ import path from "node:path";
 import type { RecipeInput } from "../../contracts/recipe.ts";
 import type { RunEvent } from "../../contracts/events.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
-import { StandinSglangServer } from "../../rehearsal/standin-sglang-server.ts";
+import { StandinSglangServer } from "../../rehearsal/sglang/server.ts";
 import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { EventBus } from "../../orchestrator/event-bus.ts";
 import { createProxy, type Proxy } from "../../orchestrator/proxy/proxy-server.ts";

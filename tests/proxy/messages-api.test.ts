@@ -4,7 +4,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage, Tool } from "../../contracts/chat.ts";
-import { hashLogprob } from "../../rehearsal/standin-model.ts";
+import { hashLogprob } from "../../rehearsal/model/responder.ts";
 import { startHarness, type Harness } from "./harness.ts";
 
 const TOOL_REPLY = '<think>\nI should list the files.\n</think>\n\n<tool_call>\n{"name": "ls", "arguments": {"path": "."}}\n</tool_call>';

@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashLogprob } from "../../rehearsal/standin-model.ts";
+import { hashLogprob } from "../../rehearsal/model/responder.ts";
 import { assemble, startHarness, streamChat, type Harness } from "./harness.ts";
 import { openclawFixture } from "./fixtures.ts";
 
@@ -78,6 +78,10 @@ describe("stock OpenClaw through the proxy", () => {
     expect(turn).toMatchObject({ turn: 0, finishReason: "tool_calls", closedBy: "next-request" });
     expect(turn.nextState?.role).toBe("tool");
     expect(turn.nextState?.messages[0]).toMatchObject({ role: "tool", tool_call_id: "call2" });
+    // at once: as the tool result's request arrives, before the turn it starts goes to the engine (learning latency's
+    // closed stage is the tool's run time, not the next answer's)
+    const next = harness.events.find((event) => event.type === "turn-start" && event.sessionId === "s2" && event.turn === 1)!;
+    expect(turn.closedAt).toBeLessThanOrEqual(next.at);
   });
 
   it("without any header, the Runtime marker links the turns; compaction is a side turn that closes nothing", async () => {

@@ -5,8 +5,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { chatRequestSchema } from "../../contracts/chat.ts";
-import { lastConversationTurn, readPrompt, type OfferedTool, type ReadPrompt } from "../../rehearsal/prompt-reader.ts";
-import { planReply } from "../../rehearsal/reply-composer.ts";
+import { lastConversationTurn, readPrompt, type OfferedTool, type ReadPrompt } from "../../rehearsal/model/prompt-reader.ts";
+import { planReply } from "../../rehearsal/policy/reply-composer.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { BUILTIN_QWEN3, loadTokenizerFiles } from "../../lib/model/model-files.ts";
 

@@ -17,7 +17,7 @@ describe("rehearsalProcesses", () => {
     const recipe = recipeSchema.parse({ method: "opd", engine: { kind: "rehearsal", rehearsal: { policy_port: 4100, judge_port: 4101, train_seconds: 0.5, seed: 9 } }, training: { batch_size: 6 }, model: { path: "builtin:qwen3" } });
     const [policy, judge, trainer] = rehearsalProcesses(recipe, context);
     expect([policy!.name, judge!.name, trainer!.name]).toEqual(["rehearsal-policy", "rehearsal-judge", "rehearsal-trainer"]);
-    expect(policy!.argv.slice(1, 4)).toEqual(["--import", "tsx/esm", path.join(root, "rehearsal/standin-sglang-main.ts")]);
+    expect(policy!.argv.slice(1, 4)).toEqual(["--import", "tsx/esm", path.join(root, "rehearsal/sglang/main.ts")]);
     expect(policy!.argv.join(" ")).toContain("--role policy --port 4100 --tokenizer builtin:qwen3");
     expect(judge!.argv.join(" ")).toContain("--role judge --port 4101");
     expect(trainer!.argv[0]).toBe("/usr/bin/python3");
@@ -62,7 +62,7 @@ describe("rehearsalProcesses", () => {
   });
 
   it("refuses a bad --role with exit 2 and a message", async () => {
-    const result = await execa(process.execPath, ["--import", "tsx/esm", "rehearsal/standin-sglang-main.ts", "--role", "teacher", "--port", "0"], { cwd: root, reject: false });
+    const result = await execa(process.execPath, ["--import", "tsx/esm", "rehearsal/sglang/main.ts", "--role", "teacher", "--port", "0"], { cwd: root, reject: false });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(/--role/);
   });

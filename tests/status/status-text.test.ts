@@ -54,6 +54,20 @@ describe("status text", () => {
     expect(text).toMatch(/ {12}answer→served 1\.5m\/1\.5m · last update served at \d\d:\d\d:\d\d/);
   });
 
+  it("says a fresh start's v1 is the trainer's initial sync, and sub-second update durations with a decimal", () => {
+    const { bus, status } = tracked();
+    bus.emit({ type: "weights-version-seen", version: "0" });
+    bus.emit({ type: "weights-update-start", fromVersion: "0" });
+    bus.emit({ type: "weights-update-end", toVersion: "1", durationMs: 180 });
+    expect(formatStatus(status(), 200)).toMatch(/weights {5}version 1 · last update \d+s ago \(v1: the trainer's initial sync of the weights it starts from, no batch trained in it; took 0\.2s\)/);
+    bus.emit({ type: "weights-update-start", fromVersion: "1" });
+    bus.emit({ type: "weights-update-end", toVersion: "2", durationMs: 20 });
+    expect(formatStatus(status(), 200)).toMatch(/weights {5}version 2 · last update \d+s ago \(the update took <0\.1s\)/);
+    bus.emit({ type: "weights-update-start", fromVersion: "2" });
+    bus.emit({ type: "weights-update-end", toVersion: "3", durationMs: 95_000 });
+    expect(formatStatus(status(), 200)).toMatch(/\(the update took 2m\)/);
+  });
+
   it("shows episodes done of planned and an ETA from the pace so far", () => {
     const { bus, status } = tracked();
     bus.emit({ type: "episodes-planned", planned: 4, tasks: 2, samplesPerTask: 2, epochs: 1 });

@@ -31,8 +31,8 @@ describe("StatusTracker", () => {
     bus.emit({ type: "weights-update-end", toVersion: "1", durationMs: 900 });
     status = statusSnapshotSchema.parse(tracker.snapshot());
     expect(status.weight_version).toBe("1");
-    // the bracket names what it measures: "(0s)" alone read as a second age
-    expect(formatStatus(status)).toMatch(/weights {5}version 1 · last update \d+s ago \(the update took 1s\)/);
+    // the bracket names what it measures ("(0s)" alone read as a second age), and v1 is the restarted trainer's initial sync
+    expect(formatStatus(status)).toMatch(/weights {5}version 1 · last update \d+s ago \(v1: the trainer's initial sync of the weights it starts from, no batch trained in it; took 0\.9s\)/);
     tracker.close();
   });
 

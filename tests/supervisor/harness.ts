@@ -85,7 +85,8 @@ export function slimeProcesses(recipe: Recipe, cwd: string, submissionId = "open
     {
       name: "ray-head",
       role: "ray-head",
-      argv: ["ray", "start", "--head", "--node-ip-address", "127.0.0.1", "--port", String(recipe.cluster.ray_port), "--num-gpus", "8", "--disable-usage-stats", "--dashboard-host=127.0.0.1", "--dashboard-port", String(recipe.cluster.dashboard_port)],
+      // --block as the plan's (launchers/slime/ray-cluster.ts): the leader stays and stops its Ray processes on SIGTERM
+      argv: ["ray", "start", "--head", "--block", "--node-ip-address", "127.0.0.1", "--port", String(recipe.cluster.ray_port), "--num-gpus", "8", "--disable-usage-stats", "--dashboard-host=127.0.0.1", "--dashboard-port", String(recipe.cluster.dashboard_port)],
       env: { RAY_health_check_failure_threshold: "20", PYTHONUNBUFFERED: "1" },
       cwd,
       node: 0,

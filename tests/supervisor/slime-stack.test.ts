@@ -1,5 +1,5 @@
 // Integration: Ray head + slime job + standalone judge through the fixture `ray` / `python3`: the argv and
-// env each child receives, readiness gating, and the clean stop order (ray job stop → ray stop → SIGTERM).
+// env each child receives, readiness gating, and the clean stop order (ray job stop → the head's leader → SIGTERM).
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -76,18 +76,19 @@ describe("supervising a slime stack", () => {
     expect(pids.children.map((child: { name: string }) => child.name)).toContain("judge");
   });
 
-  it("stops in order: ray job stop, wait STOPPED, ray stop, then SIGTERM of the judge", async () => {
+  it("stops in order: ray job stop, wait STOPPED, SIGTERM of the Ray head's leader (never `ray stop`), then of the judge", async () => {
     report = await supervisor.stop();
     const label = (event: ReturnType<Harness["events"]>[number]): string | null => {
       if (event.who === "ray" && event.argv?.[0] === "job" && event.argv?.[1] === "stop") return "ray job stop";
       if (event.who === "raylet" && event.event === "job-exit") return `job ${event.status}`;
       if (event.who === "ray" && event.argv?.[0] === "stop") return "ray stop";
+      if (event.who === "ray" && event.event === "signal-SIGTERM") return "ray head SIGTERM";
       if (event.who === "raylet" && event.event === "signal-SIGTERM") return "raylet SIGTERM";
       if (event.who === "sglang" && event.event === "signal-SIGTERM") return "judge SIGTERM";
       return null;
     };
     const order = harness.events().map(label).filter((value): value is string => value !== null);
-    expect(order).toEqual(["ray job stop", "job STOPPED", "ray stop", "raylet SIGTERM", "judge SIGTERM"]);
+    expect(order).toEqual(["ray job stop", "job STOPPED", "ray head SIGTERM", "raylet SIGTERM", "judge SIGTERM"]);
     // the job's driver got the job stop's SIGTERM (its shell may be reaped before it logs it)
     expect(harness.events().some((event) => event.who === "slime" && event.event === "signal-SIGTERM")).toBe(true);
     expect(report.forced).toBe(false);

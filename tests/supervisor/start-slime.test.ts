@@ -67,7 +67,7 @@ describe("openclaw-rl start (engine slime, fixture ray + python3)", () => {
     expect(status.engines.map((engine: { name: string; state: string }) => `${engine.name}:${engine.state}`)).toEqual(["ray-head:ready", "slime-job:ready", "judge:ready"]);
   });
 
-  it("Ctrl-C: ray job stop → STOPPED → ray stop → SIGTERM of the judge; nothing left", async () => {
+  it("Ctrl-C: ray job stop → STOPPED → SIGTERM of the Ray head's leader → SIGTERM of the judge; never `ray stop`; nothing left", async () => {
     start.kill("SIGINT");
     const result = await start;
     expect(result.exitCode).toBe(0);
@@ -77,11 +77,14 @@ describe("openclaw-rl start (engine slime, fixture ray + python3)", () => {
         if (event.who === "ray" && event.argv?.[0] === "job" && event.argv?.[1] === "stop") return "ray job stop";
         if (event.who === "raylet" && event.event === "job-exit") return `job ${event.status}`;
         if (event.who === "ray" && event.argv?.[0] === "stop") return "ray stop";
+        if (event.who === "ray" && event.event === "signal-SIGTERM") return "ray head SIGTERM";
+        if (event.who === "raylet" && event.event === "signal-SIGTERM") return "raylet SIGTERM";
         if (event.who === "sglang" && event.event === "signal-SIGTERM") return "judge SIGTERM";
         return null;
       })
       .filter(Boolean);
-    expect(order).toEqual(["ray job stop", "job STOPPED", "ray stop", "judge SIGTERM"]);
+    // `ray stop` would stop every Ray of the machine's user by process name: the head's leader stops this run's
+    expect(order).toEqual(["ray job stop", "job STOPPED", "ray head SIGTERM", "raylet SIGTERM", "judge SIGTERM"]);
     expect(stderr).toMatch(/judge was stopped by openclaw-rl \(SIGTERM\)/);
     expect(JSON.parse(readFileSync(path.join(harness.runDir, "pids.json"), "utf8")).children).toEqual([]);
   });

@@ -34,7 +34,7 @@ describe("stopping", () => {
     expect(harness.events().some((event) => event.who === "sglang" && event.event === "signal-SIGTERM")).toBe(true);
   });
 
-  it("a forced stop skips ray job stop, runs ray stop --force and SIGKILLs at once", async () => {
+  it("a forced stop skips ray job stop and the Ray head's leader stop, never runs `ray stop`, and SIGKILLs at once", async () => {
     const harness = new Harness();
     const { recipe, plan } = await stack(harness, true);
     // a grace far longer than the bound: the forced stop is told from a graceful one by an order of magnitude, not by speed
@@ -47,8 +47,12 @@ describe("stopping", () => {
     await graceful;
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(report.forced).toBe(true);
-    const rayCalls = harness.events().filter((event) => event.who === "ray").map((event) => event.argv!.slice(0, 2).join(" "));
-    expect(rayCalls).toContain("stop --force");
+    const rayCalls = harness.events().filter((event) => event.who === "ray" && event.event === "invoked").map((event) => event.argv!.slice(0, 2).join(" "));
+    expect(rayCalls.filter((call) => call.startsWith("stop"))).toEqual([]);
+    expect(report.steps.filter((step) => step.includes("graceful stop"))).toEqual([]);
+    // the raylet is in the head's process group (as Ray's are), so the group's SIGKILL took it too
+    const rayletPid = harness.find((event) => event.who === "raylet" && event.event === "up")!.pid;
+    await eventually(() => !isProcessAlive(rayletPid), "the raylet gone");
     const judge = report.results.find((result) => result.name === "judge")!;
     expect(judge).toMatchObject({ signal: "SIGKILL", killedByUs: true });
     expect(supervisor.statuses().every((status) => status.state === "stopped")).toBe(true);
@@ -77,6 +81,8 @@ describe("stopping", () => {
     host.kill("SIGKILL");
     await host;
     await eventually(() => [judgePid, driverPid, rayletPid].every((pid) => !isProcessAlive(pid)), "children gone");
-    expect(harness.events().some((event) => event.who === "ray" && event.argv?.[0] === "stop")).toBe(true);
+    // the watchdog SIGTERMed the head's leader, which stopped its raylet; nothing ran `ray stop`
+    expect(harness.events().some((event) => event.who === "ray" && event.event === "signal-SIGTERM")).toBe(true);
+    expect(harness.events().some((event) => event.who === "ray" && event.argv?.[0] === "stop")).toBe(false);
   });
 });

@@ -7,8 +7,8 @@ import path from "node:path";
 import { execa } from "execa";
 import type { Method } from "../../contracts/recipe.ts";
 import { formatSessionsUntil, sessionsUntilOverSeeds, sessionsUntilPreference, sessionsUntilSettled, type SessionsUntil } from "../../orchestrator/evaluation/sessions-until.ts";
-import { HOMEWORK_PERSONAS, type PersonaId } from "../../rehearsal/homework-personas.ts";
-import { PersonaUser, type PersonaSession } from "../../rehearsal/persona-user.ts";
+import { HOMEWORK_PERSONAS, type PersonaId } from "../../rehearsal/user/homework-personas.ts";
+import { PersonaUser, type PersonaSession } from "../../rehearsal/user/persona-user.ts";
 import { rehearsalSets } from "../e2e/support/rehearsal-sets.ts";
 import { until } from "./loopback.ts";
 

@@ -1,6 +1,6 @@
 // The one staleness owner (orchestrator/weights): a WeightVersionTracker holds the version, a StalenessPolicy asks it,
-// and every user compares through that policy: the store's drops, the batch frame's metrics, and the judging thread,
-// whose own tracker follows the bus's weight events to the same version as the run's.
+// and every user compares through that policy: the store's drops, the batch frame's metrics, the rollout budget's
+// window, and the judging thread, which reads the run tracker's version from the cell it shares.
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,9 +10,8 @@ import { EventBus } from "../../orchestrator/event-bus.ts";
 import { SampleStore } from "../../orchestrator/store/sample-store.ts";
 import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
 import { resetVersionsForTrainerRestart } from "../../orchestrator/weights/trainer-restart.ts";
-import { followVersionEvent } from "../../orchestrator/weights/version-events.ts";
 import { WeightUpdateWatcher } from "../../orchestrator/weights/weight-update-watcher.ts";
-import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
+import { sharedWeightVersion, WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
 import { makeSample } from "../bridge/sample-factory.ts";
 
 let store: SampleStore | null = null;
@@ -35,6 +34,22 @@ describe("the staleness rule", () => {
     expect(policy.isStale(["v2", "abc"])).toBe(false); // nothing to compare
     expect(policy.stalenessOf([])).toBe(0);
     expect(policy.stalenessOf(["12"])).toBe(0); // a token newer than the tracker's version is not "behind"
+  });
+
+  it("says which tokens are on their last chance: the next version makes them stale", () => {
+    const tracker = new WeightVersionTracker();
+    const policy = new StalenessPolicy(tracker, 2);
+    tracker.observe("10");
+    expect(policy.isLastChance(["9"])).toBe(false);
+    expect(policy.isLastChance(["9", "8"])).toBe(true);
+    expect(policy.isStale(["9", "8"])).toBe(false);
+    expect(policy.isLastChance(["v2"])).toBe(false); // no known version: never stale, never last
+    expect(new StalenessPolicy(tracker, 0).isLastChance(["10"])).toBe(true); // max_staleness 0: only the current version, once
+  });
+
+  it("sizes the window of samples that may wait in line: max_staleness × batch_size", () => {
+    expect(new StalenessPolicy(new WeightVersionTracker(), 5).window(4)).toBe(20);
+    expect(new StalenessPolicy(new WeightVersionTracker(), 0).window(4)).toBe(0);
   });
 
   it("asks its version source each time: it follows the tracker's observe and reset, and a given version when asked with one", () => {
@@ -65,11 +80,12 @@ describe("the staleness rule", () => {
 });
 
 describe("one owner, every user", () => {
-  it("a tracker fed by the bus's weight events (the judging thread's) holds the run tracker's version through updates, late answers and a restart", async () => {
+  it("a reader of the tracker's shared cell (the judging thread's) sees the run's version through updates, late answers and a restart", async () => {
     const bus = new EventBus();
-    const run = new WeightVersionTracker();
-    const mirror = new WeightVersionTracker();
-    bus.subscribe((event) => followVersionEvent(mirror, event));
+    const run = new WeightVersionTracker(3);
+    const mirror = sharedWeightVersion(structuredClone(run.shared)); // (a SharedArrayBuffer crosses as the same memory)
+    expect(mirror.current()).toBe(3);
+    run.reset();
     const answers = ["default", "5", "3", "9", "9", "12"];
     const watcher = new WeightUpdateWatcher({ bus, tracker: run, readVersion: async () => answers.shift() ?? null });
     const seen: Array<[number, number]> = [];
@@ -80,7 +96,7 @@ describe("one owner, every user", () => {
     expect(seen).toEqual([[0, 0], [5, 5], [5, 5], [9, 9], [9, 9], [12, 12]]);
     resetVersionsForTrainerRestart(run, bus, "test: slime restarted");
     expect([run.current(), mirror.current()]).toEqual([0, 0]);
-    run.observe("2"); // (the proxy's observations too: the watcher announces every change of the owner)
+    run.observe("2"); // (the proxy's observations too)
     expect([run.current(), mirror.current()]).toEqual([2, 2]);
     watcher.stop();
 
