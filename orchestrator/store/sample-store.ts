@@ -1,9 +1,6 @@
-// The durable sample store: samples on disk (segments) before they count as ready, batches handed out (recorded
-// before they leave, so a restart neither loses nor repeats them), acknowledged or given back, stale samples dropped,
-// finished segments deleted. Knows nothing of HTTP.
-// One file on purpose, just over 400 lines: it is one state machine (ready → delivered → acknowledged / dropped, and
-// back to ready) whose ordering rules (on disk before counted, recorded before handed out) must be read together; the
-// file formats, the ack log and batch composition already live beside it (segment-log, ack-log, batch-composition).
+// The durable sample store: samples on disk before they count as ready, batches recorded before they leave (so a
+// restart neither loses nor repeats them), then acknowledged or given back, stale ones dropped, finished segments
+// deleted. Knows nothing of HTTP; the states are in sample-index, the file formats in segment-log and ack-log.
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -14,10 +11,12 @@ import type { Sample } from "../../contracts/sample.ts";
 import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import type { StalenessPolicy } from "../weights/staleness-policy.ts";
 import { AckLog } from "./ack-log.ts";
-import { activeUnits, composeBatch, sessionCap, shareUnit, type BatchComposition, type FairBatchRule, type ShareUnit } from "./batch-composition.ts";
+import { activeUnits, composeBatch, sessionCap, shareUnit, type BatchComposition, type FairBatchRule } from "./batch-composition.ts";
 import { appendDurably } from "../../lib/durable-file.ts";
+import { ReadyWaiters } from "./ready-waiters.ts";
 import { encodeSample, parseFrame, type StorableSample } from "./sample-frame.ts";
-import { SegmentLog, type RecordLocation } from "./segment-log.ts";
+import { SampleIndex, type EntryState } from "./sample-index.ts";
+import { SegmentLog } from "./segment-log.ts";
 
 export interface SampleStoreOptions {
   /** The staleness rule over the run's weight-version owner (recipe.training.max_staleness). */
@@ -29,20 +28,6 @@ export interface SampleStoreOptions {
 }
 
 const NO_CAP: FairBatchRule = { maxSessionShare: 1, relaxAfterMs: 0 };
-
-type EntryState = "ready" | "delivered" | "acknowledged" | "dropped";
-
-interface Entry {
-  seq: number;
-  id: string;
-  /** Its share unit in a batch (batch-composition.ts): the session, or an episode step's task group. */
-  unit: ShareUnit;
-  /** When it became ready here (ms epoch; a restart starts the clock again). */
-  readyAt: number;
-  location: RecordLocation;
-  state: EntryState;
-  weightVersions: string[]; // distinct versions only, enough for the staleness rule
-}
 
 export interface StoreCounts {
   ready: number;
@@ -82,16 +67,13 @@ export interface StoreRecovery {
 }
 
 export class SampleStore implements SampleSink {
-  private readonly entries = new Map<number, Entry>();
-  private readonly seqById = new Map<string, number>();
+  private readonly index = new SampleIndex();
   private readonly pendingIds = new Map<string, { frame: Buffer; write: Promise<void> }>();
   private readonly batches = new Map<string, { rolloutId: number; seqs: number[]; session: string }>();
   /** Acknowledgements being written: a retried ack of the same batch waits for it instead of finding it gone. */
   private readonly acking = new Map<string, Promise<{ already: boolean; seqs: number[] }>>();
-  private readonly readyWaiters = new Set<() => void>();
+  private readonly readyWaiters = new ReadyWaiters();
   private readonly droppedListeners = new Set<(dropped: DroppedSample) => void>();
-  private readyCount = 0;
-  private deliveredCount = 0;
   private compacting: Promise<void> | null = null;
 
   private constructor(
@@ -112,12 +94,12 @@ export class SampleStore implements SampleSink {
     for (const record of recovery.records) {
       const { header } = parseFrame<SampleFrameHeader>(record.payload, SAMPLE_FRAME_MAGIC);
       const state: EntryState = acks.state.acknowledged.has(header.seq) ? "acknowledged" : acks.state.dropped.has(header.seq) ? "dropped" : "ready";
-      store.addEntry({ seq: header.seq, id: header.id, unit: shareUnit(header), readyAt: Date.now(), location: record.location, state, weightVersions: header.weightVersions.map(([version]) => version) });
+      store.index.add({ seq: header.seq, id: header.id, unit: shareUnit(header), readyAt: Date.now(), location: record.location, state, weightVersions: header.weightVersions.map(([version]) => version) });
       nextSeq = Math.max(nextSeq, header.seq + 1);
     }
     store.nextSeq = nextSeq;
     store.restoreHandedOut();
-    store.recovery.ready = store.readyCount;
+    store.recovery.ready = store.index.readyCount;
     await store.compact(true);
     return store;
   }
@@ -125,18 +107,10 @@ export class SampleStore implements SampleSink {
   /** Batches handed out before a restart stay out, under the same id, until acknowledged or given back. */
   private restoreHandedOut(): void {
     for (const [batchId, batch] of this.acks.state.handedOut) {
-      const seqs = batch.seqs.filter((seq) => this.entries.get(seq)?.state === "ready");
-      for (const seq of seqs) this.entries.get(seq)!.state = "delivered";
-      this.readyCount -= seqs.length;
-      this.deliveredCount += seqs.length;
+      const seqs = batch.seqs.filter((seq) => this.index.get(seq)?.state === "ready");
+      this.index.markDelivered(seqs);
       this.batches.set(batchId, { rolloutId: batch.rollout, seqs, session: batch.session });
     }
-  }
-
-  private addEntry(entry: Entry): void {
-    this.entries.set(entry.seq, entry);
-    this.seqById.set(entry.id, entry.seq);
-    if (entry.state === "ready") this.readyCount += 1;
   }
 
   /**
@@ -144,22 +118,22 @@ export class SampleStore implements SampleSink {
    * content) writes nothing ("already-stored"); a different sample under a stored id is refused (SAMPLE_DUPLICATE).
    */
   async put(sample: Sample): Promise<PutOutcome> {
-    const storedSeq = this.seqById.get(sample.id);
+    const storedSeq = this.index.seqOf(sample.id);
     if (storedSeq !== undefined) {
-      const entry = this.entries.get(storedSeq)!;
+      const entry = this.index.get(storedSeq)!;
       return this.samePutAgain(sample, storedSeq, await this.log.read(entry.location));
     }
     const pending = this.pendingIds.get(sample.id);
     if (pending) {
       await pending.write;
-      const seq = this.seqById.get(sample.id)!;
+      const seq = this.index.seqOf(sample.id)!;
       return this.samePutAgain(sample, seq, pending.frame);
     }
     const seq = this.nextSeq++;
     const frame = encodeSample(sample as StorableSample, seq); // throws BAD_REQUEST before any state changes
     const write = this.log.append(frame).then((location) => {
-      this.addEntry({ seq, id: sample.id, unit: shareUnit(sample), readyAt: Date.now(), location, state: "ready", weightVersions: [...new Set(sample.weightVersions)] });
-      for (const wake of this.readyWaiters) wake();
+      this.index.add({ seq, id: sample.id, unit: shareUnit(sample), readyAt: Date.now(), location, state: "ready", weightVersions: [...new Set(sample.weightVersions)] });
+      this.readyWaiters.wakeAll();
     });
     this.pendingIds.set(sample.id, { frame, write });
     try {
@@ -182,8 +156,8 @@ export class SampleStore implements SampleSink {
   counts(): StoreCounts {
     const base = this.acks.state.base;
     return {
-      ready: this.readyCount,
-      delivered: this.deliveredCount,
+      ready: this.index.readyCount,
+      delivered: this.index.deliveredCount,
       acknowledged: base.acknowledged + this.acks.state.acknowledged.size,
       droppedStale: base.droppedStale + this.acks.state.dropped.size,
     };
@@ -206,37 +180,21 @@ export class SampleStore implements SampleSink {
    */
   async waitForReady(size: number, timeoutMs: number, signal?: AbortSignal, partialAfterMs = 0): Promise<number> {
     await this.dropStale();
-    if (this.compose(size) !== null || this.partialDue(partialAfterMs) || timeoutMs <= 0 || signal?.aborted) return this.readyCount;
-    await new Promise<void>((resolve) => {
-      let deadline: NodeJS.Timeout | undefined;
-      const finish = () => {
-        clearTimeout(timer);
-        clearTimeout(deadline);
-        this.readyWaiters.delete(check);
-        signal?.removeEventListener("abort", finish);
-        resolve();
-      };
-      const check = () => {
-        if ((this.readyCount >= size && this.compose(size) !== null) || this.partialDue(partialAfterMs)) return finish();
-        // wake again when the oldest ready sample's wait runs out
-        const oldest = partialAfterMs > 0 ? this.oldestReadyAt() : null;
-        clearTimeout(deadline);
-        if (oldest !== null) deadline = setTimeout(check, Math.max(0, oldest + partialAfterMs - Date.now()));
-      };
-      const timer = setTimeout(finish, timeoutMs);
-      this.readyWaiters.add(check);
-      signal?.addEventListener("abort", finish);
-      check();
-    });
+    if (this.compose(size) !== null || this.partialDue(partialAfterMs) || timeoutMs <= 0 || signal?.aborted) return this.index.readyCount;
+    const enough = () => this.compose(size) !== null || this.partialDue(partialAfterMs);
+    // checks again when the oldest ready sample's wait runs out
+    const partialAt = () => {
+      const oldest = partialAfterMs > 0 ? this.oldestReadyAt() : null;
+      return oldest === null ? null : oldest + partialAfterMs;
+    };
+    await this.readyWaiters.wait(enough, partialAt, timeoutMs, signal);
     await this.dropStale();
-    return this.readyCount;
+    return this.index.readyCount;
   }
 
   /** When the oldest ready sample became ready (ms since the epoch); null when none is ready. */
   oldestReadyAt(): number | null {
-    let oldest: number | null = null;
-    for (const entry of this.entries.values()) if (entry.state === "ready" && (oldest === null || entry.readyAt < oldest)) oldest = entry.readyAt;
-    return oldest;
+    return this.index.oldestReadyAt();
   }
 
   /** Whether a partial batch is due: some sample is ready and the oldest has waited `partialAfterMs` (0: never). */
@@ -249,11 +207,10 @@ export class SampleStore implements SampleSink {
   async dropStale(): Promise<DroppedSample[]> {
     const current = this.options.staleness.current(); // one version for the whole pass (it awaits between drops)
     const dropped: DroppedSample[] = [];
-    for (const entry of this.entries.values()) {
+    for (const entry of this.index.all()) {
       const detail = entry.state === "ready" ? this.options.staleness.staleReason(entry.weightVersions, current) : null;
       if (detail === null) continue;
-      entry.state = "dropped";
-      this.readyCount -= 1;
+      this.index.markDropped(entry);
       await this.acks.recordDrop(entry.seq, entry.id, "stale", detail);
       await appendDurably(join(this.dir, "dropped.jsonl"), JSON.stringify({ id: entry.id, seq: entry.seq, reason: "stale", detail, at: Date.now() }) + "\n");
       dropped.push({ seq: entry.seq, id: entry.id, detail });
@@ -265,19 +222,18 @@ export class SampleStore implements SampleSink {
 
   /** The next batch of `size` from the ready samples, oldest first within the per-session share; null when none can be made now. */
   private compose(size: number): BatchComposition | null {
-    if (this.readyCount < size) return null;
+    if (this.index.readyCount < size) return null;
     const staleness = this.options.staleness;
     const current = staleness.current();
-    const ready = [...this.entries.values()]
-      .filter((entry) => entry.state === "ready")
-      .sort((a, b) => a.seq - b.seq)
+    const ready = this.index
+      .ready()
       .map((entry) => ({ seq: entry.seq, ...entry.unit, readyAt: entry.readyAt, lastChance: staleness.isLastChance(entry.weightVersions, current) }));
     return composeBatch(ready, size, this.options.fairBatch ?? NO_CAP, Date.now());
   }
 
   /** The share as it stands: sessions (share units) with a sample ready, and the most of a batch of `size` one of them may hold. */
   share(size: number): { activeSessions: number; perSession: number } {
-    const activeSessions = activeUnits([...this.entries.values()].filter((entry) => entry.state === "ready").map((entry) => entry.unit));
+    const activeSessions = activeUnits(this.index.ready().map((entry) => entry.unit));
     return { activeSessions, perSession: sessionCap(size, (this.options.fairBatch ?? NO_CAP).maxSessionShare, activeSessions) };
   }
 
@@ -290,9 +246,7 @@ export class SampleStore implements SampleSink {
     const composed = this.compose(size);
     if (composed === null) return null;
     const { seqs, ...composition } = composed;
-    for (const seq of seqs) this.entries.get(seq)!.state = "delivered";
-    this.readyCount -= seqs.length;
-    this.deliveredCount += seqs.length;
+    this.index.markDelivered(seqs);
     const batchId = `b${rolloutId}-${randomBytes(6).toString("hex")}`;
     try {
       await this.acks.recordHandout(batchId, rolloutId, session, seqs); // on disk before it leaves
@@ -315,7 +269,7 @@ export class SampleStore implements SampleSink {
    */
   async deliverPartial(size: number, rolloutId: number, session = ""): Promise<DeliveredBatch | null> {
     await this.dropStale();
-    for (let take = Math.min(this.readyCount, size); take >= 1; take--) if (this.compose(take) !== null) return this.deliver(take, rolloutId, session);
+    for (let take = Math.min(this.index.readyCount, size); take >= 1; take--) if (this.compose(take) !== null) return this.deliver(take, rolloutId, session);
     return null;
   }
 
@@ -339,7 +293,7 @@ export class SampleStore implements SampleSink {
   }
 
   private readFrames(seqs: readonly number[]): Promise<Buffer[]> {
-    return Promise.all(seqs.map((seq) => this.log.read(this.entries.get(seq)!.location)));
+    return Promise.all(seqs.map((seq) => this.log.read(this.index.get(seq)!.location)));
   }
 
   /**
@@ -372,11 +326,7 @@ export class SampleStore implements SampleSink {
       this.batches.set(batchId, batch);
       throw new OpenclawRlError("INTERNAL", `could not record the acknowledgement of ${batchId}`, { cause: error, retryable: true });
     }
-    for (const seq of batch.seqs) {
-      const entry = this.entries.get(seq);
-      if (entry?.state === "delivered") entry.state = "acknowledged";
-    }
-    this.deliveredCount -= batch.seqs.length;
+    this.index.markAcknowledged(batch.seqs);
     await this.compact(false);
     return { already: false, seqs: batch.seqs };
   }
@@ -400,15 +350,8 @@ export class SampleStore implements SampleSink {
   }
 
   private backToReady(seqs: readonly number[]): void {
-    for (const seq of seqs) {
-      const entry = this.entries.get(seq);
-      if (entry?.state === "delivered") {
-        entry.state = "ready";
-        this.readyCount += 1;
-        this.deliveredCount -= 1;
-      }
-    }
-    for (const wake of this.readyWaiters) wake();
+    this.index.backToReady(seqs);
+    this.readyWaiters.wakeAll();
   }
 
   /** Deletes segments whose samples are all acknowledged or dropped, then forgets them in the ack log. */
@@ -421,26 +364,16 @@ export class SampleStore implements SampleSink {
   }
 
   private async compactNow(force: boolean): Promise<void> {
-    const unfinished = new Set<number>();
-    const segments = new Set<number>();
-    for (const entry of this.entries.values()) {
-      segments.add(entry.location.segment);
-      if (entry.state === "ready" || entry.state === "delivered") unfinished.add(entry.location.segment);
-    }
-    const finished = [...segments].filter((segment) => !unfinished.has(segment) && segment !== this.log.activeSegment);
+    const finished = this.index.finishedSegments(this.log.activeSegment);
     for (const segment of finished) {
       await this.log.remove(segment);
-      for (const [seq, entry] of this.entries) {
-        if (entry.location.segment !== segment) continue;
-        this.entries.delete(seq);
-        this.seqById.delete(entry.id);
-      }
+      this.index.forgetSegment(segment);
     }
-    if (finished.length > 0 || force) await this.acks.compact(new Set(this.entries.keys()), this.nextSeq);
+    if (finished.length > 0 || force) await this.acks.compact(this.index.seqs(), this.nextSeq);
   }
 
   async close(): Promise<void> {
-    for (const wake of this.readyWaiters) wake();
+    this.readyWaiters.wakeAll();
     await this.log.close();
   }
 }
