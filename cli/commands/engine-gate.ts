@@ -2,7 +2,7 @@
 // "engines are starting" until a supervisor is attached, then the supervisor's own answer. Owns that hand-over only
 // (the engines' states reach status and the dashboard as engine-state events).
 import type { Supervisor } from "../../launchers/supervisor/supervisor.ts";
-import type { Readiness } from "../../orchestrator/run.ts";
+import type { Readiness } from "../../orchestrator/run/run-context.ts";
 
 const STARTING: Readiness = { ready: false, reason: "engines are starting", retryAfterS: 5 };
 

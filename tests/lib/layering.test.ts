@@ -116,6 +116,7 @@ describe("the order inside rehearsal/", () => {
  */
 const ORCHESTRATOR_LAYERS: ReadonlyArray<readonly string[]> = [
   ["run.ts"], // wires the run
+  ["run"], // its larger steps: the run's context, the sample sink, the background episodes, the status API
   ["status"], // reads what every part announces
   ["proxy", "judging", "bridge", "evaluation", "checkpoints"], // the run's parts; run.ts wires them to each other
   ["episodes", "sessions", "store", "sinks"], // what they keep: episodes, sessions, the sample queue, the other sinks
