@@ -1,5 +1,6 @@
 // Where the running start's admin API is, as the CLI finds it: its URL (--url, or the run folder's admin.json) and its
-// bearer token (--token, $OPENCLAW_RL_ADMIN_TOKEN, or the run folder's admin-token). What is asked of it is each command's.
+// bearer token (--token, $OPENCLAW_RL_ADMIN_TOKEN, or the run folder's admin-token), and asking it one route. What is
+// asked of it is each command's.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -45,6 +46,21 @@ function recordedAdminUrl(runDir: string, hint: string): string {
   const endpoint = z.object({ url: z.string().url() }).safeParse(readJsonFile(path.join(runDir, ADMIN_ENDPOINT_FILE)));
   if (!endpoint.success) throw new OpenclawRlError("RECIPE_NOT_FOUND", `no running openclaw-rl recorded in ${runDir} (${ADMIN_ENDPOINT_FILE} missing)`, { path: runDir, hint });
   return endpoint.data.url;
+}
+
+/**
+ * Asks the running start's admin API one route with its token, the answer parsed by `answer`: refused with a typed
+ * error when nothing answers, the token is refused, or the answer is not what `answer` says (`hint` then says why).
+ */
+export async function askAdmin<T>(target: AdminTarget, route: string, answer: z.ZodType<T>, request: { method?: "GET" | "POST"; hint?: string } = {}): Promise<T> {
+  const url = `${target.url}${route}`;
+  const response = await fetch(url, { method: request.method ?? "GET", headers: { authorization: `Bearer ${target.token}` }, signal: AbortSignal.timeout(5000) }).catch((cause: unknown) => {
+    throw new OpenclawRlError("ENGINE_UNAVAILABLE", `no openclaw-rl answers at ${target.url}`, { path: target.url, cause, hint: `is \`${cliCommand("start")}\` still running?`, retryable: true });
+  });
+  if (response.status === 401) throw new OpenclawRlError("UNAUTHORIZED", `the admin token was refused by ${target.url}`, { hint: "the token changes with every start: use --run <records.dir>" });
+  const parsed = answer.safeParse(await response.json().catch(() => null));
+  if (!response.ok || !parsed.success) throw new OpenclawRlError("ENGINE_ERROR", `unexpected answer from ${url} (${response.status})`, { path: target.url, hint: request.hint });
+  return parsed.data;
 }
 
 function readJsonFile(file: string): unknown {

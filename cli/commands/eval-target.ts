@@ -1,7 +1,6 @@
 // What one `openclaw-rl eval` works on: the run folder's recipe and held-out set, the running start it finds there (its
 // proxy, run id and served version) and how a new row names its run; and telling that start of a row. No evaluating.
 import { z } from "zod";
-import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { VersionMetrics } from "../../contracts/evaluation.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
 import { cliCommand } from "../../lib/cli-command.ts";
@@ -10,7 +9,7 @@ import type { RunBase } from "../../orchestrator/evaluation/evaluation-history.t
 import { EVALUATION_RECORDED_ROUTE } from "../../orchestrator/evaluation/evaluation-announcement.ts";
 import type { EvaluationSet } from "../../orchestrator/evaluation/evaluation-plan.ts";
 import type { VersionEvaluation } from "../../orchestrator/evaluation/version-evaluation.ts";
-import { runFolderTarget } from "../admin-target.ts";
+import { askAdmin, runFolderTarget } from "../admin-target.ts";
 
 /** What one `eval` works on: the run's recipe and held-out set, the running start (null: none, for a checkpoint), the run and its basis. */
 export interface EvalTarget {
@@ -29,7 +28,7 @@ export function withRun(target: EvalTarget, evaluation: VersionEvaluation, base:
   return evaluation;
 }
 
-const statusSchema = z.object({ run_id: z.string().nullable().default(null), weight_version: z.string().nullable(), endpoints: z.object({ proxy: z.string().nullable() }) });
+const statusSchema = z.object({ run_id: z.string().nullable().default(null), weight_version: z.string().nullable(), endpoints: z.object({ proxy: z.string() }) });
 
 /** The running start: its proxy, its run id and the weight version it serves now ("0" before the first update: the base weights). */
 export interface LiveStart {
@@ -39,13 +38,8 @@ export interface LiveStart {
 }
 
 export async function liveVersion(runDir: string): Promise<LiveStart> {
-  const { url, token } = runFolderTarget(runDir, NO_START_HINT);
-  const response = await fetch(`${url}/status`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5000) }).catch((cause: unknown) => {
-    throw new OpenclawRlError("ENGINE_UNAVAILABLE", `no openclaw-rl answers at ${url}`, { path: url, cause, hint: "is `openclaw-rl start` still running?", retryable: true });
-  });
-  const status = statusSchema.safeParse(await response.json().catch(() => null));
-  if (!response.ok || !status.success || !status.data.endpoints.proxy) throw new OpenclawRlError("ENGINE_ERROR", `unexpected answer from ${url}/status (${response.status})`, { path: url });
-  return { proxy: status.data.endpoints.proxy, version: status.data.weight_version ?? "0", run: status.data.run_id };
+  const status = await askAdmin(runFolderTarget(runDir, NO_START_HINT), "/status", statusSchema);
+  return { proxy: status.endpoints.proxy, version: status.weight_version ?? "0", run: status.run_id };
 }
 
 /** What a folder without a running start is told (the live version needs one; a checkpoint does not). */

@@ -1,10 +1,8 @@
 // `openclaw-rl status [--run DIR | --url URL] [--json] [--watch]`: asks the running orchestrator's loopback admin
 // API for its state and prints it (engines, turns, samples toward the next batch, rewards, weights, errors).
 import type { Command } from "commander";
-import { OpenclawRlError } from "../../contracts/errors.ts";
-import { cliCommand } from "../../lib/cli-command.ts";
 import { statusSnapshotSchema, type StatusSnapshot } from "../../contracts/status.ts";
-import { resolveTarget, type AdminTarget } from "../admin-target.ts";
+import { askAdmin, resolveTarget, type AdminTarget } from "../admin-target.ts";
 import { withRecipeOptions, type CommonOptions } from "../common-options.ts";
 import { formatStatus } from "./status-format.ts";
 import { watchStatus } from "./status-watch.ts";
@@ -33,15 +31,6 @@ export function registerStatusCommand(program: Command): void {
     });
 }
 
-export async function fetchStatus(target: AdminTarget): Promise<StatusSnapshot> {
-  let response: Response;
-  try {
-    response = await fetch(`${target.url}/status`, { headers: { authorization: `Bearer ${target.token}` }, signal: AbortSignal.timeout(5000) });
-  } catch (cause) {
-    throw new OpenclawRlError("ENGINE_UNAVAILABLE", `no openclaw-rl answers at ${target.url}`, { path: target.url, cause, hint: `is \`${cliCommand("start")}\` still running?`, retryable: true });
-  }
-  if (response.status === 401) throw new OpenclawRlError("UNAUTHORIZED", `the admin token was refused by ${target.url}`, { hint: "the token changes with every start: use --run <records.dir>" });
-  const parsed = statusSnapshotSchema.safeParse(await response.json().catch(() => null));
-  if (!response.ok || !parsed.success) throw new OpenclawRlError("ENGINE_ERROR", `unexpected answer from ${target.url}/status (${response.status})`, { path: target.url });
-  return parsed.data;
+export function fetchStatus(target: AdminTarget): Promise<StatusSnapshot> {
+  return askAdmin(target, "/status", statusSnapshotSchema);
 }
