@@ -4,7 +4,6 @@
 // continuing sessions; added latency at concurrency 1, throughput at 64, CPU per request of each process. Ratios only.
 // `--compare=<git revision>` adds the proxy at that revision (a worktree sharing node_modules) as a third column of
 // the same run: before and after a change, each against Portkey.
-import { Agent, request as httpRequest } from "node:http";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +11,7 @@ import { execa, type ResultPromise } from "execa";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { cpuMs, firstLine, messagesFor, percentile, startRevisionProxy, tools } from "./proxy-bench.ts";
+import { timedRequest } from "./timed-request.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, "../..");
@@ -22,7 +22,6 @@ const REQUESTS_AT_64 = 1280;
 /** Requests at 64 each target serves first, not measured: the code paths of 64 interleaved streams compiled and the heap grown. */
 const WARM_UP_AT_64 = 256;
 const TOOLS = tools();
-const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -34,22 +33,7 @@ async function freePort(): Promise<number> {
 
 /** Time to the first content delta of a streamed answer (ms). */
 function firstToken(url: string, body: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const outgoing = httpRequest(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers } });
-    outgoing.once("error", reject);
-    outgoing.once("response", (response) => {
-      let firstAt = -1;
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (part: string) => {
-        if (response.statusCode !== 200) text += part;
-        else if (firstAt < 0 && /"content":\s?"S/.test(part)) firstAt = performance.now();
-      });
-      response.once("end", () => (response.statusCode === 200 && firstAt > 0 ? resolve(firstAt - started) : reject(new Error(`${url} answered ${response.statusCode}: ${text.slice(0, 300)}`))));
-    });
-    outgoing.end(body);
-  });
+  return timedRequest(url, body, (part) => /"content":\s?"S/.test(part), headers);
 }
 
 interface Target {

@@ -20,6 +20,7 @@ import { JudgeThread } from "../../orchestrator/judging/judge-thread.ts";
 import { followBus } from "../judging/judge-harness.ts";
 import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
 import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
+import { timedRequest } from "./timed-request.ts";
 import { createProxy } from "../../orchestrator/proxy/proxy-server.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
@@ -291,30 +292,12 @@ export function firstLine(child: ResultPromise): Promise<Record<string, number>>
   });
 }
 
-/** The client's keep-alive pool (node:http: a fraction of fetch's CPU, which this 2-core machine shares with the proxy). */
-const clientAgent = new Agent({ keepAlive: true, maxSockets: Infinity });
+/** A content delta of the proxy's stream, or output ids of /generate's: the first generated text. */
+const GENERATED_TEXT = (part: string) => part.includes('"output_ids":[') || part.includes('"content":"S');
 
-/** Whole-response time, or time to the first event that carries generated text (/generate: output_ids; proxy: a content delta). */
+/** Whole-response time, or (streamed) time to the first event that carries generated text. */
 function timed(url: string, body: string, stream: boolean): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const outgoing = httpRequest(url, { method: "POST", agent: clientAgent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } });
-    outgoing.once("error", reject);
-    outgoing.once("response", (response) => {
-      let firstAt = -1;
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (part: string) => {
-        if (response.statusCode !== 200) text += part;
-        else if (stream && firstAt < 0 && (part.includes('"output_ids":[') || part.includes('"content":"S'))) firstAt = performance.now();
-      });
-      response.once("end", () => {
-        if (response.statusCode !== 200) reject(new Error(`${url} answered ${response.statusCode}: ${text}`));
-        else resolve(stream ? firstAt - started : performance.now() - started);
-      });
-    });
-    outgoing.end(body);
-  });
+  return timedRequest(url, body, stream ? GENERATED_TEXT : null);
 }
 
 /** What a proxy process's probe answers: its CPU and event-loop time so far, turns closed, judged and built into samples. */
