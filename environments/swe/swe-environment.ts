@@ -6,10 +6,11 @@ import path from "node:path";
 import { z } from "zod";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { Environment, EpisodeStart, Evaluation, FunctionTool, ToolCall } from "../environment.ts";
-import { Sandbox } from "../sandbox.ts";
+import type { Sandbox } from "../sandbox.ts";
 import type { SandboxLimitsInput } from "../sandbox-limits.ts";
 import { describeRun, type SandboxRun } from "../sandbox-run.ts";
 import { TaskCatalogue } from "../task-catalogue.ts";
+import { openTaskSandbox } from "../task-sandbox.ts";
 import { parseToolArguments } from "../tool-arguments.ts";
 import { repositoryTaskSchema, type RepositoryTask } from "./repository-task.ts";
 
@@ -76,15 +77,11 @@ export class SweEnvironment implements Environment<SweEpisode> {
 
   async reset(taskMeta: Record<string, unknown>, runContext: Record<string, unknown> = {}): Promise<EpisodeStart<SweEpisode>> {
     const task = this.catalogue.resolve(taskMeta);
-    const sandbox = await Sandbox.open(this.limits);
-    const written = await this.fileTool(sandbox, "write", JSON.stringify(task.files));
-    if (written.exitCode !== 0) {
-      await sandbox.close();
-      throw new OpenclawRlError("BAD_REQUEST", `the files of ${task.task_name}:${task.task_path} could not be written: ${describeRun(written).slice(-500)}`, {
-        path: `${task.task_name}:${task.task_path}`,
-        hint: "file paths must be relative, without ..",
-      });
-    }
+    const sandbox = await openTaskSandbox(task, this.limits, {
+      run: (fresh) => this.fileTool(fresh, "write", JSON.stringify(task.files)),
+      what: "writing the files",
+      hint: "file paths must be relative, without ..",
+    });
     const files = Object.keys(task.files).sort().join(", ");
     const userMessage =
       `${task.instruction}\n\nFiles: ${files}\n\n` +

@@ -2,12 +2,12 @@
 // (bash, no network, the sandbox's limits), and a score of 1 when the task's check script exits 0 there, else 0.
 import path from "node:path";
 import { z } from "zod";
-import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { Environment, EpisodeStart, FunctionTool, ToolCall } from "../environment.ts";
-import { Sandbox } from "../sandbox.ts";
+import type { Sandbox } from "../sandbox.ts";
 import type { SandboxLimitsInput } from "../sandbox-limits.ts";
 import { describeRun } from "../sandbox-run.ts";
 import { TaskCatalogue } from "../task-catalogue.ts";
+import { openTaskSandbox } from "../task-sandbox.ts";
 import { parseToolArguments } from "../tool-arguments.ts";
 import { shellTaskSchema, type ShellTask } from "./shell-task.ts";
 
@@ -45,15 +45,7 @@ export class TerminalEnvironment implements Environment<TerminalEpisode> {
 
   async reset(taskMeta: Record<string, unknown>): Promise<EpisodeStart<TerminalEpisode>> {
     const task = this.catalogue.resolve(taskMeta);
-    const sandbox = await Sandbox.open(this.limits);
-    const setup = await sandbox.run("bash", ["-c", task.setup]);
-    if (setup.exitCode !== 0) {
-      await sandbox.close();
-      throw new OpenclawRlError("BAD_REQUEST", `the setup of ${task.task_name}:${task.task_path} failed: ${describeRun(setup).slice(-500)}`, {
-        path: `${task.task_name}:${task.task_path}`,
-        hint: "fix the task's setup script",
-      });
-    }
+    const sandbox = await openTaskSandbox(task, this.limits, { run: (fresh) => fresh.run("bash", ["-c", task.setup]), what: "the setup", hint: "fix the task's setup script" });
     const userMessage = `${task.instruction}\n\nYou work in a shell in your own folder, without network: run commands with the \`run_command\` tool. Answer without a tool call when you are done.`;
     return { userMessage, toolSchemas: TOOLS, state: { task, sandbox } };
   }

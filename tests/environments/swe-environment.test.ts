@@ -87,6 +87,12 @@ describe("the SWE environment", () => {
     await environment.close(state);
   });
 
+  it("refuses a task whose files cannot be written into the sandbox, naming it", async () => {
+    const task = { ...tasks[0]!, task_path: "escaping", files: { ...tasks[0]!.files, "../outside.py": "x = 1\n" } };
+    await expect(environment.reset(task)).rejects.toThrow(/^writing the files of swe:escaping failed: .*/s);
+    await expect(environment.reset(task)).rejects.toMatchObject({ code: "BAD_REQUEST", path: "swe:escaping", hint: "file paths must be relative, without .." });
+  });
+
   it("over HTTP: /evaluate answers the score and the patch; the patches file holds it under the run_ctx's episode id", async () => {
     const patches = path.join(folder, "patches.jsonl");
     const server = await startEnvironmentServer({ kind: "swe", port: 0, slots: 2, patches });
