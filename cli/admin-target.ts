@@ -1,7 +1,8 @@
 // Where the running start's admin API is, as the CLI finds it: its URL (--url, or the run folder's admin.json) and its
-// bearer token (--token, $OPENCLAW_RL_ADMIN_TOKEN, or the run folder's admin-token), and asking it one route. What is
+// bearer token (--token, $OPENCLAW_RL_ADMIN_TOKEN, or the run folder's admin-token), those flags, and asking it one route. What is
 // asked of it is each command's.
 import { readFileSync } from "node:fs";
+import type { Command } from "commander";
 import path from "node:path";
 import { z } from "zod";
 import { OpenclawRlError } from "../contracts/errors.ts";
@@ -20,6 +21,14 @@ export interface AdminTargetOptions extends CommonOptions {
   run?: string;
   url?: string;
   token?: string;
+}
+
+/** The flags that find the running start's admin API (resolveTarget reads them). */
+export function withAdminTargetOptions(command: Command): Command {
+  return command
+    .option("--run <dir>", "run folder of the running start (default: records.dir of the recipe)")
+    .option("--url <url>", "admin URL (default: read from <run>/admin.json)")
+    .option("--token <token>", "admin token (default: <run>/admin-token or $OPENCLAW_RL_ADMIN_TOKEN)");
 }
 
 /** The running start's admin URL and token: --url/--token, $OPENCLAW_RL_ADMIN_TOKEN, or the run folder's admin.json and admin-token. */
