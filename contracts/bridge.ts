@@ -23,16 +23,18 @@ export const BATCH_FRAME_CONTENT_TYPE = "application/vnd.openclaw-rl.batch";
 
 const version = z.literal(BRIDGE_VERSION);
 const session = z.string().min(1).max(128).describe("Random id of one Python process; a new id means a new client.");
+const rolloutId = z.number().int().min(0);
 
-export const helloMessageSchema = z
-  .object({
-    version,
-    type: z.literal("hello"),
-    session,
-    pid: z.number().int(),
-    routers: z.object({ policy: z.string().nullable(), judge: z.string().nullable() }).strict(),
-  })
-  .strict();
+/** A bridge message: the protocol's version, its type and its own fields, nothing else (a breaking change is a new version). */
+function message<Type extends string, Shape extends z.ZodRawShape>(type: Type, shape: Shape) {
+  return z.object({ version, type: z.literal(type), ...shape }).strict();
+}
+
+export const helloMessageSchema = message("hello", {
+  session,
+  pid: z.number().int(),
+  routers: z.object({ policy: z.string().nullable(), judge: z.string().nullable() }).strict(),
+});
 export type HelloMessage = z.infer<typeof helloMessageSchema>;
 
 /**
@@ -46,79 +48,59 @@ export interface BridgeHello {
   at: number;
 }
 
-export const batchRequestSchema = z
-  .object({
-    version,
-    type: z.literal("batch-request"),
-    session,
-    rolloutId: z.number().int().min(0),
-    size: z.number().int().min(1).max(100_000),
-    waitMs: z.number().int().min(0).max(60_000).describe("Long-poll: how long the server may hold the request."),
-    holding: z
-      .array(z.string().min(1))
-      .max(64)
-      .optional()
-      .describe(
-        "Batches this client handed to the trainer and has not acknowledged yet (not yet provably trained): they stay out. Any other unacknowledged batch of this session goes back to ready (its answer was lost).",
-      ),
-  })
-  .strict();
+export const batchRequestSchema = message("batch-request", {
+  session,
+  rolloutId,
+  size: z.number().int().min(1).max(100_000),
+  waitMs: z.number().int().min(0).max(60_000).describe("Long-poll: how long the server may hold the request."),
+  holding: z
+    .array(z.string().min(1))
+    .max(64)
+    .optional()
+    .describe(
+      "Batches this client handed to the trainer and has not acknowledged yet (not yet provably trained): they stay out. Any other unacknowledged batch of this session goes back to ready (its answer was lost).",
+    ),
+});
 export type BatchRequest = z.infer<typeof batchRequestSchema>;
 
-export const batchWaitSchema = z
-  .object({
-    version,
-    type: z.literal("batch-wait"),
-    ready: z.number().int(),
-    size: z.number().int(),
-    paused: z.boolean().optional().describe("Training is paused (evaluation.stop_if_worse): no batch until it is resumed, however many samples are ready."),
-  })
-  .strict();
+export const batchWaitSchema = message("batch-wait", {
+  ready: z.number().int(),
+  size: z.number().int(),
+  paused: z.boolean().optional().describe("Training is paused (evaluation.stop_if_worse): no batch until it is resumed, however many samples are ready."),
+});
 export type BatchWait = z.infer<typeof batchWaitSchema>;
 
-export const ackMessageSchema = z
-  .object({ version, type: z.literal("ack"), session, rolloutId: z.number().int().min(0), batchId: z.string().min(1) })
-  .strict();
+export const ackMessageSchema = message("ack", { session, rolloutId, batchId: z.string().min(1) });
 export type AckMessage = z.infer<typeof ackMessageSchema>;
 
-export const ackReplySchema = z
-  .object({ version, type: z.literal("ack-ok"), batchId: z.string(), already: z.boolean() })
-  .strict();
+export const ackReplySchema = message("ack-ok", { batchId: z.string(), already: z.boolean() });
 export type AckReply = z.infer<typeof ackReplySchema>;
 
-export const progressMessageSchema = z
-  .object({
-    version,
-    type: z.literal("progress"),
-    session,
-    rolloutId: z.number().int().min(0),
-    ready: z.number().int().min(0),
-    size: z.number().int().min(1),
-    waitedMs: z.number().min(0),
-  })
-  .strict();
+export const progressMessageSchema = message("progress", {
+  session,
+  rolloutId,
+  ready: z.number().int().min(0),
+  size: z.number().int().min(1),
+  waitedMs: z.number().min(0),
+});
 export type ProgressMessage = z.infer<typeof progressMessageSchema>;
 
 /**
  * One training step's metrics, as slime's Megatron trainer logged them (keys without the `train/` prefix: loss,
  * pg_loss, grad_norm, lr-pg_0, train_rollout_logprob_abs_diff, ...), sent by native/openclaw_rl/trainer_metrics.py.
  */
-export const trainerMetricsMessageSchema = z
-  .object({
-    version,
-    type: z.literal("trainer-metrics"),
-    session,
-    pid: z.number().int(),
-    step: z.number().int().min(0).describe("slime's train/step: rollout_id × steps per rollout + step."),
-    metrics: z
-      .record(z.string().min(1).max(128), z.number().finite())
-      .refine((metrics) => Object.keys(metrics).length <= 256, "at most 256 metrics")
-      .describe("Every finite number of the step's train/* log dict, without the prefix."),
-  })
-  .strict();
+export const trainerMetricsMessageSchema = message("trainer-metrics", {
+  session,
+  pid: z.number().int(),
+  step: z.number().int().min(0).describe("slime's train/step: rollout_id × steps per rollout + step."),
+  metrics: z
+    .record(z.string().min(1).max(128), z.number().finite())
+    .refine((metrics) => Object.keys(metrics).length <= 256, "at most 256 metrics")
+    .describe("Every finite number of the step's train/* log dict, without the prefix."),
+});
 export type TrainerMetricsMessage = z.infer<typeof trainerMetricsMessageSchema>;
 
-export const helloReplySchema = z.object({ version, type: z.literal("hello-ok"), currentVersion: z.number() }).strict();
+export const helloReplySchema = message("hello-ok", { currentVersion: z.number() });
 export type HelloReply = z.infer<typeof helloReplySchema>;
 
 /** Error answer of every endpoint (4xx/5xx). */
