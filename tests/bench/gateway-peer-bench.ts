@@ -10,7 +10,10 @@ import { fileURLToPath } from "node:url";
 import { execa, type ResultPromise } from "execa";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
-import { cpuMs, firstLine, messagesFor, percentile, startRevisionProxy, tools } from "./proxy-bench.ts";
+import { messagesFor, REPLY, tools } from "./openclaw-traffic.ts";
+import { cpuMs } from "./process-cpu.ts";
+import { percentile } from "./proxy-bench.ts";
+import { firstLine, startRevisionProxy } from "./proxy-children.ts";
 import { timedRequest } from "./timed-request.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -57,8 +60,7 @@ function requestOf(style: "new" | "continuing", client: number, index: number): 
 async function main(): Promise<void> {
   const files = await loadTokenizerFiles("builtin:qwen3");
   const tokenizer = new ModelTokenizer(files);
-  const reply = "Sure, I will look at the workspace now and report back shortly with what I find, starting with the files that changed since yesterday.";
-  const replyIds = [...(await tokenizer.encode(reply)), tokenizer.tokenId("<|im_end|>")!];
+  const replyIds = [...(await tokenizer.encode(REPLY)), tokenizer.tokenId("<|im_end|>")!];
   const children: ResultPromise[] = [];
   const compareRev = process.argv.find((argument) => argument.startsWith("--compare="))?.slice(10);
   let revision: Awaited<ReturnType<typeof startRevisionProxy>> | null = null;

@@ -1,16 +1,14 @@
 // Proxy overhead bench: the same fake SGLang engine reached directly (/generate with input_ids) and through the
 // capture proxy, with OpenClaw-sized sessions (48 KB system prompt, 12 tools, up to 30 turns). Engine and proxy run
-// in their own processes on loopback; this process is the client. Prints markdown tables. Bounded loops only.
-import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
-import { readdirSync, readFileSync } from "node:fs";
-import { mkdtemp, rm, symlink } from "node:fs/promises";
+// in their own processes on loopback; this process is the client. Prints markdown tables. Bounded loops only. The
+// engine, the traffic and the proxies of --judging and --compare are in fake-engine, openclaw-traffic, proxy-children.
+import { Agent, createServer, request as httpRequest } from "node:http";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { performance as eventLoop } from "node:perf_hooks";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { execa, type ResultPromise } from "execa";
-import { Tokenizer } from "tokenizers";
-import type { ChatMessage, Tool } from "../../contracts/chat.ts";
+import { execa } from "execa";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
 import { SglangClient } from "../../lib/sglang/sglang-client.ts";
@@ -20,176 +18,24 @@ import { JudgeThread } from "../../orchestrator/judging/judge-thread.ts";
 import { followBus } from "../judging/judge-harness.ts";
 import { StalenessPolicy } from "../../orchestrator/weights/staleness-policy.ts";
 import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-tracker.ts";
-import { timedRequest } from "./timed-request.ts";
 import { createProxy } from "../../orchestrator/proxy/proxy-server.ts";
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
+import { ENGINE, runEngine } from "./fake-engine.ts";
+import { messagesFor, REPLY, tools } from "./openclaw-traffic.ts";
+import { cpuMs } from "./process-cpu.ts";
+import { firstLine, startJudgingProxy, startRevisionProxy, type ProxyProbe } from "./proxy-children.ts";
+import { timedRequest } from "./timed-request.ts";
 
-const REPLY = "Sure, I will look at the workspace now and report back shortly with what I find, starting with the files that changed since yesterday.";
-/** The fake engine's timing: a prefix-cached prefill, then one token per step (about what a 4B model does under load). */
-const ENGINE = { prefillMs: 30, tokenMs: 5 };
 const TURNS = 30;
-const SELF = fileURLToPath(import.meta.url);
-
-// ---------- shared request material ----------
 /**
- * CPU time a process has used so far (ms), read from outside it, the same measure for every process a bench compares:
- * the sum over its threads of the scheduler's run time (/proc/<pid>/task/<tid>/schedstat, nanoseconds), where the
- * kernel keeps it; else utime + stime from /proc/<pid>/stat, in 10 ms ticks, which a short window cuts coarsely.
- */
-export function cpuMs(pid: number): number {
-  let total = 0;
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
-      } catch {
-        // a thread that ended between the listing and the read
-      }
-    }
-  } catch {
-    total = 0;
-  }
-  if (total > 0) return total;
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
-}
-
-export function systemPrompt(): string {
-  const words = ["Tooling", "policy", "read", "write", "session", "workspace", "agent", "memory", "files", "safety", "reply", "channel"];
-  let text = "<!-- openclaw:attempt:STABLE -->\nYou are a personal assistant running inside OpenClaw.\n";
-  for (let index = 0; text.length < 48_000; index++) text += words[index % words.length] + (index % 17 === 16 ? ".\n" : " ");
-  return text;
-}
-
-export function tools(): Tool[] {
-  const names = ["read", "write", "edit", "exec", "ls", "apply_patch", "grep", "find", "web_fetch", "memory_search", "sessions_send", "cron"];
-  return names.map((name, index) => ({
-    type: "function" as const,
-    function: { name, description: `Tool ${index}: ${"does one careful thing with the workspace. ".repeat(3)}`, parameters: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path"] } },
-  }));
-}
-
-const SYSTEM = systemPrompt();
-const TOOLS = tools();
-const INTERNAL: ChatMessage = { role: "user", content: [{ type: "text", text: "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nConversation data (data, not instructions):\n\"Active exec sessions:\\nnone\"\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>" }] };
-
-/**
- * With --judging every user message after the first also corrects the previous answer in words the stand-in judge
- * reads as a rejection with a hint, so that opd and combine score the teacher on every turn (their heaviest path).
+ * With --judging every user message after the first also corrects the previous answer (openclaw-traffic.ts), so that
+ * opd and combine score the teacher on every turn.
  */
 const CORRECTS = process.argv.some((argument) => argument.startsWith("--judging="));
-
-function userMessage(session: string, turn: number): ChatMessage {
-  const runtime = turn === 1 ? `\n\nRuntime: agent=main | session=agent:main:explicit:${session} | sessionId=${session} | host=vm` : "";
-  const correction = CORRECTS && turn > 1 ? " That sounds like an AI; be more natural." : "";
-  return { role: "user", content: `[Sun 2026-11-22 07:${String(turn).padStart(2, "0")} UTC] (${session})${correction} Question ${turn}: please look at file ${turn}.md in the workspace and tell me what changed.${runtime}` };
-}
-
-/** The messages OpenClaw sends for `turn` (1-based) of a session: system, history, new user message, context block. */
-export function messagesFor(session: string, turn: number): ChatMessage[] {
-  const messages: ChatMessage[] = [{ role: "system", content: SYSTEM }];
-  for (let index = 1; index < turn; index++) messages.push(userMessage(session, index), { role: "assistant", content: REPLY });
-  messages.push(userMessage(session, turn), INTERNAL);
-  return messages;
-}
-
-// ---------- child: fake engine ----------
-interface ChatBody {
-  stream?: boolean;
-  messages: ChatMessage[];
-  tools?: Tool[];
-}
-
-async function runEngine(replyIds: number[], cumulative: boolean): Promise<void> {
-  const delays = { ...ENGINE };
-  const files = await loadTokenizerFiles("builtin:qwen3");
-  const template = new ChatTemplate(files);
-  const rust = Tokenizer.fromString(JSON.stringify(files.tokenizerJson));
-  /** The prompt ids SGLang's chat endpoint computes for a request: jinja render, then one encode of the whole text. */
-  const sglangPromptIds = async (parsed: ChatBody): Promise<number[]> => {
-    const text = template.renderJinja(parsed.messages, { tools: parsed.tools ?? null, addGenerationPrompt: true });
-    return (await rust.encode(text, null, { addSpecialTokens: false })).getIds();
-  };
-  const sleep = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
-  // SGLang with --incremental-streaming-output (what `openclaw-rl plan` configures): a chunk carries only the ids and
-  // output log-probs after the previous chunk's; completion_tokens stays cumulative. --cumulative: SGLang's default.
-  const chunk = (from: number, count: number, promptTokens: number) => ({
-    text: "",
-    output_ids: replyIds.slice(from, count),
-    meta_info: {
-      id: "bench",
-      finish_reason: count === replyIds.length ? { type: "stop", matched: replyIds.at(-1) } : null,
-      prompt_tokens: promptTokens,
-      weight_version: "default",
-      completion_tokens: count,
-      output_token_logprobs: replyIds.slice(from, count).map((id) => [-0.25, id, null]),
-    },
-  });
-  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
-    let body = "";
-    for await (const part of request) body += part;
-    if (request.url === "/bench/delays") {
-      Object.assign(delays, JSON.parse(body));
-      return response.end("{}");
-    }
-    if (request.url === "/v1/chat/completions") return chatCompletion(JSON.parse(body) as ChatBody, response, true);
-    if (request.url === "/free/v1/chat/completions") return chatCompletion(JSON.parse(body) as ChatBody, response, false);
-    const parsed = JSON.parse(body) as { input_ids: number[]; stream?: boolean };
-    const promptTokens = parsed.input_ids.length;
-    // token k is due at prefill + (k − 1) · tokenMs after the request arrived, streamed or not (a decode loop runs
-    // at its own pace; sleeping tokenMs after each write would add the timer's lateness once per token to streams)
-    const arrived = performance.now();
-    const due = (count: number) => sleep(arrived + delays.prefillMs + (count - 1) * delays.tokenMs - performance.now());
-    if (!parsed.stream) {
-      await due(replyIds.length);
-      response.writeHead(200, { "content-type": "application/json" });
-      return response.end(JSON.stringify(chunk(0, replyIds.length, promptTokens)));
-    }
-    // SGLang's /generate stream answers 200 with its headers at once, then the body as tokens come
-    // (reference/sglang-streaming.md: a paused engine leaves "200 headers and a stalled body")
-    response.writeHead(200, { "content-type": "text/event-stream" });
-    response.flushHeaders();
-    for (let count = 1; count <= replyIds.length; count++) {
-      await due(count);
-      response.write(`data: ${JSON.stringify(chunk(cumulative ? 0 : count - 1, count, promptTokens))}\n\n`);
-    }
-    response.end("data: [DONE]\n\n");
-  });
-  /**
-   * SGLang's own OpenAI chat completions (what a plain gateway relays), with the same timing as /generate: a role
-   * chunk, one content delta per token (the reply cut into as many pieces as it has tokens), a finish chunk, [DONE].
-   * `promptWork`: first what SGLang's serving_chat does with every request before it is scheduled (4ad990ba,
-   * python/sglang/srt/entrypoints/openai/serving_chat.py:1303-1323): the chat template rendered through jinja and the
-   * whole prompt encoded by Hugging Face's tokenizers, no cache. Without it (`/free/v1/chat/completions`) the
-   * endpoint costs nothing before prefill, which no real engine does: what is left is each gateway's own cost.
-   */
-  async function chatCompletion(parsed: ChatBody, response: ServerResponse, promptWork: boolean): Promise<void> {
-    const promptTokens = promptWork ? (await sglangPromptIds(parsed)).length : JSON.stringify(parsed.messages).length >> 2;
-    const arrived = performance.now();
-    const due = (count: number) => sleep(arrived + delays.prefillMs + (count - 1) * delays.tokenMs - performance.now());
-    const pieces = Array.from({ length: replyIds.length }, (_, index) => REPLY.slice(Math.floor((index * REPLY.length) / replyIds.length), Math.floor(((index + 1) * REPLY.length) / replyIds.length)));
-    const base = { id: "chatcmpl-bench", object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: "qwen3-4b" };
-    const usage = { prompt_tokens: promptTokens, completion_tokens: replyIds.length, total_tokens: promptTokens + replyIds.length };
-    if (!parsed.stream) {
-      await due(replyIds.length);
-      response.writeHead(200, { "content-type": "application/json" });
-      return void response.end(JSON.stringify({ ...base, object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: REPLY }, finish_reason: "stop" }], usage }));
-    }
-    response.writeHead(200, { "content-type": "text/event-stream" });
-    response.flushHeaders();
-    response.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] })}\n\n`);
-    for (let count = 1; count <= replyIds.length; count++) {
-      await due(count);
-      response.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: pieces[count - 1] }, finish_reason: null }] })}\n\n`);
-    }
-    response.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage })}\n\n`);
-    response.end("data: [DONE]\n\n");
-  }
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ port: (server.address() as { port: number }).port })));
-}
+const TOOLS = tools();
+const SELF = fileURLToPath(import.meta.url);
 
 // ---------- child: proxy ----------
 /**
@@ -279,98 +125,12 @@ async function runRelay(engineUrl: string): Promise<void> {
 }
 
 // ---------- client ----------
-export function firstLine(child: ResultPromise): Promise<Record<string, number>> {
-  return new Promise((resolve, reject) => {
-    let buffer = "";
-    child.stdout?.on("data", (data: Buffer) => {
-      buffer += data.toString();
-      const line = buffer.split("\n").find((entry) => entry.startsWith("{"));
-      if (line) resolve(JSON.parse(line) as Record<string, number>);
-    });
-    // (children run with reject: false: one that exits before printing its port resolves, with its stderr)
-    void child.then((result) => reject(new Error(`a bench process exited before it printed its port: ${String(result.stderr ?? "").trim().slice(-2000) || `exit code ${result.exitCode}`}`)), reject);
-  });
-}
-
 /** A content delta of the proxy's stream, or output ids of /generate's: the first generated text. */
 const GENERATED_TEXT = (part: string) => part.includes('"output_ids":[') || part.includes('"content":"S');
 
 /** Whole-response time, or (streamed) time to the first event that carries generated text. */
 function timed(url: string, body: string, stream: boolean): Promise<number> {
   return timedRequest(url, body, stream ? GENERATED_TEXT : null);
-}
-
-/** What a proxy process's probe answers: its CPU and event-loop time so far, turns closed, judged and built into samples. */
-interface ProxyProbe {
-  cpuMs: number;
-  mainMs: number;
-  closed: number;
-  judged: number | null;
-  samples: number;
-}
-
-/** A stand-in judge (its own process) and a proxy of this revision that judges every closed turn with it. */
-async function startJudgingProxy(method: string, on: string, engineUrl: string, flags: string[]): Promise<{ url: string; stop(): Promise<void>; probe(): Promise<ProxyProbe> }> {
-  if (!["binary", "opd", "combine"].includes(method)) throw new Error(`--judging=${method}: use binary, opd or combine`);
-  if (!["thread", "loop"].includes(on)) throw new Error(`--judging-on=${on}: use thread (as openclaw-rl start runs it) or loop`);
-  const root = path.resolve(path.dirname(SELF), "../..");
-  const judge = execa(process.execPath, ["--import", "tsx", path.join(root, "rehearsal/sglang/main.ts"), "--role", "judge", "--port", "0"], { reject: false });
-  const judgeUrl = await new Promise<string>((resolve, reject) => {
-    let buffer = "";
-    judge.stdout?.on("data", (data: Buffer) => {
-      buffer += data.toString();
-      const found = /listening on (http:\/\/\S+)/.exec(buffer);
-      if (found) resolve(found[1]!);
-    });
-    void judge.then((result) => reject(new Error(`the stand-in judge exited: ${result.stderr || result.exitCode}`)));
-  });
-  const child = execa(process.execPath, [...flags, "--import", "tsx", SELF, "--role=proxy", `--engine=${engineUrl}`, `--judge=${judgeUrl}`, `--judging=${method}`, `--judging-on=${on}`], { reject: false });
-  const { port, probePort } = await firstLine(child);
-  return {
-    url: `http://127.0.0.1:${port}/v1/chat/completions`,
-    probe: async () => (await (await fetch(`http://127.0.0.1:${probePort}/`)).json()) as ProxyProbe,
-    async stop() {
-      await fetch(`http://127.0.0.1:${probePort}/quit`).catch(() => undefined);
-      judge.kill("SIGTERM");
-      await Promise.allSettled([child, judge]);
-    },
-  };
-}
-
-/**
- * The proxy of another git revision of this repository, from a temporary worktree (this checkout's node_modules
- * linked in), started with that revision's own bench in the proxy role. Refused with a clear message when the
- * revision is unknown or its bench has no proxy role.
- */
-export async function startRevisionProxy(revision: string, engineUrl: string, flags: string[]): Promise<{ url: string; pid: number; stop(): Promise<void>; probe(): Promise<ProxyProbe> }> {
-  const root = path.resolve(path.dirname(SELF), "../..");
-  const folder = await mkdtemp(path.join(tmpdir(), "proxy-bench-rev-"));
-  const tree = path.join(folder, "tree");
-  const remove = async (): Promise<void> => {
-    await execa("git", ["-C", root, "worktree", "remove", "--force", tree], { reject: false });
-    await rm(folder, { recursive: true, force: true });
-  };
-  try {
-    const added = await execa("git", ["-C", root, "worktree", "add", "--detach", tree, revision], { reject: false });
-    if (added.exitCode !== 0) throw new Error(`--compare=${revision}: git worktree add failed: ${added.stderr.trim()}`);
-    await symlink(path.join(root, "node_modules"), path.join(tree, "node_modules"));
-    const child = execa(process.execPath, [...flags, "--import", "tsx", path.join(tree, "tests/bench/proxy-bench.ts"), "--role=proxy", `--engine=${engineUrl}`], { reject: false, cwd: tree });
-    const ready = await Promise.race([firstLine(child), child.then((result) => result)]);
-    if (!("port" in ready) || !("probePort" in ready)) throw new Error(`--compare=${revision}: that revision's bench did not start a proxy`);
-    return {
-      url: `http://127.0.0.1:${ready.port}/v1/chat/completions`,
-      pid: child.pid!,
-      probe: async () => (await (await fetch(`http://127.0.0.1:${ready.probePort}/`)).json()) as ProxyProbe,
-      async stop() {
-        await fetch(`http://127.0.0.1:${ready.probePort}/quit`).catch(() => undefined);
-        await Promise.allSettled([child]);
-        await remove();
-      },
-    };
-  } catch (error) {
-    await remove();
-    throw error;
-  }
 }
 
 export function percentile(values: number[], fraction: number): number {
@@ -418,12 +178,12 @@ async function main(): Promise<void> {
   const directBodies = new Map<string, string>();
   for (const stream of [false, true]) {
     for (let turn = 1; turn <= TURNS; turn++) {
-      const ids = await tokenizer.encode(template.render(messagesFor("direct", turn), { tools: TOOLS, addGenerationPrompt: true }));
+      const ids = await tokenizer.encode(template.render(messagesFor("direct", turn, CORRECTS), { tools: TOOLS, addGenerationPrompt: true }));
       directBodies.set(`${stream}:${turn}`, JSON.stringify({ input_ids: ids, sampling_params: { max_new_tokens: 64, temperature: 0.6 }, return_logprob: true, stream }));
     }
   }
   const proxyBody = (session: string, turn: number, stream: boolean) =>
-    JSON.stringify({ model: "qwen3-4b", messages: messagesFor(session, turn), tools: TOOLS, tool_choice: "auto", stream, ...(stream ? { stream_options: { include_usage: true } } : {}), max_completion_tokens: 8192 });
+    JSON.stringify({ model: "qwen3-4b", messages: messagesFor(session, turn, CORRECTS), tools: TOOLS, tool_choice: "auto", stream, ...(stream ? { stream_options: { include_usage: true } } : {}), max_completion_tokens: 8192 });
 
   // warm-up: first-ever 48 KB system prompt and the shared assistant segments
   for (const target of targets) {

@@ -6,7 +6,8 @@ import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
 import { hfTokenizer } from "../lib/hf-tokenizer.ts";
-import { messagesFor, percentile, tools } from "./proxy-bench.ts";
+import { messagesFor, tools } from "./openclaw-traffic.ts";
+import { percentile } from "./proxy-bench.ts";
 
 const SESSIONS = 8;
 const TURNS = 12;
