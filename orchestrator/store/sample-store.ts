@@ -1,6 +1,5 @@
-// The durable sample store: samples on disk before they count as ready, batches recorded before they leave (so a
-// restart neither loses nor repeats them), then acknowledged or given back, stale ones dropped, finished segments
-// deleted. Knows nothing of HTTP; the states are in sample-index, the file formats in segment-log and ack-log.
+// The durable sample store: samples on disk before they count as ready, batches recorded before they leave, then
+// acknowledged or given back, stale ones dropped, finished segments deleted. Knows nothing of HTTP or file formats.
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
