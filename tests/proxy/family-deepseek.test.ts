@@ -89,7 +89,7 @@ describe("DeepSeek-V3 in tokens mode", () => {
   it("captures the turn token-exactly: the prompt as the library encodes DeepSeek's rendered template, the engine's ids", async () => {
     const messages = [{ role: "system", content: "You are terse." }, { role: "user", content: "Please read notes.txt" }];
     await postChat(harness.url, { messages, tools: TOOLS }, { "x-session-id": "ds-6", "x-session-done": "1" });
-    const turn = harness.closed.find((entry) => entry.sessionId === "ds-6")!;
+    const turn = await harness.closedTurn((entry) => entry.sessionId === "ds-6");
     const rendered = harness.template.render(messages as never, { tools: TOOLS, addGenerationPrompt: true });
     expect(rendered.startsWith("<｜begin▁of▁sentence｜>You are terse.<｜User｜>Please read notes.txt<｜Assistant｜>")).toBe(true);
     expect(Array.from(turn.promptIds)).toEqual(await library.encode(rendered));

@@ -55,7 +55,7 @@ describe("gpt-oss (harmony) in tokens mode", () => {
   it("captures the turn token-exactly: the prompt as the library encodes the harmony render, the engine's ids through <|call|>", async () => {
     const messages = [{ role: "user", content: "Please read a.md" }];
     await postChat(harness.url, { messages, tools: TOOLS }, { "x-session-id": "oss-4", "x-session-done": "1" });
-    const turn = harness.closed.find((entry) => entry.sessionId === "oss-4")!;
+    const turn = await harness.closedTurn((entry) => entry.sessionId === "oss-4");
     const rendered = harness.template.render(messages as never, { tools: TOOLS, addGenerationPrompt: true });
     expect(rendered).toBe("<|start|>user<|message|>Please read a.md<|end|><|start|>assistant");
     expect(Array.from(turn.promptIds)).toEqual(await library.encode(rendered));

@@ -51,7 +51,7 @@ describe("Llama 3.1 in tokens mode", () => {
   it("captures the turn token-exactly against the library", async () => {
     const messages = [{ role: "user", content: "please read a.md" }];
     await postChat(harness.url, { messages, tools: TOOLS }, { "x-session-id": "ll-4", "x-session-done": "1" });
-    const turn = harness.closed.find((entry) => entry.sessionId === "ll-4")!;
+    const turn = await harness.closedTurn((entry) => entry.sessionId === "ll-4");
     const rendered = harness.template.render(messages as never, { tools: TOOLS, addGenerationPrompt: true });
     expect(rendered.endsWith("<|start_header_id|>assistant<|end_header_id|>\n\n")).toBe(true);
     expect(Array.from(turn.promptIds)).toEqual(await library.encode(rendered));

@@ -42,7 +42,7 @@ describe("Qwen3-Thinking-2507 in tokens mode", () => {
     const { harness, library, eos } = checkpoint;
     const messages = [{ role: "system", content: "You are terse." }, { role: "user", content: "Please read notes.txt" }];
     await postChat(harness.url, { messages, tools: TOOLS }, { "x-session-id": "q7t-2", "x-session-done": "1" });
-    const turn = harness.closed.find((entry) => entry.sessionId === "q7t-2")!;
+    const turn = await harness.closedTurn((entry) => entry.sessionId === "q7t-2");
     const rendered = harness.template.render(messages as never, { tools: TOOLS, addGenerationPrompt: true });
     expect(rendered.endsWith("<|im_start|>user\nPlease read notes.txt<|im_end|>\n<|im_start|>assistant\n<think>\n")).toBe(true);
     expect(Array.from(turn.promptIds)).toEqual(await library.encode(rendered));
@@ -67,7 +67,7 @@ describe("Qwen3-Instruct-2507 in tokens mode", () => {
     const messages = [{ role: "user", content: "Please read notes.txt" }];
     const streamed = assemble((await streamChat(harness.url, { messages, tools: TOOLS, stream: true }, { "x-session-id": "q7i-1", "x-session-done": "1" })).events);
     expect(streamed).toMatchObject({ reasoning: "", content: "Let me read it.", finish: "tool_calls", toolCalls: [{ name: "read", arguments: '{"path": "notes.txt"}' }] });
-    const turn = harness.closed.find((entry) => entry.sessionId === "q7i-1")!;
+    const turn = await harness.closedTurn((entry) => entry.sessionId === "q7i-1");
     const rendered = harness.template.render(messages as never, { tools: TOOLS, addGenerationPrompt: true });
     expect(rendered.endsWith("<|im_start|>assistant\n")).toBe(true);
     expect(Array.from(turn.promptIds)).toEqual(await library.encode(rendered));

@@ -15,6 +15,7 @@ import { WeightVersionTracker } from "../../orchestrator/weights/weight-version-
 import { ChatTemplate } from "../../lib/model/chat-template.ts";
 import { loadTokenizerFiles } from "../../lib/model/model-files.ts";
 import { ModelTokenizer } from "../../lib/model/model-tokenizer.ts";
+import { HANG_GUARD_MS } from "../support/hang-guard.ts";
 import { testRecipe } from "./fixtures.ts";
 
 let shared: Promise<{ tokenizer: ModelTokenizer; template: ChatTemplate }> | null = null;
@@ -48,6 +49,8 @@ export interface Harness {
   standin: StandinSglangServer;
   proxy: Proxy;
   closed: ClosedTurn[];
+  /** The first closed turn that matches, once the proxy has closed it (a stream can end before its turn closes). */
+  closedTurn(match: (turn: ClosedTurn) => boolean): Promise<ClosedTurn>;
   events: RunEvent[];
   versions: string[];
   recordsDir: string;
@@ -106,6 +109,10 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     standin,
     proxy,
     closed,
+    async closedTurn(match) {
+      await waitFor(() => closed.some(match));
+      return closed.find(match)!;
+    },
     events,
     versions,
     recordsDir,
@@ -202,7 +209,7 @@ export function assemble(events: SseEvent[]): { content: string; reasoning: stri
   return { content, reasoning, toolCalls, finish, usage };
 }
 
-export async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+export async function waitFor(condition: () => boolean, timeoutMs = HANG_GUARD_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error("condition not met in time");

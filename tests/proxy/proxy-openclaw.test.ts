@@ -74,7 +74,7 @@ describe("stock OpenClaw through the proxy", () => {
 
     const second = openclawFixture("tool-turn-2");
     await streamChat(harness.url, second.body, second.headers);
-    const turn = harness.closed.find((entry) => entry.sessionId === "s2")!;
+    const turn = await harness.closedTurn((entry) => entry.sessionId === "s2");
     expect(turn).toMatchObject({ turn: 0, finishReason: "tool_calls", closedBy: "next-request" });
     expect(turn.nextState?.role).toBe("tool");
     expect(turn.nextState?.messages[0]).toMatchObject({ role: "tool", tool_call_id: "call2" });
