@@ -128,7 +128,7 @@ function provenance(all: readonly VersionMetrics[], shown: readonly VersionMetri
 
 /** In a run with an environment, says which held-out tasks are evaluated (or that none are), and how to choose them. */
 function sayWhatIsEvaluated(recipe: Recipe, set: EvaluationSet): void {
-  const environment = recipe.episodes.environment ?? recipe.episodes.env_url;
+  const environment = recipe.derived.environmentName;
   if (!environment) return;
   const choose = "`--set evaluation.tasks=<tasks.jsonl>` (the environment's task format, none of them in episodes.tasks; docs/evaluation.md)";
   if (set.tasks.length > 0) {

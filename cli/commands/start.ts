@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { OpenclawRlError, OpenclawRlErrorList } from "../../contracts/errors.ts";
 import type { LaunchPlan, PlanContext } from "../../contracts/plan.ts";
 import type { RunEvent } from "../../contracts/events.ts";
-import { judgeUrl, type Recipe } from "../../contracts/recipe.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
 import { buildLaunchPlan } from "../../launchers/launch-plan.ts";
 import { checkStart } from "../../launchers/checks/start-checks.ts";
 import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
@@ -173,10 +173,10 @@ export function engineEndpoints(recipe: Recipe): { policy: string | null; judge:
     case "rehearsal":
       return { policy: loopback(recipe.engine.rehearsal.policy_port), judge: loopback(recipe.engine.rehearsal.judge_port) };
     case "external":
-      return { policy: recipe.engine.policy_url!, judge: judgeUrl(recipe) };
+      return { policy: recipe.engine.policy_url!, judge: recipe.derived.judgeUrl };
     case "slime":
       if (recipe.judge.launch === "standalone") return { policy: null, judge: loopback(recipe.judge.port) };
-      if (recipe.judge.launch === "external") return { policy: null, judge: judgeUrl(recipe) };
+      if (recipe.judge.launch === "external") return { policy: null, judge: recipe.derived.judgeUrl };
       return { policy: null, judge: null };
   }
 }

@@ -35,14 +35,3 @@ export const episodesSchema = z
   })
   .strict()
   .prefault({});
-
-/** Whether `start` runs episodes (an environment server named or built in). */
-export function episodesOn(recipe: { episodes: { env_url?: string; environment?: string } }): boolean {
-  return recipe.episodes.env_url !== undefined || recipe.episodes.environment !== undefined;
-}
-
-/** The environment server's base URL: episodes.env_url, or the built-in one's loopback address; null when episodes are off. */
-export function environmentUrl(recipe: { episodes: { env_url?: string; environment?: string; environment_port: number } }): string | null {
-  if (recipe.episodes.env_url) return recipe.episodes.env_url;
-  return recipe.episodes.environment ? `http://127.0.0.1:${recipe.episodes.environment_port}` : null;
-}
