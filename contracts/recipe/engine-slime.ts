@@ -21,7 +21,7 @@ export const slimeSchema = z
       .enum(["fork", "upstream"])
       .default("fork")
       .describe(
-        "Which slime is installed: fork = the OpenClaw-RL fork's slime (Gen-Verse/OpenClaw-RL 0d034dd) with its SGLang; upstream = THUDM/slime (624b824 or later) with its SGLang. The plan passes only options that flavour's parser accepts, and refuses what the flavour cannot do (upstream: no LoRA/FSDP, no top-K OPD, no judge.launch slime).",
+        "Which slime is installed: fork = the OpenClaw-RL fork's slime with its SGLang; upstream = THUDM/slime with its SGLang (docs/plan.md names the versions). The plan passes only options that flavour's parser accepts, and refuses what the flavour cannot do (upstream: no LoRA/FSDP, no top-K OPD, no judge.launch slime).",
       ),
     root: z.string().default("/opt/slime").describe("slime checkout (holds train_async.py)."),
     megatron_root: z.string().default("/opt/Megatron-LM").describe("Megatron-LM checkout (added to PYTHONPATH)."),

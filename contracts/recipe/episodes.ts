@@ -17,7 +17,7 @@ export const episodesSchema = z
     env_protocol: z
       .enum(["lease", "gui", "swe"])
       .default("lease")
-      .describe("The protocol episodes.env_url speaks: lease (the reference's terminal router/pool and our built-in servers), gui (the reference's GUI pool, gui-rl/env_pool_server.py: text observations only) or swe (its SWE pool, swe-rl/server/swe_env_pool_server.py: tasks carry image, problem_statement and eval_script). docs/episodes.md."),
+      .describe("The protocol episodes.env_url speaks: lease (the reference's terminal router/pool and our built-in servers), gui (the reference's GUI pool: text observations only) or swe (its SWE pool: tasks carry image, problem_statement and eval_script). docs/episodes.md names their servers."),
     tasks: z
       .string()
       .optional()
