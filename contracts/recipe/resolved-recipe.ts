@@ -11,6 +11,12 @@ import { trainingBackend } from "./training.ts";
 export interface RecipeDerivedValues {
   /** The external judge's base URL: judge.url, else engine.judge_url; null when neither is set. */
   judgeUrl: string | null;
+  /**
+   * Where the orchestrator reaches the engines: the stand-ins' loopback ports (rehearsal), engine.policy_url and
+   * judgeUrl (external); on slime the standalone judge's loopback port or judgeUrl, else null: the router slime
+   * announces on the bridge.
+   */
+  engineUrls: { policy: string | null; judge: string | null };
   /** The judge's checkpoint: judge.path, else model.path. */
   judgePath: string;
   /** The backend that will train: training.backend, else fsdp with training.lora, else megatron. */
@@ -50,12 +56,14 @@ export function resolveRecipe(settings: RecipeSettings): ResolvedRecipe {
   const { derived: _stale, ...keys } = settings as RecipeSettings & { derived?: RecipeDerivedValues };
   const backend = trainingBackend(keys);
   const trainerGap = trainerTeacherGap(keys);
+  const judgeUrl = keys.judge.url ?? keys.engine.judge_url ?? null;
   const episodes = keys.episodes;
   const builtIn = episodes.environment ? `http://127.0.0.1:${episodes.environment_port}` : null;
   return {
     ...keys,
     derived: {
-      judgeUrl: keys.judge.url ?? keys.engine.judge_url ?? null,
+      judgeUrl,
+      engineUrls: engineUrls(keys, judgeUrl),
       judgePath: keys.judge.path ?? keys.model.path,
       trainingBackend: backend,
       maxTokensPerGpu: keys.training.max_tokens_per_gpu ?? (backend === "megatron" ? 32768 : 8192),
@@ -77,6 +85,19 @@ export function resolveRecipe(settings: RecipeSettings): ResolvedRecipe {
 export function recipeSettingsOf(recipe: ResolvedRecipe): RecipeSettings {
   const { derived: _derived, ...keys } = recipe;
   return keys;
+}
+
+function engineUrls(recipe: RecipeSettings, judgeUrl: string | null): { policy: string | null; judge: string | null } {
+  const loopback = (port: number) => `http://127.0.0.1:${port}`;
+  switch (recipe.engine.kind) {
+    case "rehearsal":
+      return { policy: loopback(recipe.engine.rehearsal.policy_port), judge: loopback(recipe.engine.rehearsal.judge_port) };
+    case "external":
+      return { policy: recipe.engine.policy_url ?? null, judge: judgeUrl };
+    case "slime":
+      if (recipe.judge.launch === "standalone") return { policy: null, judge: loopback(recipe.judge.port) };
+      return { policy: null, judge: recipe.judge.launch === "external" ? judgeUrl : null };
+  }
 }
 
 function teacherPlace(recipe: RecipeSettings, trainerGap: string | null): "engine" | "trainer" {

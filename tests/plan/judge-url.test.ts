@@ -1,7 +1,6 @@
 // The external judge's URL, resolved once (recipe.derived.judgeUrl): judge.url wins over engine.judge_url;
-// start's engine endpoints, the plan's note and the supervisor's endpoint all read it there.
+// the engine URLs start hands the orchestrator, the plan's note and the supervisor's endpoint all read it there.
 import { describe, expect, it } from "vitest";
-import { engineEndpoints } from "../../cli/commands/start.ts";
 import { recipeSchema } from "../../contracts/recipe.ts";
 
 const external = (judge: Record<string, unknown>, engine: Record<string, unknown>) =>
@@ -14,7 +13,7 @@ describe("recipe.derived.judgeUrl", () => {
     expect(recipeSchema.parse({ engine: { kind: "rehearsal" } }).derived.judgeUrl).toBeNull();
   });
 
-  it("start's engine endpoints use it", () => {
-    expect(engineEndpoints(external({ url: "http://127.0.0.1:9002" }, { judge_url: "http://127.0.0.1:9003" }))).toEqual({ policy: "http://127.0.0.1:9001", judge: "http://127.0.0.1:9002" });
+  it("the engine URLs start hands the orchestrator use it", () => {
+    expect(external({ url: "http://127.0.0.1:9002" }, { judge_url: "http://127.0.0.1:9003" }).derived.engineUrls).toEqual({ policy: "http://127.0.0.1:9001", judge: "http://127.0.0.1:9002" });
   });
 });

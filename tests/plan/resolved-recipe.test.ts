@@ -13,6 +13,7 @@ describe("the resolved recipe", () => {
     const recipe = recipeSchema.parse({});
     expect(recipe.derived).toEqual({
       judgeUrl: null,
+      engineUrls: { policy: null, judge: null }, // slime's router, announced on the bridge
       judgePath: "/models/Qwen3-4B-Thinking-2507",
       trainingBackend: "megatron",
       maxTokensPerGpu: 32768,
@@ -43,9 +44,13 @@ describe("the resolved recipe", () => {
     expect(slime.derived.trainerTeacherGap).toContain("judge.path /m/judge names another model");
   });
 
-  it("the external judge's URL and the hybrid's vote counts", () => {
+  it("the external judge's URL, where the orchestrator reaches the engines, and the hybrid's vote counts", () => {
     const external = recipeSchema.parse({ engine: { kind: "external", policy_url: "http://127.0.0.1:9001", judge_url: "http://127.0.0.1:9003" }, judge: { launch: "external" } });
     expect(external.derived.judgeUrl).toBe("http://127.0.0.1:9003");
+    expect(external.derived.engineUrls).toEqual({ policy: "http://127.0.0.1:9001", judge: "http://127.0.0.1:9003" });
+    const rehearsal = recipeSchema.parse({ engine: { kind: "rehearsal", rehearsal: { policy_port: 4100, judge_port: 4101 } } });
+    expect(rehearsal.derived.engineUrls).toEqual({ policy: "http://127.0.0.1:4100", judge: "http://127.0.0.1:4101" });
+    expect(recipeSchema.parse({ judge: { launch: "standalone", port: 4200 } }).derived.engineUrls).toEqual({ policy: null, judge: "http://127.0.0.1:4200" });
     const hybrid = recipeSchema.parse({ method: "hybrid", engine: { kind: "rehearsal" }, judge: { votes: 5 }, hybrid: { eval_votes: 2 } });
     expect([hybrid.derived.hybridVotes, hybrid.derived.teacher]).toEqual([{ hint: 5, evaluation: 2 }, "trainer"]);
   });
