@@ -6,13 +6,10 @@ import { checkRecipe } from "./recipe/cross-checks.ts";
 import { resolveRecipe, type ResolvedRecipe } from "./recipe/resolved-recipe.ts";
 import { recipeObjectSchema } from "./recipe/settings.ts";
 
-export { STREAM_OUTPUT_FLAG_OF_FLAVOR, streamFormOf } from "./recipe/engine-slime.ts";
-export { type FairBatchSettings } from "./recipe/fair-batch.ts";
-export { HYBRID_SELECTIONS, HYBRID_SUBSETS } from "./recipe/hybrid.ts";
-export { methodSchema, usesOpdTeacher, type Method } from "./recipe/method.ts";
-export { MODEL_FAMILIES, type ModelFamilyName } from "./recipe/model.ts";
+export { methodSchema, type Method } from "./recipe/method.ts";
+export type { ModelFamilyName } from "./recipe/model.ts";
 export { recipeSettingsOf, resolveRecipe, type RecipeDerivedValues, type ResolvedRecipe } from "./recipe/resolved-recipe.ts";
-export { type SampleGateSettings } from "./recipe/sample-gate.ts";
+export type { SampleGateSettings } from "./recipe/sample-gate.ts";
 export { recipeObjectSchema, type RecipeSettings } from "./recipe/settings.ts";
 
 /** The recipe as `start` and every command parse it: the keys, resolved once, then the checks that need several keys. */
