@@ -1,5 +1,5 @@
 // Generates the recipe reference (markdown) from the zod schema, so the docs can never drift from the defaults
-// and descriptions the code uses. Only rendering; the schema in contracts/recipe.ts is the source of truth.
+// and descriptions the code uses. Only rendering; the schema in contracts/recipe/ (one file per section) is the source of truth.
 import { z } from "zod";
 import { recipeObjectSchema } from "../contracts/recipe.ts";
 
@@ -22,7 +22,7 @@ export function renderRecipeReference(): string {
   const lines = [
     "# Recipe reference",
     "",
-    "Generated from the zod schema in `contracts/recipe.ts` by `npx openclaw-rl recipe-reference`; do not edit by hand.",
+    "Generated from the zod schema in `contracts/recipe/` (one file per section) by `npx openclaw-rl recipe-reference`; do not edit by hand.",
     "Every key is optional: what you leave out takes the default. Unknown keys are errors that name their YAML path.",
     "",
   ];
@@ -38,7 +38,7 @@ export function renderRecipeReference(): string {
   lines.push(
     "## Cross-field checks",
     "",
-    "Checked after the keys parse; each message names the YAML path: an external judge needs `judge.url`; `engine.kind: external` needs",
+    "Checked after the keys parse (`contracts/recipe/cross-checks.ts` and `flavor-checks.ts`); each message names the YAML path: an external judge needs `judge.url`; `engine.kind: external` needs",
     "`engine.policy_url` and an external judge; `sink.kind: jsonl` needs `sink.path` and an engine other than slime (slime trains from the bridge); `training.eps_clip_high` ≥ `training.eps_clip`; `opd.topk`",
     "only with `method: opd`; `combine.w_rl` and `combine.w_opd` not both 0; `training.kl_coef` > 0 needs `training.use_kl_loss: true`, and not with `opd.topk` > 0 (top-K distillation has no KL term);",
     "LoRA needs the fsdp backend, and the fsdp backend trains `method: binary` only (slime's FSDP actor ignores custom losses and",

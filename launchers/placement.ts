@@ -2,7 +2,7 @@
 // that make slime's own packing land exactly there. Ignores processes and argv (launchers/slime does those).
 import { OpenclawRlError, OpenclawRlErrorList } from "../contracts/errors.ts";
 import type { EngineSlot, NodePlacement, Placement } from "../contracts/plan.ts";
-import { trainingBackend, type Recipe } from "../contracts/recipe.ts";
+import type { Recipe } from "../contracts/recipe.ts";
 import { batchProblems } from "./trainer-batch.ts";
 
 /*
@@ -91,7 +91,7 @@ export function placementProblems(recipe: Recipe): OpenclawRlError[] {
   if (recipe.judge.launch !== "external" && slices.prm === 0) {
     add("PLACEMENT_INVALID", "cluster.prm_gpus", `judge.launch is ${recipe.judge.launch}, so the judge needs GPUs (cluster.prm_gpus is 0)`, "set cluster.prm_gpus, or judge.launch: external with judge.url");
   }
-  if (trainingBackend(recipe) === "megatron") {
+  if (recipe.derived.trainingBackend === "megatron") {
     const modelParallel = cluster.actor_tp * cluster.actor_pp * cluster.actor_cp;
     if (slices.actor % modelParallel !== 0) {
       add("TP_MISMATCH", "cluster.actor_tp", `actor_tp ${cluster.actor_tp} × actor_pp ${cluster.actor_pp} × actor_cp ${cluster.actor_cp} = ${modelParallel} does not divide cluster.actor_gpus ${slices.actor}`);

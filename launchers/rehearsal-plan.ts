@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { PlanContext, ProcessSpec } from "../contracts/plan.ts";
-import { opdTeacher, streamFormOf, teacherTemperature, type Recipe } from "../contracts/recipe.ts";
+import type { Recipe } from "../contracts/recipe.ts";
 import { judgeTokenizerSource, policyTokenizerSource } from "../lib/model/tokenizer-sources.ts";
 
 /**
@@ -44,7 +44,7 @@ function serverProcess(recipe: Recipe, context: PlanContext, role: "policy" | "j
       "--seed", String(rehearsal.seed),
       "--token-delay-ms", String(STANDIN_TOKEN_DELAY_MS),
       // the streaming form of the SGLang the recipe's slime would run, unless the recipe names one
-      "--stream-form", rehearsal.stream_form ?? streamFormOf(recipe.engine.slime),
+      "--stream-form", recipe.derived.standinStreamForm,
       // the hybrid's m hint votes of one turn vary, as a sampling judge's do, so its dispatch meets every case
       ...(role === "judge" && recipe.method === "hybrid" ? ["--hint-variants"] : []),
       // a restarted policy serves the version and weights it had in this run (a real engine gets the trainer's)
@@ -82,7 +82,7 @@ function trainerProcess(recipe: Recipe, context: PlanContext): ProcessSpec {
       "--eps-clip", String(recipe.training.eps_clip),
       "--eps-clip-high", String(recipe.training.eps_clip_high),
       ...(recipe.method === "hybrid" ? hybridTrainerArgs(recipe) : ["--w-rl", String(recipe.combine.w_rl), "--w-opd", String(recipe.combine.w_opd)]),
-      ...(recipe.method !== "hybrid" && opdTeacher(recipe) === "trainer" ? ["--opd-teacher", "trainer", "--teacher-temperature", String(teacherTemperature(recipe))] : []),
+      ...(recipe.method !== "hybrid" && recipe.derived.teacher === "trainer" ? ["--opd-teacher", "trainer", "--teacher-temperature", String(recipe.derived.teacherTemperature)] : []),
       "--run-dir", context.runDir,
       "--keep-policies", String(rehearsal.keep_policies),
     ],

@@ -1,12 +1,12 @@
 // The trainer's batch against its data-parallel ranks: each slime step splits its batch evenly over them, so the
 // batch size must divide by their number, and a partial batch (training.max_wait_s) needs a single rank. Ignores GPU ids.
 import { OpenclawRlError } from "../contracts/errors.ts";
-import { trainingBackend, type Recipe } from "../contracts/recipe.ts";
+import type { Recipe } from "../contracts/recipe.ts";
 
 /** The trainer's data-parallel size: Megatron's actor GPUs over tp × pp × cp; FSDP shards data over every one. */
 export function trainerDataParallel(recipe: Recipe): number {
   const cluster = recipe.cluster;
-  return trainingBackend(recipe) === "megatron" ? Math.max(1, Math.floor(cluster.actor_gpus / (cluster.actor_tp * cluster.actor_pp * cluster.actor_cp))) : cluster.actor_gpus;
+  return recipe.derived.trainingBackend === "megatron" ? Math.max(1, Math.floor(cluster.actor_gpus / (cluster.actor_tp * cluster.actor_pp * cluster.actor_cp))) : cluster.actor_gpus;
 }
 
 /**

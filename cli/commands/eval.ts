@@ -24,7 +24,6 @@ import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../com
 import { loadRecipe } from "../recipe-file.ts";
 import { checkpointPlanText, evaluateCheckpoint, planServing } from "./eval-checkpoint.ts";
 import { announceToStart, liveVersion, withRun, type EvalTarget } from "./eval-target.ts";
-import { engineEndpoints } from "./start.ts";
 
 interface EvalOptions extends CommonOptions {
   run?: string;
@@ -128,7 +127,7 @@ function provenance(all: readonly VersionMetrics[], shown: readonly VersionMetri
 
 /** In a run with an environment, says which held-out tasks are evaluated (or that none are), and how to choose them. */
 function sayWhatIsEvaluated(recipe: Recipe, set: EvaluationSet): void {
-  const environment = recipe.episodes.environment ?? recipe.episodes.env_url;
+  const environment = recipe.derived.environmentName;
   if (!environment) return;
   const choose = "`--set evaluation.tasks=<tasks.jsonl>` (the environment's task format, none of them in episodes.tasks; docs/evaluation.md)";
   if (set.tasks.length > 0) {
@@ -154,7 +153,7 @@ function judgeUrlOf(option: string | undefined, recipe: Recipe): string {
     if (!z.url({ protocol: /^https?$/ }).safeParse(option).success) throw new OpenclawRlError("RECIPE_INVALID", `--judge-url ${JSON.stringify(option)} is not an http(s) URL`, { path: "--judge-url", hint: "pass the judge engine's base URL, e.g. --judge-url http://127.0.0.1:30002" });
     return option;
   }
-  const url = engineEndpoints(recipe).judge;
+  const url = recipe.derived.engineUrls.judge;
   if (!url) throw new OpenclawRlError("RECIPE_INVALID", "this run's judge engine has no fixed URL (slime announces its router to the orchestrator only)", { path: "--judge-url", hint: "pass --judge-url <the judge router's base URL>" });
   return url;
 }

@@ -1,12 +1,11 @@
 // The run folder `start` creates (records.dir): logs/ and the resolved recipe, the recipe exactly as this run
 // parsed it (file + --set + --method), which any command can load again with --recipe. Later files belong to
 // the orchestrator and the supervisor.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { stringify } from "yaml";
 import { OpenclawRlError, osReason } from "../../contracts/errors.ts";
 import type { Recipe } from "../../contracts/recipe.ts";
-import { resolvedRecipePath } from "../../launchers/resolved-recipe.ts";
+import { resolvedRecipePath, writeResolvedRecipe } from "../../launchers/resolved-recipe.ts";
 
 export { resolvedRecipePath };
 
@@ -14,7 +13,7 @@ export { resolvedRecipePath };
 export function createRunFolder(runDir: string, recipe: Recipe): void {
   try {
     mkdirSync(path.join(runDir, "logs"), { recursive: true });
-    writeFileSync(resolvedRecipePath(runDir), stringify(recipe));
+    writeResolvedRecipe(runDir, recipe);
   } catch (cause) {
     throw new OpenclawRlError("PATH_UNWRITABLE", `cannot create the run folder ${runDir}: ${osReason(cause)}`, {
       path: "records.dir",

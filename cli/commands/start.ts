@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { OpenclawRlError, OpenclawRlErrorList } from "../../contracts/errors.ts";
 import type { LaunchPlan, PlanContext } from "../../contracts/plan.ts";
 import type { RunEvent } from "../../contracts/events.ts";
-import { judgeUrl, type Recipe } from "../../contracts/recipe.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
 import { buildLaunchPlan } from "../../launchers/launch-plan.ts";
 import { checkStart } from "../../launchers/checks/start-checks.ts";
 import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
@@ -101,7 +101,7 @@ async function launch(input: LaunchInput): Promise<{ plan: LaunchPlan; orchestra
     await checkBeforeStart(recipe, plan, runDir, terminal);
     createRunFolder(runDir, recipe);
     const engines = new EngineGate();
-    const orchestrator = await startOrchestrator({ recipe, runDir, runId, apiKey: input.apiKey, bridge, engines: engineEndpoints(recipe), readiness: engines.readiness });
+    const orchestrator = await startOrchestrator({ recipe, runDir, runId, apiKey: input.apiKey, bridge, engines: recipe.derived.engineUrls, readiness: engines.readiness });
     opened.push("orchestrator", () => orchestrator.stop());
     writeAdminEndpoint(runDir, orchestrator);
     writePlanFiles(plan);
@@ -164,21 +164,6 @@ function startEngines(supervisor: Supervisor, plan: LaunchPlan, recipe: Recipe, 
   // slime's job for the Ray head, says so itself later)
   for (const process of plan.processes) orchestrator.bus.emit({ type: "engine-state", name: process.name, state: "starting", detail: "planned" });
   void supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => orchestrator.bridgeHello(), baseEnvironment: process.env }));
-}
-
-/** Where the orchestrator reaches the engines; null = the router slime announces on the bridge. */
-export function engineEndpoints(recipe: Recipe): { policy: string | null; judge: string | null } {
-  const loopback = (port: number) => `http://127.0.0.1:${port}`;
-  switch (recipe.engine.kind) {
-    case "rehearsal":
-      return { policy: loopback(recipe.engine.rehearsal.policy_port), judge: loopback(recipe.engine.rehearsal.judge_port) };
-    case "external":
-      return { policy: recipe.engine.policy_url!, judge: judgeUrl(recipe) };
-    case "slime":
-      if (recipe.judge.launch === "standalone") return { policy: null, judge: loopback(recipe.judge.port) };
-      if (recipe.judge.launch === "external") return { policy: null, judge: judgeUrl(recipe) };
-      return { policy: null, judge: null };
-  }
 }
 
 /** What the plan needs besides the recipe: this run's folder and id, and the bridge's address and token. */

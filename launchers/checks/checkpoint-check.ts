@@ -2,7 +2,7 @@
 // chat_template (what the proxy renders and tokenizes with), and config.json where an engine loads weights.
 import { readFile, access } from "node:fs/promises";
 import path from "node:path";
-import { judgePath, type Recipe } from "../../contracts/recipe.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
 import { chatTemplateText, readChatTemplateFile, resolveTokenizerFolder } from "../../lib/model/model-files.ts";
 import { judgeTokenizerSource, policyTokenizerSource } from "../../lib/model/tokenizer-sources.ts";
 import { failed, passed, type CheckResult } from "./check-result.ts";
@@ -21,7 +21,7 @@ export function checkpointFolders(recipe: Recipe): Folder[] {
   if (recipe.judge.launch !== "external" || recipe.engine.kind === "rehearsal") {
     const judge = judgeTokenizerSource(recipe);
     folders.push({ key: judge.key, source: judge.path, needsWeights: false });
-    if (engineLoadsWeights && recipe.judge.launch !== "external") folders.push({ key: recipe.judge.path ? "judge.path" : "model.path", source: judgePath(recipe), needsWeights: true });
+    if (engineLoadsWeights && recipe.judge.launch !== "external") folders.push({ key: recipe.judge.path ? "judge.path" : "model.path", source: recipe.derived.judgePath, needsWeights: true });
   }
   const seen = new Set<string>();
   return folders.filter((folder) => {

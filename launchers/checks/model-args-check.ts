@@ -1,11 +1,11 @@
 // The model-args file whose MODEL_ARGS give Megatron the architecture (sourced in bash, as the plan does).
 // Ignores the slime checkout itself (installation-check.ts) and the FSDP backend (it reads the checkpoint).
-import { trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
 import { readModelArgs } from "../slime/model-args.ts";
 import { failed, passed, type CheckResult } from "./check-result.ts";
 
 export async function checkModelArgs(recipe: Recipe): Promise<CheckResult> {
-  if (trainingBackend(recipe) !== "megatron") return passed("model-args", "not needed: the fsdp backend loads the architecture from the checkpoint");
+  if (recipe.derived.trainingBackend !== "megatron") return passed("model-args", "not needed: the fsdp backend loads the architecture from the checkpoint");
   try {
     const modelArgs = await readModelArgs(recipe);
     if (modelArgs.kind === "missing") {

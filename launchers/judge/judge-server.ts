@@ -1,7 +1,7 @@
 // The standalone judge: one `python3 -m sglang.launch_server` on the PRM GPUs (for upstream slime, which has no
 // --prm-* flags), bound to loopback on the head (all interfaces on a worker node). Ignores slime and Ray.
 import type { Placement, ProcessSpec } from "../../contracts/plan.ts";
-import { judgePath, type Recipe } from "../../contracts/recipe.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
 import { sglangServerProcess } from "../sglang-server-process.ts";
 
 export function standaloneJudgeProcess(recipe: Recipe, placement: Placement): ProcessSpec {
@@ -9,7 +9,7 @@ export function standaloneJudgeProcess(recipe: Recipe, placement: Placement): Pr
   return sglangServerProcess(recipe, {
     name: "judge",
     role: "judge-server",
-    modelPath: judgePath(recipe),
+    modelPath: recipe.derived.judgePath,
     port: recipe.judge.port,
     node: slots[0]?.node ?? 0,
     gpus: slots.flatMap((slot) => slot.gpus),

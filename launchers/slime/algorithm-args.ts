@@ -1,6 +1,6 @@
 // train_async.py flags that depend on the method and the backend: advantage estimator and loss, KL and clipping,
 // optimizer, trainer parallelism / memory, LoRA. Ignores cluster sizes, checkpoints, SGLang and the judge.
-import { episodesOn, trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
 
 /** Loss functions of native/openclaw_rl that slime imports by dotted path (fixed names). */
 export const COMBINE_LOSS_PATH = "openclaw_rl.losses.combine_loss_function";
@@ -43,7 +43,7 @@ export function algorithmArgs(recipe: Recipe): string[] {
  */
 function mismatchArgs(recipe: Recipe): string[] {
   const training = recipe.training;
-  if (training.mismatch_correction !== "tis" || trainingBackend(recipe) !== "megatron") return [];
+  if (training.mismatch_correction !== "tis" || recipe.derived.trainingBackend !== "megatron") return [];
   return ["--use-tis", "--tis-clip", String(training.tis_clip), "--tis-clip-low", String(training.tis_clip_low)];
 }
 
@@ -53,7 +53,7 @@ function mismatchArgs(recipe: Recipe): string[] {
  * entropy wrote into the logits (docs/native.md). Upstream's is right, and the FSDP backend sends no step metrics.
  */
 function truePolicyEntropy(recipe: Recipe): string[] {
-  if (recipe.engine.slime.flavor !== "fork" || trainingBackend(recipe) !== "megatron") return [];
+  if (recipe.engine.slime.flavor !== "fork" || recipe.derived.trainingBackend !== "megatron") return [];
   return ["--loss-type", "custom_loss", "--custom-loss-function-path", POLICY_LOSS_PATH];
 }
 
@@ -64,7 +64,7 @@ function truePolicyEntropy(recipe: Recipe): string[] {
  * normalisation stays off. Upstream has no step_wise estimator: GRPO without normalisation trains the same value.
  */
 function stepWise(recipe: Recipe): boolean {
-  return recipe.engine.slime.flavor === "fork" && episodesOn(recipe);
+  return recipe.engine.slime.flavor === "fork" && recipe.derived.episodesOn;
 }
 
 /**
@@ -80,7 +80,7 @@ function tokenLevelDistillationArgs(recipe: Recipe): string[] {
 
 export function optimizerArgs(recipe: Recipe): string[] {
   const args = ["--optimizer", "adam", "--lr", formatRate(recipe.training.lr), "--lr-decay-style", "constant", "--weight-decay", "0.1", "--adam-beta1", "0.9", "--adam-beta2", "0.98"];
-  if (trainingBackend(recipe) === "megatron" && recipe.training.optimizer_cpu_offload) {
+  if (recipe.derived.trainingBackend === "megatron" && recipe.training.optimizer_cpu_offload) {
     args.push("--optimizer-cpu-offload", "--overlap-cpu-optimizer-d2h-h2d", "--use-precision-aware-optimizer");
   }
   return args;
@@ -89,8 +89,8 @@ export function optimizerArgs(recipe: Recipe): string[] {
 /** Trainer parallelism, recomputation and batch sizing; Megatron's precision flags (the reference's MISC_ARGS). */
 export function performanceArgs(recipe: Recipe): string[] {
   const cluster = recipe.cluster;
-  if (trainingBackend(recipe) === "fsdp") {
-    return ["--use-dynamic-batch-size", "--max-tokens-per-gpu", String(recipe.training.max_tokens_per_gpu ?? 8192), "--gradient-checkpointing"];
+  if (recipe.derived.trainingBackend === "fsdp") {
+    return ["--use-dynamic-batch-size", "--max-tokens-per-gpu", String(recipe.derived.maxTokensPerGpu), "--gradient-checkpointing"];
   }
   return [
     "--tensor-model-parallel-size", String(cluster.actor_tp),
@@ -103,7 +103,7 @@ export function performanceArgs(recipe: Recipe): string[] {
     "--recompute-method", "uniform",
     "--recompute-num-layers", "1",
     "--use-dynamic-batch-size",
-    "--max-tokens-per-gpu", String(recipe.training.max_tokens_per_gpu ?? 32768),
+    "--max-tokens-per-gpu", String(recipe.derived.maxTokensPerGpu),
     "--log-probs-chunk-size", "1024",
     "--attention-dropout", "0.0",
     "--hidden-dropout", "0.0",

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { ProcessSpec } from "../../contracts/plan.ts";
-import { trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
 import { iterationFolderName, listCheckpoints } from "../../lib/checkpoints/checkpoint-list.ts";
 import { slimePythonPath } from "./slime-job.ts";
 import { insideRunDir } from "./train-args.ts";
@@ -44,7 +44,7 @@ export interface ConversionPlan {
 
 export function planCheckpointConversion(recipe: Recipe, request: ConversionRequest): ConversionPlan {
   const slime = recipe.engine.slime;
-  const backend = trainingBackend(recipe);
+  const backend = recipe.derived.trainingBackend;
   const saveDir = insideRunDir(request.runDir, recipe.training.save_dir);
   const outDir = path.resolve(request.outDir);
   const converter = path.join(slime.root, CONVERTERS[backend]);

@@ -2,7 +2,7 @@
 // package, slime and Megatron; the bridge address) and the submission id. Secrets never go here: this is argv.
 import path from "node:path";
 import type { PlanContext, ProcessSpec } from "../../contracts/plan.ts";
-import { trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
 import { BRIDGE_URL_ENV } from "../../contracts/bridge.ts";
 import { noProxy } from "./ray-cluster.ts";
 
@@ -13,7 +13,7 @@ export function submissionId(context: PlanContext): string {
 /** Megatron (not for FSDP), our native package, slime: what slime's processes import from. */
 export function slimePythonPath(recipe: Recipe, packageRoot: string): string {
   const slime = recipe.engine.slime;
-  const megatron = trainingBackend(recipe) === "megatron" ? [slime.megatron_root] : [];
+  const megatron = recipe.derived.trainingBackend === "megatron" ? [slime.megatron_root] : [];
   return [...megatron, path.join(packageRoot, "native"), slime.root].join(":");
 }
 

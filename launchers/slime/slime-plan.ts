@@ -6,7 +6,7 @@ import { stringify } from "yaml";
 import { BRIDGE_TOKEN_ENV } from "../../contracts/bridge.ts";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { LaunchPlan, PlanContext } from "../../contracts/plan.ts";
-import { trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
 import { standaloneJudgeProcess, standaloneJudgeUrl } from "../judge/judge-server.ts";
 import { parserNames, resolveFamily } from "../../lib/model/model-family.ts";
 import { planPlacement } from "../placement.ts";
@@ -65,7 +65,7 @@ const FLAVOR_NOTE = {
 function checkLoadDir(recipe: Recipe, runDir: string, notes: string[], options: SlimePlanOptions): void {
   if (!recipe.training.load_dir) return;
   const folder = insideRunDir(runDir, recipe.training.load_dir);
-  const state = checkpointIn(folder, trainingBackend(recipe));
+  const state = checkpointIn(folder, recipe.derived.trainingBackend);
   if (state.kind === "loadable") return;
   if (recipe.engine.slime.flavor === "upstream" && existsSync(path.join(folder, "config.json"))) return;
   const message = `training.load_dir ${folder} holds no checkpoint slime can resume from (${state.why})`;
@@ -75,7 +75,7 @@ function checkLoadDir(recipe: Recipe, runDir: string, notes: string[], options: 
 }
 
 async function megatronModelArgs(recipe: Recipe, notes: string[], options: SlimePlanOptions): Promise<string[]> {
-  if (trainingBackend(recipe) !== "megatron") return [];
+  if (recipe.derived.trainingBackend !== "megatron") return [];
   const modelArgs = await readModelArgs(recipe);
   if (modelArgs.kind === "found") return modelArgs.args;
   const message = `model-args file ${modelArgs.file} not found, so MODEL_ARGS (the Megatron architecture flags) are missing from train_async.py's argv`;

@@ -1,7 +1,7 @@
 // The exact argv of slime's train_async.py for a recipe, in the reference scripts' order: cluster, model,
 // checkpoints, rollout, optimizer, algorithm, perf, SGLang, W&B, our Python hooks, judge, LoRA, extras.
 import path from "node:path";
-import { judgePath, opdTeacher, trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
 import { parserNames } from "../../lib/model/model-family.ts";
 import { actorLayout, gpuSlices } from "../placement.ts";
 import { algorithmArgs, loraArgs, optimizerArgs, performanceArgs } from "./algorithm-args.ts";
@@ -43,7 +43,7 @@ export function trainArgs({ recipe, runDir, modelArgs, parsers = parserNames(rec
     "--custom-generate-function-path", GENERATE_SHIM_PATH,
     "--custom-rm-path", REWARD_SHIM_PATH,
     "--custom-config-path", path.join(runDir, CUSTOM_CONFIG_FILE),
-    ...(trainingBackend(recipe) === "megatron" ? ["--custom-megatron-init-path", TRAINER_HOOKS_PATH] : []),
+    ...(recipe.derived.trainingBackend === "megatron" ? ["--custom-megatron-init-path", TRAINER_HOOKS_PATH] : []),
     ...judgeArgs(recipe),
     ...loraArgs(recipe),
     ...recipe.engine.slime.extra_args,
@@ -64,10 +64,10 @@ export function customConfig(recipe: Recipe): Record<string, number | string> {
       openclaw_rl_hybrid_subset: hybrid.subset,
       openclaw_rl_hybrid_topk: hybrid.topk,
       openclaw_rl_hybrid_clip: hybrid.clip,
-      openclaw_rl_teacher: opdTeacher(recipe),
+      openclaw_rl_teacher: recipe.derived.teacher,
     };
   }
-  return { openclaw_rl_w_rl: recipe.combine.w_rl, openclaw_rl_w_opd: recipe.combine.w_opd, openclaw_rl_topk: recipe.opd.topk, openclaw_rl_teacher: opdTeacher(recipe) };
+  return { openclaw_rl_w_rl: recipe.combine.w_rl, openclaw_rl_w_opd: recipe.combine.w_opd, openclaw_rl_topk: recipe.opd.topk, openclaw_rl_teacher: recipe.derived.teacher };
 }
 
 /** A relative recipe path (training.save_dir, load_dir) lives inside the run folder. */
@@ -77,7 +77,7 @@ export function insideRunDir(runDir: string, folder: string): string {
 
 function clusterArgs(recipe: Recipe): string[] {
   const actor = actorLayout(recipe);
-  const backend = trainingBackend(recipe) === "fsdp" ? ["--train-backend", "fsdp"] : [];
+  const backend = recipe.derived.trainingBackend === "fsdp" ? ["--train-backend", "fsdp"] : [];
   return [
     ...backend,
     "--actor-num-nodes", String(actor.numNodes),
@@ -91,12 +91,12 @@ function checkpointArgs(recipe: Recipe, runDir: string): string[] {
   const training = recipe.training;
   // The fork converts Megatron weights for SGLang through Megatron-Bridge and loads the Hugging Face checkpoint with it;
   // upstream has no --megatron-to-hf-mode (it loads Hugging Face weights itself) and would drop the option silently.
-  const bridge = trainingBackend(recipe) === "megatron" && recipe.engine.slime.flavor === "fork" ? ["--megatron-to-hf-mode", "bridge"] : [];
+  const bridge = recipe.derived.trainingBackend === "megatron" && recipe.engine.slime.flavor === "fork" ? ["--megatron-to-hf-mode", "bridge"] : [];
   const load = training.load_dir ? ["--load", insideRunDir(runDir, training.load_dir)] : [];
   return [
     ...bridge,
     "--hf-checkpoint", recipe.model.path,
-    "--ref-load", training.ref_load ?? recipe.model.path,
+    "--ref-load", recipe.derived.referenceModelPath,
     ...load,
     "--save", insideRunDir(runDir, training.save_dir),
     "--save-interval", String(training.save_interval),
@@ -152,7 +152,7 @@ function judgeArgs(recipe: Recipe): string[] {
     "--prm-enable",
     "--prm-num-gpus", String(gpuSlices(recipe).prm),
     "--prm-num-gpus-per-engine", String(recipe.cluster.prm_tp),
-    "--prm-model-path", judgePath(recipe),
+    "--prm-model-path", recipe.derived.judgePath,
     "--prm-m", String(judge.votes),
     "--prm-temperature", String(judge.temperature),
     "--prm-max-new-tokens", String(judge.max_new_tokens),

@@ -4,7 +4,7 @@
 import path from "node:path";
 import type { BridgeHello } from "../../contracts/bridge.ts";
 import type { ProcessSpec, LaunchPlan } from "../../contracts/plan.ts";
-import { judgeUrl, trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
 import { checkpointIn } from "../slime/checkpoint-folder.ts";
 import type { ChildDefinition } from "./child-definition.ts";
 import { aliveForProbe, httpProbe, type ProbeResult, type ReadinessProbe } from "./readiness-probe.ts";
@@ -180,7 +180,7 @@ export function resumeFromCheckpoint(spec: ProcessSpec, recipe: Recipe, attempt:
   const entrypointStart = separator < 0 ? 0 : separator;
   const saveIndex = argv.indexOf("--save", entrypointStart);
   const saveDir = saveIndex > 0 ? argv[saveIndex + 1]! : path.resolve(recipe.records.dir, recipe.training.save_dir);
-  if (checkpointIn(saveDir, trainingBackend(recipe)).kind !== "loadable") return { ...spec, argv };
+  if (checkpointIn(saveDir, recipe.derived.trainingBackend).kind !== "loadable") return { ...spec, argv };
   const loadIndex = argv.indexOf("--load", entrypointStart);
   if (loadIndex > 0) argv[loadIndex + 1] = saveDir;
   else argv.push("--load", saveDir);
@@ -248,7 +248,7 @@ function externalEndpoints(recipe: Recipe, hooks: DefinitionHooks): ChildDefinit
     after: [],
   });
   const definitions = [endpoint("policy", recipe.engine.policy_url!, "/health")];
-  const judge = judgeUrl(recipe);
+  const judge = recipe.derived.judgeUrl;
   if (judge) definitions.push(endpoint("judge", judge, "/health"));
   return definitions;
 }

@@ -20,7 +20,7 @@ export function evaluationBasis(recipe: Recipe, set: EvaluationSet): EvaluationB
   const plan = {
     openers: set.openers,
     tasks: set.tasks.map((task) => task.meta),
-    environment: set.tasks.length > 0 ? (recipe.episodes.environment ?? recipe.episodes.env_url ?? null) : null,
+    environment: set.tasks.length > 0 ? recipe.derived.environmentName : null,
     samples: settings.samples,
     episodeSamples: set.tasks.length > 0 ? settings.episode_samples : null,
     votes: settings.votes,

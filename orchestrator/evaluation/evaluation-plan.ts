@@ -2,7 +2,7 @@
 // endpoint, the simulator (evaluation.simulator_url, else the judge engine) and the scorer (the judge engine, evaluation.votes).
 import path from "node:path";
 import type { PersonaOpener } from "../../contracts/evaluation.ts";
-import { environmentUrl, type Recipe } from "../../contracts/recipe.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
 import { environmentClient } from "../episodes/environment-protocols.ts";
 import type { Task } from "../episodes/task-file.ts";
 import { episodeTasksFile } from "../episodes/task-file.ts";
@@ -44,7 +44,7 @@ export function buildEvaluationPlan(recipe: Recipe, set: EvaluationSet, endpoint
   const settings = recipe.evaluation;
   const timeoutMs = settings.timeout_s * 1000;
   const judge = { url: endpoints.judgeUrl, model: "default", timeoutMs };
-  const environment = environmentUrl(recipe);
+  const environment = recipe.derived.environmentUrl;
   return {
     openers: set.openers,
     samples: settings.samples,

@@ -4,7 +4,7 @@
 // value): turn-judge.ts; episode steps: episode-step-judge.ts. Hears the run's events only through follow().
 import { setMaxListeners } from "node:events";
 import type { RunEvent } from "../../contracts/events.ts";
-import { opdTeacher, teacherTemperature, type Recipe } from "../../contracts/recipe.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
 import type { Sample } from "../../contracts/sample.ts";
 import type { SampleSink } from "../../contracts/sample-sink.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
@@ -106,9 +106,9 @@ export class JudgePipeline {
       limiter,
       settings,
       topk: deps.recipe.method === "opd" ? deps.recipe.opd.topk : 0,
-      temperature: teacherTemperature(deps.recipe),
+      temperature: deps.recipe.derived.teacherTemperature,
       window: judge.concurrency,
-      place: opdTeacher(deps.recipe),
+      place: deps.recipe.derived.teacher,
       signal: this.shutdown.signal,
     });
     this.records = new JudgementRecords(deps.recordsDir);

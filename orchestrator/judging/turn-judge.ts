@@ -1,7 +1,7 @@
 // Judges one closed chat turn the pipeline found trainable into a Judgement: the judge's votes and hint, the sample
 // decision, teacher scoring and the sample built. Reads the ledger, writes nothing shared: storing the sample, the
 // ledger, the record and the events are the pipeline's (judge-pipeline.ts).
-import { hybridVotes, type Recipe } from "../../contracts/recipe.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
 import type { ClosedTurn } from "../../contracts/turn.ts";
 import { decideSample, METHOD_NEEDS, type JudgedSignals } from "../samples/sample-decision.ts";
 import { buildSample, type BuildResult } from "../samples/sample-builder.ts";
@@ -42,7 +42,7 @@ async function judge(turn: ClosedTurn, notes: JudgementNotes, ledger: TurnLedger
   const hasNextState = turn.nextState !== null;
   const needEval = METHOD_NEEDS[method].evaluation && explicit?.score == null && hasNextState;
   const needHint = METHOD_NEEDS[method].hint && explicit?.hint == null && hasNextState;
-  const { evalVotes, hintVotes, attempts } = await deps.voter.collect(turn, needEval, needHint, method === "hybrid" ? hybridVotes(recipe) : undefined);
+  const { evalVotes, hintVotes, attempts } = await deps.voter.collect(turn, needEval, needHint, method === "hybrid" ? recipe.derived.hybridVotes : undefined);
   notes.attempt = attempts;
 
   const tally = evalVotes ? tallyEvalVotes(evalVotes) : null;

@@ -3,7 +3,6 @@
 import { setMaxListeners } from "node:events";
 import path from "node:path";
 import type { RunEventInput } from "../../contracts/events.ts";
-import { environmentUrl } from "../../contracts/recipe.ts";
 import { sleepUnlessAborted } from "../../lib/abortable-sleep.ts";
 import { environmentClient } from "../episodes/environment-protocols.ts";
 import { EpisodeDriver, type EpisodeResult } from "../episodes/episode-driver.ts";
@@ -23,7 +22,7 @@ import type { Run } from "./run-context.ts";
 export async function startEpisodes(run: Run, proxyUrl: string, store: SampleStore | null, baseEvaluated: () => boolean): Promise<void> {
   const { recipe, runDir, bus, options } = run;
   const episodes = recipe.episodes;
-  const url = environmentUrl(recipe);
+  const url = recipe.derived.environmentUrl;
   const tasksFile = episodeTasksFile(episodes);
   if (url === null || tasksFile === null) return;
   const tasks = await readTasks(tasksFile); // (a bad task file fails the start, naming the line)

@@ -1,6 +1,6 @@
 // Whether the weight version SGLang labels tokens with is exact for a run: not on slime's FSDP backend, whose weight
 // sync never pauses generation. Owns the wording status, the dashboard and the start banner show; not the labels.
-import { trainingBackend, type Recipe } from "../../contracts/recipe.ts";
+import type { Recipe } from "../../contracts/recipe.ts";
 
 export interface VersionLabels {
   exact: boolean;
@@ -15,7 +15,7 @@ export interface VersionLabels {
  * labels are said to be inexact instead.
  */
 export function versionLabels(recipe: Recipe): VersionLabels {
-  if (recipe.engine.kind !== "slime" || trainingBackend(recipe) !== "fsdp") return { exact: true, note: null };
+  if (recipe.engine.kind !== "slime" || recipe.derived.trainingBackend !== "fsdp") return { exact: true, note: null };
   return {
     exact: false,
     note:

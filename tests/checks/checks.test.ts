@@ -13,7 +13,7 @@ import { reportLine } from "../../launchers/checks/check-result.ts";
 import { runDoctor, type DoctorReport } from "../../launchers/checks/doctor.ts";
 import { checkStart } from "../../launchers/checks/start-checks.ts";
 import { buildLaunchPlan } from "../../launchers/launch-plan.ts";
-import { resolvedRecipePath } from "../../launchers/resolved-recipe.ts";
+import { writeResolvedRecipe } from "../../launchers/resolved-recipe.ts";
 import { freePort } from "../support/loopback.ts";
 
 const PACKAGE_ROOT = path.resolve(import.meta.dirname, "../..");
@@ -102,7 +102,7 @@ describe("doctor and start refuse the same things", () => {
     const standIn: ResultPromise = execa("sleep", ["600"], { reject: false });
     cleanups.push(() => standIn.kill());
     writeFileSync(path.join(runDir, "pids.json"), JSON.stringify({ version: 1, orchestratorPid: standIn.pid, children: [] }));
-    writeFileSync(resolvedRecipePath(runDir), stringify(recipe));
+    writeResolvedRecipe(runDir, recipe);
     await hold(recipe.proxy.port);
     await hold(recipe.proxy.admin_port);
     const { refusals, doctor } = await both(recipe);

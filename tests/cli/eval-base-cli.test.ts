@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { loadRecipe } from "../../cli/recipe-file.ts";
 import { versionMetricsSchema, type VersionMetrics } from "../../contracts/evaluation.ts";
-import { resolvedRecipePath } from "../../launchers/resolved-recipe.ts";
+import { writeResolvedRecipe } from "../../launchers/resolved-recipe.ts";
 import { readEvaluations } from "../../orchestrator/evaluation/evaluation-history.ts";
 import { SHIPPED_PERSONAS } from "../../orchestrator/evaluation/held-out-set.ts";
 import { policyScript, startEvaluationFixture, type EvaluationFixture } from "../evaluation/evaluation-fixture.ts";
@@ -49,7 +49,7 @@ describe("openclaw-rl eval: the base is the base weights", () => {
     writeFileSync(personas, readFileSync(SHIPPED_PERSONAS, "utf8").trim().split("\n").slice(0, 2).join("\n") + "\n");
     const judgePort = new URL(fixture.judge.url).port;
     const { recipe } = loadRecipe({ set: [`records.dir=${runDir}`, `engine.rehearsal.judge_port=${judgePort}`, `evaluation.personas=${personas}`, "evaluation.samples=1"] });
-    writeFileSync(resolvedRecipePath(runDir), stringify(recipe));
+    writeResolvedRecipe(runDir, recipe);
   }, 60_000);
   afterAll(async () => {
     await fixture?.close();

@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { loadRecipe } from "../../cli/recipe-file.ts";
-import { resolvedRecipePath } from "../../launchers/resolved-recipe.ts";
+import { writeResolvedRecipe } from "../../launchers/resolved-recipe.ts";
 import { readEvaluations } from "../../orchestrator/evaluation/evaluation-history.ts";
 import { SHIPPED_PERSONAS } from "../../orchestrator/evaluation/held-out-set.ts";
 import { policyScript, startEvaluationFixture, type EvaluationFixture } from "../evaluation/evaluation-fixture.ts";
@@ -35,7 +35,7 @@ describe("openclaw-rl eval --run", () => {
     writeFileSync(path.join(runDir, "admin-token"), "test-token\n");
     const judgePort = new URL(fixture.judge.url).port;
     const { recipe } = loadRecipe({ set: [`records.dir=${runDir}`, `engine.rehearsal.judge_port=${judgePort}`] });
-    writeFileSync(resolvedRecipePath(runDir), stringify(recipe)); // (the shipped persona set: 8 openers)
+    writeResolvedRecipe(runDir, recipe); // (the shipped persona set: 8 openers)
     personas = path.join(runDir, "two-openers.jsonl");
     writeFileSync(personas, readFileSync(SHIPPED_PERSONAS, "utf8").trim().split("\n").slice(0, 2).join("\n") + "\n");
   });

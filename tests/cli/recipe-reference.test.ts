@@ -21,7 +21,7 @@ describe("recipe reference", () => {
     expect(text).toMatch(/\| `judge\.votes` \| integer[^|]*\| `3` \| m: judge votes per turn/);
   });
 
-  it("lists the cross-field rules of contracts/recipe.ts, the KL one among them", () => {
+  it("lists the cross-field rules of contracts/recipe/cross-checks.ts, the KL one among them", () => {
     const rules = renderRecipeReference().split("## Cross-field checks")[1]!.replace(/\s+/g, " ");
     expect(rules).toContain("`training.kl_coef` > 0 needs `training.use_kl_loss: true`");
     expect(rules).toContain("`sink.kind: jsonl` needs `sink.path`");

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { resolvedRecipePath } from "../../launchers/resolved-recipe.ts";
+import { writeResolvedRecipe } from "../../launchers/resolved-recipe.ts";
 import { EVALUATION_RECORDED_ROUTE } from "../../orchestrator/evaluation/evaluation-announcement.ts";
 import { readEvaluations } from "../../orchestrator/evaluation/evaluation-history.ts";
 import { startOrchestrator, type RunningOrchestrator } from "../../orchestrator/run.ts";
@@ -29,7 +29,7 @@ describe("openclaw-rl eval beside a running start", () => {
     orchestrator = await startOrchestrator({ recipe, runDir, apiKey: undefined, engines: { policy: fixture.harness.standin.url, judge: fixture.judge.url }, readiness: ready, ports: { proxy: 0, admin: 0 } });
     // what `start` writes beside the orchestrator: the admin endpoint and the resolved recipe
     writeFileSync(path.join(runDir, ADMIN_ENDPOINT_FILE), JSON.stringify({ url: orchestrator.urls.admin, pid: process.pid }) + "\n");
-    writeFileSync(resolvedRecipePath(runDir), stringify(recipe));
+    writeResolvedRecipe(runDir, recipe);
   });
   afterAll(async () => {
     await orchestrator?.stop();

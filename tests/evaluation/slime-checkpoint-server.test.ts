@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PlanContext } from "../../contracts/plan.ts";
-import { recipeSchema } from "../../contracts/recipe.ts";
+import { recipeSchema, recipeSettingsOf } from "../../contracts/recipe.ts";
 import { planCheckpointServing } from "../../launchers/evaluation/checkpoint-serving.ts";
 import { convertedFolder } from "../../launchers/evaluation/slime-checkpoint-server.ts";
 import { runCliInProcess } from "../cli/cli-process.ts";
@@ -84,7 +84,7 @@ describe("a slime checkpoint served for evaluation (plan only)", () => {
     const serving = planCheckpointServing(slime(), { checkpoint: "base", port: 40124, context, gpus: { startRunning: false } });
     expect(serving).toMatchObject({ version: "0", checkpoint: "/models/Qwen3-4B", spec: { name: "checkpoint-policy-v0", role: "checkpoint-server" } });
     expect(serving.spec.argv.slice(3, 5)).toEqual(["--model-path", "/models/Qwen3-4B"]);
-    const resumed = recipeSchema.parse({ ...slime(), training: { ...slime().training, load_dir: "/ckpt/run-a" } });
+    const resumed = recipeSchema.parse({ ...recipeSettingsOf(slime()), training: { ...slime().training, load_dir: "/ckpt/run-a" } });
     expect(() => planCheckpointServing(resumed, { checkpoint: "base", port: 1, context })).toThrow("the run's base weights are training.load_dir's checkpoint (/ckpt/run-a), which SGLang cannot load");
   });
 

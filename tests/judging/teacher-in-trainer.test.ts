@@ -3,7 +3,7 @@
 // frame and the batch keep them apart from the rollout-teacher fill; the recipe refuses what no trainer can do.
 import { describe, expect, it } from "vitest";
 import { BATCH_FRAME_MAGIC, SAMPLE_FRAME_MAGIC, type BatchFrameHeader } from "../../contracts/bridge.ts";
-import { opdTeacher, recipeSchema, trainerTeacherGap } from "../../contracts/recipe.ts";
+import { recipeSchema } from "../../contracts/recipe.ts";
 import { customConfig } from "../../launchers/slime/train-args.ts";
 import { SAMPLE_VERSION, type Sample } from "../../contracts/sample.ts";
 import { assembleBatchFrame } from "../../orchestrator/bridge/batch-frame.ts";
@@ -109,20 +109,20 @@ describe("opd.teacher: recipe", () => {
     for (const flavor of ["fork", "upstream"] as const) {
       const recipe = recipeSchema.parse(slime(flavor));
       expect(recipe.opd.teacher).toBeUndefined();
-      expect(trainerTeacherGap(recipe)).toBeNull();
-      expect(opdTeacher(recipe)).toBe("trainer");
+      expect(recipe.derived.trainerTeacherGap).toBeNull();
+      expect(recipe.derived.teacher).toBe("trainer");
       expect(customConfig(recipe).openclaw_rl_teacher).toBe("trainer");
     }
-    expect(opdTeacher(recipeSchema.parse({ method: "combine", engine: { kind: "rehearsal" } }))).toBe("trainer");
-    expect(opdTeacher(recipeSchema.parse({ method: "binary" }))).toBe("engine"); // no teacher to run
-    expect(opdTeacher(recipeSchema.parse({ method: "opd", opd: { teacher: "engine" } }))).toBe("engine");
+    expect(recipeSchema.parse({ method: "combine", engine: { kind: "rehearsal" } }).derived.teacher).toBe("trainer");
+    expect(recipeSchema.parse({ method: "binary" }).derived.teacher).toBe("engine"); // no teacher to run
+    expect(recipeSchema.parse({ method: "opd", opd: { teacher: "engine" } }).derived.teacher).toBe("engine");
   });
 
   it("top-K rows come from the trainer's teacher on the fork; the rehearsal stand-in gives token-level values only", () => {
     const fork = recipeSchema.parse(slime("fork", { opd: { topk: 5 } }));
-    expect([opdTeacher(fork), customConfig(fork).openclaw_rl_topk]).toEqual(["trainer", 5]);
+    expect([fork.derived.teacher, customConfig(fork).openclaw_rl_topk]).toEqual(["trainer", 5]);
     const rehearsal = { method: "opd", engine: { kind: "rehearsal" }, opd: { topk: 5 } };
-    expect(opdTeacher(recipeSchema.parse(rehearsal))).toBe("engine");
+    expect(recipeSchema.parse(rehearsal).derived.teacher).toBe("engine");
     const refused = recipeSchema.safeParse({ ...rehearsal, opd: { topk: 5, teacher: "trainer" } });
     expect(refused.error!.issues.find((issue) => issue.path.join(".") === "opd.teacher")?.message).toMatch(/rehearsal stand-in trainer gives token-level teacher log-probs only, no top-K rows/);
   });
@@ -137,7 +137,7 @@ describe("opd.teacher: recipe", () => {
     for (const [extra, reason] of cases) {
       const base = slime("fork", extra);
       const unset = recipeSchema.safeParse(base);
-      if (unset.success) expect(opdTeacher(unset.data)).toBe("engine");
+      if (unset.success) expect(unset.data.derived.teacher).toBe("engine");
       const opd = { ...(base.opd as object | undefined), ...((extra.opd as object | undefined) ?? {}), teacher: "trainer" };
       const refused = recipeSchema.safeParse({ ...base, opd });
       expect(refused.success).toBe(false);

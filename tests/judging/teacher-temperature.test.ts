@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { recipeSchema, teacherTemperature } from "../../contracts/recipe.ts";
+import { recipeSchema } from "../../contracts/recipe.ts";
 import { atTemperature } from "../../rehearsal/model/temperature.ts";
 import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { hintedPromptIds } from "../../orchestrator/judging/hinted-prompt.ts";
@@ -41,9 +41,9 @@ async function scoreOneTurn(recipe: Parameters<typeof startHarness>[0], marker: 
 
 describe("recipe: opd.teacher_temperature", () => {
   it("defaults to the rollout temperature, can be set, and is refused when the rollout is greedy and it is not set", () => {
-    expect(teacherTemperature(recipeSchema.parse({ method: "opd" }))).toBe(0.6);
-    expect(teacherTemperature(recipeSchema.parse({ method: "opd", sampling: { temperature: 0.8 } }))).toBe(0.8);
-    expect(teacherTemperature(recipeSchema.parse({ method: "opd", sampling: { temperature: 0.8 }, opd: { teacher_temperature: 1 } }))).toBe(1);
+    expect(recipeSchema.parse({ method: "opd" }).derived.teacherTemperature).toBe(0.6);
+    expect(recipeSchema.parse({ method: "opd", sampling: { temperature: 0.8 } }).derived.teacherTemperature).toBe(0.8);
+    expect(recipeSchema.parse({ method: "opd", sampling: { temperature: 0.8 }, opd: { teacher_temperature: 1 } }).derived.teacherTemperature).toBe(1);
     const greedy = recipeSchema.safeParse({ method: "combine", sampling: { temperature: 0 } });
     expect(greedy.success).toBe(false);
     expect(greedy.error!.issues[0]).toMatchObject({ path: ["opd", "teacher_temperature"], message: expect.stringContaining("sampling.temperature is 0") });

@@ -3,7 +3,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { hybridVotes, opdTeacher } from "../../contracts/recipe.ts";
 import { parseRecipe } from "../../cli/recipe-file.ts";
 import { customConfig } from "../../launchers/slime/train-args.ts";
 import { REPO_ROOT } from "../golden/golden-plan.ts";
@@ -27,8 +26,8 @@ describe("method hybrid in the recipe", () => {
   });
 
   it("asks judge.votes hint and evaluation votes unless hybrid says otherwise (the reference's --hint-m falls back to --prm-m)", () => {
-    expect(hybridVotes(parseRecipe({ method: "hybrid" }))).toEqual({ hint: 3, evaluation: 3 });
-    expect(hybridVotes(parseRecipe({ method: "hybrid", judge: { votes: 5 }, hybrid: { hint_votes: 4 } }))).toEqual({ hint: 4, evaluation: 5 });
+    expect(parseRecipe({ method: "hybrid" }).derived.hybridVotes).toEqual({ hint: 3, evaluation: 3 });
+    expect(parseRecipe({ method: "hybrid", judge: { votes: 5 }, hybrid: { hint_votes: 4 } }).derived.hybridVotes).toEqual({ hint: 4, evaluation: 5 });
   });
 
   it("refuses, by YAML path with the reason, the recipes where no trainer of ours can run its teacher", () => {
@@ -55,7 +54,7 @@ describe("method hybrid in the recipe", () => {
 
   it("leaves opd's teacher rules to opd and combine (a hybrid sample carries no opd teacher)", () => {
     expect(problems({ method: "hybrid", opd: { teacher: "engine" }, sampling: { temperature: 0 } })).toEqual([]);
-    expect(opdTeacher(parseRecipe({ method: "hybrid", opd: { teacher: "engine" } }))).toBe("trainer");
+    expect(parseRecipe({ method: "hybrid", opd: { teacher: "engine" } }).derived.teacher).toBe("trainer");
   });
 
   it("hands the hybrid's knobs to the trainer as the contract's flat keys, combine's as before", () => {

@@ -5,7 +5,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { OpenclawRlError, OpenclawRlErrorList } from "../../contracts/errors.ts";
-import { trainingBackend } from "../../contracts/recipe.ts";
 import { applySet, loadRecipe, parseRecipe } from "../../cli/recipe-file.ts";
 import { recipeProblems } from "./recipe-problems.ts";
 
@@ -20,7 +19,7 @@ describe("recipe schema", () => {
     expect(recipe.training).toMatchObject({ batch_size: 16, lr: 1e-5, eps_clip: 0.2, eps_clip_high: 0.28, kl_coef: 0, use_kl_loss: true, save_interval: 5, keep_checkpoints: 3, stall_after_s: 1800 });
     expect(recipe.model).toMatchObject({ context_length: 32768, max_response_tokens: 8192 });
     expect(recipe.engine.slime.rotary_base).toBeUndefined();
-    expect(trainingBackend(recipe)).toBe("megatron");
+    expect(recipe.derived.trainingBackend).toBe("megatron");
   });
 
   it("reports unknown keys and wrong types with their YAML path", () => {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import type { PlanContext } from "../../contracts/plan.ts";
-import { recipeSchema } from "../../contracts/recipe.ts";
+import { recipeSchema, recipeSettingsOf } from "../../contracts/recipe.ts";
 import { rehearsalProcesses } from "../../launchers/rehearsal-plan.ts";
 import { freePort } from "../support/loopback.ts";
 import { untilListening } from "./stand-in-start.ts";
@@ -27,7 +27,7 @@ describe("rehearsalProcesses", () => {
     expect(trainer!.secretEnv).toEqual(["OPENCLAW_RL_BRIDGE_TOKEN"]);
     expect(trainer!.argv.join(" ")).not.toContain("sekret");
     expect(trainer!.argv.join(" ")).toContain("--opd-teacher trainer --teacher-temperature 0.6"); // opd.teacher unset: the trainer scores the teacher where it can
-    const engine = recipeSchema.parse({ ...recipe, opd: { ...recipe.opd, teacher: "engine" } });
+    const engine = recipeSchema.parse({ ...recipeSettingsOf(recipe), opd: { ...recipe.opd, teacher: "engine" } });
     expect(rehearsalProcesses(engine, context).find((process) => process.name === "rehearsal-trainer")!.argv).not.toContain("--opd-teacher"); // the judge stand-in scores it
   });
 

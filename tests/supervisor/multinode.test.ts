@@ -5,7 +5,7 @@ import path from "node:path";
 import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
 import type { LaunchPlan } from "../../contracts/plan.ts";
-import { recipeSchema } from "../../contracts/recipe.ts";
+import { recipeSchema, recipeSettingsOf } from "../../contracts/recipe.ts";
 import { workerProcess } from "../../cli/commands/join.ts";
 import { defineChildren, resumeFromCheckpoint } from "../../launchers/supervisor/plan-children.ts";
 import { lastMeaningfulLine } from "../../launchers/supervisor/child-result.ts";
@@ -33,7 +33,7 @@ describe("multi-node", () => {
     const waiting = await eventually(() => /1\/2 nodes joined/.test(supervisor.status("ray-head")!.detail) && supervisor.status("ray-head")!, "waiting for nodes");
     expect(waiting.state).toBe("starting");
     expect(waiting.detail).toContain("openclaw-rl join --head 127.0.0.1");
-    const worker = await workerProcess(recipeSchema.parse({ ...recipe, engine: { ...recipe.engine, slime: { ...recipe.engine.slime, root: harness.root } } }), { head: "127.0.0.1", node: "1" });
+    const worker = await workerProcess(recipeSchema.parse({ ...recipeSettingsOf(recipe), engine: { ...recipe.engine, slime: { ...recipe.engine.slime, root: harness.root } } }), { head: "127.0.0.1", node: "1" });
     const join = await execa(worker.argv[0]!, worker.argv.slice(1).filter((arg) => arg !== "--block"), { env: { ...harness.environment, ...worker.env }, extendEnv: false, reject: false });
     expect(join.exitCode).toBe(0);
     expect(await supervisor.waitAllReady(HANG_GUARD_MS)).toBe(true);

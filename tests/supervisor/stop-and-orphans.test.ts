@@ -5,6 +5,7 @@ import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import type { LaunchPlan } from "../../contracts/plan.ts";
+import { recipeSettingsOf } from "../../contracts/recipe.ts";
 import { defineChildren } from "../../launchers/supervisor/plan-children.ts";
 import { isProcessAlive } from "../../launchers/supervisor/process-group.ts";
 import { Supervisor } from "../../launchers/supervisor/supervisor.ts";
@@ -61,7 +62,7 @@ describe("stopping", () => {
   it("children do not outlive an orchestrator killed with SIGKILL", async () => {
     const harness = new Harness();
     const { recipe, plan } = await stack(harness, false);
-    const config = { runDir: harness.runDir, environment: harness.environment, plan, recipe: { ...recipe }, helloFile: harness.environment.FAKE_SLIME_HELLO_FILE };
+    const config = { runDir: harness.runDir, environment: harness.environment, plan, recipe: recipeSettingsOf(recipe), helloFile: harness.environment.FAKE_SLIME_HELLO_FILE };
     const host = execa(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "orphan-host.ts"), JSON.stringify(config)], { reject: false, buffer: false, stdout: "pipe" });
     const line = await new Promise<string>((resolve, reject) => {
       let text = "";

@@ -1,7 +1,7 @@
 // The installed slime and SGLang against the recipe: one line per fact worth saying, and a failure with the fix
 // (and the recipe key) wherever the recipe asks for what the installation cannot do. Pure: no I/O.
 import path from "node:path";
-import { trainingBackend, type Recipe } from "../../../contracts/recipe.ts";
+import type { Recipe } from "../../../contracts/recipe.ts";
 import { parserNames } from "../../../lib/model/model-family.ts";
 import { failed, passed, warned, type CheckResult } from "../check-result.ts";
 import type { EngineInstallation, SglangProbe, SlimeProbe } from "./engine-probe-report.ts";
@@ -56,7 +56,7 @@ function slimeFindings(recipe: Recipe, installation: EngineInstallation): CheckR
   if (recipe.judge.launch === "slime" && !slime.arguments.markers["--prm-enable"]) {
     findings.push(fail("slime", `judge.launch is slime, but the slime at ${checkout} has no --prm-enable (only the OpenClaw-RL fork hosts the judge)`, "use judge.launch: standalone (a separate SGLang server on the PRM GPUs), or the slime fork from Gen-Verse/OpenClaw-RL", "judge.launch"));
   }
-  if (trainingBackend(recipe) === "fsdp" && !(slime.fsdp_backend && (slime.arguments.train_backends?.includes("fsdp") ?? false))) {
+  if (recipe.derived.trainingBackend === "fsdp" && !(slime.fsdp_backend && (slime.arguments.train_backends?.includes("fsdp") ?? false))) {
     findings.push(
       fail(
         "slime",
