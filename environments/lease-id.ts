@@ -11,7 +11,8 @@ export type DecodedLeaseId = { ok: true; poolLease: string } | { ok: false; erro
 
 /**
  * The pool's lease in a client's lease id, as the reference's router reads it (decode_lease, worker_url): no ":" is
- * "substring not found", an index that is not an int is int()'s ValueError, an index past the workers is "list index out of range", all behind "Invalid lease_id format: ".
+ * "substring not found", an index that is not an int is int()'s ValueError, an index past the workers is "list index
+ * out of range", all behind "Invalid lease_id format: ".
  */
 export function decodeLeaseId(leaseId: string): DecodedLeaseId {
   const separator = leaseId.indexOf(":");
