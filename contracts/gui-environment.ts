@@ -1,5 +1,5 @@
-// The reference's GUI pool protocol (Gen-Verse/OpenClaw-RL@0d034dd5 gui-rl/env_pool_server.py, its client
-// gui-rl/env_client.py): answers as JSON with `ok`; an observation is OSWorld's, its screenshot as base64 text.
+// The reference's GUI pool protocol (its files in tests/fixtures/reference-episodes/citations.json): answers as JSON
+// with `ok`; an observation is OSWorld's, its screenshot as base64 text.
 import { z } from "zod";
 
 const answer = z.object({ ok: z.boolean(), error: z.string().optional() }).passthrough();

@@ -1,5 +1,5 @@
-// The reference's SWE pool protocol (Gen-Verse/OpenClaw-RL@0d034dd5 swe-rl/server/swe_env_pool_server.py, which
-// forwards to swe_exec_server.py on the Docker nodes; its client swe-rl/swe_env_client.py): JSON answers with `ok`.
+// The reference's SWE pool protocol (a pool server forwarding to an exec server on the Docker nodes; its files in
+// tests/fixtures/reference-episodes/citations.json): JSON answers with `ok`.
 import { z } from "zod";
 
 const answer = z.object({ ok: z.boolean(), error: z.string().optional() }).passthrough();

@@ -10,9 +10,9 @@ export function encodeLeaseId(poolLease: string): string {
 export type DecodedLeaseId = { ok: true; poolLease: string } | { ok: false; error: string };
 
 /**
- * The pool's lease in a client's lease id, as the router's decode_lease and worker_url read it (router_server.py:77-83,
- * :313-319): no ":" is "substring not found", an index that is not an int is int()'s ValueError, an index past the
- * workers is "list index out of range", all behind "Invalid lease_id format: ".
+ * The pool's lease in a client's lease id, as the reference's router reads it (decode_lease, worker_url): no ":" is
+ * "substring not found", an index that is not an int is int()'s ValueError, an index past the workers is "list index
+ * out of range", all behind "Invalid lease_id format: ".
  */
 export function decodeLeaseId(leaseId: string): DecodedLeaseId {
   const separator = leaseId.indexOf(":");
@@ -25,7 +25,7 @@ export function decodeLeaseId(leaseId: string): DecodedLeaseId {
   return { ok: true, poolLease: leaseId.slice(separator + 1) };
 }
 
-/** What the pool answers for a lease it does not hold: str() of its KeyError, which is repr() of the message (pool_server.py:192-195). */
+/** What the pool answers for a lease it does not hold: str() of its KeyError, which is repr() of the message in the reference's pool. */
 export function unknownLeaseError(poolLease: string): string {
   return pythonRepr(`Unknown run_lease_id: ${poolLease}`);
 }

@@ -38,7 +38,7 @@ export const allocateRequestSchema = z.object({
 
 export const resetRequestSchema = z.object({
   task_meta: z.record(z.string(), z.unknown(), { error: "task_meta dict is required" }).describe("The task's task_meta, as its task file line has it."),
-  // their _build_run_ctx and _parse_timeout_overrides read anything that is not an object as none (pool_server.py:25-80)
+  // the reference's pool reads anything that is not an object as none
   run_ctx: z.unknown().optional().transform((value) => (isObject(value) ? value : {})),
   task_timeouts: z.unknown().optional().transform((value) => (isObject(value) ? value : undefined)),
 });
@@ -47,7 +47,7 @@ export const execToolRequestSchema = z.object({
   tool_call: z.object(
     {
       name: z.string({ error: "tool_call.name is required" }).min(1, { error: "tool_call.name is required" }),
-      // null reads as {} (pool_server.py:290); JSON text is refused as theirs refuses it (:509-513)
+      // null reads as {}; JSON text is refused, as the reference's pool refuses it
       arguments: z
         .record(z.string(), z.unknown(), { error: "tool_call.arguments must be a dict" })
         .nullish()
@@ -63,7 +63,7 @@ export function checkBody<S extends z.ZodType>(schema: S, payload: Record<string
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: parsed.error.issues[0]!.message };
 }
 
-/** The pool's lease named by `payload.lease_id`, checked as the router then the pool check it (router_server.py:306-319, pool_server.py:435-439). */
+/** The pool's lease named by `payload.lease_id`, checked as the reference's router then its pool check it. */
 export function checkLeaseId(payload: Record<string, unknown>): BodyCheck<string> {
   if (!truthy(payload.lease_id)) return { ok: false, error: "lease_id is required" };
   const decoded = decodeLeaseId(pythonText(payload.lease_id));

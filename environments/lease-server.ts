@@ -1,5 +1,5 @@
 // The HTTP server of the reference's lease protocol around one Environment, answering as a client of the reference's
-// terminal router in front of one pool sees it (Gen-Verse/OpenClaw-RL@0d034dd5; every case, with file:line, in
+// terminal router in front of one pool sees it (every case, with where it comes from, in
 // tests/fixtures/terminal-rl/lease-protocol-answers.json): /healthz, /status, /allocate, /reset, /exec_tool, /heartbeat,
 // /evaluate, /close. A tool's failure or timeout becomes its observation; the lease table owns slots, idempotency, reaping.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -38,7 +38,7 @@ interface Answer {
 const MAX_BODY_BYTES = 1024 * 1024;
 const fail = (status: number, error: string): Answer => ({ status, body: { ok: false, error } });
 const done = (body: Record<string, unknown> = {}): Answer => ({ status: 200, body: { ok: true, ...body } });
-/** terminal_env.py:187-188, :216: a lease whose /reset has not succeeded has no environment to call. */
+/** A lease whose /reset has not succeeded has no environment to call; the reference's words for that. */
 const NOT_RESET = "env is not initialized; call reset first";
 
 export async function startLeaseServer<State>(environment: Environment<State>, input: LeaseServerOptionsInput = {}): Promise<RunningLeaseServer> {
@@ -71,7 +71,7 @@ async function answer<State>(routes: LeaseRoutes<State>, request: IncomingMessag
   try {
     result = await routes.route(request.method ?? "GET", (request.url ?? "/").split("?")[0]!, () => readBody(request));
   } catch (error) {
-    // their routes answer any exception as 500 {ok: false, error: str(exc)} (pool_server.py:423-424, 478-479, …)
+    // the reference's routes answer any exception as 500 {ok: false, error: str(exc)}
     result = fail(500, (error as Error).message);
   }
   sendJson(response, result.status, result.body);
@@ -109,7 +109,7 @@ class LeaseRoutes<State> {
       const request = checkBody(allocateRequestSchema, payload);
       if (!request.ok) return fail(400, request.error);
       const allocated = this.table.allocate(request.value.task_key, request.value.request_id);
-      // their pool counts task keys and runs per key (TASK_/RUN_SLOTS_EXHAUSTED, pool_server.py:218-232); ours counts
+      // their pool counts task keys and runs per key (TASK_/RUN_SLOTS_EXHAUSTED); ours counts
       // leases in all, so its message says that, under their status, keys and the code of a run slot not found
       if (allocated === "full") return { status: 429, body: { ok: false, error: `Worker at lease capacity: ${this.table.size}/${this.slots}`, code: "RUN_SLOTS_EXHAUSTED" } };
       return done({ lease_id: encodeLeaseId(allocated.lease.id), reused: allocated.reused, worker_idx: 0 });
@@ -117,7 +117,7 @@ class LeaseRoutes<State> {
     "/reset": (payload) =>
       this.withLease(payload, resetRequestSchema, async (lease, request) => {
         await this.table.releaseState(lease);
-        // an environment that cannot start the task throws: their 500 {ok: false, error: str(exc)} (pool_server.py:478-479)
+        // an environment that cannot start the task throws, which answers 500 as theirs does
         const start = await this.environment.reset(request.task_meta, request.run_ctx);
         lease.state = start.state;
         return done({ user_msg: start.userMessage, tool_schemas: start.toolSchemas });
@@ -167,7 +167,7 @@ class LeaseRoutes<State> {
     return this.withLease(payload, schema, (lease, request) => (lease.state === undefined ? Promise.resolve(fail(500, NOT_RESET)) : handle(lease.state, request)));
   }
 
-  /** The tool's observation; a throw, or no answer within the tool timeout, is "[TOOL_ERROR] <tool>: <error>: <message>" as theirs writes it (terminal_env.py:201-203). */
+  /** The tool's observation; a throw, or no answer within the tool timeout, is "[TOOL_ERROR] <tool>: <error>: <message>" as theirs writes it. */
   private async observe(observation: Promise<string>, tool: string): Promise<string> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<string>((resolve) => {

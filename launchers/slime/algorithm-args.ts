@@ -37,8 +37,8 @@ export function algorithmArgs(recipe: Recipe): string[] {
 
 /**
  * Truncated importance sampling against the train/inference mismatch (training.mismatch_correction): both flavours'
- * policy loss weighs each token by clamp(exp(old − rollout), tis_clip_low, tis_clip) under --use-tis (fork
- * megatron_utils/loss.py:512-533,662-690; upstream 884-905,1050-1080), and our combine loss does the same. The top-K
+ * policy loss weighs each token by clamp(exp(old − rollout), tis_clip_low, tis_clip) under --use-tis (where:
+ * native/tests/fixtures/slime_citations.json), and our combine loss does the same. The top-K
  * loss has no importance ratio and the FSDP backend no TIS: none is asked of them.
  */
 function mismatchArgs(recipe: Recipe): string[] {

@@ -1,8 +1,8 @@
-// How a chat template switches the model's reasoning on and off, read from its text as SGLang 4ad990ba reads it
-// (template_detection.py detect_reasoning_pattern: REASONING_MODE_RULES, :147-238@4ad990ba). Ignores rendering.
+// How a chat template switches the model's reasoning on and off, read from its text as upstream SGLang reads it
+// (where: tests/fixtures/sglang-parsers/citations.json reasoning_toggle). Ignores rendering.
 import { Template } from "@huggingface/jinja";
 
-/** SGLang's ReasoningToggleConfig (template_detection.py:66-75@4ad990ba): the kwarg that toggles it, and its default. */
+/** SGLang's ReasoningToggleConfig: the kwarg that toggles reasoning, and its default. */
 export interface ReasoningToggle {
   toggleParameter: "enable_thinking" | "thinking" | null;
   defaultEnabled: boolean | null;
@@ -41,7 +41,7 @@ function setIfUndefined(name: string, value: "false" | "true"): RegExp {
   return new RegExp(`\\{%\\s*if\\s+not\\s+${name}\\s+is\\s+defined\\s*%\\}.*?\\{%\\s*set\\s+${name}\\s*=\\s*${literal}\\s*%\\}`, "s");
 }
 
-/** The default-on patterns of the enable_thinking and thinking rules (template_detection.py:193-208, 223-236@4ad990ba). */
+/** The default-on patterns of SGLang's enable_thinking and thinking rules. */
 function defaultTrue(name: string, template: TemplateText): boolean {
   const patterns = [
     setIfUndefined(name, "true"),

@@ -2,10 +2,11 @@
 // lstrip, rstrip and trim, transformers' tojson (json.dumps), raise_exception, strftime_now and Python-typed values
 // (lib/model/python-json.ts). Only Templates of this class change; everything else jinja does is the library's.
 //
-// transformers 5.18.0 src/transformers/utils/chat_template_utils.py:484-501 (_compile_jinja_template) builds that
-// environment. The library dispatches a string's methods in Interpreter.evaluateMemberExpression (StringValue's
-// builtins) and filters in Interpreter.applyFilter, so a subclass of the Interpreter overrides those two, for the
-// strip family and the trim and tojson filters only; Template.render is replaced to run that Interpreter.
+// transformers' _compile_jinja_template builds that environment (where, at which release: the header of
+// tests/support/transformers_chat_template.py, which the parity tests render with). The library dispatches a string's
+// methods in Interpreter.evaluateMemberExpression (StringValue's builtins) and filters in Interpreter.applyFilter, so a
+// subclass of the Interpreter overrides those two, for the strip family and the trim and tojson filters only;
+// Template.render is replaced to run that Interpreter.
 import { Environment, Interpreter, Template } from "@huggingface/jinja";
 import { dumpPythonJson, PythonFloat, pythonFloat, type DumpOptions, type PythonJson } from "./python-json.ts";
 import { strftimePython } from "./python-strftime.ts";

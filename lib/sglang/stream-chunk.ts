@@ -25,7 +25,8 @@ export function parseStreamChunk(data: string, baseUrl: string, checked: StreamC
     const error = streamErrorSchema.safeParse(value);
     if (error.success) {
       // SGLang sends a ValueError raised mid-stream (the request's own fault: too long, bad parameters) with the
-      // status as code from 0.5.11 on, and before that with no code (dce8b060 http_server.py:629): a 400 either way.
+      // status as code from 0.5.11 on, and before that with no code (tests/fixtures/sglang/stream-forms.json
+      // mid_stream_error): a 400 either way.
       const given = Number(error.data.error.code);
       const code = error.data.error.code === undefined || !Number.isFinite(given) ? 400 : given;
       throw new EngineStatusError(code, `engine error mid-stream: ${error.data.error.message}`, { path: baseUrl, reason: error.data.error.message });

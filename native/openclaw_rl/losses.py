@@ -45,9 +45,9 @@ def _metric_entropy(args, batch, logits) -> list[torch.Tensor]:
     """Entropy per response token for reporting only (no gradient).
 
     Grad mode stays on, on detached logits (so no graph is recorded): the fork's calculate_log_probs_and_entropy
-    clones each chunk only while grad is enabled (slime/slime/utils/ppo_utils.py:661-664), and Megatron's fused cross
-    entropy behind it turns float32 logits into their softmax in place, so under no_grad the entropy would be taken
-    of that softmax (and the model's logits overwritten).
+    clones each chunk only while grad is enabled, and Megatron's fused cross entropy behind it turns float32 logits
+    into their softmax in place, so under no_grad the entropy would be taken of that softmax (and the model's logits
+    overwritten).
     """
     with torch.enable_grad():
         entropy = _response_log_probs(args, batch, logits.detach(), with_entropy=True)["entropy"]

@@ -142,7 +142,7 @@ def _check_teacher_carried(batch: DecodedBatch, sample_class) -> None:
         raise RuntimeError(
             f"openclaw-rl bridge sent {', '.join(dropped)}, but this slime's Sample ({sample_class.__module__}) declares "
             f"{', '.join(sorted(carried))} as its only teacher field(s) and its rollout carries only declared fields into the "
-            "training batch (upstream slime/ray/rollout.py:746-747), so the top-K loss would never see them. Top-K "
+            "training batch, so the top-K loss would never see them. Top-K "
             "distillation needs the OpenClaw-RL fork's slime; on this slime use opd.topk: 0."
         )
 

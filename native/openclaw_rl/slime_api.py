@@ -4,7 +4,7 @@ Owns: importing get_log_probs_and_entropy, get_responses and policy_loss_functio
 and compute_log_probs (slime.utils.ppo_utils), checking each signature against the shapes the two known slimes have, and
 calling them with the keyword arguments that shape takes. Ignores the loss math and the recipe's flavour name: only
 what the installed slime offers decides. The shapes are recorded, file:line, in
-native/tests/fixtures/slime_signatures.json (fork: Gen-Verse/OpenClaw-RL 0d034dd; upstream: THUDM/slime 624b824).
+native/tests/fixtures/slime_signatures.json, per flavour with the commit it mirrors.
 
 Run ``python -m openclaw_rl.slime_api`` in slime's environment to see the binding (or the mismatch) before training.
 """
@@ -28,22 +28,22 @@ POLICY_LOSS_PARAMETERS = ("args", "batch", "logits", "sum_of_sample_mean")
 EXPECTED = {
     "get_log_probs_and_entropy": (
         "get_log_probs_and_entropy(logits, *, args, unconcat_tokens, total_lengths, response_lengths, with_entropy=False, "
-        f"non_loss_data=True, max_seq_lens=None) as in the {FORK}, slime/slime/backends/megatron_utils/loss.py:141, or the "
+        f"non_loss_data=True, max_seq_lens=None) as in the {FORK}, slime/slime/backends/megatron_utils/loss.py, or the "
         f"same without max_seq_lens (with top_p_token_ids=None, top_p_token_offsets=None) as in {UPSTREAM}, "
-        "slime/backends/megatron_utils/loss.py:513"
+        "slime/backends/megatron_utils/loss.py"
     ),
     "get_responses": (
         "get_responses(logits, *, args, unconcat_tokens, total_lengths, response_lengths, max_seq_lens=None), which always "
-        f"divides by rollout_temperature, as in the {FORK}, slime/slime/backends/megatron_utils/loss.py:36, or "
-        f"get_responses(..., apply_temperature=True) as in {UPSTREAM}, slime/backends/megatron_utils/loss.py:97"
+        f"divides by rollout_temperature, as in the {FORK}, slime/slime/backends/megatron_utils/loss.py, or "
+        f"get_responses(..., apply_temperature=True) as in {UPSTREAM}, slime/backends/megatron_utils/loss.py"
     ),
     "policy_loss_function": (
         f"policy_loss_function(args, batch, logits, sum_of_sample_mean) returning (loss, dict of 0-d tensors), as in the {FORK}, "
-        "slime/slime/backends/megatron_utils/loss.py:562"
+        "slime/slime/backends/megatron_utils/loss.py"
     ),
     "compute_log_probs": (
         f"compute_log_probs(logits, tokens, process_group) returning [T, 1] log-probs, as in the {FORK}, "
-        "slime/slime/utils/ppo_utils.py:151"
+        "slime/slime/utils/ppo_utils.py"
     ),
 }
 

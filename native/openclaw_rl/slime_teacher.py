@@ -106,7 +106,7 @@ def fill_teacher_log_probs(actor, rollout_data: dict) -> int:
     if forwarded is None:
         return 0
     if topk > 0:
-        # as the fork's _get_rollout_data leaves the engine's rows: CPU tensors [R, K], float32 and int64 (actor.py:253-294)
+        # as the fork's _get_rollout_data leaves the engine's rows: CPU tensors [R, K], float32 and int64
         rollout_data["teacher_topk_log_probs"] = [value.float().cpu() for value in result["teacher_topk_log_probs"]]
         rollout_data["teacher_topk_indices"] = [value.long().cpu() for value in result["teacher_topk_indices"]]
     values = []

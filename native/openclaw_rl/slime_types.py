@@ -1,8 +1,8 @@
 """slime's Sample and RolloutFnTrainOutput: the real ones when slime is importable, else a stand-in; and which
 teacher arrays the installed slime carries from a Sample into the training batch.
 
-The stand-in mirrors the OpenClaw-RL fork of slime at commit 0d034dd (slime/slime/utils/types.py and
-slime/slime/rollout/base_types.py): same field names, types, defaults and Status values. Upstream THUDM/slime
+The stand-in mirrors the OpenClaw-RL fork's slime (where, at which commit: native/tests/fixtures/slime_citations.json
+sample_types): same field names, types, defaults and Status values. Upstream THUDM/slime
 has ``weight_versions`` too. Only what the rollout function builds is mirrored (no spec/prefix-cache helpers).
 """
 

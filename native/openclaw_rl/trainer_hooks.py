@@ -1,5 +1,5 @@
 """slime's --custom-megatron-init-path entry (one function, called with args in every Megatron trainer process once
-Megatron is initialised: fork slime/slime/backends/megatron_utils/initialize.py:100-104, upstream the same lines).
+Megatron is initialised; where, in both flavours: native/tests/fixtures/slime_citations.json).
 
 Installs what the recipe asked of the trainer: always the step metrics forwarder (trainer_metrics.py); the
 trainer-side teacher (slime_teacher.py; with it the hybrid's rows, slime_hybrid.py) when the custom config says

@@ -4,13 +4,21 @@ file, expectation) for a slime whose helpers have neither known shape, raised wh
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import sys
 import unittest
+from pathlib import Path
 
 from openclaw_rl.slime_api import SlimeApiMismatch, bind_slime_api
 
 from .slime_fakes import FAKES, fake_slime, import_losses
+
+
+SIGNATURES = {
+    flavour: recorded["functions"]
+    for flavour, recorded in json.loads((Path(__file__).parent / "fixtures" / "slime_signatures.json").read_text(encoding="utf-8"))["flavours"].items()
+}
 
 
 def _fake_file(flavour: str, *parts: str) -> str:
@@ -65,8 +73,8 @@ class MismatchTest(unittest.TestCase):
             "slime helper get_responses",
             _fake_file("upstream", "backends", "megatron_utils", "loss.py"),
             "neither max_seq_lens nor apply_temperature",
-            "slime/slime/backends/megatron_utils/loss.py:36",
-            "slime/backends/megatron_utils/loss.py:97",
+            SIGNATURES["fork"]["get_responses"]["file"],
+            SIGNATURES["upstream"]["get_responses"]["file"],
         )
 
     def test_get_responses_with_both_known_keywords(self):
@@ -78,7 +86,7 @@ class MismatchTest(unittest.TestCase):
 
     def test_get_log_probs_and_entropy_missing_or_reshaped(self):
         message = self.bind_with("fork", "slime.backends.megatron_utils.loss", "get_log_probs_and_entropy", None)
-        self.assertNames(message, "get_log_probs_and_entropy", "has no such function", _fake_file("fork", "backends", "megatron_utils", "loss.py"), "loss.py:141", "loss.py:513")
+        self.assertNames(message, "get_log_probs_and_entropy", "has no such function", _fake_file("fork", "backends", "megatron_utils", "loss.py"), SIGNATURES["fork"]["get_log_probs_and_entropy"]["file"], SIGNATURES["upstream"]["get_log_probs_and_entropy"]["file"])
 
         def requires_more(logits, *, args, unconcat_tokens, total_lengths, response_lengths, with_entropy=False, cp_group):
             raise AssertionError("never called")
@@ -100,7 +108,7 @@ class MismatchTest(unittest.TestCase):
             raise AssertionError("never called")
 
         message = self.bind_with("fork", "slime.utils.ppo_utils", "compute_log_probs", compute_log_probs)
-        self.assertNames(message, "compute_log_probs", _fake_file("fork", "utils", "ppo_utils.py"), "['logits', 'tokens']", "slime/slime/utils/ppo_utils.py:151")
+        self.assertNames(message, "compute_log_probs", _fake_file("fork", "utils", "ppo_utils.py"), "['logits', 'tokens']", SIGNATURES["fork"]["compute_log_probs"]["file"])
 
     def test_losses_fail_at_import_not_at_the_first_micro_batch(self):
         with fake_slime("fork"):

@@ -11,7 +11,7 @@ import type { EpisodeEnvironment } from "./episode-environment.ts";
 import type { AdmissionQuestion } from "./rollout-budget.ts";
 import { episodeId, type Task } from "./task-file.ts";
 
-/** The reference's per-task timeouts in seconds, sent with every reset (terminal-rl/custom_types.py TaskTimeouts@0d034dd5). */
+/** The reference's per-task timeouts in seconds, sent with every reset (its TaskTimeouts). */
 export const REFERENCE_TASK_TIMEOUTS = { ensure_image: 300, reset_session: 300, close_session: 60, eval: 600 } as const;
 
 export interface EpisodeDriverOptions {
@@ -169,7 +169,7 @@ export class EpisodeDriver {
       messages.push({ role: "user", content: reset.userMessage });
       result.ended = await this.steps(id, groupId, leaseId, messages, tools, result);
       // as the reference: an episode ended by unparseable tool calls is failed, not evaluated, and its steps are not
-      // trained (terminal-rl/generate.py:518-519,535 status FAILED, _mark_non_trainable_samples@0d034dd5)
+      // trained
       if (result.ended === "parse-errors") result.failure = `${this.maxParseErrors} tool calls in a row whose arguments were not a JSON object`;
       else result.score = await environment.evaluate(leaseId);
     } catch (error) {

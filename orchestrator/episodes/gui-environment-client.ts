@@ -1,8 +1,8 @@
-// A client of the reference's GUI pool (gui-rl/env_pool_server.py@0d034dd5) for the episode driver: /allocate
-// {episode_id} (its 500 "Pool exhausted" waited out as a full server), /reset {task_config} → the first observation,
-// one tool `computer {action}` sent as /step {action} → the next observation, reward and done, then /evaluate and
-// /close. Observations are text only: the accessibility tree. A pool that gives screenshots alone is refused by name
-// (the proxy does not capture images yet). Tries per endpoint as gui-rl/env_client.py's (10; /evaluate 6).
+// A client of the reference's GUI pool for the episode driver: /allocate {episode_id} (its 500 "Pool exhausted" waited
+// out as a full server), /reset {task_config} → the first observation, one tool `computer {action}` sent as /step
+// {action} → the next observation, reward and done, then /evaluate and /close. Observations are text only: the
+// accessibility tree. A pool that gives screenshots alone is refused by name (the proxy does not capture images yet).
+// Tries per endpoint as the reference's GUI client does (10; /evaluate 6).
 import type { z } from "zod";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { EnvironmentToolCall } from "../../contracts/environment.ts";
@@ -10,7 +10,7 @@ import { guiAllocateAnswerSchema, guiEvaluateAnswerSchema, guiPlainAnswerSchema,
 import { EnvironmentHttp, type EnvironmentHttpOptions } from "./environment-http.ts";
 import { oneTextArgumentTool, type EpisodeEnvironment } from "./episode-environment.ts";
 
-/** gui-rl/env_client.py:21-22@0d034dd5: GUI_ENV_HTTP_MAX_RETRIES 10 for every call, GUI_EVALUATE_MAX_RETRIES 6. */
+/** The reference GUI client's tries per endpoint (tests/fixtures/reference-episodes/citations.json gui_attempts). */
 export const GUI_ENDPOINT_ATTEMPTS = { "/allocate": 10, "/reset": 10, "/step": 10, "/heartbeat": 10, "/evaluate": 6, "/close": 10 } as const;
 
 /** The one tool: an action in the pool's action space (pyautogui by default), or one of its special actions. */
@@ -62,7 +62,7 @@ export class GuiEnvironmentClient implements EpisodeEnvironment {
     return this.done.has(leaseId);
   }
 
-  /** As gui-rl/generate_with_gui.py:582-588: an episode that did not end with done sends FAIL before the evaluation. */
+  /** As the reference's GUI rollout: an episode that did not end with done sends FAIL before the evaluation. */
   async evaluate(leaseId: string): Promise<number> {
     if (!this.done.has(leaseId)) await this.post("/step", { lease_id: leaseId, action: "FAIL", sleep_after_execution: 0 }, guiStepAnswerSchema);
     return (await this.post("/evaluate", { lease_id: leaseId }, guiEvaluateAnswerSchema)).score;

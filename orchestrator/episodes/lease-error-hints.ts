@@ -1,6 +1,5 @@
-// What a lease server's failed answer means to the user, read from the reference's own words (terminal-rl pool_server.py,
-// router_server.py, remote/terminal_env.py @0d034dd5; tests/fixtures/terminal-rl/lease-protocol-answers.json): the hint
-// a typed ENVIRONMENT_ERROR carries. Knows nothing of HTTP or of retries.
+// What a lease server's failed answer means to the user, read from the reference's own words (its terminal router and
+// pool; tests/fixtures/terminal-rl/lease-protocol-answers.json): the hint a typed ENVIRONMENT_ERROR carries. Knows nothing of HTTP or of retries.
 import { OpenclawRlError } from "../../contracts/errors.ts";
 
 const HINTS: [RegExp, string][] = [

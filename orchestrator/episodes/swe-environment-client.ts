@@ -1,9 +1,8 @@
-// A client of the reference's SWE pool (swe-rl/server/swe_env_pool_server.py@0d034dd5) for the episode driver, as
-// swe-rl/generate_with_swe_remote.py drives it: the task's container is allocated at reset (/allocate {image,
-// instance_id}, its image is the task's), one tool `bash {command}` → /exec, and at the end /diff gives the episode's
-// patch, the agent's container is closed, a fresh one is allocated ("<instance>__eval") and /evaluate {patch,
-// eval_script} → resolved is the score (1 or 0; no valid patch: 0 without an evaluation, as the reference skips it).
-// Tries per endpoint as swe-rl/swe_env_client.py's (10; /evaluate 3).
+// A client of the reference's SWE pool for the episode driver, as the reference's SWE rollout drives it: the task's
+// container is allocated at reset (/allocate {image, instance_id}, its image is the task's), one tool `bash {command}`
+// → /exec, and at the end /diff gives the episode's patch, the agent's container is closed, a fresh one is allocated
+// ("<instance>__eval") and /evaluate {patch, eval_script} → resolved is the score (1 or 0; no valid patch: 0 without an
+// evaluation, as the reference skips it). Tries per endpoint as the reference's SWE client does (10; /evaluate 3).
 import type { z } from "zod";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import type { EnvironmentToolCall } from "../../contracts/environment.ts";
@@ -11,7 +10,7 @@ import { sweAllocateAnswerSchema, sweDiffAnswerSchema, sweEvaluateAnswerSchema, 
 import { EnvironmentHttp, type EnvironmentHttpOptions } from "./environment-http.ts";
 import { oneTextArgumentTool, type EpisodeEnvironment } from "./episode-environment.ts";
 
-/** swe-rl/swe_env_client.py:18-19@0d034dd5: SWE_ENV_HTTP_MAX_RETRIES 10, SWE_EVALUATE_MAX_RETRIES 3. */
+/** The reference SWE client's tries per endpoint (tests/fixtures/reference-episodes/citations.json swe_attempts). */
 export const SWE_ENDPOINT_ATTEMPTS = { "/allocate": 10, "/exec": 10, "/diff": 10, "/heartbeat": 10, "/evaluate": 3, "/close": 10 } as const;
 
 export const BASH_TOOL = oneTextArgumentTool(

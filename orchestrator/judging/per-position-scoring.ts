@@ -2,15 +2,11 @@
 // Owns that request and the reading of its answer; which positions are asked, and when, is the teacher scorer's.
 //
 // Why not the prefill request: SGLang's input (prefill) log-probs are log_softmax of the raw logits whatever the
-// request's temperature (dce8b060: layers/utils/logprob.py:50 scales only when temp_scaled_logprobs, which
-// managers/schedule_batch.py:657 sets to False and nothing sets to True; 4ad990ba: layers/logprob_processor.py:504
-// is a plain log_softmax). The sampler's log-probs of the next token are at the request's temperature (dce8b060
-// layers/sampler.py:120-125 divides by the temperatures and softmaxes, :187 log(probs), :197-201 the asked token
-// ids from those; 4ad990ba sampler.py:189-227, :234 → logprob_processor.py:670-699), answered as
-// meta_info.output_token_ids_logprobs (dce8b060 managers/tokenizer_manager.py:1635-1647). So asking for one new
-// token after hinted prompt + response[:t], with token_ids_logprob [response[t]], gives log p_T(response[t])
-// exactly; top_p 1, top_k -1 and min_p 0 keep every filter off the row. Not exact on a judge engine started with
-// SGLANG_RETURN_ORIGINAL_LOGPROB=1 (its sampler then returns T = 1 log-probs too).
+// request's temperature, while the sampler's log-probs of the next token are at the request's temperature, answered as
+// meta_info.output_token_ids_logprobs (where, per SGLang commit: tests/fixtures/sglang/logprob-temperature.json). So
+// asking for one new token after hinted prompt + response[:t], with token_ids_logprob [response[t]], gives log
+// p_T(response[t]) exactly; top_p 1, top_k -1 and min_p 0 keep every filter off the row. Not exact on a judge engine
+// started with SGLANG_RETURN_ORIGINAL_LOGPROB=1 (its sampler then returns T = 1 log-probs too).
 import { z } from "zod";
 import { logprobEntrySchema, type GenerateRequest, type MetaInfo, type SamplingParams } from "../../contracts/sglang.ts";
 

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { SglangClient } from "../../lib/sglang/sglang-client.ts";
 import { parseWeightVersion } from "./weight-version-tracker.ts";
 
-/** GET /workers of sgl-model-gateway (dce8b060 core/worker_service.rs:159-172): only the urls are read. */
+/** GET /workers of sgl-model-gateway (its body: tests/fixtures/sglang/weight-version-routes.json): only the urls are read. */
 const workerListSchema = z.object({ workers: z.array(z.object({ url: z.string().min(1) }).passthrough()) }).passthrough();
 
 export interface EngineVersions {

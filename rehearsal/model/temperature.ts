@@ -2,7 +2,7 @@
 // log-probs stay at 1, as SGLang's do). Pure math on the distribution topRow describes; no I/O.
 import { topRow } from "./responder.ts";
 
-/** SGLang's sampler temperature: the request's, 1 when absent or greedy (dce8b060 sampling_params.py:98-101). */
+/** SGLang's sampler temperature: the request's, 1 when absent or greedy (tests/fixtures/sglang/logprob-temperature.json). */
 export function samplerTemperature(params: { temperature?: number | null }): number {
   const temperature = params.temperature ?? 1;
   return temperature < 1e-6 ? 1 : temperature;

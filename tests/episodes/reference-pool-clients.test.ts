@@ -68,7 +68,7 @@ describe("GuiEnvironmentClient (gui-rl/env_pool_server.py's answers)", () => {
     ]);
   });
 
-  it("sends FAIL before evaluating an episode that did not end with done (generate_with_gui.py:582-588)", async () => {
+  it("sends FAIL before evaluating an episode that did not end with done (citations.json gui_fail_before_evaluate)", async () => {
     const { url, log } = await gui("<desktop/>");
     const client = new GuiEnvironmentClient(url, { capacityBackoffMs: 1 });
     const lease = await client.allocate("editor:hi", "e1");

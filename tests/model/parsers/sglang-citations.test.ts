@@ -7,6 +7,7 @@ import { createAnswerParser } from "../../../lib/model/parsers/answer-parser.ts"
 import { CALL_MARKERS } from "../../../lib/model/parsers/json-fallback-calls.ts";
 import { constrainsNatively, structuralTagFor, structuralTagKind } from "../../../lib/model/parsers/structural-tag.ts";
 import { requiresReasoning } from "../../../lib/model/parsers/thinking-mode.ts";
+import { reasoningToggleOf, type ReasoningToggle } from "../../../lib/model/reasoning-toggle.ts";
 
 interface Citations {
   call_markers: { markers: Record<string, { strings: string[]; where: string }> };
@@ -17,6 +18,7 @@ interface Citations {
   };
   reasoning_defaults: { defaults: Record<string, { default: "enable_thinking" | "explicit_thinking" | "always"; where: string }> };
   fork_thinking: { enable_thinking_parsers: string[]; explicit_thinking_parsers: string[] };
+  reasoning_toggle: { where: Record<string, string>; examples: { template: string; toggle: ReasoningToggle | null }[] };
 }
 
 const facts = JSON.parse(readFileSync(new URL("../../fixtures/sglang-parsers/citations.json", import.meta.url), "utf8")) as Citations;
@@ -29,6 +31,7 @@ describe("SGLang's facts the parsers mirror (citations.json)", () => {
       ...Object.values(facts.structural_tag.legacy).map((entry) => entry.where),
       ...Object.values(facts.structural_tag.native).map((entry) => entry.where),
       ...Object.values(facts.reasoning_defaults.defaults).map((entry) => entry.where),
+      ...Object.values(facts.reasoning_toggle.where),
     ];
     for (const where of wheres) expect(where).toMatch(/^[\w/.]+\.py:[\d,-]+@(4ad990ba|dce8b060)\b/);
   });
@@ -58,6 +61,10 @@ describe("SGLang's facts the parsers mirror (citations.json)", () => {
       const expected = { enable_thinking: [true, false, true], explicit_thinking: [false, false, true], always: [true, true, true] }[mode];
       expect(answers, parser).toEqual(expected);
     }
+  });
+
+  it("reasoning_toggle: the template's toggle by the first rule that holds", () => {
+    for (const { template, toggle } of facts.reasoning_toggle.examples) expect(reasoningToggleOf(template), template).toEqual(toggle);
   });
 
   it("fork_thinking: by the reasoning parser's name", () => {
