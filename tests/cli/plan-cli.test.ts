@@ -84,7 +84,7 @@ describe("openclaw-rl plan (process)", () => {
 
   it("wrong type (file and --set) → exit 2, one line per problem", async () => {
     const result = await runCliInProcess(["plan", "--recipe", recipeFile("types.yaml", "training:\n  lr: fast\n"), "--set", "cluster.nodes=two"]);
-    expectBadInput(result, "training.lr: expected number", "cluster.nodes: expected number");
+    expectBadInput(result, "training.lr: must be a number above 0, got the text \"fast\"", "cluster.nodes: must be a whole number above 0, got the text \"two\"");
     expect(result.stderr.trim().split("\n")).toHaveLength(2);
   });
 
