@@ -67,8 +67,14 @@ describe("openclaw-rl plan (process)", () => {
 
   it("slime on the default recipe's stand-in model → exit 2 naming model.path and judge.path and what to set", async () => {
     const refused = await runCliInProcess(["plan", "--set", "engine.kind=slime"]);
-    expectBadInput(refused, "error: model.path: builtin:qwen3 is openclaw-rl's stand-in", "slime cannot load it", "--set model.path=<its folder>", "error: judge.path: builtin:qwen3", "--set judge.path=<its folder>");
+    expectBadInput(refused, "error: model.path: builtin:qwen3 is openclaw-rl's stand-in", "slime cannot load it", "error: judge.path: builtin:qwen3");
     expect(refused.stdout).toBe("");
+    // one hint, printed once, whose --sets fix both keys when pasted as they are
+    expect(refused.stderr.match(/\(hint: /g)).toHaveLength(1);
+    const sets = /add ((?:--set \S+ ?)+) with the folder/.exec(refused.stderr)?.[1]?.trim().split(" ");
+    expect(sets).toEqual(["--set", "model.path=/path/to/Qwen3-4B", "--set", "judge.path=/path/to/Qwen3-4B"]);
+    const pasted = await runCliInProcess(["plan", "--set", "engine.kind=slime", ...sets!]);
+    expect(pasted.exitCode, pasted.stderr).toBe(0);
     // the hint's command, pasted with a folder, plans; a judge outside slime needs only model.path
     const planned = await runCliInProcess(["plan", "--set", "engine.kind=slime", "--set", `model.path=${CHECKPOINT}`, "--set", `judge.path=${CHECKPOINT}`]);
     expect(planned.exitCode, planned.stderr).toBe(0);
