@@ -8,7 +8,7 @@ import { z } from "zod";
 import { OpenclawRlError, OpenclawRlErrorList } from "../contracts/errors.ts";
 import { recipeSchema, type Recipe } from "../contracts/recipe.ts";
 import { issueToError } from "./recipe-issue.ts";
-import { schemaAt, unknownKeyHint, unwrap } from "./recipe-keys.ts";
+import { keyFacts, schemaAt, unknownKeyHint, unwrap } from "./recipe-keys.ts";
 
 export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const DEFAULT_RECIPE = path.join(PACKAGE_ROOT, "configs", "rehearsal.yaml");
@@ -22,14 +22,21 @@ export interface RecipeSource {
 export interface LoadedRecipe {
   recipe: Recipe;
   file: string;
+  /** One line per --set that changes nothing (the file or the default already has that value), for the command to print. */
+  unchanged: string[];
 }
 
 export function loadRecipe(source: RecipeSource): LoadedRecipe {
   const file = path.resolve(source.recipe ?? DEFAULT_RECIPE);
   const raw = readRecipeYaml(file);
-  for (const assignment of source.set ?? []) applySet(raw, assignment);
+  const unchanged: string[] = [];
+  for (const assignment of source.set ?? []) {
+    const already = applySet(raw, assignment);
+    if (already === "file") unchanged.push(`--set ${assignment} changes nothing: ${path.relative(process.cwd(), file) || file} already sets it`);
+    if (already === "default") unchanged.push(`--set ${assignment} changes nothing: it is the default`);
+  }
   if (source.method !== undefined) raw.method = source.method;
-  return { recipe: parseRecipe(raw, file), file };
+  return { recipe: parseRecipe(raw, file), file, unchanged };
 }
 
 export function parseRecipe(raw: unknown, file = "<recipe>"): Recipe {
@@ -77,8 +84,11 @@ function readRecipeYaml(file: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** `training.lr=2e-5` → raw.training.lr = 2e-5, typed by what the schema expects at that path. */
-export function applySet(raw: Record<string, unknown>, assignment: string): void {
+/**
+ * `training.lr=2e-5` → raw.training.lr = 2e-5, typed by what the schema expects at that path. Says whether the value
+ * was there already: "file" (raw had it), "default" (raw had no value and the schema's default is it), else null.
+ */
+export function applySet(raw: Record<string, unknown>, assignment: string): "file" | "default" | null {
   const equals = assignment.indexOf("=");
   if (equals <= 0) {
     throw new OpenclawRlError("RECIPE_INVALID", `--set expects dotted.key=value, got "${assignment}"`, { path: "--set" });
@@ -99,7 +109,13 @@ export function applySet(raw: Record<string, unknown>, assignment: string): void
     }
     target = target[part] as Record<string, unknown>;
   }
-  target[keys[keys.length - 1]!] = coerce(text, schema);
+  const last = keys[keys.length - 1]!;
+  const before = target[last];
+  const value = coerce(text, schema);
+  target[last] = value;
+  const same = (other: unknown) => other !== undefined && JSON.stringify(other) === JSON.stringify(value);
+  if (before !== undefined) return same(before) ? "file" : null;
+  return same(keyFacts(schema).defaultValue) ? "default" : null;
 }
 
 function coerce(text: string, schema: z.ZodType): unknown {

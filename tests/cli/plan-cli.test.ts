@@ -84,6 +84,13 @@ describe("openclaw-rl plan (process)", () => {
     expectBadInput(await runCliInProcess(["plan", "--recipe", "configs/qwen3-4b-combine.yaml", "--set", "training.ref_load=builtin:qwen3"]), "error: training.ref_load: builtin:qwen3");
   });
 
+  it("a --set the rehearsal recipe already has is noted on stderr; a slime-only key gets a plan note; both exit 0", async () => {
+    const result = await runCliInProcess(["plan", "--set", "training.batch_size=4", "--set", "cluster.actor_tp=2"]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toBe("note: --set training.batch_size=4 changes nothing: configs/rehearsal.yaml already sets it\n");
+    expect(result.stdout).toContain("unused in rehearsal (slime's GPU layout and learning rate; the stand-ins run on the CPU): cluster.actor_tp 2 (default 4)");
+  });
+
   it("unknown key → exit 2 naming the path", async () => {
     expectBadInput(await runCli(["plan", "--recipe", recipeFile("unknown.yaml", "cluster:\n  gpus: 8\n")]), "cluster.gpus", "unknown key");
   });

@@ -119,6 +119,20 @@ describe("recipe schema", () => {
     expect(problems({ cluster: { nodes: "two" } })).toEqual([expect.stringMatching(/^cluster\.nodes:/)]);
   });
 
+  it("a --set that changes nothing (the file or the default has that value) is said, not refused", () => {
+    const raw: Record<string, unknown> = { training: { batch_size: 4 } };
+    expect(applySet(raw, "training.batch_size=4")).toBe("file");
+    expect(applySet(raw, "training.batch_size=1")).toBe(null);
+    expect(applySet(raw, "training.lr=1e-5")).toBe("default");
+    expect(applySet(raw, "training.lr=2e-5")).toBe(null);
+    const loaded = loadRecipe({ set: ["training.batch_size=4", "training.lr=0.00001", "training.batch_size=2"] });
+    expect(loaded.recipe.training.batch_size).toBe(2);
+    expect(loaded.unchanged).toEqual([
+      `--set training.batch_size=4 changes nothing: ${path.relative(process.cwd(), loaded.file)} already sets it`,
+      "--set training.lr=0.00001 changes nothing: it is the default",
+    ]);
+  });
+
   it("--set sets one entry of a free-form mapping (engine.slime.env) and still refuses unknown fixed keys", () => {
     const raw: Record<string, unknown> = { engine: { slime: { env: { CUDA_LAUNCH_BLOCKING: "1" } } } };
     applySet(raw, "engine.slime.env.NCCL_DEBUG=INFO");
