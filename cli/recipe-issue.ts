@@ -26,7 +26,7 @@ export function issueToError(issue: z.core.$ZodIssue, file: string): OpenclawRlE
   if (issue.code === "invalid_value") {
     const allowed = issue.values.map((value) => JSON.stringify(value));
     const near = typeof issue.input === "string" ? nearestKey(issue.input, issue.values.map(String)) : null;
-    const guess = near === null ? "" : `did you mean "${near}"? (--set ${dotted}=${near}) `;
+    const guess = near === null ? "" : `did you mean "${near}"? (--set ${dotted}=${near}); `;
     return new OpenclawRlError("RECIPE_INVALID", `must be one of ${allowed.join(", ")}, got ${describeValue(issue.input)}`, {
       path: dotted || file,
       hint: `${guess}${keyHint(dotted, schema, false) ?? referenceHint()}`,
