@@ -16,6 +16,9 @@ export function withRecipeOptions(command: Command): Command {
     .option("--set <key=value>", "override a recipe key, e.g. --set training.lr=2e-5 (repeatable)", (value: string, previous: string[]) => [...previous, value], [] as string[]);
 }
 
+/** The recipe the options name; a --set that changes nothing is said on stderr (a knob tried that cannot move). */
 export function recipeFromOptions(options: CommonOptions): LoadedRecipe {
-  return loadRecipe({ recipe: options.recipe, method: options.method, set: options.set });
+  const loaded = loadRecipe({ recipe: options.recipe, method: options.method, set: options.set });
+  for (const line of loaded.unchanged) process.stderr.write(`note: ${line}\n`);
+  return loaded;
 }

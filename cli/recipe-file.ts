@@ -6,9 +6,9 @@ import { fileURLToPath } from "node:url";
 import { parseDocument } from "yaml";
 import { z } from "zod";
 import { OpenclawRlError, OpenclawRlErrorList } from "../contracts/errors.ts";
-import { recipeObjectSchema, recipeSchema, type Recipe } from "../contracts/recipe.ts";
-import { cliCommand } from "../lib/cli-command.ts";
-import { nearestKey } from "./key-suggestion.ts";
+import { recipeSchema, type Recipe } from "../contracts/recipe.ts";
+import { issueToError } from "./recipe-issue.ts";
+import { keyFacts, schemaAt, unknownKeyHint, unwrap } from "./recipe-keys.ts";
 
 export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const DEFAULT_RECIPE = path.join(PACKAGE_ROOT, "configs", "rehearsal.yaml");
@@ -22,14 +22,21 @@ export interface RecipeSource {
 export interface LoadedRecipe {
   recipe: Recipe;
   file: string;
+  /** One line per --set that changes nothing (the file or the default already has that value), for the command to print. */
+  unchanged: string[];
 }
 
 export function loadRecipe(source: RecipeSource): LoadedRecipe {
   const file = path.resolve(source.recipe ?? DEFAULT_RECIPE);
   const raw = readRecipeYaml(file);
-  for (const assignment of source.set ?? []) applySet(raw, assignment);
+  const unchanged: string[] = [];
+  for (const assignment of source.set ?? []) {
+    const already = applySet(raw, assignment);
+    if (already === "file") unchanged.push(`--set ${assignment} changes nothing: ${path.relative(process.cwd(), file) || file} already sets it`);
+    if (already === "default") unchanged.push(`--set ${assignment} changes nothing: it is the default`);
+  }
   if (source.method !== undefined) raw.method = source.method;
-  return { recipe: parseRecipe(raw, file), file };
+  return { recipe: parseRecipe(raw, file), file, unchanged };
 }
 
 export function parseRecipe(raw: unknown, file = "<recipe>"): Recipe {
@@ -77,8 +84,11 @@ function readRecipeYaml(file: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** `training.lr=2e-5` → raw.training.lr = 2e-5, typed by what the schema expects at that path. */
-export function applySet(raw: Record<string, unknown>, assignment: string): void {
+/**
+ * `training.lr=2e-5` → raw.training.lr = 2e-5, typed by what the schema expects at that path. Says whether the value
+ * was there already: "file" (raw had it), "default" (raw had no value and the schema's default is it), else null.
+ */
+export function applySet(raw: Record<string, unknown>, assignment: string): "file" | "default" | null {
   const equals = assignment.indexOf("=");
   if (equals <= 0) {
     throw new OpenclawRlError("RECIPE_INVALID", `--set expects dotted.key=value, got "${assignment}"`, { path: "--set" });
@@ -99,53 +109,13 @@ export function applySet(raw: Record<string, unknown>, assignment: string): void
     }
     target = target[part] as Record<string, unknown>;
   }
-  target[keys[keys.length - 1]!] = coerce(text, schema);
-}
-
-/** The schema at a dotted path: a fixed key of an object, or any key its key schema accepts of a free-form mapping (z.record). */
-function schemaAt(keys: string[]): z.ZodType | null {
-  let schema: z.ZodType = recipeObjectSchema;
-  for (const key of keys) {
-    const container = unwrap(schema);
-    let child: z.ZodType | undefined;
-    if (container instanceof z.ZodObject) child = (container.shape as Record<string, z.ZodType>)[key];
-    else if (container instanceof z.ZodRecord && (container.keyType as z.ZodType).safeParse(key).success) child = container.valueType as z.ZodType;
-    if (!child) return null;
-    schema = child;
-  }
-  return schema;
-}
-
-/** "did you mean …" (each misspelt part of `keys` replaced by the nearest key the schema has there), and where every key is listed. */
-function unknownKeyHint(keys: readonly string[]): string {
-  const reference = `every key: ${cliCommand("recipe-reference")} (docs/recipe-reference.md)`;
-  const corrected: string[] = [];
-  for (const key of keys) {
-    const container = corrected.length === 0 ? recipeObjectSchema : schemaAt(corrected);
-    const inner = container ? unwrap(container) : null;
-    if (inner instanceof z.ZodRecord) {
-      const last = corrected.length === keys.length - 1; // (a free-form mapping's entries hold plain values)
-      if (!last || !(inner.keyType as z.ZodType).safeParse(key).success) return reference;
-      corrected.push(key);
-      continue;
-    }
-    const shape = inner instanceof z.ZodObject ? Object.keys(inner.shape as Record<string, z.ZodType>) : [];
-    const near = shape.includes(key) ? key : nearestKey(key, shape);
-    if (near === null) return reference;
-    corrected.push(near);
-  }
-  return `did you mean "${corrected.join(".")}"? ${reference}`;
-}
-
-function unwrap(schema: z.ZodType): z.ZodType {
-  let current: z.ZodType = schema;
-  for (let depth = 0; depth < 10; depth++) {
-    const def = (current as unknown as { def: { type: string; innerType?: z.ZodType; in?: z.ZodType } }).def;
-    if (def.innerType) current = def.innerType;
-    else if (def.type === "pipe" && def.in) current = def.in;
-    else break;
-  }
-  return current;
+  const last = keys[keys.length - 1]!;
+  const before = target[last];
+  const value = coerce(text, schema);
+  target[last] = value;
+  const same = (other: unknown) => other !== undefined && JSON.stringify(other) === JSON.stringify(value);
+  if (before !== undefined) return same(before) ? "file" : null;
+  return same(keyFacts(schema).defaultValue) ? "default" : null;
 }
 
 function coerce(text: string, schema: z.ZodType): unknown {
@@ -164,33 +134,4 @@ function coerce(text: string, schema: z.ZodType): unknown {
     return document.errors.length > 0 ? text : document.toJS();
   }
   return text;
-}
-
-function issueToError(issue: z.core.$ZodIssue, file: string): OpenclawRlError {
-  const dotted = issue.path.map(String).join(".");
-  if (issue.code === "unrecognized_keys") {
-    const keys = issue.keys.map((key) => (dotted ? `${dotted}.${key}` : key));
-    return new OpenclawRlError("RECIPE_INVALID", `unknown key${keys.length > 1 ? "s" : ""} ${keys.join(", ")}`, {
-      path: keys[0] ?? file,
-      hint: unknownKeyHint((keys[0] ?? "").split(".")),
-    });
-  }
-  return new OpenclawRlError("RECIPE_INVALID", describeIssue(issue), { path: dotted || file });
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === "invalid_type") return `expected ${issue.expected}, got ${describeValue(issue.input)}`;
-  if (issue.code === "invalid_value") return `expected one of ${issue.values.map((value) => JSON.stringify(value)).join(" | ")}, got ${describeValue(issue.input)}`;
-  if (issue.code === "too_small" && issue.origin === "string" && Number(issue.minimum) === 1) return "must not be empty";
-  if ((issue.code === "too_small" || issue.code === "too_big") && issue.input !== undefined) return `${issue.message}, got ${describeValue(issue.input)}`;
-  return issue.message;
-}
-
-function describeValue(value: unknown): string {
-  if (value === undefined) return "nothing";
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "a list";
-  if (typeof value === "object") return "a mapping";
-  if (typeof value === "number" && !Number.isFinite(value)) return String(value); // (JSON.stringify writes null)
-  return `${typeof value} ${JSON.stringify(value)}`;
 }

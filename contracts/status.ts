@@ -216,7 +216,7 @@ export const statusSnapshotSchema = z.object({
       last_served_update_at: z.number().nullable().describe("When the policy engines last finished a weight update."),
     })
     .default({ samples: 0, window: 0, stages: { closed: null, judged: null, handed: null, trained: null, served: null, total: null }, awaiting_serve: 0, last_served_update_at: null })
-    .describe("How soon it learns (docs/status.md): per trained sample, ms from each stage to the next — answer → closed → judged → handed to the trainer → trained → served — and the whole (total), median and p90."),
+    .describe("How soon it learns (docs/supervision.md): per trained sample, ms from each stage to the next — answer → closed → judged → handed to the trainer → trained → served — and the whole (total), median and p90."),
   engines: z.array(z.object({ name: z.string(), state: engineStateSchema, detail: z.string() })),
   errors: z.array(z.object({ at: z.number(), source: z.string(), code: z.string(), message: z.string(), hint: z.string().optional() })),
 });

@@ -4,6 +4,7 @@ import type { LaunchPlan, PlanContext } from "../contracts/plan.ts";
 import type { Recipe } from "../contracts/recipe.ts";
 import { environmentProcess } from "./environment-plan.ts";
 import { rehearsalProcesses } from "./rehearsal-plan.ts";
+import { rehearsalUnusedNote } from "./rehearsal-unused-keys.ts";
 import { slimePlan, type SlimePlanOptions } from "./slime/slime-plan.ts";
 
 export type LaunchPlanOptions = SlimePlanOptions;
@@ -50,6 +51,7 @@ async function enginePlan(recipe: Recipe, context: PlanContext, options: LaunchP
 }
 
 function rehearsalPlan(recipe: Recipe, context: PlanContext): LaunchPlan {
+  const unused = rehearsalUnusedNote(recipe);
   return {
     method: recipe.method,
     engine: "rehearsal",
@@ -58,6 +60,7 @@ function rehearsalPlan(recipe: Recipe, context: PlanContext): LaunchPlan {
     notes: [
       "the policy and judge are CPU stand-ins: the model is a stand-in",
       ...(recipe.sink.kind === "jsonl" ? [`sink.kind jsonl: samples go to sink.path (${recipe.sink.path}); no stand-in trainer runs, so the stand-in policy keeps its weights`] : []),
+      ...(unused ? [unused] : []),
     ],
   };
 }

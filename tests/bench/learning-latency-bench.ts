@@ -2,16 +2,17 @@
 // the real proxy, judge, store, bridge and rollout function) and one scripted user at a person's pace, time-scaled,
 // once per recipe (the default, then each knob: a smaller batch, training.max_wait_s, a tool-heavy user), side by
 // side: median and p90 of each stage from status's learning_latency, and the closed stage split by what closed the
-// turn (a tool result or the user's reply, from turns.jsonl). Owns the runs and the table; stages: docs/supervision.md.
+// turn (a tool result or the user's reply, from turns.jsonl). Owns the runs; the table: learning-latency-table.ts.
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
-import { LEARNING_LATENCY_STAGES, statusSnapshotSchema, type StatusSnapshot } from "../../contracts/status.ts";
+import { statusSnapshotSchema, type StatusSnapshot } from "../../contracts/status.ts";
 import { spread, type Spread } from "../../orchestrator/status/learning-latency.ts";
 import { ScriptedUser } from "../../rehearsal/user/scripted-user.ts";
 import { freePort, until } from "../support/loopback.ts";
 import { seededRandom } from "../support/seeded-random.ts";
+import { latencyTable, type MeasuredColumn } from "./learning-latency-table.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const argument = (name: string, fallback: number) => Number(process.argv.find((value) => value.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
@@ -36,11 +37,8 @@ const COLUMNS: Column[] = [
   { label: "every session opens with a tool call (batch 16)", sets: { "training.batch_size": 16 }, toolSessionEvery: 1 },
 ];
 
-interface Measured {
-  latency: StatusSnapshot["learning_latency"];
-  /** The closed stage by what closed the turn: its next request's start − its answer's end, from turns.jsonl. */
-  closedBy: Record<"tool" | "user", Spread | null>;
-}
+/** The closed stage by what closed the turn: its next request's start − its answer's end, from turns.jsonl. */
+type Measured = Omit<MeasuredColumn, "label">;
 
 /** Each turn closed by its session's next request waits from its answer's end to that request's start (turn + 1). */
 async function closingWaits(turnsFile: string): Promise<Measured["closedBy"]> {
@@ -99,14 +97,9 @@ async function measure({ sets, toolSessionEvery }: Column): Promise<Measured> {
   }
 }
 
-const results: Array<{ label: string } & Measured> = [];
+const results: MeasuredColumn[] = [];
 for (const column of COLUMNS) results.push({ label: column.label, ...(await measure(column)) });
 
-const cell = (spread: { median: number; p90: number } | null) => (spread === null ? "–" : `${(spread.median / 1000).toFixed(1)} / ${(spread.p90 / 1000).toFixed(1)}`);
-console.log(`one scripted user, binary, ${turns} turns; a message every 20–60 s, run ${scale}× faster (${(20 / scale).toFixed(2)}–${(60 / scale).toFixed(2)} s); engines and trainer are the rehearsal stand-ins (train_seconds 1, unscaled); max_wait_s ${maxWaitS} s is ${(maxWaitS * scale / 60).toFixed(0)} min at a person's pace\n`);
-console.log(`| stage (s, median / p90, wall time of the scaled run) | ${results.map((result) => result.label).join(" | ")} |`);
-console.log(`| --- | ${results.map(() => "---").join(" | ")} |`);
-for (const stage of LEARNING_LATENCY_STAGES) console.log(`| ${stage} | ${results.map((result) => cell(result.latency.stages[stage])).join(" | ")} |`);
-console.log(`| closed by a tool result | ${results.map((result) => cell(result.closedBy.tool)).join(" | ")} |`);
-console.log(`| closed by the user's reply | ${results.map((result) => cell(result.closedBy.user)).join(" | ")} |`);
-console.log(`| samples served | ${results.map((result) => result.latency.samples).join(" | ")} |`);
+console.log(`one scripted user, binary, ${turns} turns; a message every 20–60 s, run ${scale}× faster (${(20 / scale).toFixed(2)}–${(60 / scale).toFixed(2)} s); engines and trainer are the rehearsal stand-ins (train_seconds 1, unscaled); max_wait_s ${maxWaitS} s is ${(maxWaitS * scale / 60).toFixed(0)} min at a person's pace`);
+console.log(`the stages cover only the samples served by the end: a batch that never fills (at batch 16, what is left after the last full one) is not in them, so a column's row "samples served" says how many of the ${turns} turns it covers\n`);
+for (const line of latencyTable(results, turns)) console.log(line);

@@ -67,8 +67,14 @@ describe("openclaw-rl plan (process)", () => {
 
   it("slime on the default recipe's stand-in model → exit 2 naming model.path and judge.path and what to set", async () => {
     const refused = await runCliInProcess(["plan", "--set", "engine.kind=slime"]);
-    expectBadInput(refused, "error: model.path: builtin:qwen3 is openclaw-rl's stand-in", "slime cannot load it", "--set model.path=<its folder>", "error: judge.path: builtin:qwen3", "--set judge.path=<its folder>");
+    expectBadInput(refused, "error: model.path: builtin:qwen3 is openclaw-rl's stand-in", "slime cannot load it", "error: judge.path: builtin:qwen3");
     expect(refused.stdout).toBe("");
+    // one hint, printed once, whose --sets fix both keys when pasted as they are
+    expect(refused.stderr.match(/\(hint: /g)).toHaveLength(1);
+    const sets = /add ((?:--set \S+ ?)+) with the folder/.exec(refused.stderr)?.[1]?.trim().split(" ");
+    expect(sets).toEqual(["--set", "model.path=/path/to/Qwen3-4B", "--set", "judge.path=/path/to/Qwen3-4B"]);
+    const pasted = await runCliInProcess(["plan", "--set", "engine.kind=slime", ...sets!]);
+    expect(pasted.exitCode, pasted.stderr).toBe(0);
     // the hint's command, pasted with a folder, plans; a judge outside slime needs only model.path
     const planned = await runCliInProcess(["plan", "--set", "engine.kind=slime", "--set", `model.path=${CHECKPOINT}`, "--set", `judge.path=${CHECKPOINT}`]);
     expect(planned.exitCode, planned.stderr).toBe(0);
@@ -78,13 +84,20 @@ describe("openclaw-rl plan (process)", () => {
     expectBadInput(await runCliInProcess(["plan", "--recipe", "configs/qwen3-4b-combine.yaml", "--set", "training.ref_load=builtin:qwen3"]), "error: training.ref_load: builtin:qwen3");
   });
 
+  it("a --set the rehearsal recipe already has is noted on stderr; a slime-only key gets a plan note; both exit 0", async () => {
+    const result = await runCliInProcess(["plan", "--set", "training.batch_size=4", "--set", "cluster.actor_tp=2"]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toBe("note: --set training.batch_size=4 changes nothing: configs/rehearsal.yaml already sets it\n");
+    expect(result.stdout).toContain("unused in rehearsal (slime's GPU layout and learning rate; the stand-ins run on the CPU): cluster.actor_tp 2 (default 4)");
+  });
+
   it("unknown key → exit 2 naming the path", async () => {
     expectBadInput(await runCli(["plan", "--recipe", recipeFile("unknown.yaml", "cluster:\n  gpus: 8\n")]), "cluster.gpus", "unknown key");
   });
 
   it("wrong type (file and --set) → exit 2, one line per problem", async () => {
     const result = await runCliInProcess(["plan", "--recipe", recipeFile("types.yaml", "training:\n  lr: fast\n"), "--set", "cluster.nodes=two"]);
-    expectBadInput(result, "training.lr: expected number", "cluster.nodes: expected number");
+    expectBadInput(result, "training.lr: must be a number above 0, got the text \"fast\"", "cluster.nodes: must be a whole number above 0, got the text \"two\"");
     expect(result.stderr.trim().split("\n")).toHaveLength(2);
   });
 

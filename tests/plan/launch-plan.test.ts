@@ -132,5 +132,14 @@ describe("other engines", () => {
     expect(plan).toMatchObject({ engine: "rehearsal", placement: null });
     expect(plan.processes.length).toBeGreaterThan(0);
     expect(plan.notes.join("\n")).toContain("stand-in");
+    expect(plan.notes.join("\n")).not.toContain("unused in rehearsal");
+  });
+
+  it("rehearsal: a note (not an error) names the slime-only keys set away from their defaults", async () => {
+    const recipe = parseRecipe({ engine: { kind: "rehearsal" }, model: { path: "builtin:qwen3" }, training: { batch_size: 3, lr: 2e-5 }, cluster: { actor_tp: 2, nodes: 2, head_address: "10.0.0.1" } });
+    const notes = (await buildLaunchPlan(recipe, context)).notes.filter((note) => note.startsWith("unused in rehearsal"));
+    expect(notes).toEqual([expect.stringMatching(/: cluster\.actor_tp 2 \(default 4\), training\.lr 0\.00002 \(the stand-in trainer steps at 0\.5\)$/)]);
+    // the bridge listens on cluster.head_address when cluster.nodes > 1, on any engine: those are not called unused
+    expect(notes[0]).not.toMatch(/cluster\.nodes|head_address/);
   });
 });

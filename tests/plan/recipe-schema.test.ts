@@ -24,9 +24,38 @@ describe("recipe schema", () => {
 
   it("reports unknown keys and wrong types with their YAML path", () => {
     expect(problems({ cluster: { gpus: 8 } })).toEqual([expect.stringMatching(/^cluster\.gpus: unknown key/)]);
-    expect(problems({ training: { lr: "fast" } })).toEqual([expect.stringMatching(/^training\.lr: expected number, got string "fast"/)]);
-    expect(problems({ training: { lr: Number.POSITIVE_INFINITY } })).toEqual(["training.lr: expected number, got Infinity"]);
-    expect(problems({ proxy: { port: 99999 } })).toEqual([expect.stringMatching(/^proxy\.port: .*65535, got number 99999$/)]);
+    expect(problems({ training: { lr: "fast" } })).toEqual([expect.stringMatching(/^training\.lr: must be a number above 0, got the text "fast"/)]);
+    expect(problems({ training: { lr: Number.POSITIVE_INFINITY } })).toEqual([expect.stringMatching(/^training\.lr: must be a number above 0, got Infinity \(hint: /)]);
+    expect(problems({ proxy: { port: 99999 } })).toEqual([expect.stringMatching(/^proxy\.port: must be a whole number from 1 to 65535, got 99999 \(hint: /)]);
+  });
+
+  it("a value out of range or of the wrong type says in plain words what is allowed, what the key is, and a --set that parses", () => {
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ training: { batch_size: -4 } }, "training.batch_size: must be a whole number above 0, got -4", "training.batch_size is: Samples per optimizer step"],
+      [{ training: { batch_size: "abc" } }, 'training.batch_size: must be a whole number above 0, got the text "abc"', "--set training.batch_size=16"],
+      [{ training: { max_wait_s: -5 } }, "training.max_wait_s: must be a number of 0 or more, got -5", "--set training.max_wait_s=0"],
+      [{ proxy: { port: 70000 } }, "proxy.port: must be a whole number from 1 to 65535, got 70000", "proxy.port is: Port of the proxy"],
+      [{ training: { use_kl_loss: "maybe" } }, 'training.use_kl_loss: must be true or false, got the text "maybe"', "--set training.use_kl_loss=true"],
+    ];
+    for (const [raw, message, hint] of cases) {
+      const [line] = problems(raw);
+      expect(line).toContain(`${message} (hint: `);
+      expect(line).toContain(hint);
+      expect(line).not.toMatch(/Too small|Too big|expected number/);
+      const suggested = /--set (\S+?)\)?$/.exec(line!.replace(/\)$/, ""))?.[1];
+      expect(suggested, line).toBeDefined();
+      const fixed = structuredClone(raw);
+      applySet(fixed, suggested!);
+      expect(problems(fixed), suggested).toEqual([]);
+    }
+  });
+
+  it("a misspelt enum value gets did you mean, a --set that parses, and every allowed value", () => {
+    const [line] = problems({ engine: { kind: "slme" } });
+    expect(line).toMatch(/^engine\.kind: must be one of "slime", "external", "rehearsal", got the text "slme" \(hint: did you mean "slime"\? \(--set engine\.kind=slime\)/);
+    expect(line).toContain("rehearsal: CPU stand-ins");
+    expect(problems({ sink: { kind: "json" } })[0]).toContain('did you mean "jsonl"? (--set sink.kind=jsonl)');
+    expect(problems({ method: "zzz" })[0]).toMatch(/^method: must be one of "binary", "opd", "combine", "hybrid", got the text "zzz" \(hint: method is: /);
   });
 
   it("opd.teacher trainer is refused only where there is a teacher (opd, combine) the trainer cannot run, not under method binary", () => {
@@ -37,7 +66,8 @@ describe("recipe schema", () => {
   });
 
   it("refuses empty names and folders (records.dir \"\" would make the working folder the run folder)", () => {
-    expect(problems({ records: { dir: "" }, model: { path: "", served_name: "" } }).sort()).toEqual(["model.path: must not be empty", "model.served_name: must not be empty", "records.dir: must not be empty"]);
+    const found = problems({ records: { dir: "" }, model: { path: "", served_name: "" } }).sort();
+    expect(found.map((line) => line.replace(/ \(hint: .*/, ""))).toEqual(["model.path: must not be empty", "model.served_name: must not be empty", "records.dir: must not be empty"]);
   });
 
   const rules: [string, unknown, string][] = [
@@ -86,6 +116,20 @@ describe("recipe schema", () => {
     expect(raw).toEqual({ training: { lr: 2e-5, use_kl_loss: false }, cluster: { nodes: 2 }, engine: { slime: { extra_args: ["--foo", "bar"] } }, model: { served_name: "42" } });
     expect(() => applySet(raw, "cluster.gpus=8")).toThrow(OpenclawRlError);
     expect(problems({ cluster: { nodes: "two" } })).toEqual([expect.stringMatching(/^cluster\.nodes:/)]);
+  });
+
+  it("a --set that changes nothing (the file or the default has that value) is said, not refused", () => {
+    const raw: Record<string, unknown> = { training: { batch_size: 4 } };
+    expect(applySet(raw, "training.batch_size=4")).toBe("file");
+    expect(applySet(raw, "training.batch_size=1")).toBe(null);
+    expect(applySet(raw, "training.lr=1e-5")).toBe("default");
+    expect(applySet(raw, "training.lr=2e-5")).toBe(null);
+    const loaded = loadRecipe({ set: ["training.batch_size=4", "training.lr=0.00001", "training.batch_size=2"] });
+    expect(loaded.recipe.training.batch_size).toBe(2);
+    expect(loaded.unchanged).toEqual([
+      `--set training.batch_size=4 changes nothing: ${path.relative(process.cwd(), loaded.file)} already sets it`,
+      "--set training.lr=0.00001 changes nothing: it is the default",
+    ]);
   });
 
   it("--set sets one entry of a free-form mapping (engine.slime.env) and still refuses unknown fixed keys", () => {
