@@ -35,7 +35,15 @@ export const statusSnapshotSchema = z.object({
     .object({ exact: z.boolean(), note: z.string().nullable() })
     .default({ exact: true, note: null })
     .describe("Whether the weight version each token is labelled with is exact; not on slime's FSDP backend (see version-labels.ts)."),
-  last_weights_update: z.object({ at: z.number(), to_version: z.string(), duration_ms: z.number() }).nullable(),
+  last_weights_update: z
+    .object({ at: z.number(), to_version: z.string(), duration_ms: z.number() })
+    .nullable()
+    .describe("duration_ms: an upper bound, the gap between the last poll of the engines that saw the old version and the first that saw the new one."),
+  starting_weights: z
+    .object({ kind: z.enum(["base", "checkpoint"]), path: z.string() })
+    .nullable()
+    .default(null)
+    .describe("What the trainer starts from on this start: the base weights (model.path) or the checkpoint it resumes (training.load_dir); null for an external trainer."),
   last_version_reset: z
     .object({ at: z.number(), from_version: z.string(), reason: z.string() })
     .nullable()

@@ -54,18 +54,18 @@ describe("status text", () => {
     expect(text).toMatch(/ {12}answer→served 1\.5m\/1\.5m · last update served at \d\d:\d\d:\d\d/);
   });
 
-  it("says a fresh start's v1 is the trainer's initial sync, and sub-second update durations with a decimal", () => {
+  it("says a fresh start's v1 is the base weights' initial sync, and update durations as upper bounds, rounded up", () => {
     const { bus, status } = tracked();
     bus.emit({ type: "weights-version-seen", version: "0" });
     bus.emit({ type: "weights-update-start", fromVersion: "0" });
     bus.emit({ type: "weights-update-end", toVersion: "1", durationMs: 180 });
-    expect(formatStatus(status(), 200)).toMatch(/weights {5}version 1 · last update \d+s ago \(v1: the trainer's initial sync of the weights it starts from, no batch trained in it; took 0\.2s\)/);
+    expect(formatStatus(status(), 200)).toMatch(/weights {5}version 1 · last update \d+s ago \(v1: the trainer's initial sync of the base weights \(model\.path \S+\), no batch trained in it; took ≤0\.2s \(between polls\)\)/);
     bus.emit({ type: "weights-update-start", fromVersion: "1" });
     bus.emit({ type: "weights-update-end", toVersion: "2", durationMs: 20 });
-    expect(formatStatus(status(), 200)).toMatch(/weights {5}version 2 · last update \d+s ago \(the update took <0\.1s\)/);
+    expect(formatStatus(status(), 200)).toMatch(/weights {5}version 2 · last update \d+s ago \(the update took ≤0\.1s \(between polls\)\)/);
     bus.emit({ type: "weights-update-start", fromVersion: "2" });
     bus.emit({ type: "weights-update-end", toVersion: "3", durationMs: 95_000 });
-    expect(formatStatus(status(), 200)).toMatch(/\(the update took 2m\)/);
+    expect(formatStatus(status(), 200)).toMatch(/\(the update took ≤2m \(between polls\)\)/);
   });
 
   it("shows episodes done of planned and an ETA from the pace so far", () => {
