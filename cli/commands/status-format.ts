@@ -172,7 +172,7 @@ function restartedFromBase(status: StatusSnapshot): string {
 /** An update's duration, an upper bound (the gap between two polls), rounded up: sub-second ones to a tenth. */
 function boundDuration(ms: number): string {
   if (ms < 1000) return `≤${(Math.max(1, Math.ceil(ms / 100)) / 10).toFixed(1)}s`;
-  return ms < 90_000 ? `≤${Math.ceil(ms / 1000)}s` : `≤${duration(ms)}`;
+  return ms < 90_000 ? `≤${Math.ceil(ms / 1000)}s` : `≤${Math.ceil(ms / 60_000)}m`;
 }
 
 function duration(ms: number): string {
