@@ -121,6 +121,11 @@ export const statusSnapshotSchema = z.object({
           per_session: z.number().int().describe("The most of one session's samples a batch takes now."),
           max_session_share: z.number(),
           relax_after_s: z.number(),
+          sessions: z
+            .array(z.object({ session: z.string(), ready: z.number().int() }))
+            .default([])
+            .describe("The sessions (or an episode's task group) over the share, with their ready samples, most first (at most 3)."),
+          completes_at: z.number().nullable().default(null).describe("When the held-back samples complete a batch (relax_after_s after the oldest was ready)."),
         })
         .nullable()
         .default(null)

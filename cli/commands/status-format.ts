@@ -25,10 +25,7 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
   const { ready, batch_size: size } = status.samples;
   lines.push(`next batch  ${progressBar(ready, size, Math.max(10, Math.min(40, columns - 30)))} ${ready > size ? `${ready} samples ready (a batch takes ${size})` : `${ready} of ${size} samples ready`}`);
   const held = status.samples.held_back;
-  if (held && ready >= size) {
-    const active = held.active_sessions === null ? "" : ` while ${held.active_sessions} sessions have samples ready`;
-    lines.push(`            held back since ${ago(held.since)}: a batch takes at most ${held.per_session} of one session's samples${active} (training.fair_batch.max_session_share ${held.max_session_share}); held-back samples complete a batch once they waited ${held.relax_after_s} s`);
-  }
+  if (held && ready >= size) lines.push(heldLine(held, clock, ago));
   lines.push(`samples     ${sampleSum(status.samples)}`);
   if (status.records_folder) lines.push(`            since the records folder was created: ${status.records_folder.samples_trained} trained · ${status.records_folder.dropped_stale} dropped stale${restartedFromBase(status)}`);
   lines.push(`batches     ${status.batches} trained · ${status.batches_delivered} delivered (${status.samples.delivered} samples handed out, re-deliveries included)${status.last_batch_at ? ` · last delivered ${ago(status.last_batch_at)}` : ""}`);
@@ -73,6 +70,19 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
     }
   }
   return lines.join("\n") + "\n";
+}
+
+/**
+ * Why a batch's worth ready makes no batch: the sessions over the per-session share with their ready counts, the share,
+ * and when the held-back samples complete a batch (the rule's one home: docs/bridge.md).
+ */
+function heldLine(held: NonNullable<StatusSnapshot["samples"]["held_back"]>, clock: StatusClock, ago: (at: number) => string): string {
+  const over = held.sessions.map((unit) => `session ${unit.session} has ${unit.ready} ready`).join(", ");
+  const active = held.active_sessions === null ? "" : ` while ${held.active_sessions} sessions have samples ready`;
+  const share = `a batch takes at most ${held.per_session} of one session's${active} (training.fair_batch.max_session_share ${held.max_session_share})`;
+  const at = held.completes_at;
+  const when = at === null ? "once they waited" : clock === "relative" ? `in ${duration(Math.max(0, at - Date.now()))}, once the oldest waited` : `at ${new Date(at).toTimeString().slice(0, 8)}, once the oldest waited`;
+  return `            held back since ${ago(held.since)}: ${over === "" ? "" : `${over}; `}${share}; the held-back samples complete a batch ${when} training.fair_batch.relax_after_s ${held.relax_after_s} s`;
 }
 
 /** The first entry (where the run began) and the latest `latest`, a null where some lie between them. */

@@ -129,7 +129,8 @@ function bestStatus(best: RunCounts["evaluation"]["best"]): StatusSnapshot["eval
 function heldBack(recipe: Recipe, size: number, held: NonNullable<RunCounts["samples"]["held"]>): NonNullable<StatusSnapshot["samples"]["held_back"]> {
   const { max_session_share, relax_after_s } = recipe.training.fair_batch;
   const per_session = held.perSession ?? sessionCap(size, max_session_share, held.activeSessions ?? undefined);
-  return { since: held.since, active_sessions: held.activeSessions, per_session, max_session_share, relax_after_s };
+  const sessions = held.sessions.map(({ unit, ready }) => ({ session: unit, ready }));
+  return { since: held.since, active_sessions: held.activeSessions, per_session, max_session_share, relax_after_s, sessions, completes_at: held.completesAt };
 }
 
 function progressStatus(counts: RunCounts, now: number): StatusSnapshot["progress"] {

@@ -85,11 +85,16 @@ describe("status text", () => {
     bus.emit({ type: "batch-held", ready: 6, size: 4 });
     const text = formatStatus(status());
     expect(text).toContain("6 samples ready (a batch takes 4)");
-    expect(text).toMatch(/held back since \d+s ago: a batch takes at most 1 of one session's samples \(training\.fair_batch\.max_session_share 0\.25\); held-back samples complete a batch once they waited 300 s/);
-    // the store names the sessions with samples ready and the share they get (it fits them)
-    bus.emit({ type: "batch-held", ready: 6, size: 4, activeSessions: 2, perSession: 2 });
-    expect(status().samples.held_back).toMatchObject({ active_sessions: 2, per_session: 2 });
-    expect(formatStatus(status())).toMatch(/held back since \d+s ago: a batch takes at most 2 of one session's samples while 2 sessions have samples ready \(training\.fair_batch\.max_session_share 0\.25\)/);
+    // an event recorded before the store named the sessions and the time
+    expect(text).toMatch(/held back since \d+s ago: a batch takes at most 1 of one session's \(training\.fair_batch\.max_session_share 0\.25\); the held-back samples complete a batch once they waited training\.fair_batch\.relax_after_s 300 s/);
+    // the store names the sessions over the share (it fits the sessions with samples ready) and when they complete a batch
+    const completesAt = Date.now() + 250_000;
+    bus.emit({ type: "batch-held", ready: 6, size: 4, activeSessions: 2, perSession: 2, sessions: [{ unit: "chatty", ready: 5 }], completesAt });
+    expect(status().samples.held_back).toMatchObject({ active_sessions: 2, per_session: 2, sessions: [{ session: "chatty", ready: 5 }], completes_at: completesAt });
+    expect(formatStatus(status())).toMatch(
+      /held back since \d+s ago: session chatty has 5 ready; a batch takes at most 2 of one session's while 2 sessions have samples ready \(training\.fair_batch\.max_session_share 0\.25\); the held-back samples complete a batch in 4m, once the oldest waited training\.fair_batch\.relax_after_s 300 s/,
+    );
+    expect(formatStatus(status(), 200, "absolute")).toContain(`complete a batch at ${new Date(completesAt).toTimeString().slice(0, 8)}, once the oldest waited`);
     bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0", size: 4, meanReward: 1, evalScore: null, counts: { positive: 4, zero: 0, negative: 0 }, ready: 2 });
     expect(status().samples.held_back).toBeNull();
     expect(formatStatus(status())).not.toContain("held back");

@@ -191,10 +191,12 @@ function sampleSum(samples) {
   return `${samples.made} made${earlier} = ${samples.ready} ready + ${samples.inTraining} in training + ${samples.trained} trained + ${samples.dropped.stale} dropped stale${invalid}`;
 }
 
-/** Why a batch's worth waits: the per-session share, fitted to the sessions with samples ready. */
+/** Why a batch's worth waits, as status says it: the sessions over the per-session share, the share, when they train. */
 function heldText(held) {
-  const share = held.perSession === null ? "only a share of one session's samples" : `at most ${held.perSession} of one session's samples${held.activeSessions === null ? "" : ` while ${held.activeSessions} sessions have samples ready`}`;
-  return `held back since ${formatTime(held.since)}: a batch takes ${share} (training.fair_batch); held-back samples complete one after relax_after_s`;
+  const over = (held.sessions ?? []).map((unit) => `session ${unit.unit} has ${unit.ready} ready; `).join("");
+  const share = held.perSession === null ? "only a share of one session's samples" : `at most ${held.perSession} of one session's${held.activeSessions === null ? "" : ` while ${held.activeSessions} sessions have samples ready`}`;
+  const when = held.completesAt ? `at ${formatTime(held.completesAt)}, once the oldest waited` : "once they waited";
+  return `held back since ${formatTime(held.since)}: ${over}a batch takes ${share} (training.fair_batch); the held-back samples complete a batch ${when} relax_after_s`;
 }
 
 /** The batch being filled, in words: how many judged turns, how many good, neutral and bad, and the hints. */
