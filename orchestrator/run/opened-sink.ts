@@ -51,7 +51,7 @@ export async function openSampleSink(run: Run): Promise<OpenedSink> {
   });
   const endpoint = await bridge.serve(listener);
   watchTrainer(run, () => store.counts().ready, () => bridge.holdingBatches());
-  return { announced: announceSamples(store, bus, batchSize, () => store.counts().ready, () => store.held(batchSize)), store, bridge, endpoint };
+  return { announced: announceSamples(store, bus, batchSize, () => store.counts().ready, () => (run.pause.paused() ? null : store.held(batchSize))), store, bridge, endpoint };
 }
 
 /** What the records folder's store holds as this run begins (samples earlier runs left ready, batches still out, its totals). */
