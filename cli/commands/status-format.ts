@@ -168,7 +168,8 @@ function updateWords(update: NonNullable<StatusSnapshot["last_weights_update"]>,
 function startWords(status: StatusSnapshot): string {
   const start = status.starting_weights;
   if (start === null) return "the weights it starts from";
-  const first = start.kind === "base" ? `the base weights (model.path ${start.path})` : `the checkpoint it resumed (training.load_dir ${start.path})`;
+  const base = status.engine === "rehearsal" ? "the stand-in's initial policy: rehearsal keeps no checkpoint" : `model.path ${start.path}`;
+  const first = start.kind === "base" ? `the base weights (${base})` : `the checkpoint it resumed (training.load_dir ${start.path})`;
   // a restarted slime job loads training.save_dir's last checkpoint when there is one (launchers/supervisor/plan-children.ts)
   return status.engine === "slime" && status.last_version_reset !== null ? `the last checkpoint in training.save_dir, else ${first}` : first;
 }

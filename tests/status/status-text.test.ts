@@ -59,7 +59,7 @@ describe("status text", () => {
     bus.emit({ type: "weights-version-seen", version: "0" });
     bus.emit({ type: "weights-update-start", fromVersion: "0" });
     bus.emit({ type: "weights-update-end", toVersion: "1", durationMs: 180 });
-    expect(formatStatus(status(), 200)).toMatch(/weights {5}version 1 · last update \d+s ago \(v1: the trainer's initial sync of the base weights \(model\.path \S+\), no batch trained in it; took ≤0\.2s \(between polls\)\)/);
+    expect(formatStatus(status(), 200)).toMatch(/weights {5}version 1 · last update \d+s ago \(v1: the trainer's initial sync of the base weights \(the stand-in's initial policy: rehearsal keeps no checkpoint\), no batch trained in it; took ≤0\.2s \(between polls\)\)/);
     bus.emit({ type: "weights-update-start", fromVersion: "1" });
     bus.emit({ type: "weights-update-end", toVersion: "2", durationMs: 20 });
     expect(formatStatus(status(), 200)).toMatch(/weights {5}version 2 · last update \d+s ago \(the update took ≤0\.1s \(between polls\)\)/);

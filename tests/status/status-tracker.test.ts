@@ -32,7 +32,7 @@ describe("StatusTracker", () => {
     status = statusSnapshotSchema.parse(tracker.snapshot());
     expect(status.weight_version).toBe("1");
     // the bracket names what it measures ("(0s)" alone read as a second age), and v1 is the restarted trainer's initial sync
-    expect(formatStatus(status)).toMatch(/weights {5}version 1 · last update \d+s ago \(v1: the trainer's initial sync of the base weights \(model\.path \S+\), no batch trained in it; took ≤0\.9s \(between polls\)\)/);
+    expect(formatStatus(status)).toMatch(/weights {5}version 1 · last update \d+s ago \(v1: the trainer's initial sync of the base weights \(the stand-in's initial policy: rehearsal keeps no checkpoint\), no batch trained in it; took ≤0\.9s \(between polls\)\)/);
     tracker.close();
   });
 
