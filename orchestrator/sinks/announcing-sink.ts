@@ -3,9 +3,12 @@
 // for one stored before; an error event naming the id for a different sample under a stored id (and the put fails,
 // so judging does not count a sample that is not there).
 import { OpenclawRlError } from "../../contracts/errors.ts";
+import type { RunEventInput } from "../../contracts/events.ts";
 import type { PutOutcome, SampleSink } from "../../contracts/sample-sink.ts";
 import type { EventBus } from "../event-bus.ts";
-import type { HeldBatch } from "../store/sample-store.ts";
+
+/** Why a batch's worth makes no batch, as batch-held says it (the store's SampleStore.held). */
+type HeldBatch = Omit<Extract<RunEventInput, { type: "batch-held" }>, "type" | "ready" | "size">;
 
 /**
  * `readyCount`: the store's ready count; null for a sink without one (JSONL: counted here, modulo the batch size).
