@@ -95,11 +95,21 @@ export type RunEvent = EventBase &
         stages?: SampleStages[];
       }
     /**
-     * The trainer asked for a batch and waited in vain though `ready` ≥ `size`: no batch can be made within the
-     * per-session share (training.fair_batch) until more sessions' samples come or the held-back ones have waited
-     * relax_after_s. `activeSessions`: sessions with a sample ready; `perSession`: the most of a batch one may hold.
+     * `ready` ≥ `size`, yet no batch can be made within the per-session share (training.fair_batch) until more
+     * sessions' samples come or the held-back ones have waited relax_after_s: said as the sample that makes a batch's
+     * worth is stored, and when the trainer asked and waited in vain. `activeSessions`: sessions with a sample ready;
+     * `perSession`: the most of a batch one may hold; `sessions`: those over it with their ready counts (most first);
+     * `completesAt`: when the held-back samples complete a batch (absent from events recorded before them).
      */
-    | { type: "batch-held"; ready: number; size: number; activeSessions?: number; perSession?: number }
+    | {
+        type: "batch-held";
+        ready: number;
+        size: number;
+        activeSessions?: number;
+        perSession?: number;
+        sessions?: Array<{ unit: string; ready: number }>;
+        completesAt?: number | null;
+      }
     /** A handed-out batch given back untrained (its client went away): its samples are ready again. */
     | { type: "batch-released"; batchId: string; size: number; ready: number }
     /**

@@ -35,7 +35,15 @@ export const statusSnapshotSchema = z.object({
     .object({ exact: z.boolean(), note: z.string().nullable() })
     .default({ exact: true, note: null })
     .describe("Whether the weight version each token is labelled with is exact; not on slime's FSDP backend (see version-labels.ts)."),
-  last_weights_update: z.object({ at: z.number(), to_version: z.string(), duration_ms: z.number() }).nullable(),
+  last_weights_update: z
+    .object({ at: z.number(), to_version: z.string(), duration_ms: z.number() })
+    .nullable()
+    .describe("duration_ms: an upper bound, the gap between the last poll of the engines that saw the old version and the first that saw the new one."),
+  starting_weights: z
+    .object({ kind: z.enum(["base", "checkpoint"]), path: z.string() })
+    .nullable()
+    .default(null)
+    .describe("What the trainer starts from on this start: the base weights (model.path) or the checkpoint it resumes (training.load_dir); null for an external trainer."),
   last_version_reset: z
     .object({ at: z.number(), from_version: z.string(), reason: z.string() })
     .nullable()
@@ -113,6 +121,11 @@ export const statusSnapshotSchema = z.object({
           per_session: z.number().int().describe("The most of one session's samples a batch takes now."),
           max_session_share: z.number(),
           relax_after_s: z.number(),
+          sessions: z
+            .array(z.object({ session: z.string(), ready: z.number().int() }))
+            .default([])
+            .describe("The sessions (or an episode's task group) over the share, with their ready samples, most first (at most 3)."),
+          completes_at: z.number().nullable().default(null).describe("When the held-back samples complete a batch (relax_after_s after the oldest was ready)."),
         })
         .nullable()
         .default(null)

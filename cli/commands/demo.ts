@@ -1,12 +1,18 @@
 // `openclaw-rl demo [--turns N]`: a scripted user talks to the running rehearsal through the proxy, rejects the
-// AI-flavoured reply style and accepts the others; prints the reward curve per training batch (weight version).
+// AI-flavoured reply style and accepts the others; prints the reward curve per training batch (weight version), then
+// when the samples made after the last batch train (demo-closing.ts).
 // With --persona, a homework persona plays instead (demo-persona.ts).
 import type { Command } from "commander";
 import { OpenclawRlError } from "../../contracts/errors.ts";
 import { formatCurvePoint, rejectedShare, rewardCurve, type CurvePoint } from "../../rehearsal/user/reward-curve.ts";
 import { parsePersonaId } from "../../rehearsal/user/homework-personas.ts";
 import { ScriptedUser, type TurnRecord } from "../../rehearsal/user/scripted-user.ts";
+import path from "node:path";
+import { cliCommand, shellWord } from "../../lib/cli-command.ts";
+import { runFolderTarget } from "../admin-target.ts";
+import { closingLine } from "./demo-closing.ts";
 import { playPersona } from "./demo-persona.ts";
+import { fetchStatus } from "./status.ts";
 import { recipeFromOptions, withRecipeOptions, type CommonOptions } from "../common-options.ts";
 
 interface DemoOptions extends CommonOptions {
@@ -63,6 +69,9 @@ export function registerDemoCommand(program: Command): void {
       const first = rejectedShare(records.slice(0, third));
       const last = rejectedShare(records.slice(-third));
       process.stdout.write(`\nrejected-style share: first third ${percent(first)}, last third ${percent(last)} (policy P now ${(await policyProbability(policyUrl))?.toFixed(3) ?? "?"})\n`);
+      const runDir = path.resolve(recipe.records.dir);
+      const status = await fetchStatus(runFolderTarget(runDir, "")).catch(() => null); // (a closing word only: none without it)
+      if (status) process.stdout.write(`${closingLine(status, recipe.training.max_wait_s, cliCommand(`status --run ${shellWord(runDir)}`))}\n`);
     });
 }
 

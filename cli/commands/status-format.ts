@@ -25,12 +25,9 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
   const { ready, batch_size: size } = status.samples;
   lines.push(`next batch  ${progressBar(ready, size, Math.max(10, Math.min(40, columns - 30)))} ${ready > size ? `${ready} samples ready (a batch takes ${size})` : `${ready} of ${size} samples ready`}`);
   const held = status.samples.held_back;
-  if (held && ready >= size) {
-    const active = held.active_sessions === null ? "" : ` while ${held.active_sessions} sessions have samples ready`;
-    lines.push(`            held back since ${ago(held.since)}: a batch takes at most ${held.per_session} of one session's samples${active} (training.fair_batch.max_session_share ${held.max_session_share}); held-back samples complete a batch once they waited ${held.relax_after_s} s`);
-  }
+  if (held && ready >= size) lines.push(heldLine(held, clock, ago));
   lines.push(`samples     ${sampleSum(status.samples)}`);
-  if (status.records_folder) lines.push(`            since the records folder was created: ${status.records_folder.samples_trained} trained · ${status.records_folder.dropped_stale} dropped stale`);
+  if (status.records_folder) lines.push(`            since the records folder was created: ${status.records_folder.samples_trained} trained · ${status.records_folder.dropped_stale} dropped stale${restartedFromBase(status)}`);
   lines.push(`batches     ${status.batches} trained · ${status.batches_delivered} delivered (${status.samples.delivered} samples handed out, re-deliveries included)${status.last_batch_at ? ` · last delivered ${ago(status.last_batch_at)}` : ""}`);
   const rewards = status.rewards;
   lines.push(...evaluationLines(status.evaluation, runDir, { run: status.run_id, engine: status.engine }));
@@ -56,7 +53,7 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
   const resetShown = reset !== null && reset.at >= (update?.at ?? 0); // once updated since, the update says more
   lines.push(
     `weights     version ${status.weight_version ?? "–"}${status.weights_updating ? " (updating…)" : ""}` +
-      (resetShown ? ` · counted from 0 again ${ago(reset.at)} (was ${reset.from_version}: the trainer restarted)` : update ? ` · last update ${ago(update.at)} (${updateWords(update)})` : ""),
+      (resetShown ? ` · counted from 0 again ${ago(reset.at)} (was ${reset.from_version}: the trainer restarted)` : update ? ` · last update ${ago(update.at)} (${updateWords(update, status)})` : ""),
   );
   if (!status.version_labels.exact) lines.push(`            ⚠ ${status.version_labels.note}`);
   lines.push(...learningLatencyLines(status.learning_latency, ago));
@@ -73,6 +70,19 @@ export function formatStatus(status: StatusSnapshot, columns = 80, clock: Status
     }
   }
   return lines.join("\n") + "\n";
+}
+
+/**
+ * Why a batch's worth ready makes no batch: the sessions over the per-session share with their ready counts, the share,
+ * and when the held-back samples complete a batch (the rule's one home: docs/bridge.md).
+ */
+function heldLine(held: NonNullable<StatusSnapshot["samples"]["held_back"]>, clock: StatusClock, ago: (at: number) => string): string {
+  const over = held.sessions.map((unit) => `session ${unit.session} has ${unit.ready} ready`).join(", ");
+  const active = held.active_sessions === null ? "" : ` while ${held.active_sessions} sessions have samples ready`;
+  const share = `a batch takes at most ${held.per_session} of one session's${active} (training.fair_batch.max_session_share ${held.max_session_share})`;
+  const at = held.completes_at;
+  const when = at === null ? "once they waited" : clock === "relative" ? `in ${duration(Math.max(0, at - Date.now()))}, once the oldest waited` : `at ${new Date(at).toTimeString().slice(0, 8)}, once the oldest waited`;
+  return `            held back since ${ago(held.since)}: ${over === "" ? "" : `${over}; `}${share}; the held-back samples complete a batch ${when} training.fair_batch.relax_after_s ${held.relax_after_s} s`;
 }
 
 /** The first entry (where the run began) and the latest `latest`, a null where some lie between them. */
@@ -146,18 +156,34 @@ function truncate(text: string, width: number): string {
 }
 
 /**
- * What the last weight update was and how long it took. Version 1 is always the trainer's initial sync (slime's
+ * What the last weight update was and how long it took at most. Version 1 is always the trainer's initial sync (slime's
  * train_async.py and the stand-in trainer push their starting weights once before the first rollout), not a batch.
  */
-function updateWords(update: NonNullable<StatusSnapshot["last_weights_update"]>): string {
-  const took = `took ${updateDuration(update.duration_ms)}`;
-  return update.to_version === "1" ? `v1: the trainer's initial sync of the weights it starts from, no batch trained in it; ${took}` : `the update ${took}`;
+function updateWords(update: NonNullable<StatusSnapshot["last_weights_update"]>, status: StatusSnapshot): string {
+  const took = `took ${boundDuration(update.duration_ms)} (between polls)`;
+  return update.to_version === "1" ? `v1: the trainer's initial sync of ${startWords(status)}, no batch trained in it; ${took}` : `the update ${took}`;
 }
 
-/** An update's duration: sub-second ones (the stand-ins' swaps) with one decimal, not "0s". */
-function updateDuration(ms: number): string {
-  if (ms >= 1000) return duration(ms);
-  return ms < 50 ? "<0.1s" : `${(ms / 1000).toFixed(1)}s`;
+/** What v1 holds: the base weights or the checkpoint resumed; after slime restarted, its last checkpoint when one was saved. */
+function startWords(status: StatusSnapshot): string {
+  const start = status.starting_weights;
+  if (start === null) return "the weights it starts from";
+  const base = status.engine === "rehearsal" ? "the stand-in's initial policy: rehearsal keeps no checkpoint" : `model.path ${start.path}`;
+  const first = start.kind === "base" ? `the base weights (${base})` : `the checkpoint it resumed (training.load_dir ${start.path})`;
+  // a restarted slime job loads training.save_dir's last checkpoint when there is one (launchers/supervisor/plan-children.ts)
+  return status.engine === "slime" && status.last_version_reset !== null ? `the last checkpoint in training.save_dir, else ${first}` : first;
+}
+
+/** On a used records folder whose trainer starts from the base weights: what earlier runs trained is not in them. */
+function restartedFromBase(status: StatusSnapshot): string {
+  const earlier = (status.records_folder?.samples_trained ?? 0) > status.samples.trained;
+  return earlier && status.starting_weights?.kind === "base" ? " (earlier runs' training is not in this run's weights: its trainer started from the base weights)" : "";
+}
+
+/** An update's duration, an upper bound (the gap between two polls), rounded up: sub-second ones to a tenth. */
+function boundDuration(ms: number): string {
+  if (ms < 1000) return `≤${(Math.max(1, Math.ceil(ms / 100)) / 10).toFixed(1)}s`;
+  return ms < 90_000 ? `≤${Math.ceil(ms / 1000)}s` : `≤${Math.ceil(ms / 60_000)}m`;
 }
 
 function duration(ms: number): string {

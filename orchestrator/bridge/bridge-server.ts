@@ -230,7 +230,7 @@ export class BridgeServer {
       if (!batch) {
         const { ready: readyNow } = this.options.store.counts();
         // enough samples, yet no batch within the per-session share: said once per wait, so the screens can say why
-        if (readyNow >= message.size && !paused) this.options.bus.emit({ type: "batch-held", ready: readyNow, size: message.size, ...this.options.store.share(message.size) });
+        if (readyNow >= message.size && !paused) this.options.bus.emit({ type: "batch-held", ready: readyNow, size: message.size, ...(this.options.store.held(message.size) ?? this.options.store.share(message.size)) });
         sendJson(response, 200, { version: BRIDGE_VERSION, type: "batch-wait", ready: readyNow, size: message.size, ...(this.options.pause?.paused() ? { paused: true } : {}) });
         return;
       }

@@ -38,7 +38,7 @@ export async function openSampleSink(run: Run): Promise<OpenedSink> {
     fairBatch: { maxSessionShare: recipe.training.fair_batch.max_session_share, relaxAfterMs: recipe.training.fair_batch.relax_after_s * 1000 },
   });
   run.stack.push("store", () => store.close());
-  announceStore(store, bus);
+  announceStore(store, bus, batchSize);
   const bridge = new BridgeServer({
     store,
     bus,
@@ -51,14 +51,19 @@ export async function openSampleSink(run: Run): Promise<OpenedSink> {
   });
   const endpoint = await bridge.serve(listener);
   watchTrainer(run, () => store.counts().ready, () => bridge.holdingBatches());
-  return { announced: announceSamples(store, bus, batchSize, () => store.counts().ready), store, bridge, endpoint };
+  return { announced: announceSamples(store, bus, batchSize, () => store.counts().ready, () => (run.pause.paused() ? null : store.held(batchSize))), store, bridge, endpoint };
 }
 
-/** What the records folder's store holds as this run begins (samples earlier runs left ready, batches still out, its totals). */
-function announceStore(store: SampleStore, bus: EventBus): void {
+/**
+ * What the records folder's store holds as this run begins (samples earlier runs left ready, batches still out, its
+ * totals), and, when those ready samples are a batch's worth that the per-session share holds back, that at once.
+ */
+function announceStore(store: SampleStore, bus: EventBus, batchSize: number): void {
   const { ready, acknowledged, droppedStale } = store.counts();
   const outstanding = store.outstanding().map(({ batchId, size }) => ({ batchId, size }));
   bus.emit({ type: "store-opened", ready, outstanding, acknowledged, droppedStale });
+  const held = store.held(batchSize);
+  if (held) bus.emit({ type: "batch-held", ready, size: batchSize, ...held });
 }
 
 /** Checkpoints listed and pruned from slime's save folder; a trainer that stops making progress reported. */

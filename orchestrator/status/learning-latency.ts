@@ -1,6 +1,7 @@
 // How soon it learns: folds batch hand-outs, acknowledgements and weight updates into each trained sample's five waits
 // (answer → closed → judged → handed to the trainer → trained → served in the weights), median and p90 over the last N.
-// Ignores samples without recorded moments (stored by an older version) and batches handed out before this run.
+// Ignores samples without recorded moments (stored by an older version), samples judged before this run opened the
+// store (an earlier run's, handed out now) and batches handed out before this run.
 import type { RunEvent } from "../../contracts/events.ts";
 import type { SampleStages } from "../../contracts/sample.ts";
 import { LEARNING_LATENCY_STAGES } from "../../contracts/status.ts";
@@ -50,16 +51,23 @@ export class LearningLatency {
   private recent: SampleLatency[] = [];
   private updates = 0;
   private lastUpdateAt: number | null = null;
+  /** When this run opened the sample store: samples judged before it are an earlier run's and count nothing. */
+  private storeOpenedAt = -Infinity;
 
   constructor(readonly window = 200, private readonly maxBatches = 1000) {}
 
   apply(event: RunEvent): void {
     switch (event.type) {
-      case "batch-delivered":
+      case "store-opened":
+        this.storeOpenedAt = event.at;
+        return;
+      case "batch-delivered": {
         // a batch handed out again keeps its first hand-out's moment
-        if (!this.out.has(event.batchId)) this.out.set(event.batchId, { deliveredAt: event.at, stages: event.stages ?? [], updatesBefore: this.updates });
+        const stages = (event.stages ?? []).filter((sample) => sample.judgedAt >= this.storeOpenedAt);
+        if (!this.out.has(event.batchId)) this.out.set(event.batchId, { deliveredAt: event.at, stages, updatesBefore: this.updates });
         if (this.out.size > this.maxBatches) this.out.delete(this.out.keys().next().value!);
         return;
+      }
       case "batch-released":
         this.out.delete(event.batchId);
         return;

@@ -20,8 +20,11 @@ export interface SampleCounts {
   /** Every sample handed to the trainer, re-deliveries included: a count of hand-outs, not a part of the sum. */
   delivered: number;
   batchSize: number | null;
-  /** A full batch's worth waits, held back by the per-session share (batch-held): since when, the sessions with a sample ready and the most one may hold; null once a batch left. */
-  held: { since: number; activeSessions: number | null; perSession: number | null } | null;
+  /**
+   * A full batch's worth waits, held back by the per-session share (batch-held): since when, the sessions with a sample
+   * ready and the most one may hold, those over it, when the held-back samples complete a batch; null once a batch left.
+   */
+  held: { since: number; activeSessions: number | null; perSession: number | null; sessions: Array<{ unit: string; ready: number }>; completesAt: number | null } | null;
 }
 
 /** The judged turns that made no sample, and those of them by category. */
@@ -68,7 +71,13 @@ export class SampleTally {
         this.intoTraining(event.batchId, event.size); // (the same batch handed out again: still one batch out)
         return;
       case "batch-held":
-        this.samples.held = { since: this.samples.held?.since ?? event.at, activeSessions: event.activeSessions ?? null, perSession: event.perSession ?? null };
+        this.samples.held = {
+          since: this.samples.held?.since ?? event.at,
+          activeSessions: event.activeSessions ?? null,
+          perSession: event.perSession ?? null,
+          sessions: event.sessions ?? this.samples.held?.sessions ?? [],
+          completesAt: event.completesAt ?? this.samples.held?.completesAt ?? null,
+        };
         return;
       case "batch-released":
         this.samples.ready += this.outOfTraining(event.batchId);
@@ -86,7 +95,7 @@ export class SampleTally {
   }
 
   counts(batchSize: number | null): SampleCounts {
-    return { ...this.samples, dropped: { ...this.samples.dropped }, held: this.samples.held && { ...this.samples.held }, batchSize };
+    return { ...this.samples, dropped: { ...this.samples.dropped }, held: this.samples.held && { ...this.samples.held, sessions: this.samples.held.sessions.map((unit) => ({ ...unit })) }, batchSize };
   }
 
   unsampledCounts(): UnsampledCounts {

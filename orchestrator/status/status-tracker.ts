@@ -53,6 +53,7 @@ export class StatusTracker {
       weights_updating: weights.updating,
       version_labels: versionLabels(this.recipe),
       last_weights_update: weights.lastUpdate && { at: weights.lastUpdate.at, to_version: weights.lastUpdate.toVersion, duration_ms: weights.lastUpdate.durationMs },
+      starting_weights: startingWeights(this.recipe),
       last_version_reset: weights.lastReset && { at: weights.lastReset.at, from_version: weights.lastReset.fromVersion, reason: weights.lastReset.reason },
       sessions: counts.sessions,
       turns: counts.turns,
@@ -128,7 +129,8 @@ function bestStatus(best: RunCounts["evaluation"]["best"]): StatusSnapshot["eval
 function heldBack(recipe: Recipe, size: number, held: NonNullable<RunCounts["samples"]["held"]>): NonNullable<StatusSnapshot["samples"]["held_back"]> {
   const { max_session_share, relax_after_s } = recipe.training.fair_batch;
   const per_session = held.perSession ?? sessionCap(size, max_session_share, held.activeSessions ?? undefined);
-  return { since: held.since, active_sessions: held.activeSessions, per_session, max_session_share, relax_after_s };
+  const sessions = held.sessions.map(({ unit, ready }) => ({ session: unit, ready }));
+  return { since: held.since, active_sessions: held.activeSessions, per_session, max_session_share, relax_after_s, sessions, completes_at: held.completesAt };
 }
 
 function progressStatus(counts: RunCounts, now: number): StatusSnapshot["progress"] {
@@ -177,4 +179,14 @@ function trainerStatus(trainer: TrainerCounts): StatusSnapshot["trainer"] {
 
 function learningLatencyStatus(latency: LearningLatencyCounts): StatusSnapshot["learning_latency"] {
   return { samples: latency.samples, window: latency.window, stages: latency.stages, awaiting_serve: latency.awaitingServe, last_served_update_at: latency.lastServedUpdateAt };
+}
+
+/**
+ * What the trainer starts from: slime resumes training.load_dir when set (--load), else loads model.path; the stand-in
+ * trainer keeps no checkpoint, so rehearsal starts from the base weights on every start. An external trainer: unknown.
+ */
+function startingWeights(recipe: Recipe): StatusSnapshot["starting_weights"] {
+  if (recipe.engine.kind === "external") return null;
+  if (recipe.engine.kind === "slime" && recipe.training.load_dir) return { kind: "checkpoint", path: recipe.training.load_dir };
+  return { kind: "base", path: recipe.model.path };
 }

@@ -65,6 +65,16 @@ export interface StoreRecovery {
   tornBytes: number;
 }
 
+/** A batch's worth ready but held back by the per-session share (SampleStore.held). */
+export interface HeldBatch {
+  activeSessions: number;
+  perSession: number;
+  /** The share units over the share, most ready first (at most 3): a session id, or an episode task group's. */
+  sessions: Array<{ unit: string; ready: number }>;
+  /** When the held-back samples complete a batch (ms epoch); null when none is over the share. */
+  completesAt: number | null;
+}
+
 export class SampleStore implements SampleSink {
   private readonly index = new SampleIndex();
   private readonly pendingIds = new Map<string, { frame: Buffer; write: Promise<void> }>();
@@ -228,6 +238,25 @@ export class SampleStore implements SampleSink {
       .ready()
       .map((entry) => ({ seq: entry.seq, ...entry.unit, readyAt: entry.readyAt, lastChance: staleness.isLastChance(entry.weightVersions, current) }));
     return composeBatch(ready, size, this.options.fairBatch ?? NO_CAP, Date.now());
+  }
+
+  /**
+   * Why a batch's worth of ready samples makes no batch of `size` now, or null when one can be made (or too few are
+   * ready): the share, the sessions over it with their ready counts (most first), and when the held-back samples
+   * complete a batch (the oldest held-back chat sample's relax_after_s; now for a task group's).
+   */
+  held(size: number): HeldBatch | null {
+    if (this.index.readyCount < size || this.compose(size) !== null) return null;
+    const share = this.share(size);
+    const units = new Map<string, { ready: number; oldest: number; episodeGroup: boolean }>();
+    for (const entry of this.index.ready()) {
+      const unit = units.get(entry.unit.unit) ?? { ready: 0, oldest: entry.readyAt, episodeGroup: entry.unit.episodeGroup === true };
+      units.set(entry.unit.unit, { ...unit, ready: unit.ready + 1, oldest: Math.min(unit.oldest, entry.readyAt) });
+    }
+    const over = [...units.entries()].filter(([, unit]) => unit.ready > share.perSession).sort((a, b) => b[1].ready - a[1].ready);
+    const relaxMs = (this.options.fairBatch ?? NO_CAP).relaxAfterMs;
+    const completesAt = over.length === 0 ? null : Math.min(...over.map(([, unit]) => (unit.episodeGroup ? Date.now() : unit.oldest + relaxMs)));
+    return { ...share, sessions: over.slice(0, 3).map(([unit, { ready }]) => ({ unit: unit.replace(/^(session|group):/, ""), ready })), completesAt };
   }
 
   /** The share as it stands: sessions (share units) with a sample ready, and the most of a batch of `size` one of them may hold. */

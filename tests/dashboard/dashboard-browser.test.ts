@@ -122,6 +122,16 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium${skipNote}`, () =>
     expect(pageErrors).toEqual([]);
   });
 
+  it("says how soon it learns as a stage table in seconds, as status does, and update durations as upper bounds", async () => {
+    await page.waitForSelector("#totals table.learning");
+    const rows = await page.$$eval("#totals table.learning tr", (rows) => rows.map((row) => Array.from(row.children, (cell) => cell.textContent)));
+    expect(rows[0]).toEqual(["stage", "median", "p90"]);
+    expect(rows.slice(1).map((row) => row[0])).toEqual(["closed", "judged", "to trainer", "trained", "served", "answer→served"]);
+    for (const row of rows.slice(1)) for (const cell of row.slice(1)) expect(cell).toMatch(/^\d+\.\d(s|m)$/);
+    expect(await page.textContent("#weight-list li:not(.weight-reset)")).toMatch(/^\d+ → \d+ · ≤\d+s \(between polls\) · /);
+    expect(pageErrors).toEqual([]);
+  });
+
   it("shows a session's last answered turn as open: waiting for the session's next message", async () => {
     if (!(await page.$eval("#newest-page", (button) => (button as HTMLButtonElement).disabled))) await page.click("#newest-page"); // back to the live page
     harness.bus.emit({ type: "turn-start", sessionId: "still-open", turn: 0, turnType: "main", decidedBy: "agent-conversation" });

@@ -72,6 +72,8 @@ function deliverBatch(run: SyntheticRun): void {
   run.bus.emit({
     type: "batch-delivered", rolloutId: run.rolloutId, batchId: `batch-${run.rolloutId}`, size: rewards.length, meanReward,
     evalScore: meanReward, counts: { positive: count(1), zero: count(0), negative: count(-1) },
+    // each sample's moments, as the store records them: answered 3 s, closed 2 s and judged 1 s before the hand-out
+    stages: rewards.map(() => ({ answeredAt: Date.now() - 3000, closedAt: Date.now() - 2000, judgedAt: Date.now() - 1000 })),
   });
   run.bus.emit({ type: "batch-acknowledged", rolloutId: run.rolloutId, batchId: `batch-${run.rolloutId}` }); // trained
   run.bus.emit({ type: "weights-update-start", fromVersion: String(run.version) });

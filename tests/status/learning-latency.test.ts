@@ -1,6 +1,7 @@
 // The learning-latency fold (orchestrator/status/learning-latency.ts): each trained sample's five waits, served at
 // the first update after its acknowledgement (or at the acknowledgement when an update ended since its hand-out, as
-// slime's rollout function acknowledges), median and p90 over the last N, and batches given back or unknown ignored.
+// slime's rollout function acknowledges), median and p90 over the last N, and batches given back or unknown and an
+// earlier run's samples ignored.
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../contracts/events.ts";
 import { LearningLatency, spread } from "../../orchestrator/status/learning-latency.ts";
@@ -65,6 +66,15 @@ describe("learning latency", () => {
     latency.apply(acked(1_100, "old"));
     latency.apply(updated(1_200, "9"));
     expect(latency.counts()).toMatchObject({ samples: 3, window: 3, stages: { closed: { median: 3, p90: 4 } }, lastServedUpdateAt: 1_200 });
+  });
+
+  it("counts only samples judged after this run opened the store: an earlier run's, handed out now, count nothing", () => {
+    const latency = new LearningLatency();
+    latency.apply({ at: 500_000, type: "store-opened", ready: 1, outstanding: [], acknowledged: 20, droppedStale: 0 });
+    latency.apply(delivered(501_000, "b0", [[10, 20, 30], [500_100, 500_200, 500_300]]));
+    latency.apply(acked(502_000, "b0"));
+    latency.apply(updated(502_000, "1"));
+    expect(latency.counts()).toMatchObject({ samples: 1, stages: { handed: { median: 700 }, total: { median: 1_900 } } });
   });
 
   it("spreads by nearest rank", () => {

@@ -54,18 +54,18 @@ describe("status text", () => {
     expect(text).toMatch(/ {12}answer→served 1\.5m\/1\.5m · last update served at \d\d:\d\d:\d\d/);
   });
 
-  it("says a fresh start's v1 is the trainer's initial sync, and sub-second update durations with a decimal", () => {
+  it("says a fresh start's v1 is the base weights' initial sync, and update durations as upper bounds, rounded up", () => {
     const { bus, status } = tracked();
     bus.emit({ type: "weights-version-seen", version: "0" });
     bus.emit({ type: "weights-update-start", fromVersion: "0" });
     bus.emit({ type: "weights-update-end", toVersion: "1", durationMs: 180 });
-    expect(formatStatus(status(), 200)).toMatch(/weights {5}version 1 · last update \d+s ago \(v1: the trainer's initial sync of the weights it starts from, no batch trained in it; took 0\.2s\)/);
+    expect(formatStatus(status(), 200)).toMatch(/weights {5}version 1 · last update \d+s ago \(v1: the trainer's initial sync of the base weights \(the stand-in's initial policy: rehearsal keeps no checkpoint\), no batch trained in it; took ≤0\.2s \(between polls\)\)/);
     bus.emit({ type: "weights-update-start", fromVersion: "1" });
     bus.emit({ type: "weights-update-end", toVersion: "2", durationMs: 20 });
-    expect(formatStatus(status(), 200)).toMatch(/weights {5}version 2 · last update \d+s ago \(the update took <0\.1s\)/);
+    expect(formatStatus(status(), 200)).toMatch(/weights {5}version 2 · last update \d+s ago \(the update took ≤0\.1s \(between polls\)\)/);
     bus.emit({ type: "weights-update-start", fromVersion: "2" });
     bus.emit({ type: "weights-update-end", toVersion: "3", durationMs: 95_000 });
-    expect(formatStatus(status(), 200)).toMatch(/\(the update took 2m\)/);
+    expect(formatStatus(status(), 200)).toMatch(/\(the update took ≤2m \(between polls\)\)/);
   });
 
   it("shows episodes done of planned and an ETA from the pace so far", () => {
@@ -85,11 +85,16 @@ describe("status text", () => {
     bus.emit({ type: "batch-held", ready: 6, size: 4 });
     const text = formatStatus(status());
     expect(text).toContain("6 samples ready (a batch takes 4)");
-    expect(text).toMatch(/held back since \d+s ago: a batch takes at most 1 of one session's samples \(training\.fair_batch\.max_session_share 0\.25\); held-back samples complete a batch once they waited 300 s/);
-    // the store names the sessions with samples ready and the share they get (it fits them)
-    bus.emit({ type: "batch-held", ready: 6, size: 4, activeSessions: 2, perSession: 2 });
-    expect(status().samples.held_back).toMatchObject({ active_sessions: 2, per_session: 2 });
-    expect(formatStatus(status())).toMatch(/held back since \d+s ago: a batch takes at most 2 of one session's samples while 2 sessions have samples ready \(training\.fair_batch\.max_session_share 0\.25\)/);
+    // an event recorded before the store named the sessions and the time
+    expect(text).toMatch(/held back since \d+s ago: a batch takes at most 1 of one session's \(training\.fair_batch\.max_session_share 0\.25\); the held-back samples complete a batch once they waited training\.fair_batch\.relax_after_s 300 s/);
+    // the store names the sessions over the share (it fits the sessions with samples ready) and when they complete a batch
+    const completesAt = Date.now() + 250_000;
+    bus.emit({ type: "batch-held", ready: 6, size: 4, activeSessions: 2, perSession: 2, sessions: [{ unit: "chatty", ready: 5 }], completesAt });
+    expect(status().samples.held_back).toMatchObject({ active_sessions: 2, per_session: 2, sessions: [{ session: "chatty", ready: 5 }], completes_at: completesAt });
+    expect(formatStatus(status())).toMatch(
+      /held back since \d+s ago: session chatty has 5 ready; a batch takes at most 2 of one session's while 2 sessions have samples ready \(training\.fair_batch\.max_session_share 0\.25\); the held-back samples complete a batch in 4m, once the oldest waited training\.fair_batch\.relax_after_s 300 s/,
+    );
+    expect(formatStatus(status(), 200, "absolute")).toContain(`complete a batch at ${new Date(completesAt).toTimeString().slice(0, 8)}, once the oldest waited`);
     bus.emit({ type: "batch-delivered", rolloutId: 0, batchId: "b0", size: 4, meanReward: 1, evalScore: null, counts: { positive: 4, zero: 0, negative: 0 }, ready: 2 });
     expect(status().samples.held_back).toBeNull();
     expect(formatStatus(status())).not.toContain("held back");

@@ -32,7 +32,34 @@ describe("StatusTracker", () => {
     status = statusSnapshotSchema.parse(tracker.snapshot());
     expect(status.weight_version).toBe("1");
     // the bracket names what it measures ("(0s)" alone read as a second age), and v1 is the restarted trainer's initial sync
-    expect(formatStatus(status)).toMatch(/weights {5}version 1 · last update \d+s ago \(v1: the trainer's initial sync of the weights it starts from, no batch trained in it; took 0\.9s\)/);
+    expect(formatStatus(status)).toMatch(/weights {5}version 1 · last update \d+s ago \(v1: the trainer's initial sync of the base weights \(the stand-in's initial policy: rehearsal keeps no checkpoint\), no batch trained in it; took ≤0\.9s \(between polls\)\)/);
+    tracker.close();
+  });
+
+  it("says what v1 holds: slime's resumed checkpoint, or after slime restarted its last checkpoint, else the start", async () => {
+    const slime = (training: object) => recipeSchema.parse({ method: "binary", engine: { kind: "slime" }, model: { path: "/models/base" }, training: { batch_size: 4, ...training } });
+    const v1 = (tracker: StatusTracker) => formatStatus(statusSnapshotSchema.parse(tracker.snapshot())).match(/\(v1: [^;]*/)?.[0];
+    for (const [training, restart, words] of [
+      [{}, false, "(v1: the trainer's initial sync of the base weights (model.path /models/base), no batch trained in it"],
+      [{ load_dir: "ckpt/resume" }, false, "(v1: the trainer's initial sync of the checkpoint it resumed (training.load_dir ckpt/resume), no batch trained in it"],
+      [{}, true, "(v1: the trainer's initial sync of the last checkpoint in training.save_dir, else the base weights (model.path /models/base), no batch trained in it"],
+    ] as const) {
+      const bus = new EventBus();
+      const tracker = new StatusTracker(bus, slime(training));
+      if (restart) bus.emit({ type: "weights-version-reset", fromVersion: "3", reason: "slime restarted" });
+      await new Promise((resolve) => setTimeout(resolve, 5)); // an update in the reset's millisecond reads as the reset
+      bus.emit({ type: "weights-update-end", toVersion: "1", durationMs: 2_400 });
+      expect(v1(tracker)).toBe(words);
+      tracker.close();
+    }
+  });
+
+  it("a used records folder whose trainer starts from the base weights says earlier training is not in them", () => {
+    const { bus, tracker } = wiredTracker();
+    bus.emit({ type: "store-opened", ready: 0, outstanding: [], acknowledged: 20, droppedStale: 0 });
+    expect(formatStatus(statusSnapshotSchema.parse(tracker.snapshot()))).toContain(
+      "since the records folder was created: 20 trained · 0 dropped stale (earlier runs' training is not in this run's weights: its trainer started from the base weights)",
+    );
     tracker.close();
   });
 

@@ -1,7 +1,7 @@
 // The dashboard page's entry: reads the admin token once (then drops it from the address bar), opens the
 // live stream, keeps bounded arrays of what it shows and redraws at most once per frame. No framework.
 import { createCharts, drawCharts } from "./charts.js";
-import { element, formatMs, formatReward, formatTime, round } from "./format.js";
+import { element, formatReward, formatSeconds, formatTime, round } from "./format.js";
 import { HeldOutChart } from "./held-out-chart.js";
 import { OutcomeChart } from "./outcome-chart.js";
 import { TurnTable } from "./turn-table.js";
@@ -158,7 +158,7 @@ function drawFacts() {
     ...recent.map((update) =>
       update.reset
         ? Object.assign(element("li", "weight-reset", `${update.fromVersion} → 0 · trainer restarted, versions count from 0 again · ${formatTime(update.startedAt)}`), { title: update.reset })
-        : element("li", "", `${update.fromVersion} → ${update.toVersion ?? "…"} · ${update.durationMs === null ? "updating" : `${round(update.durationMs / 1000, 1)} s`} · ${formatTime(update.startedAt)}`),
+        : element("li", "", `${update.fromVersion} → ${update.toVersion ?? "…"} · ${update.durationMs === null ? "updating" : `${formatSeconds(update.durationMs, "up")} (between polls)`} · ${formatTime(update.startedAt)}`),
     ),
   );
   document.getElementById("errors-panel").hidden = state.errors.length === 0;
@@ -191,10 +191,12 @@ function sampleSum(samples) {
   return `${samples.made} made${earlier} = ${samples.ready} ready + ${samples.inTraining} in training + ${samples.trained} trained + ${samples.dropped.stale} dropped stale${invalid}`;
 }
 
-/** Why a batch's worth waits: the per-session share, fitted to the sessions with samples ready. */
+/** Why a batch's worth waits, as status says it: the sessions over the per-session share, the share, when they train. */
 function heldText(held) {
-  const share = held.perSession === null ? "only a share of one session's samples" : `at most ${held.perSession} of one session's samples${held.activeSessions === null ? "" : ` while ${held.activeSessions} sessions have samples ready`}`;
-  return `held back since ${formatTime(held.since)}: a batch takes ${share} (training.fair_batch); held-back samples complete one after relax_after_s`;
+  const over = (held.sessions ?? []).map((unit) => `session ${unit.unit} has ${unit.ready} ready; `).join("");
+  const share = held.perSession === null ? "only a share of one session's samples" : `at most ${held.perSession} of one session's${held.activeSessions === null ? "" : ` while ${held.activeSessions} sessions have samples ready`}`;
+  const when = held.completesAt ? `at ${formatTime(held.completesAt)}, once the oldest waited` : "once they waited";
+  return `held back since ${formatTime(held.since)}: ${over}a batch takes ${share} (training.fair_batch); the held-back samples complete a batch ${when} relax_after_s`;
 }
 
 /** The batch being filled, in words: how many judged turns, how many good, neutral and bad, and the hints. */
@@ -234,14 +236,19 @@ function connect() {
 
 connect();
 
-/** How soon it learns: each wait from the one before (a turn's answer, its close, judging, hand-out, training, serving). */
+/**
+ * How soon it learns, as status says it: a table of each wait from the one before (a turn's answer, its close,
+ * judging, hand-out, training, serving) and the whole, median and p90 in seconds, then the samples and last update.
+ */
 function learningText(learning) {
   const served = learning.lastServedUpdateAt === null ? "no update served yet" : `last update served ${formatTime(learning.lastServedUpdateAt)}`;
   if (learning.samples === 0) return `no trained sample served yet${learning.awaitingServe > 0 ? ` (${learning.awaitingServe} trained, waiting for an update)` : ""} · ${served}`;
   const words = { closed: "closed", judged: "judged", handed: "to trainer", trained: "trained", served: "served", total: "answer→served" };
-  const cells = Object.entries(words).map(([stage, word]) => {
+  const header = element("tr", "", ["stage", "median", "p90"].map((name) => element("th", name === "stage" ? "" : "num", name)));
+  const rows = Object.entries(words).map(([stage, word]) => {
     const spread = learning.stages[stage];
-    return spread ? `${word} ${formatMs(spread.median)} / ${formatMs(spread.p90)}` : `${word} –`;
+    return element("tr", "", [element("td", "", word), element("td", "num", spread ? formatSeconds(spread.median) : "–"), element("td", "num", spread ? formatSeconds(spread.p90) : "–")]);
   });
-  return `${cells.join(" · ")} (last ${learning.samples} samples) · ${served}`;
+  const awaiting = learning.awaitingServe > 0 ? ` · ${learning.awaitingServe} trained, not served yet` : "";
+  return [element("table", "learning", [element("thead", "", [header]), element("tbody", "", rows)]), element("div", "muted", `over the last ${learning.samples} trained samples, each wait from the one before · ${served}${awaiting}`)];
 }

@@ -20,6 +20,15 @@ export function formatMs(value) {
   return value >= 10_000 ? `${round(value / 1000, 1)} s` : `${Math.round(value)} ms`;
 }
 
+/**
+ * Milliseconds as status writes them (cli/commands/status-latency.ts seconds()): one decimal under a minute, else
+ * minutes. bound "up": an upper bound, rounded up with a ≤ (cli/commands/status-format.ts boundDuration()).
+ */
+export function formatSeconds(ms, bound = "") {
+  if (bound === "up") return ms < 1000 ? `≤${(Math.max(1, Math.ceil(ms / 100)) / 10).toFixed(1)}s` : ms < 90_000 ? `≤${Math.ceil(ms / 1000)}s` : `≤${Math.ceil(ms / 60_000)}m`;
+  return ms < 60_000 ? `${(ms / 1000).toFixed(1)}s` : `${(ms / 60_000).toFixed(1)}m`;
+}
+
 export function formatTime(ms) {
   return new Date(ms).toLocaleTimeString();
 }
