@@ -160,10 +160,11 @@ function createSupervisor(runDir: string, orchestrator: RunningOrchestrator, gat
 
 /** Launches the plan's processes under the supervisor (readiness from the bridge's hello where slime runs). */
 function startEngines(supervisor: Supervisor, plan: LaunchPlan, recipe: Recipe, orchestrator: RunningOrchestrator): void {
-  // every planned engine is on the screens from the start, in launch order (a child that waits for another, such as
-  // slime's job for the Ray head, says so itself later)
-  for (const process of plan.processes) orchestrator.bus.emit({ type: "engine-state", name: process.name, state: "starting", detail: "planned" });
-  void supervisor.start(defineChildren(plan, recipe, { bridgeHello: () => orchestrator.bridgeHello(), baseEnvironment: process.env }));
+  // every supervised engine (an external one's endpoint too) is on the screens from the start, in launch order, so the
+  // order never depends on which answered first (a child that waits for another says so itself later)
+  const children = defineChildren(plan, recipe, { bridgeHello: () => orchestrator.bridgeHello(), baseEnvironment: process.env });
+  for (const child of children) orchestrator.bus.emit({ type: "engine-state", name: child.name, state: "starting", detail: "planned" });
+  void supervisor.start(children);
 }
 
 /** What the plan needs besides the recipe: this run's folder and id, and the bridge's address and token. */

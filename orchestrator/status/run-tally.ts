@@ -111,7 +111,7 @@ export interface RunCounts {
     lastUpdate: { at: number; toVersion: string; durationMs: number } | null;
     lastReset: { at: number; fromVersion: string; reason: string } | null;
   };
-  /** The policy engine first, then the judge, then any other by name; `since`: when the engine entered its state. */
+  /** In the order first seen; `since`: when the engine entered its state. */
   engines: Array<{ name: string; state: EngineState; detail: string; since: number }>;
   errors: { count: number; recent: RunError[] };
   trainer: TrainerCounts;
@@ -333,7 +333,7 @@ export class RunTally {
       batches: { ...this.batches },
       rewards: { ...rewards, mean: rewards.count > 0 ? sum / rewards.count : null },
       weights: { ...this.weights },
-      engines: [...this.engines.values()].sort(byEngineRole).map((engine) => ({ ...engine })),
+      engines: [...this.engines.values()].map((engine) => ({ ...engine })),
       errors: { count: this.errorCount, recent: this.recentErrors },
       trainer: { ...this.trainer },
       hybrid: this.hybrid.counts(),
@@ -383,10 +383,4 @@ function addOutcome(sums: OutcomeSums, score: number | null): void {
 function rateOf(sums: OutcomeSums): OutcomeRate {
   const scored = sums.finished - sums.failed;
   return { finished: sums.finished, failed: sums.failed, rate: scored > 0 ? sums.sum / scored : null };
-}
-
-/** The policy engine first, then the judge, then any other by name: the order never depends on which answered first. */
-function byEngineRole(left: { name: string }, right: { name: string }): number {
-  const rank = (name: string) => (name === "policy" ? 0 : name === "judge" ? 1 : 2);
-  return rank(left.name) - rank(right.name) || left.name.localeCompare(right.name);
 }

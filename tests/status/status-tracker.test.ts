@@ -63,14 +63,6 @@ describe("StatusTracker", () => {
     tracker.close();
   });
 
-  it("lists the policy engine before the judge whichever answered first", () => {
-    const { bus, tracker } = wiredTracker();
-    bus.emit({ type: "engine-state", name: "judge", state: "ready", detail: "" });
-    bus.emit({ type: "engine-state", name: "policy", state: "ready", detail: "" });
-    expect(tracker.snapshot().engines.map((engine) => engine.name)).toEqual(["policy", "judge"]);
-    tracker.close();
-  });
-
   it("method hybrid: the share of turns per dispatch case, candidates per sample and the trainer's selection numbers", () => {
     const { bus, tracker } = wiredTracker();
     expect(statusSnapshotSchema.parse(tracker.snapshot()).hybrid).toBeNull();
