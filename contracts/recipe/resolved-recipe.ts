@@ -46,6 +46,11 @@ export interface RecipeDerivedValues {
   environmentName: string | null;
   /** How the stand-in policy streams: engine.rehearsal.stream_form, else the form the slime flavour's SGLang uses. */
   standinStreamForm: StreamForm;
+  /**
+   * What the trainer starts from: slime resumes training.load_dir when set, else loads model.path; the stand-in trainer
+   * keeps no checkpoint, so rehearsal starts from the base weights every time. Null for an external trainer (unknown).
+   */
+  startingWeights: { kind: "base" | "checkpoint"; path: string } | null;
 }
 
 /** A parsed recipe: its keys and, under `derived`, the values they imply. */
@@ -77,6 +82,7 @@ export function resolveRecipe(settings: RecipeSettings): ResolvedRecipe {
       environmentUrl: episodes.env_url ?? builtIn,
       environmentName: episodes.environment ?? episodes.env_url ?? null,
       standinStreamForm: keys.engine.rehearsal.stream_form ?? streamFormOf(keys.engine.slime),
+      startingWeights: startingWeights(keys),
     },
   };
 }
@@ -98,6 +104,12 @@ function engineUrls(recipe: RecipeSettings, judgeUrl: string | null): { policy: 
       if (recipe.judge.launch === "standalone") return { policy: null, judge: loopback(recipe.judge.port) };
       return { policy: null, judge: recipe.judge.launch === "external" ? judgeUrl : null };
   }
+}
+
+function startingWeights(recipe: RecipeSettings): RecipeDerivedValues["startingWeights"] {
+  if (recipe.engine.kind === "external") return null;
+  if (recipe.engine.kind === "slime" && recipe.training.load_dir) return { kind: "checkpoint", path: recipe.training.load_dir };
+  return { kind: "base", path: recipe.model.path };
 }
 
 function teacherPlace(recipe: RecipeSettings, trainerGap: string | null): "engine" | "trainer" {

@@ -53,7 +53,7 @@ export class StatusTracker {
       weights_updating: weights.updating,
       version_labels: versionLabels(this.recipe),
       last_weights_update: weights.lastUpdate && { at: weights.lastUpdate.at, to_version: weights.lastUpdate.toVersion, duration_ms: weights.lastUpdate.durationMs },
-      starting_weights: startingWeights(this.recipe),
+      starting_weights: this.recipe.derived.startingWeights,
       last_version_reset: weights.lastReset && { at: weights.lastReset.at, from_version: weights.lastReset.fromVersion, reason: weights.lastReset.reason },
       sessions: counts.sessions,
       turns: counts.turns,
@@ -181,12 +181,3 @@ function learningLatencyStatus(latency: LearningLatencyCounts): StatusSnapshot["
   return { samples: latency.samples, window: latency.window, stages: latency.stages, awaiting_serve: latency.awaitingServe, last_served_update_at: latency.lastServedUpdateAt };
 }
 
-/**
- * What the trainer starts from: slime resumes training.load_dir when set (--load), else loads model.path; the stand-in
- * trainer keeps no checkpoint, so rehearsal starts from the base weights on every start. An external trainer: unknown.
- */
-function startingWeights(recipe: Recipe): StatusSnapshot["starting_weights"] {
-  if (recipe.engine.kind === "external") return null;
-  if (recipe.engine.kind === "slime" && recipe.training.load_dir) return { kind: "checkpoint", path: recipe.training.load_dir };
-  return { kind: "base", path: recipe.model.path };
-}

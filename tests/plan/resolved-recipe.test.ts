@@ -27,6 +27,7 @@ describe("the resolved recipe", () => {
       environmentUrl: null,
       environmentName: null,
       standinStreamForm: "legacy",
+      startingWeights: { kind: "base", path: "/models/Qwen3-4B-Thinking-2507" },
     });
   });
 
@@ -60,6 +61,12 @@ describe("the resolved recipe", () => {
     expect(builtIn.derived).toMatchObject({ episodesOn: true, environmentUrl: "http://127.0.0.1:18123", environmentName: "terminal" });
     const server = recipeSchema.parse({ engine: { kind: "rehearsal" }, episodes: { env_url: "http://127.0.0.1:9100", tasks: "tasks.jsonl" } });
     expect(server.derived).toMatchObject({ episodesOn: true, environmentUrl: "http://127.0.0.1:9100", environmentName: "http://127.0.0.1:9100" });
+  });
+
+  it("what the trainer starts from: slime resumes training.load_dir, rehearsal the base weights, external unknown", () => {
+    expect(recipeSchema.parse({ training: { load_dir: "ckpt" } }).derived.startingWeights).toEqual({ kind: "checkpoint", path: "ckpt" });
+    expect(recipeSchema.parse({ engine: { kind: "rehearsal" }, training: { load_dir: "ckpt" } }).derived.startingWeights).toMatchObject({ kind: "base" });
+    expect(recipeSchema.parse({ engine: { kind: "external", policy_url: "http://127.0.0.1:9" }, judge: { launch: "external", url: "http://127.0.0.1:10" } }).derived.startingWeights).toBeNull();
   });
 
   it("the stand-in's stream form: engine.rehearsal.stream_form, else the slime flavour's SGLang's", () => {
